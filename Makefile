@@ -1,0 +1,43 @@
+# make test  : install what is missing (Debian packages, .venv), build, run the tests
+# make demo  : same set-up, then simulate the papers' mechanisms into out/
+# make bench : benchmarks against SciPy / SUNDIALS (long; not part of make test)
+PY      := .venv/bin/python
+APT_PKGS := libsundials-dev liblapack-dev libblas-dev
+CC      ?= cc
+
+.PHONY: deps venv build test demo bench ctest asan clean
+
+deps:
+	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+.venv/.stamp: pyproject.toml setup.py
+	python3 -m venv .venv
+	$(PY) -m pip install -q --upgrade pip setuptools wheel numpy
+	$(PY) -m pip install -q --no-build-isolation -e '.[test]'
+	touch $@
+
+venv: deps .venv/.stamp
+
+build: venv
+	$(PY) setup.py -q build_ext --inplace
+
+test: build
+	$(PY) -m pytest -q tests
+
+demo: build
+	$(PY) -m mbint demo
+
+bench: build
+	$(PY) -m pytest -q tests/benchmarks -o addopts="" -s
+
+# the C kernels under AddressSanitizer (C test programs only, no Python)
+asan: deps
+	$(PY) -m pytest -q tests/test_c_harness.py --asan
+
+clean:
+	rm -rf build out mbint/*.so .pytest_cache

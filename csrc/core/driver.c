@@ -1,0 +1,461 @@
+/* The one step loop (see driver.h).  Methods supply step/dense/accept; this file
+ * owns acceptance, step-size selection, step doubling, output, events and stats. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dense.h"
+#include "driver.h"
+#include "events.h"
+#include "norm.h"
+#include "result.h"
+#include "status.h"
+
+typedef struct run {
+    const mb_method *m;
+    const mb_problem *p;
+    const mb_options *o;
+    mb_result *res;
+    mb_stepper s;
+    ptrdiff_t n;
+    double dir;
+    /* buffers (one allocation) */
+    double *y, *y_new, *err, *f0, *f1, *C, *ybuf, *y_full, *y_mid, *f_mid, *g_old, *g_new,
+        *g_buf;
+    ptrdiff_t *ev_hits;     /* occurrences per event so far */
+    int *ev_found;          /* root found in the current step, per event */
+    double *ev_last;        /* t of the last reported root per event */
+    int dense_deg;
+    ptrdiff_t next_eval;
+    int hermite;            /* dense output by cubic Hermite */
+} run;
+
+static int ensure_f0(run *r, double t)
+{
+    if (r->s.f0_ok)
+        return MB_OK;
+    int rc = mb_rhs(&r->s, t, r->y, r->f0);
+    if (rc == MB_OK)
+        r->s.f0_ok = 1;
+    return rc;
+}
+
+/* Hairer-Norsett-Wanner initial step (Solving ODEs I, II.4) */
+static int initial_step(run *r, double t0, double tf, int order, double *h_out)
+{
+    ptrdiff_t n = r->n;
+    const double *atol = r->o->atol;
+    double rtol = r->o->rtol;
+    int rc = ensure_f0(r, t0);
+    if (rc != MB_OK)
+        return rc;
+    double d0 = mb_wrms_norm(n, r->y, r->y, NULL, rtol, atol);
+    double d1 = mb_wrms_norm(n, r->f0, r->y, NULL, rtol, atol);
+    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    double span = fabs(tf - t0);
+    if (h0 > span) h0 = span;
+    for (ptrdiff_t i = 0; i < n; i++)
+        r->y_mid[i] = r->y[i] + r->dir * h0 * r->f0[i];
+    rc = mb_rhs(&r->s, t0 + r->dir * h0, r->y_mid, r->f_mid);
+    if (rc != MB_OK)
+        return rc;
+    for (ptrdiff_t i = 0; i < n; i++)
+        r->ybuf[i] = r->f_mid[i] - r->f0[i];
+    double d2 = mb_wrms_norm(n, r->ybuf, r->y, NULL, rtol, atol) / h0;
+    double dm = fmax(d1, d2);
+    double h1 = dm <= 1e-15 ? fmax(1e-6, h0 * 1e-3) : pow(0.01 / dm, 1.0 / (order + 1));
+    double h = fmin(100.0 * h0, h1);
+    if (h > span) h = span;
+    *h_out = h;
+    return MB_OK;
+}
+
+/* step-doubling: one step of h and two of h/2; err = (y2 - y1)/(2^p - 1) */
+static int step_doubled(run *r, double t, double h)
+{
+    mb_stepper *s = &r->s;
+    ptrdiff_t n = r->n;
+    int rc = s->m->step(s, t, h, r->y, r->y_full, r->err);
+    if (rc != MB_OK)
+        return rc;
+    rc = s->m->step(s, t, 0.5 * h, r->y, r->y_mid, r->err);
+    if (rc != MB_OK)
+        return rc;
+    double *f0_save = s->f0;
+    int f0ok_save = s->f0_ok;
+    if (s->m->flags & MB_USES_F0) {
+        if (s->f1_ok) {
+            memcpy(r->f_mid, s->f1, (size_t)n * sizeof(double));
+        } else {
+            rc = mb_rhs(s, t + 0.5 * h, r->y_mid, r->f_mid);
+            if (rc != MB_OK)
+                return rc;
+        }
+        s->f0 = r->f_mid;
+        s->f0_ok = 1;
+    }
+    s->f1_ok = 0;
+    rc = s->m->step(s, t + 0.5 * h, 0.5 * h, r->y_mid, r->y_new, r->err);
+    s->f0 = f0_save;
+    s->f0_ok = f0ok_save;
+    if (rc != MB_OK)
+        return rc;
+    double c = 1.0 / (ldexp(1.0, s->m->order) - 1.0);
+    for (ptrdiff_t i = 0; i < n; i++)
+        r->err[i] = (r->y_new[i] - r->y_full[i]) * c;
+    return MB_OK;
+}
+
+static int want_dense(const run *r)
+{
+    return r->o->dense_output || r->o->t_eval || r->o->n_events > 0;
+}
+
+/* the dense polynomial of the accepted step [t, t+h] into r->C */
+static int build_dense(run *r, double t, double h)
+{
+    mb_stepper *s = &r->s;
+    if (r->hermite) {
+        if (!s->f1_ok) {
+            int rc = mb_rhs(s, t + h, r->y_new, r->f1);
+            if (rc != MB_OK)
+                return rc;
+            s->f1_ok = 1;
+        }
+        int rc = ensure_f0(r, t);
+        if (rc != MB_OK)
+            return rc;
+        mb_dense_hermite(r->n, h, r->y, r->f0, r->y_new, r->f1, r->C);
+        r->dense_deg = 3;
+        return MB_OK;
+    }
+    r->dense_deg = s->m->dense_degree(s);
+    return s->m->dense(s, r->C);
+}
+
+/* events in the accepted step [t, t+h]; may shorten it to a terminal root */
+static int handle_events(run *r, double t, double h, double *t_end, int *terminated)
+{
+    const mb_options *o = r->o;
+    ptrdiff_t ne = o->n_events, n = r->n;
+    *terminated = 0;
+    if (ne <= 0)
+        return MB_OK;
+    int rc = o->events(t + h, r->y_new, r->g_new, o->event_ctx);
+    if (rc != 0)
+        return rc < 0 && rc == MB_ERR_CALLBACK ? rc : MB_ERR_EVENT_FAIL;
+    double th_stop = 1.0;
+    /* roots found, processed in time order: simple selection over at most ne roots */
+    double *roots = r->g_buf + ne;  /* ne thetas */
+    int *found = r->ev_found;
+    for (ptrdiff_t i = 0; i < ne; i++) {
+        found[i] = 0;
+        if (!mb_event_active(r->g_old[i], r->g_new[i], o->direction ? o->direction[i] : 0))
+            continue;
+        double th;
+        rc = mb_event_locate(o->events, o->event_ctx, i, n, r->dense_deg, r->C, t, h, 1.0,
+                             r->g_old[i], r->g_new[i], r->g_buf, r->ybuf, &th);
+        if (rc != 0)
+            return rc == MB_ERR_CALLBACK ? rc : MB_ERR_EVENT_FAIL;
+        double te = t + th * h;
+        if (th == 0.0 && r->ev_last[i] == te)
+            continue;  /* the root at the step's start was reported by the last step */
+        found[i] = 1;
+        roots[i] = th;
+    }
+    for (;;) {
+        ptrdiff_t best = -1;
+        for (ptrdiff_t i = 0; i < ne; i++)
+            if (found[i] && (best < 0 || roots[i] < roots[best]))
+                best = i;
+        if (best < 0 || roots[best] > th_stop)
+            break;
+        found[best] = 0;
+        double th = roots[best], te = t + th * h;
+        if (th == 1.0)
+            memcpy(r->ybuf, r->y_new, (size_t)n * sizeof(double));
+        else
+            mb_dense_eval(n, r->dense_deg, r->C, th, r->ybuf);
+        rc = mb_result_push_event(r->res, best, te, r->ybuf);
+        if (rc != MB_OK)
+            return rc;
+        r->ev_last[best] = te;
+        r->ev_hits[best]++;
+        int term = o->terminal ? o->terminal[best] : 0;
+        if (term > 0 && r->ev_hits[best] >= term) {
+            th_stop = th;
+            *terminated = 1;
+        }
+    }
+    if (*terminated) {
+        *t_end = t + th_stop * h;
+        if (th_stop < 1.0)
+            mb_dense_eval(n, r->dense_deg, r->C, th_stop, r->y_new);
+        r->s.f1_ok = 0;
+    }
+    return MB_OK;
+}
+
+static int emit_eval(run *r, double t, double h, double t_new, const double *ynew)
+{
+    const mb_options *o = r->o;
+    while (r->next_eval < o->n_eval) {
+        double te = o->t_eval[r->next_eval];
+        if (r->dir * (te - t_new) > 0)
+            break;
+        int rc;
+        if (te == t_new) {
+            rc = mb_result_push_point(r->res, te, ynew);
+        } else {
+            mb_dense_eval(r->n, r->dense_deg, r->C, (te - t) / h, r->ybuf);
+            rc = mb_result_push_point(r->res, te, r->ybuf);
+        }
+        if (rc != MB_OK)
+            return rc;
+        r->next_eval++;
+    }
+    return MB_OK;
+}
+
+static int setup(run *r, const mb_method *m, const mb_problem *p, const mb_options *o,
+                 mb_result *res, void **block)
+{
+    ptrdiff_t n = p->n, ne = o->n_events > 0 ? o->n_events : 0;
+    int degmax = m->max_dense_degree > 3 ? m->max_dense_degree : 3;
+    size_t wsz = m->work_size ? m->work_size(p, m->data) : 0;
+    size_t nd = (size_t)n * (size_t)(10 + degmax + 1) + 4 * (size_t)ne + wsz + 8;
+    double *b = calloc(nd, sizeof(double));
+    ptrdiff_t *hits = calloc((size_t)ne + 1, sizeof(ptrdiff_t));
+    int *found = calloc((size_t)ne + 1, sizeof(int));
+    *block = b;
+    r->ev_hits = hits;
+    r->ev_found = found;
+    if (!b || !hits || !found)
+        return MB_ERR_MEM;
+    r->y = b; b += n;
+    r->y_new = b; b += n;
+    r->err = b; b += n;
+    r->f0 = b; b += n;
+    r->f1 = b; b += n;
+    r->ybuf = b; b += 2 * n;
+    r->y_full = b; b += n;
+    r->y_mid = b; b += n;
+    r->f_mid = b; b += n;
+    r->C = b; b += (ptrdiff_t)(degmax + 1) * n;
+    r->g_old = b; b += ne;
+    r->g_new = b; b += ne;
+    r->g_buf = b; b += 2 * ne;      /* values, then root thetas */
+    r->ev_last = b; b += 2 * ne;    /* last root times */
+    r->s.work = wsz ? b : NULL;
+    (void)res;
+    return MB_OK;
+}
+
+int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
+                  const double *y0, const mb_options *o, mb_result *res)
+{
+    run r;
+    memset(&r, 0, sizeof r);
+    void *block = NULL;
+    ptrdiff_t n = p->n;
+    int rc = mb_result_init(res, n, o->n_events > 0 ? o->n_events : 0);
+    if (rc != MB_OK)
+        goto done;
+    res->status = MB_OK;
+    res->message[0] = '\0';
+    r.m = m; r.p = p; r.o = o; r.res = res; r.n = n;
+    r.dir = tf >= t0 ? 1.0 : -1.0;
+    rc = setup(&r, m, p, o, res, &block);
+    if (rc != MB_OK)
+        goto done;
+    for (ptrdiff_t i = 0; i < 2 * o->n_events; i++)
+        r.ev_last[i] = NAN;
+
+    mb_stepper *s = &r.s;
+    s->m = m; s->p = p; s->n = n;
+    s->f0 = r.f0; s->f1 = r.f1;
+    s->order = m->order;
+    s->atol = o->atol; s->rtol = o->rtol;
+    s->stats = &res->stats;
+    s->msg = res->message; s->msg_len = sizeof res->message;
+    memcpy(r.y, y0, (size_t)n * sizeof(double));
+
+    int fixed = o->h > 0;
+    int doubling = !fixed && !(m->flags & MB_EMBEDDED);
+    if (!fixed && (m->flags & MB_FIXED_ONLY)) {
+        rc = mb_fail(s, MB_ERR_NOT_SUPPORTED, "Method '%s' runs with a fixed step only: give h.", m->name);
+        goto done;
+    }
+    r.hermite = doubling || (m->flags & MB_DENSE_HERMITE) || !m->dense;
+    if (m->init && (rc = m->init(s)) != MB_OK)
+        goto done;
+
+    /* output of the initial point */
+    if (o->t_eval) {
+        while (r.next_eval < o->n_eval && o->t_eval[r.next_eval] == t0) {
+            if ((rc = mb_result_push_point(res, t0, r.y)) != MB_OK) goto done;
+            r.next_eval++;
+        }
+    } else if ((rc = mb_result_push_point(res, t0, r.y)) != MB_OK) {
+        goto done;
+    }
+    if (o->n_events > 0) {
+        rc = o->events(t0, r.y, r.g_old, o->event_ctx);
+        if (rc != 0) { rc = rc == MB_ERR_CALLBACK ? rc : MB_ERR_EVENT_FAIL; goto done; }
+    }
+    if (t0 == tf)
+        goto done;
+
+    mb_controller ctl;
+    mb_controller_init(&ctl, o->controller, o->safety, o->fac_min, o->fac_max);
+    double span = fabs(tf - t0);
+    double max_step = o->max_step > 0 ? o->max_step : INFINITY;
+    double h_abs;
+    long n_fixed = 0, k_fixed = 0;
+    if (fixed) {
+        n_fixed = (long)ceil(span / o->h - 1e-9);
+        if (n_fixed < 1) n_fixed = 1;
+        h_abs = o->h;
+    } else if (o->first_step > 0) {
+        h_abs = fmin(o->first_step, span);
+    } else {
+        if ((rc = initial_step(&r, t0, tf, s->order, &h_abs)) != MB_OK)
+            goto done;
+    }
+    h_abs = fmin(h_abs, max_step);
+
+    double t = t0;
+    int after_reject = 0;
+    for (;;) {
+        if (o->max_steps > 0 && res->stats.nsteps + res->stats.nreject >= o->max_steps) {
+            rc = mb_fail(s, MB_ERR_MAX_STEPS, "The maximum number of steps (%ld) was reached at t = %.17g.",
+                         o->max_steps, t);
+            goto done;
+        }
+        double t_new;
+        int last = 0;
+        if (fixed) {
+            k_fixed++;
+            last = k_fixed >= n_fixed;
+            t_new = last ? tf : t0 + r.dir * (double)k_fixed * o->h;
+        } else {
+            double min_h = 10.0 * DBL_EPSILON * fmax(fabs(t), fabs(tf));
+            if (o->min_step > min_h) min_h = o->min_step;
+            if (h_abs < min_h) {
+                rc = mb_fail(s, MB_ERR_STEP_TOO_SMALL,
+                             "Required step size is less than spacing between numbers (h = %.3g at t = %.17g).",
+                             h_abs, t);
+                goto done;
+            }
+            t_new = t + r.dir * h_abs;
+            if (r.dir * (t_new - tf) >= 0 || fabs(tf - t_new) < min_h) {
+                t_new = tf;
+                last = 1;
+            }
+        }
+        double h = t_new - t;
+
+        if ((m->flags & MB_USES_F0) && (rc = ensure_f0(&r, t)) != MB_OK)
+            goto done;
+        s->f1_ok = 0;
+        s->t_last = t; s->h_last = h; s->y_last = r.y;
+        rc = doubling ? step_doubled(&r, t, h) : m->step(s, t, h, r.y, r.y_new, r.err);
+        if (rc < 0)
+            goto done;
+        if (rc > 0) {
+            res->stats.nfail++;
+            if (fixed) {
+                rc = mb_fail(s, MB_ERR_CONV, "A fixed step of size %.3g failed at t = %.17g.", h, t);
+                goto done;
+            }
+            h_abs *= 0.25;
+            after_reject = 1;
+            rc = MB_OK;
+            continue;
+        }
+
+        double err_norm = 0.0, factor = 1.0;
+        int accepted = 1;
+        if (!fixed) {
+            err_norm = mb_wrms_norm(n, r.err, r.y, r.y_new, o->rtol, o->atol);
+            if (o->error_per_unit_step)
+                err_norm /= fabs(h);
+            accepted = err_norm <= 1.0;
+            if (m->after_step && (m->flags & MB_VARIABLE_ORDER)) {
+                rc = m->after_step(s, h, err_norm, accepted, &factor);
+                if (rc < 0) goto done;
+                if (!accepted && factor > 1.0) factor = 0.5;
+            } else {
+                int q = m->error_order > 0 ? m->error_order : m->order;
+                if (m->order < q) q = m->order;
+                double k = o->error_per_unit_step ? q : q + 1;
+                factor = mb_controller_factor(&ctl, err_norm, k, accepted, after_reject);
+            }
+            if (!accepted) {
+                res->stats.nreject++;
+                h_abs = fabs(h) * factor;
+                after_reject = 1;
+                continue;
+            }
+        }
+
+        /* accepted */
+        after_reject = 0;
+        int terminated = 0;
+        double t_end = t_new;
+        if (want_dense(&r)) {
+            if ((rc = build_dense(&r, t, h)) != MB_OK) goto done;
+            if ((rc = handle_events(&r, t, h, &t_end, &terminated)) != MB_OK) goto done;
+            if (o->dense_output &&
+                (rc = mb_result_push_dense(res, t, h, r.dense_deg, r.C)) != MB_OK)
+                goto done;
+            if (o->t_eval && (rc = emit_eval(&r, t, h, t_end, r.y_new)) != MB_OK) goto done;
+        }
+        if (!o->t_eval && (rc = mb_result_push_point(res, t_end, r.y_new)) != MB_OK)
+            goto done;
+        if ((rc = mb_result_push_hist(res, t_end, h, err_norm)) != MB_OK)
+            goto done;
+        if (m->accept && (rc = m->accept(s, t_end, r.y_new)) != MB_OK)
+            goto done;
+        res->stats.nsteps++;
+
+        /* advance */
+        double *tmp = r.y; r.y = r.y_new; r.y_new = tmp;
+        t = t_end;
+        if (s->f1_ok) {
+            tmp = r.f0; r.f0 = r.f1; r.f1 = tmp;
+            s->f0 = r.f0; s->f1 = r.f1;
+            s->f0_ok = 1;
+        } else {
+            s->f0_ok = 0;
+        }
+        s->f1_ok = 0;
+        if (o->n_events > 0) {
+            tmp = r.g_old; r.g_old = r.g_new; r.g_new = tmp;
+            if (terminated) {  /* g at the terminal point, for completeness */
+                rc = o->events(t, r.y, r.g_old, o->event_ctx);
+                if (rc != 0) { rc = rc == MB_ERR_CALLBACK ? rc : MB_ERR_EVENT_FAIL; goto done; }
+            }
+        }
+        if (terminated) {
+            rc = MB_TERMINATED;
+            goto done;
+        }
+        if (last)
+            break;
+        if (!fixed)
+            h_abs = fmin(fabs(h) * factor, max_step);
+    }
+    rc = MB_OK;
+
+done:
+    res->status = rc;
+    if (rc != MB_OK && res->message[0] == '\0')
+        strncpy(res->message, mb_status_str(rc), sizeof res->message - 1);
+    if (rc == MB_OK)
+        strncpy(res->message, mb_status_str(rc), sizeof res->message - 1);
+    free(block);
+    free(r.ev_hits);
+    free(r.ev_found);
+    return rc;
+}

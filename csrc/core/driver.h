@@ -1,0 +1,71 @@
+#ifndef MB_CORE_DRIVER_H
+#define MB_CORE_DRIVER_H
+/* The one driver: the step loop over any mb_method.
+ *
+ * It accepts or rejects steps by the weighted RMS error norm (RN paper eqs 13-14),
+ * chooses step sizes with the controller (controller.h), runs fixed steps when
+ * opts->h > 0, estimates errors by step doubling for methods without an embedded
+ * estimate, stores the trajectory (every step or at t_eval), the dense output,
+ * and locates events on the dense output.  No global state: all in the run.
+ */
+#include <stddef.h>
+#include "problem.h"
+#include "method.h"
+#include "controller.h"
+
+typedef struct mb_options {
+    double rtol;
+    const double *atol;     /* size n */
+    double h;               /* > 0: fixed step of this size */
+    double first_step;      /* > 0: initial step, else automatic */
+    double max_step;        /* > 0: bound on |h| (inf allowed) */
+    double min_step;        /* >= 0 */
+    long max_steps;         /* <= 0: unlimited */
+    int step_doubling;      /* adaptive by step doubling (methods without estimate) */
+    mb_controller_kind controller;
+    int error_per_unit_step; /* EPUS (LLM eq 39) instead of EPS */
+    double safety, fac_min, fac_max; /* <= 0: defaults */
+    const double *t_eval;   /* sorted in the direction of integration, or NULL */
+    ptrdiff_t n_eval;
+    int dense_output;       /* store the dense output of every step */
+    /* events */
+    mb_event_fn events;
+    ptrdiff_t n_events;
+    const int *terminal;    /* size n_events: number of occurrences that stop (0: none) */
+    const int *direction;   /* size n_events: -1, 0, +1 */
+    void *event_ctx;
+} mb_options;
+
+/* Growable result of a run.  Free with mb_result_free. */
+typedef struct mb_result {
+    ptrdiff_t n;
+    ptrdiff_t nt, cap_t;        /* output points */
+    double *t, *y;              /* t[nt], y[nt*n] (row k = point k) */
+    ptrdiff_t nsteps_d, cap_d;  /* dense records */
+    double *d_t, *d_h;          /* step start and size */
+    int *d_deg;                 /* polynomial degree */
+    ptrdiff_t *d_off;           /* offset into d_c */
+    double *d_c;                /* coefficients: (deg+1)*n per step */
+    ptrdiff_t len_c, cap_c;
+    ptrdiff_t n_events;
+    ptrdiff_t *ev_count, *ev_cap;   /* per event */
+    double **ev_t, **ev_y;
+    ptrdiff_t n_hist, cap_hist;  /* accepted step history: t, h, err_norm */
+    double *hist_t, *hist_h, *hist_err;
+    mb_stats stats;
+    int status;
+    char message[512];
+} mb_result;
+
+void mb_result_free(mb_result *r);
+
+/* Integrate p from t0 to tf starting at y0 with method m.
+ * Returns the status (also in res->status); res->message explains failures.
+ * Nothing computed is lost: on failure res holds the trajectory so far. */
+int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
+                  const double *y0, const mb_options *opts, mb_result *res);
+
+/* Evaluate a dense-output polynomial C ((deg+1) x n, see method.h) at theta. */
+void mb_dense_eval(ptrdiff_t n, int deg, const double *C, double theta, double *y);
+
+#endif

@@ -1,0 +1,102 @@
+#ifndef MB_CORE_METHOD_H
+#define MB_CORE_METHOD_H
+/* mb_method: the contract between the one driver (driver.c) and an integrator
+ * family (csrc/methods).  A method supplies one step, its error estimate, its
+ * order and its dense-output polynomial; it never loops over steps.
+ *
+ * THE STEP CONTRACT (stated here and nowhere else):
+ *   step(s, t, h, y, y_new, err) advances y(t) to y_new ~ y(t + h).
+ *   return 0 (MB_OK):   step computed; err (size n) holds the local error
+ *                       estimate y_new - y_hat when the method has MB_EMBEDDED,
+ *                       otherwise err is untouched.  The driver applies the
+ *                       weighted RMS norm and the step controller.
+ *   return > 0:         recoverable failure: the driver shrinks h and retries.
+ *   return < 0:         fatal failure: the run stops with that status.
+ *   The step may use s->f0 = f(t, y) when s->f0_ok (the driver guarantees it
+ *   for methods flagged MB_USES_F0), and may leave f(t + h, y_new) in s->f1 and
+ *   set s->f1_ok (first same as last).  A step may be rejected: it must not
+ *   change the method's history; commit history in accept().
+ *
+ * Order of calls per step: step() [then, if accepted: dense() when output needs
+ * it, then accept()] and after_step() for variable-order methods.
+ * Dense output: dense(s, C) writes the interpolant of the last computed step as
+ *   a polynomial in theta = (t - t_n)/h,  y(theta) = sum_k C[k*n + i] theta^k,
+ *   k = 0..dense_degree(s).  Methods with MB_DENSE_HERMITE have no interpolant of
+ *   their own; the driver builds the cubic Hermite one from f0 and f1.
+ */
+#include <stddef.h>
+#include "problem.h"
+
+enum {
+    MB_EMBEDDED   = 1u << 0, /* step() returns an error estimate */
+    MB_FSAL       = 1u << 1, /* step() returns f1 = f(t+h, y_new) */
+    MB_USES_F0    = 1u << 2, /* step() needs f0 = f(t, y) */
+    MB_NEEDS_JAC  = 1u << 3, /* needs df/dy */
+    MB_SECOND_ORDER = 1u << 4, /* works on the second-order view q'' = a(t,q,q') */
+    MB_DENSE_HERMITE = 1u << 5, /* no own interpolant: cubic Hermite from f0, f1 */
+    MB_VARIABLE_ORDER = 1u << 6, /* chooses its order and step size in after_step */
+    MB_IMPLICIT   = 1u << 7,
+    MB_FIXED_ONLY = 1u << 8   /* fixed step only (no error estimate, no step doubling) */
+};
+
+typedef struct mb_stats {
+    long nfev, njev, nlu, nsteps, nreject, nfail;
+} mb_stats;
+
+typedef struct mb_stepper mb_stepper;
+
+typedef struct mb_method {
+    const char *name;
+    int order;          /* order of y_new */
+    int error_order;    /* order of the embedded solution (0 if none) */
+    unsigned flags;
+    int max_dense_degree; /* upper bound of dense_degree() */
+    const void *data;   /* family data (e.g. a Butcher tableau) */
+    /* doubles of workspace needed for a problem of size n (0 if none) */
+    size_t (*work_size)(const mb_problem *p, const void *data);
+    /* called once before the first step (workspace s->work is allocated) */
+    int (*init)(mb_stepper *s);
+    int (*step)(mb_stepper *s, double t, double h, const double *y, double *y_new, double *err);
+    /* optional: called after an accepted step (commit history) */
+    int (*accept)(mb_stepper *s, double t_new, const double *y_new);
+    /* optional (MB_VARIABLE_ORDER): after the norm err_norm of a step with size h
+     * is known, the method may set its next order (s->order) and write the factor
+     * h_next / h into *factor (> 0) instead of letting the controller decide. */
+    int (*after_step)(mb_stepper *s, double h, double err_norm, int accepted, double *factor);
+    /* dense-output polynomial of the last step; NULL with MB_DENSE_HERMITE */
+    int (*dense)(mb_stepper *s, double *C);
+    /* current degree of that polynomial */
+    int (*dense_degree)(const mb_stepper *s);
+} mb_method;
+
+struct mb_stepper {
+    const mb_method *m;
+    const mb_problem *p;
+    ptrdiff_t n;
+    double *f0;      /* f(t, y) at the start of the step, valid when f0_ok */
+    int f0_ok;
+    double *f1;      /* f(t + h, y_new) when f1_ok */
+    int f1_ok;
+    int order;       /* current order (variable-order methods change it) */
+    double *work;    /* method workspace (work_size doubles) */
+    const double *atol; /* per-component absolute tolerance (size n) */
+    double rtol;
+    mb_stats *stats;
+    char *msg;       /* message buffer of the run */
+    size_t msg_len;
+    /* last step, for dense output */
+    double t_last, h_last;
+    const double *y_last;
+};
+
+/* Evaluate f through the stepper: counts nfev, checks the result is finite
+ * (MB_ERR_NONFINITE otherwise) and maps callback codes (< 0 fatal -> that code
+ * is returned as MB_ERR_RHS_FAIL unless it is MB_ERR_CALLBACK). */
+int mb_rhs(mb_stepper *s, double t, const double *y, double *ydot);
+/* Second-order view: qdd = a(t, q, qd); uses p->acc, else p->rhs on (q, qd)
+ * with tmp (size 2n) as scratch. */
+int mb_acc(mb_stepper *s, double t, const double *q, const double *qd, double *qdd, double *tmp);
+/* Write a formatted message into the run's buffer; returns code. */
+int mb_fail(mb_stepper *s, int code, const char *fmt, ...);
+
+#endif

@@ -1,0 +1,16 @@
+#include <math.h>
+#include "norm.h"
+
+double mb_wrms_norm(ptrdiff_t n, const double *e, const double *y, const double *y_new,
+                    double rtol, const double *atol)
+{
+    double sum = 0.0;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        double ay = fabs(y[i]);
+        if (y_new && fabs(y_new[i]) > ay)
+            ay = fabs(y_new[i]);
+        double r = e[i] / (atol[i] + ay * rtol);
+        sum += r * r;
+    }
+    return n > 0 ? sqrt(sum / (double)n) : 0.0;
+}

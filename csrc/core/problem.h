@@ -1,0 +1,33 @@
+#ifndef MB_CORE_PROBLEM_H
+#define MB_CORE_PROBLEM_H
+/* mb_problem: the one problem interface every integrator takes.
+ *
+ * First-order view   y' = f(t, y),          y of size n           (rhs, required)
+ *   optional         J  = df/dy (n x n, column-major, leading dim ldJ)  (jac)
+ *   optional         ft = df/dt (size n)                            (dfdt)
+ * Second-order view  q'' = a(t, q, q')      q of size nq, n == 2*nq, y = (q, q')
+ *   optional: acc; when acc is NULL the view is served by rhs (see mb_problem_acc).
+ *
+ * Every callback returns 0 on success, > 0 for a recoverable failure (the driver
+ * retries with a smaller step) and < 0 for a fatal one; ctx is passed through.
+ */
+#include <stddef.h>
+
+typedef int (*mb_rhs_fn)(double t, const double *y, double *ydot, void *ctx);
+typedef int (*mb_jac_fn)(double t, const double *y, double *J, ptrdiff_t ldJ, void *ctx);
+typedef int (*mb_dfdt_fn)(double t, const double *y, double *ft, void *ctx);
+typedef int (*mb_acc_fn)(double t, const double *q, const double *qd, double *qdd, void *ctx);
+/* Events: g(t, y) -> g[0..nev-1] evaluated together. */
+typedef int (*mb_event_fn)(double t, const double *y, double *g, void *ctx);
+
+typedef struct mb_problem {
+    ptrdiff_t n;        /* state size */
+    mb_rhs_fn rhs;      /* y' = f(t, y) (required) */
+    mb_jac_fn jac;      /* df/dy or NULL */
+    mb_dfdt_fn dfdt;    /* df/dt or NULL */
+    ptrdiff_t nq;       /* second-order view: number of coordinates (0: none) */
+    mb_acc_fn acc;      /* q'' = a(t, q, q') or NULL (then rhs serves) */
+    void *ctx;          /* user data for all callbacks */
+} mb_problem;
+
+#endif

@@ -1,0 +1,10 @@
+#ifndef MB_CORE_RESULT_H
+#define MB_CORE_RESULT_H
+/* Growable storage of a run's output (driver.h declares mb_result). */
+#include "driver.h"
+int mb_result_init(mb_result *r, ptrdiff_t n, ptrdiff_t n_events);
+int mb_result_push_point(mb_result *r, double t, const double *y);
+int mb_result_push_dense(mb_result *r, double t, double h, int deg, const double *C);
+int mb_result_push_event(mb_result *r, ptrdiff_t i, double t, const double *y);
+int mb_result_push_hist(mb_result *r, double t, double h, double err);
+#endif

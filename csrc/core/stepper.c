@@ -1,0 +1,73 @@
+/* Services the driver offers to methods: counted, checked f evaluations and the
+ * run's message buffer. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "method.h"
+#include "status.h"
+
+int mb_fail(mb_stepper *s, int code, const char *fmt, ...)
+{
+    if (s->msg && s->msg_len > 0 && s->msg[0] == '\0') {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(s->msg, s->msg_len, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static int map_callback(mb_stepper *s, int rc, const char *what, double t)
+{
+    if (rc == 0)
+        return MB_OK;
+    if (rc > 0)
+        return MB_RECOVERABLE;
+    if (rc == MB_ERR_CALLBACK)
+        return MB_ERR_CALLBACK;
+    return mb_fail(s, MB_ERR_RHS_FAIL, "%s returned failure code %d at t = %.17g", what, rc, t);
+}
+
+int mb_rhs(mb_stepper *s, double t, const double *y, double *ydot)
+{
+    const mb_problem *p = s->p;
+    int rc = p->rhs(t, y, ydot, p->ctx);
+    s->stats->nfev++;
+    if (rc != 0)
+        return map_callback(s, rc, "the right-hand side", t);
+    for (ptrdiff_t i = 0; i < p->n; i++) {
+        if (!isfinite(ydot[i]))
+            return mb_fail(s, MB_ERR_NONFINITE,
+                           "The right-hand side returned a non-finite value (component %td) at t = %.17g.",
+                           i, t);
+    }
+    return MB_OK;
+}
+
+int mb_acc(mb_stepper *s, double t, const double *q, const double *qd, double *qdd, double *tmp)
+{
+    const mb_problem *p = s->p;
+    ptrdiff_t nq = p->nq;
+    if (p->acc) {
+        int rc = p->acc(t, q, qd, qdd, p->ctx);
+        s->stats->nfev++;
+        if (rc != 0)
+            return map_callback(s, rc, "the acceleration function", t);
+        for (ptrdiff_t i = 0; i < nq; i++)
+            if (!isfinite(qdd[i]))
+                return mb_fail(s, MB_ERR_NONFINITE,
+                               "The acceleration returned a non-finite value (component %td) at t = %.17g.",
+                               i, t);
+        return MB_OK;
+    }
+    /* serve the second-order view from rhs: y = (q, qd), y' = (qd, qdd) */
+    double *yy = tmp, *ydot = tmp + p->n;
+    memcpy(yy, q, (size_t)nq * sizeof *yy);
+    memcpy(yy + nq, qd, (size_t)nq * sizeof *yy);
+    int rc = mb_rhs(s, t, yy, ydot);
+    if (rc != MB_OK)
+        return rc;
+    memcpy(qdd, ydot + nq, (size_t)nq * sizeof *qdd);
+    return MB_OK;
+}

@@ -1,0 +1,377 @@
+/* mbint._core: parse, convert once, release the GIL when no Python runs per step,
+ * call the driver, map the status.  Argument checking for users is done in
+ * mbint/ivp.py; here arrays are re-checked only for memory safety. */
+#include "problem_py.h"
+#define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+#include <string.h>
+#include "driver.h"
+#include "registry.h"
+#include "status.h"
+#include "tableaus.h"
+#include "problems.h"
+
+static PyObject *vec_from(const double *x, ptrdiff_t m)
+{
+    npy_intp dims[1] = {(npy_intp)m};
+    PyObject *a = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    if (a && m > 0)
+        memcpy(PyArray_DATA((PyArrayObject *)a), x, (size_t)m * sizeof(double));
+    return a;
+}
+
+static PyObject *mat_from(const double *x, ptrdiff_t rows, ptrdiff_t cols)
+{
+    npy_intp dims[2] = {(npy_intp)rows, (npy_intp)cols};
+    PyObject *a = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (a && rows * cols > 0)
+        memcpy(PyArray_DATA((PyArrayObject *)a), x, (size_t)(rows * cols) * sizeof(double));
+    return a;
+}
+
+/* borrowed contiguous double array of exactly m entries, or NULL with ValueError */
+static PyArrayObject *as_vec(PyObject *o, ptrdiff_t m, const char *what)
+{
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(o, NPY_DOUBLE, 0, 1,
+                                                       NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    if (!a)
+        return NULL;
+    if (m >= 0 && PyArray_SIZE(a) != m) {
+        PyErr_Format(PyExc_ValueError, "%s must have %zd entries, got %zd.", what,
+                     (Py_ssize_t)m, (Py_ssize_t)PyArray_SIZE(a));
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+static int dict_set(PyObject *d, const char *k, PyObject *v)
+{
+    if (!v)
+        return -1;
+    int rc = PyDict_SetItemString(d, k, v);
+    Py_DECREF(v);
+    return rc;
+}
+
+static PyObject *result_to_dict(const mb_result *r)
+{
+    PyObject *d = PyDict_New();
+    if (!d)
+        return NULL;
+    ptrdiff_t n = r->n;
+    PyObject *evt = NULL, *evy = NULL;
+    if (dict_set(d, "t", vec_from(r->t, r->nt)) ||
+        dict_set(d, "y", mat_from(r->y, r->nt, n)) ||
+        dict_set(d, "status", PyLong_FromLong(r->status)) ||
+        dict_set(d, "message", PyUnicode_FromString(r->message)) ||
+        dict_set(d, "nfev", PyLong_FromLong(r->stats.nfev)) ||
+        dict_set(d, "njev", PyLong_FromLong(r->stats.njev)) ||
+        dict_set(d, "nlu", PyLong_FromLong(r->stats.nlu)) ||
+        dict_set(d, "nsteps", PyLong_FromLong(r->stats.nsteps)) ||
+        dict_set(d, "nreject", PyLong_FromLong(r->stats.nreject)) ||
+        dict_set(d, "nfail", PyLong_FromLong(r->stats.nfail)) ||
+        dict_set(d, "hist_t", vec_from(r->hist_t, r->n_hist)) ||
+        dict_set(d, "hist_h", vec_from(r->hist_h, r->n_hist)) ||
+        dict_set(d, "hist_err", vec_from(r->hist_err, r->n_hist)) ||
+        dict_set(d, "dense_t", vec_from(r->d_t, r->nsteps_d)) ||
+        dict_set(d, "dense_h", vec_from(r->d_h, r->nsteps_d)) ||
+        dict_set(d, "dense_c", vec_from(r->d_c, r->len_c)))
+        goto fail;
+    {
+        npy_intp dims[1] = {(npy_intp)r->nsteps_d};
+        PyObject *deg = PyArray_SimpleNew(1, dims, NPY_INT64);
+        PyObject *off = PyArray_SimpleNew(1, dims, NPY_INT64);
+        if (!deg || !off) {
+            Py_XDECREF(deg);
+            Py_XDECREF(off);
+            goto fail;
+        }
+        for (ptrdiff_t k = 0; k < r->nsteps_d; k++) {
+            ((npy_int64 *)PyArray_DATA((PyArrayObject *)deg))[k] = r->d_deg[k];
+            ((npy_int64 *)PyArray_DATA((PyArrayObject *)off))[k] = r->d_off[k];
+        }
+        if (dict_set(d, "dense_deg", deg) || dict_set(d, "dense_off", off))
+            goto fail;
+    }
+    evt = PyList_New(r->n_events);
+    evy = PyList_New(r->n_events);
+    if (!evt || !evy)
+        goto fail;
+    for (ptrdiff_t i = 0; i < r->n_events; i++) {
+        PyObject *a = vec_from(r->ev_t[i], r->ev_count[i]);
+        PyObject *b = mat_from(r->ev_y[i], r->ev_count[i], n);
+        if (!a || !b) {
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            goto fail;
+        }
+        PyList_SET_ITEM(evt, i, a);
+        PyList_SET_ITEM(evy, i, b);
+    }
+    if (dict_set(d, "t_events", evt) || dict_set(d, "y_events", evy)) {
+        evt = evy = NULL;
+        goto fail;
+    }
+    return d;
+fail:
+    Py_XDECREF(evt);
+    Py_XDECREF(evy);
+    Py_DECREF(d);
+    return NULL;
+}
+
+PyDoc_STRVAR(solve_doc,
+"solve(method, fun, t0, tf, y0, atol, rtol, ...) -> dict\n\n"
+"Low-level entry point behind mbint.solve_ivp (arguments validated there).\n"
+"fun is a Python callable fun(t, y, *args) or a PyCapsule of a LowLevelCallable.");
+
+static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"method", "fun", "t0", "tf", "y0", "atol", "rtol", "h",
+                             "first_step", "max_step", "min_step", "max_steps",
+                             "step_doubling", "controller", "error_per_unit_step", "safety",
+                             "fac_min", "fac_max", "t_eval", "dense_output", "events",
+                             "terminal", "direction", "args", "nq", NULL};
+    const char *mname;
+    PyObject *fun, *y0o, *atolo, *t_evalo = Py_None, *events = Py_None, *termo = Py_None,
+                                   *diro = Py_None, *args = NULL;
+    double t0, tf, rtol, h = 0, first_step = 0, max_step = 0, min_step = 0, safety = 0,
+                         fac_min = 0, fac_max = 0;
+    long max_steps = 0;
+    int doubling = 0, controller = 1, epus = 0, dense = 0;
+    Py_ssize_t nq = 0;
+    if (!PyArg_ParseTupleAndKeywords(a, kw, "sOddOOd|ddddlpiidddOpOOOO!n", kwlist, &mname, &fun,
+                                     &t0, &tf, &y0o, &atolo, &rtol, &h, &first_step, &max_step,
+                                     &min_step, &max_steps, &doubling, &controller, &epus,
+                                     &safety, &fac_min, &fac_max, &t_evalo, &dense, &events,
+                                     &termo, &diro, &PyTuple_Type, &args, &nq))
+        return NULL;
+    const mb_method *m = mb_method_find(mname);
+    if (!m)
+        return PyErr_Format(PyExc_ValueError, "method: unknown method '%s'.", mname);
+
+    PyArrayObject *y0 = NULL, *atol = NULL, *te = NULL, *term = NULL, *dir = NULL;
+    PyObject *out = NULL;
+    py_fun_ctx pyf = {0};
+    c_fun_ctx cf;
+    py_events_ctx pye = {0};
+    mb_result res;
+    memset(&res, 0, sizeof res);
+    int have_res = 0;
+
+    y0 = as_vec(y0o, -1, "y0");
+    if (!y0)
+        goto done;
+    ptrdiff_t n = PyArray_SIZE(y0);
+    atol = as_vec(atolo, n, "atol");
+    if (!atol)
+        goto done;
+
+    mb_problem p;
+    memset(&p, 0, sizeof p);
+    p.n = n;
+    p.nq = nq;
+    int python_per_step = 0;
+    if (PyCapsule_CheckExact(fun)) {
+        if (c_fun_from_capsule(fun, n, &cf))
+            goto done;
+        p.rhs = c_rhs;
+        p.ctx = &cf;
+    } else if (PyCallable_Check(fun)) {
+        pyf.fun = fun;
+        pyf.args = args;
+        pyf.n = n;
+        p.rhs = py_rhs;
+        p.ctx = &pyf;
+        python_per_step = 1;
+    } else {
+        PyErr_SetString(PyExc_TypeError, "fun must be callable or a LowLevelCallable capsule.");
+        goto done;
+    }
+
+    mb_options o;
+    memset(&o, 0, sizeof o);
+    o.rtol = rtol;
+    o.atol = PyArray_DATA(atol);
+    o.h = h;
+    o.first_step = first_step;
+    o.max_step = max_step;
+    o.min_step = min_step;
+    o.max_steps = max_steps;
+    o.step_doubling = doubling;
+    o.controller = controller ? MB_CONTROLLER_PI : MB_CONTROLLER_I;
+    o.error_per_unit_step = epus;
+    o.safety = safety;
+    o.fac_min = fac_min;
+    o.fac_max = fac_max;
+    o.dense_output = dense;
+    if (t_evalo != Py_None) {
+        te = as_vec(t_evalo, -1, "t_eval");
+        if (!te)
+            goto done;
+        o.t_eval = PyArray_DATA(te);
+        o.n_eval = PyArray_SIZE(te);
+    }
+    if (events != Py_None) {
+        Py_ssize_t nev = PySequence_Size(events);
+        if (nev < 0)
+            goto done;
+        if (nev > 0) {
+            term = (PyArrayObject *)PyArray_FROMANY(termo, NPY_INT, 1, 1, NPY_ARRAY_CARRAY);
+            dir = (PyArrayObject *)PyArray_FROMANY(diro, NPY_INT, 1, 1, NPY_ARRAY_CARRAY);
+            if (!term || !dir)
+                goto done;
+            if (PyArray_SIZE(term) != nev || PyArray_SIZE(dir) != nev) {
+                PyErr_SetString(PyExc_ValueError, "terminal and direction need one entry per event.");
+                goto done;
+            }
+            pye.events = events;
+            pye.args = args;
+            pye.n = n;
+            pye.nev = nev;
+            o.events = py_events;
+            o.n_events = nev;
+            o.terminal = PyArray_DATA(term);
+            o.direction = PyArray_DATA(dir);
+            o.event_ctx = &pye;
+            python_per_step = 1;
+        }
+    }
+
+    have_res = 1;
+    if (python_per_step) {
+        mb_driver_run(m, &p, t0, tf, PyArray_DATA(y0), &o, &res);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        mb_driver_run(m, &p, t0, tf, PyArray_DATA(y0), &o, &res);
+        Py_END_ALLOW_THREADS
+    }
+    if (PyErr_Occurred())   /* the user's own exception propagates */
+        goto done;
+    if (res.status == MB_ERR_MEM) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    out = result_to_dict(&res);
+
+done:
+    if (have_res)
+        mb_result_free(&res);
+    Py_XDECREF(pyf.ybuf);
+    Py_XDECREF(y0);
+    Py_XDECREF(atol);
+    Py_XDECREF(te);
+    Py_XDECREF(term);
+    Py_XDECREF(dir);
+    return out;
+}
+
+static PyObject *core_methods(PyObject *self, PyObject *noargs)
+{
+    (void)self; (void)noargs;
+    size_t nm = mb_method_count();
+    PyObject *lst = PyList_New((Py_ssize_t)nm);
+    if (!lst)
+        return NULL;
+    for (size_t i = 0; i < nm; i++) {
+        const mb_method *m = mb_method_at(i);
+        PyObject *d = Py_BuildValue("{s:s,s:i,s:i,s:I}", "name", m->name, "order", m->order,
+                                    "error_order", m->error_order, "flags", m->flags);
+        if (!d) {
+            Py_DECREF(lst);
+            return NULL;
+        }
+        PyList_SET_ITEM(lst, (Py_ssize_t)i, d);
+    }
+    return lst;
+}
+
+static PyObject *core_tableau(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name)
+        return NULL;
+    const mb_method *m = mb_method_find(name);
+    const mb_erk_tableau *T = NULL;
+    const mb_erk_tableau *all[] = {&mb_erk_euler, &mb_erk_heun, &mb_erk_rk4, &mb_erk_rk23,
+                                   &mb_erk_dopri5};
+    for (size_t i = 0; m && i < sizeof all / sizeof all[0]; i++)
+        if (m->data == all[i])
+            T = all[i];
+    if (!T)
+        return PyErr_Format(PyExc_ValueError, "method '%s' has no explicit Runge-Kutta tableau.", name);
+    int s = T->s, nk = T->s + T->fsal;
+    PyObject *d = PyDict_New();
+    if (!d)
+        return NULL;
+    if (dict_set(d, "c", vec_from(T->c, s)) || dict_set(d, "A", mat_from(T->A, s, s)) ||
+        dict_set(d, "b", vec_from(T->b, s)) ||
+        dict_set(d, "e", T->e ? vec_from(T->e, nk) : (Py_INCREF(Py_None), Py_None)) ||
+        dict_set(d, "P", T->P ? mat_from(T->P, nk, T->dense_deg) : (Py_INCREF(Py_None), Py_None)) ||
+        dict_set(d, "order", PyLong_FromLong(T->order)) ||
+        dict_set(d, "error_order", PyLong_FromLong(T->error_order)) ||
+        dict_set(d, "fsal", PyBool_FromLong(T->fsal)) ||
+        dict_set(d, "reference", PyUnicode_FromString(T->reference))) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+static PyObject *core_status_table(PyObject *self, PyObject *noargs)
+{
+    (void)self; (void)noargs;
+    return Py_BuildValue("["
+#define MB_STATUS(name, code, msg) "(sis)"
+#include "status.def"
+#undef MB_STATUS
+                         "]"
+#define MB_STATUS(name, code, msg) , #name, code, msg
+#include "status.def"
+#undef MB_STATUS
+    );
+}
+
+static void capsule_noop(PyObject *c) { (void)c; }
+
+static PyObject *core_c_problem(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name)
+        return NULL;
+    mb_rhs_fn f = mb_test_problem_find(name);
+    if (!f)
+        return PyErr_Format(PyExc_ValueError, "unknown C test problem '%s'.", name);
+    return PyCapsule_New((void *)f, "int (double, double *, double *, void *)", capsule_noop);
+}
+
+static PyMethodDef core_methods_def[] = {
+    {"solve", (PyCFunction)(void (*)(void))core_solve, METH_VARARGS | METH_KEYWORDS, solve_doc},
+    {"methods", core_methods, METH_NOARGS, "Registered methods: name, order, error_order, flags."},
+    {"tableau", core_tableau, METH_O, "Butcher tableau of an explicit Runge-Kutta method."},
+    {"status_table", core_status_table, METH_NOARGS, "(name, code, message) of every status."},
+    {"c_problem", core_c_problem, METH_O,
+     "PyCapsule of a built-in C right-hand side (signature int (double, double *, double *, void *))."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT, "_core",
+                                         "mbint's C core (binding only).", -1, core_methods_def,
+                                         NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    import_array();
+    PyObject *mod = PyModule_Create(&core_module);
+    if (!mod)
+        return NULL;
+#define FLAG(x) if (PyModule_AddIntConstant(mod, #x, x)) { Py_DECREF(mod); return NULL; }
+    FLAG(MB_EMBEDDED) FLAG(MB_FSAL) FLAG(MB_USES_F0) FLAG(MB_NEEDS_JAC) FLAG(MB_SECOND_ORDER)
+    FLAG(MB_DENSE_HERMITE) FLAG(MB_VARIABLE_ORDER) FLAG(MB_IMPLICIT) FLAG(MB_FIXED_ONLY)
+#undef FLAG
+    return mod;
+}

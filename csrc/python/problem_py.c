@@ -1,0 +1,163 @@
+#include "problem_py.h"
+#define NO_IMPORT_ARRAY
+#define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+#include <string.h>
+#include "status.h"
+
+/* A fresh array with y's values; reuses the cached one when fun kept no reference. */
+static PyObject *y_array(PyObject **cache, ptrdiff_t n, const double *y)
+{
+    PyObject *a = *cache;
+    if (a == NULL || Py_REFCNT(a) > 1) {
+        Py_XDECREF(a);
+        npy_intp dims[1] = {(npy_intp)n};
+        a = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+        *cache = a;
+        if (a == NULL)
+            return NULL;
+    }
+    memcpy(PyArray_DATA((PyArrayObject *)a), y, (size_t)n * sizeof(double));
+    Py_INCREF(a);
+    return a;
+}
+
+static PyObject *call_with(PyObject *fun, PyObject *args, double t, PyObject *ya)
+{
+    Py_ssize_t na = args ? PyTuple_GET_SIZE(args) : 0;
+    PyObject *stack[16];
+    PyObject **argv = stack;
+    if (na + 2 > 16) {
+        argv = PyMem_Malloc((size_t)(na + 2) * sizeof *argv);
+        if (!argv)
+            return PyErr_NoMemory();
+    }
+    PyObject *pt = PyFloat_FromDouble(t);
+    if (!pt) {
+        if (argv != stack) PyMem_Free(argv);
+        return NULL;
+    }
+    argv[0] = pt;
+    argv[1] = ya;
+    for (Py_ssize_t i = 0; i < na; i++)
+        argv[2 + i] = PyTuple_GET_ITEM(args, i);
+    PyObject *r = PyObject_Vectorcall(fun, argv, (size_t)(na + 2), NULL);
+    Py_DECREF(pt);
+    if (argv != stack)
+        PyMem_Free(argv);
+    return r;
+}
+
+int py_rhs(double t, const double *y, double *ydot, void *ctx)
+{
+    py_fun_ctx *c = ctx;
+    PyObject *ya = y_array(&c->ybuf, c->n, y);
+    if (!ya)
+        return MB_ERR_CALLBACK;
+    PyObject *r = call_with(c->fun, c->args, t, ya);
+    Py_DECREF(ya);
+    if (!r)
+        return MB_ERR_CALLBACK;
+    if (PyArray_Check(r) && PyArray_TYPE((PyArrayObject *)r) == NPY_DOUBLE &&
+        PyArray_SIZE((PyArrayObject *)r) == c->n && PyArray_IS_C_CONTIGUOUS((PyArrayObject *)r) &&
+        PyArray_NDIM((PyArrayObject *)r) <= 2) {
+        memcpy(ydot, PyArray_DATA((PyArrayObject *)r), (size_t)c->n * sizeof(double));
+        Py_DECREF(r);
+        return 0;
+    }
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(r, NPY_DOUBLE, 0, 2,
+                                                       NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    Py_DECREF(r);
+    if (!a)
+        return MB_ERR_CALLBACK;
+    if (PyArray_SIZE(a) != c->n) {
+        PyErr_Format(PyExc_ValueError,
+                     "fun(t, y) returned an array of size %zd; expected size %zd (the size of y0).",
+                     (Py_ssize_t)PyArray_SIZE(a), (Py_ssize_t)c->n);
+        Py_DECREF(a);
+        return MB_ERR_CALLBACK;
+    }
+    memcpy(ydot, PyArray_DATA(a), (size_t)c->n * sizeof(double));
+    Py_DECREF(a);
+    return 0;
+}
+
+int c_rhs(double t, const double *y, double *ydot, void *ctx)
+{
+    c_fun_ctx *c = ctx;
+    if (c->f)
+        return c->f(t, y, ydot, c->ud);
+    return c->fn(c->n, t, y, ydot, c->ud);
+}
+
+int py_events(double t, const double *y, double *g, void *ctx)
+{
+    py_events_ctx *c = ctx;
+    PyObject *ya = NULL;
+    for (ptrdiff_t i = 0; i < c->nev; i++) {
+        npy_intp dims[1] = {(npy_intp)c->n};
+        ya = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+        if (!ya)
+            return MB_ERR_CALLBACK;
+        memcpy(PyArray_DATA((PyArrayObject *)ya), y, (size_t)c->n * sizeof(double));
+        PyObject *ev = PySequence_GetItem(c->events, i);
+        if (!ev) {
+            Py_DECREF(ya);
+            return MB_ERR_CALLBACK;
+        }
+        PyObject *r = call_with(ev, c->args, t, ya);
+        Py_DECREF(ev);
+        Py_DECREF(ya);
+        if (!r)
+            return MB_ERR_CALLBACK;
+        double v = PyFloat_AsDouble(r);
+        Py_DECREF(r);
+        if (v == -1.0 && PyErr_Occurred())
+            return MB_ERR_CALLBACK;
+        g[i] = v;
+    }
+    return 0;
+}
+
+/* Accepted signatures (spaces and 'const' ignored):
+ *   int (double, double *, double *, void *)
+ *   int (int, double, double *, double *, void *) */
+int c_fun_from_capsule(PyObject *capsule, ptrdiff_t n, c_fun_ctx *c)
+{
+    memset(c, 0, sizeof *c);
+    const char *name = PyCapsule_GetName(capsule);
+    if (!name && PyErr_Occurred())
+        return -1;
+    char sig[256];
+    size_t k = 0;
+    for (const char *p = name ? name : ""; *p && k + 1 < sizeof sig; p++) {
+        if (strncmp(p, "const", 5) == 0) {
+            p += 4;
+            continue;
+        }
+        if (*p != ' ')
+            sig[k++] = *p;
+    }
+    sig[k] = '\0';
+    void *ptr = PyCapsule_GetPointer(capsule, name);
+    if (!ptr)
+        return -1;
+    c->ud = PyCapsule_GetContext(capsule);
+    if (PyErr_Occurred())
+        return -1;
+    c->n = (int)n;
+    if (strcmp(sig, "int(double,double*,double*,void*)") == 0) {
+        c->f = (mb_rhs_fn)ptr;
+    } else if (strcmp(sig, "int(int,double,double*,double*,void*)") == 0) {
+        c->fn = (c_rhs_n_fn)ptr;
+    } else {
+        PyErr_Format(PyExc_ValueError,
+                     "fun: LowLevelCallable signature '%s' is not supported; use "
+                     "'int (double, const double *, double *, void *)' or "
+                     "'int (int, double, const double *, double *, void *)'.",
+                     name ? name : "(none)");
+        return -1;
+    }
+    return 0;
+}

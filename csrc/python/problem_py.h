@@ -1,0 +1,39 @@
+#ifndef MB_PYTHON_PROBLEM_PY_H
+#define MB_PYTHON_PROBLEM_PY_H
+/* Trampolines that fill an mb_problem from Python objects: a Python callable
+ * (called with the GIL held) or a C function pointer from a LowLevelCallable
+ * capsule (no Python per call). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include "problem.h"
+
+typedef struct py_fun_ctx {
+    PyObject *fun;      /* callable fun(t, y, *args) */
+    PyObject *args;     /* tuple (may be empty) */
+    ptrdiff_t n;
+    PyObject *ybuf;     /* cached 1-D array handed to fun; replaced when the user keeps it */
+} py_fun_ctx;
+
+typedef int (*c_rhs_n_fn)(int n, double t, const double *y, double *ydot, void *ud);
+
+typedef struct c_fun_ctx {
+    mb_rhs_fn f;        /* int f(t, y, ydot, ud) */
+    c_rhs_n_fn fn;      /* or int f(n, t, y, ydot, ud) */
+    int n;
+    void *ud;
+} c_fun_ctx;
+
+typedef struct py_events_ctx {
+    PyObject *events;   /* sequence of callables g(t, y, *args) -> float */
+    PyObject *args;
+    ptrdiff_t n, nev;
+} py_events_ctx;
+
+int py_rhs(double t, const double *y, double *ydot, void *ctx);
+int c_rhs(double t, const double *y, double *ydot, void *ctx);
+int py_events(double t, const double *y, double *g, void *ctx);
+
+/* Fill c from a PyCapsule of a LowLevelCallable; returns 0 or -1 with an exception. */
+int c_fun_from_capsule(PyObject *capsule, ptrdiff_t n, c_fun_ctx *c);
+
+#endif

@@ -1,0 +1,287 @@
+"""``mbint.solve_ivp``: SciPy's signature over mbint's C driver."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import _core, _status
+from .dense import DenseOutput
+from .methods import method_info, resolve
+
+try:  # scipy is a dependency, but keep import errors readable
+    from scipy import LowLevelCallable
+    from scipy.optimize import OptimizeResult
+except ImportError as exc:  # pragma: no cover
+    raise ImportError("mbint needs SciPy") from exc
+
+
+class OdeResult(OptimizeResult):
+    """Result of :func:`solve_ivp`, with SciPy's fields and a few more.
+
+    Attributes
+    ----------
+    t : ndarray, shape (n_points,)
+    y : ndarray, shape (n, n_points)
+    sol : DenseOutput or None
+    t_events, y_events : list of ndarray or None
+    nfev, njev, nlu : int
+    status : int
+        -1 integration step failed, 0 reached the end, 1 a termination event.
+    message : str
+    success : bool
+    nsteps, nreject, nfail : int
+        Accepted steps, steps rejected by the error test, failed step attempts.
+    t_steps, h_steps, err_steps : ndarray
+        End time, size and normalized error estimate of every accepted step.
+    method : str
+    """
+
+
+_STATUS_PUBLIC = {_status.MB_OK: 0, _status.MB_TERMINATED: 1}
+
+
+def _as_capsule(fun):
+    """PyCapsule of a LowLevelCallable or ctypes function, else None."""
+    if isinstance(fun, LowLevelCallable):
+        return tuple.__getitem__(fun, 0)
+    try:
+        import ctypes
+
+        if isinstance(fun, ctypes._CFuncPtr):
+            return tuple.__getitem__(LowLevelCallable(fun), 0)
+    except (ImportError, TypeError, ValueError):
+        return None
+    return None
+
+
+def _check_events(events):
+    if events is None:
+        return None, None, None
+    if callable(events):
+        events = [events]
+    events = list(events)
+    if not events:
+        return None, None, None
+    terminal, direction = [], []
+    for i, ev in enumerate(events):
+        if not callable(ev):
+            raise ValueError(f"events[{i}] must be callable g(t, y), got {type(ev).__name__}.")
+        term = getattr(ev, "terminal", False)
+        if isinstance(term, (bool, np.bool_)):
+            term = 1 if term else 0
+        elif isinstance(term, numbers.Integral) and term >= 0:
+            term = int(term)
+        else:
+            raise ValueError(f"events[{i}].terminal must be a bool or a non-negative int.")
+        d = getattr(ev, "direction", 0)
+        if d not in (-1, 0, 1) and not (isinstance(d, numbers.Real) and np.isfinite(d)):
+            raise ValueError(f"events[{i}].direction must be a number (its sign is used).")
+        terminal.append(term)
+        direction.append(int(np.sign(d)))
+    return events, np.array(terminal, dtype=np.intc), np.array(direction, dtype=np.intc)
+
+
+def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
+              events=None, vectorized=False, args=None, *, rtol=1e-3, atol=1e-6,
+              first_step=None, max_step=np.inf, min_step=0.0, max_steps=None, h=None,
+              jac=None, controller="pi", error_per_unit_step=False, safety=None,
+              fac_min=None, fac_max=None, nq=None):
+    """Solve an initial value problem ``y' = fun(t, y)`` with a method of mbint.
+
+    Arguments and result mirror :func:`scipy.integrate.solve_ivp`, so a script
+    comparing against SciPy changes one word.
+
+    Parameters
+    ----------
+    fun : callable or scipy.LowLevelCallable
+        ``fun(t, y, *args) -> array_like, shape (n,)``.  A LowLevelCallable (or
+        a ctypes function) with C signature
+        ``int f(double t, const double *y, double *ydot, void *user_data)`` or
+        ``int f(int n, double t, const double *y, double *ydot, void *user_data)``
+        runs with no Python per step and the GIL released; it returns 0 on
+        success, > 0 to ask for a smaller step, < 0 to stop.
+    t_span : 2-sequence of float
+        ``(t0, tf)``; tf < t0 integrates backwards.
+    y0 : array_like, shape (n,)
+    method : str
+        One of :func:`mbint.methods` (``"dopri5"`` default; aliases ``"RK45"``,
+        ``"RK23"``, ``"ode45"``, ``"ode23"``, ``"ode113"``).
+    t_eval : array_like or None
+        Times at which to store the solution (from the dense output); otherwise
+        every accepted step is stored.
+    dense_output : bool
+        Return ``sol``, the continuous solution.
+    events : callable or list of callables
+        ``g(t, y, *args)``; attributes ``terminal`` (bool, or the number of
+        occurrences after which to stop) and ``direction`` as in SciPy.  Roots
+        are located on the dense output by Brent's method.
+    vectorized : bool
+        Accepted for SciPy compatibility; mbint calls ``fun`` with 1-D ``y``.
+    args : tuple, optional
+        Extra arguments to ``fun``, events (and ``jac``).
+    rtol, atol : float, array_like
+        Tolerances of the weighted RMS error norm
+        ``sc_i = atol_i + rtol * max(|y_i|, |y_new_i|)``.
+    first_step, max_step, min_step : float
+        Step-size bounds; ``first_step=None`` picks the initial step
+        automatically (Hairer-Norsett-Wanner).
+    max_steps : int, optional
+        Stop with ``status = -1`` after this many step attempts.
+    h : float, optional
+        Fixed step size: no error control (every method except ``adams``).
+        Methods without an embedded estimate (euler, heun, rk4,
+        nystrom_midpoint) are adaptive by step doubling when ``h`` is None.
+    jac : callable or array, optional
+        Jacobian, for the implicit methods (explicit methods ignore it).
+    controller : {"pi", "i"}
+        PI controller (Gustafsson; LLM paper eq 40) or elementary (eq 38).
+    error_per_unit_step : bool
+        Control the error per unit step (EPUS, LLM eq 39) instead of per step.
+    safety, fac_min, fac_max : float, optional
+        Controller safety factor and bounds of h_new / h (RN paper eq 16).
+    nq : int, optional
+        For second-order methods: number of coordinates q in y = (q, q')
+        (default n // 2).
+
+    Returns
+    -------
+    OdeResult
+    """
+    mname = resolve(method)
+    info = method_info(mname)
+
+    # ---- t_span, y0 ----
+    try:
+        t_span = tuple(float(v) for v in t_span)
+    except (TypeError, ValueError):
+        raise ValueError("t_span must be a sequence of two floats (t0, tf).") from None
+    if len(t_span) != 2:
+        raise ValueError(f"t_span must have length 2, got {len(t_span)}.")
+    t0, tf = t_span
+    if not (np.isfinite(t0) and np.isfinite(tf)):
+        raise ValueError("t_span must be finite.")
+    y0a = np.asarray(y0)
+    if np.iscomplexobj(y0a):
+        raise ValueError("y0: complex states are not supported; split into real and imaginary parts.")
+    try:
+        y0a = np.array(y0a, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("y0 must be an array of numbers.") from None
+    if y0a.ndim != 1:
+        raise ValueError(f"y0 must be 1-dimensional, got shape {y0a.shape}.")
+    if y0a.size == 0:
+        raise ValueError("y0 must not be empty.")
+    if not np.all(np.isfinite(y0a)):
+        raise ValueError("y0 must be finite (no NaN or Inf).")
+    n = y0a.size
+
+    # ---- tolerances ----
+    try:
+        rtol = float(rtol)
+    except (TypeError, ValueError):
+        raise ValueError("rtol must be a positive float.") from None
+    if not (rtol > 0) or not np.isfinite(rtol):
+        raise ValueError(f"rtol must be positive and finite, got {rtol}.")
+    atol_a = np.asarray(atol, dtype=float)
+    if atol_a.ndim == 0:
+        atol_a = np.full(n, float(atol_a))
+    if atol_a.shape != (n,):
+        raise ValueError(f"atol must be a scalar or have shape ({n},), got shape {atol_a.shape}.")
+    if np.any(atol_a < 0) or not np.all(np.isfinite(atol_a)):
+        raise ValueError("atol must be non-negative and finite.")
+
+    # ---- steps ----
+    def _pos(name, v, allow_inf=False):
+        try:
+            v = float(v)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a positive float.") from None
+        if not v > 0 or (not allow_inf and not np.isfinite(v)):
+            raise ValueError(f"{name} must be positive{'' if allow_inf else ' and finite'}, got {v}.")
+        return v
+
+    h_fixed = 0.0 if h is None else _pos("h", h)
+    if h is not None and info.adaptive == "variable order":
+        raise ValueError(f"h: method {mname!r} chooses its own steps; a fixed step is not supported.")
+    fs = 0.0 if first_step is None else _pos("first_step", first_step)
+    ms = _pos("max_step", max_step, allow_inf=True)
+    if min_step is None or float(min_step) < 0:
+        raise ValueError("min_step must be non-negative.")
+    msteps = 0 if max_steps is None else int(max_steps)
+    if max_steps is not None and msteps <= 0:
+        raise ValueError("max_steps must be a positive integer.")
+    if controller not in ("pi", "i"):
+        raise ValueError(f"controller must be 'pi' or 'i', got {controller!r}.")
+
+    # ---- t_eval ----
+    direction = 1.0 if tf >= t0 else -1.0
+    te = None
+    if t_eval is not None:
+        te = np.asarray(t_eval, dtype=float)
+        if te.ndim != 1:
+            raise ValueError("t_eval must be 1-dimensional.")
+        lo, hi = min(t0, tf), max(t0, tf)
+        if np.any(te < lo) or np.any(te > hi):
+            raise ValueError("t_eval values must lie within t_span.")
+        d = np.diff(te)
+        if (direction > 0 and np.any(d <= 0)) or (direction < 0 and np.any(d >= 0)):
+            raise ValueError("t_eval must be strictly increasing (decreasing for tf < t0).")
+        te = np.ascontiguousarray(te)
+
+    # ---- args, fun ----
+    if args is not None:
+        if not isinstance(args, tuple):
+            args = (args,)
+    else:
+        args = ()
+    capsule = _as_capsule(fun)
+    if capsule is not None:
+        if args:
+            raise ValueError("args: extra arguments go to Python callables only; pass user_data "
+                             "to the LowLevelCallable instead.")
+        cfun = capsule
+    elif callable(fun):
+        cfun = fun
+    else:
+        raise ValueError("fun must be callable or a scipy.LowLevelCallable.")
+
+    ev, terminal, evdir = _check_events(events)
+
+    if nq is None:
+        nq = n // 2 if n % 2 == 0 else 0
+    if info.second_order and (2 * int(nq) != n):
+        raise ValueError(f"nq: method {mname!r} integrates y = (q, q') and needs an even state size "
+                         f"n = 2 nq (got n = {n}, nq = {nq}).")
+
+    out = _core.solve(
+        mname, cfun, t0, tf, y0a, atol_a, rtol,
+        h=h_fixed, first_step=fs, max_step=ms if np.isfinite(ms) else 0.0,
+        min_step=float(min_step), max_steps=msteps, step_doubling=h is None and info.adaptive == "step doubling",
+        controller=1 if controller == "pi" else 0, error_per_unit_step=bool(error_per_unit_step),
+        safety=0.0 if safety is None else _pos("safety", safety),
+        fac_min=0.0 if fac_min is None else _pos("fac_min", fac_min),
+        fac_max=0.0 if fac_max is None else _pos("fac_max", fac_max),
+        t_eval=te, dense_output=bool(dense_output), events=ev,
+        terminal=terminal, direction=evdir, args=args, nq=int(nq))
+    return _make_result(out, mname, n, bool(dense_output), ev is not None)
+
+
+def _make_result(out, mname, n, dense_output, has_events):
+    code = out["status"]
+    status = _STATUS_PUBLIC.get(code, -1)
+    sol = None
+    t = out["t"]
+    if dense_output and len(out["dense_t"]):
+        t_end = out["hist_t"][-1]
+        sol = DenseOutput(out["dense_t"], out["dense_h"], t_end, out["dense_deg"],
+                          out["dense_off"], out["dense_c"], n)
+    return OdeResult(
+        t=t, y=np.ascontiguousarray(out["y"].T), sol=sol,
+        t_events=out["t_events"] if has_events else None,
+        y_events=out["y_events"] if has_events else None,
+        nfev=out["nfev"], njev=out["njev"], nlu=out["nlu"],
+        status=status, message=out["message"], success=status >= 0,
+        nsteps=out["nsteps"], nreject=out["nreject"], nfail=out["nfail"],
+        t_steps=out["hist_t"], h_steps=out["hist_h"], err_steps=out["hist_err"],
+        method=mname, status_code=code)

@@ -1,0 +1,95 @@
+"""Standard test problems: Python right-hand sides, exact solutions where known,
+and the same right-hand sides compiled in C (csrc/problems/problems.c) as
+:class:`scipy.LowLevelCallable` for runs with no Python per step."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import LowLevelCallable
+
+from . import _core
+
+G = 9.81
+
+# ---- lecture notes eq 7.7: m x'' = m g - k x - c x', with m = 1, k = 100, c = 1 ----
+MSD_M, MSD_K, MSD_C = 1.0, 100.0, 1.0
+
+
+def mass_spring_damper(t, y):
+    """Mass-spring-damper of LN eq 7.7 (m = 1 kg, k = 100 N/m, c = 1 N s/m, g = 9.81)."""
+    return np.array([y[1], G - MSD_K / MSD_M * y[0] - MSD_C / MSD_M * y[1]])
+
+
+def mass_spring_damper_exact(t):
+    """Closed form of :func:`mass_spring_damper` from rest, y0 = (0, 0); shape (2, len(t))."""
+    t = np.asarray(t, float)
+    w0 = math.sqrt(MSD_K / MSD_M)
+    a = MSD_C / (2.0 * MSD_M)          # beta * w0
+    wd = math.sqrt(w0 * w0 - a * a)
+    xe = G * MSD_M / MSD_K
+    e = np.exp(-a * t)
+    x = xe - e * (xe * np.cos(wd * t) + a * xe / wd * np.sin(wd * t))
+    v = e * xe * (a * a / wd + wd) * np.sin(wd * t)
+    return np.array([x, v])
+
+
+def pendulum(t, y):
+    """Undamped pendulum, L = 1 m: theta'' = -g sin(theta); y = (theta, theta')."""
+    return np.array([y[1], -G * math.sin(y[0])])
+
+
+def pendulum_energy(y):
+    """Energy per unit mass of :func:`pendulum` (constant along exact solutions)."""
+    y = np.asarray(y, float)
+    return 0.5 * y[1] ** 2 + G * (1.0 - np.cos(y[0]))
+
+
+def oscillator(t, y):
+    """q'' = -q; exact solution (cos t, -sin t) from (1, 0)."""
+    return np.array([y[1], -y[0]])
+
+
+def damped_oscillator(t, y, beta=0.1, w=1.0):
+    """q'' + 2 beta w q' + w^2 q = 0 (velocity-dependent: Nystrom midpoint is order 1)."""
+    return np.array([y[1], -w * w * y[0] - 2.0 * beta * w * y[1]])
+
+
+def exp_decay(t, y):
+    """y' = -y."""
+    return -y
+
+
+# ---- Arenstorf orbit (Hairer, Norsett, Wanner I, II.0) ----
+ARENSTORF_MU = 0.012277471
+ARENSTORF_Y0 = np.array([0.994, 0.0, 0.0, -2.00158510637908252240537862224])
+ARENSTORF_T = 17.0652165601579625588917206249
+
+
+def arenstorf(t, y):
+    """Restricted three-body problem; periodic with period ARENSTORF_T from ARENSTORF_Y0."""
+    mu = ARENSTORF_MU
+    mp = 1.0 - mu
+    d1 = ((y[0] + mu) ** 2 + y[1] ** 2) ** 1.5
+    d2 = ((y[0] - mp) ** 2 + y[1] ** 2) ** 1.5
+    return np.array([
+        y[2], y[3],
+        y[0] + 2.0 * y[3] - mp * (y[0] + mu) / d1 - mu * (y[0] - mp) / d2,
+        y[1] - 2.0 * y[2] - mp * y[1] / d1 - mu * y[1] / d2,
+    ])
+
+
+C_PROBLEMS = ("arenstorf", "mass_spring_damper", "pendulum", "exp_decay", "oscillator")
+
+
+def c_rhs(name):
+    """The C right-hand side of problem ``name`` as a LowLevelCallable.
+
+    Parameters
+    ----------
+    name : str
+        One of ``C_PROBLEMS``.
+    """
+    if name not in C_PROBLEMS:
+        raise ValueError(f"name: unknown C problem {name!r}; known: {', '.join(C_PROBLEMS)}.")
+    return LowLevelCallable(_core.c_problem(name))
