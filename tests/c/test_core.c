@@ -1,0 +1,370 @@
+/* C tests of the core without Python: tableau order conditions, the controller,
+ * the norm, Hermite dense output, and the driver on problems with known
+ * solutions (order of convergence, dense output, events, failures). */
+#include <math.h>
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+#include <string.h>
+#include "check.h"
+#include "controller.h"
+#include "dense.h"
+#include "driver.h"
+#include "erk.h"
+#include "norm.h"
+#include "registry.h"
+#include "status.h"
+
+/* ---- tableaus: order conditions up to order p (Butcher trees up to order 5) ---- */
+static double dotv(int s, const double *a, const double *b)
+{
+    double r = 0;
+    for (int i = 0; i < s; i++) r += a[i] * b[i];
+    return r;
+}
+
+static void matvec(int s, const double *A, const double *x, double *y)
+{
+    for (int i = 0; i < s; i++) {
+        y[i] = 0;
+        for (int j = 0; j < s; j++) y[i] += A[i * s + j] * x[j];
+    }
+}
+
+/* residuals of the order conditions of order q for weights w (size s) */
+static double order_residual(int s, const double *A, const double *c, const double *w, int q)
+{
+    double one[8], Ac[8], c2[8], Ac2[8], AAc[8], c3[8], cAc[8], tmp[8];
+    double r = 0;
+    for (int i = 0; i < s; i++) {
+        one[i] = 1; c2[i] = c[i] * c[i]; c3[i] = c2[i] * c[i];
+    }
+    matvec(s, A, c, Ac);
+    matvec(s, A, c2, Ac2);
+    matvec(s, A, Ac, AAc);
+    for (int i = 0; i < s; i++) cAc[i] = c[i] * Ac[i];
+    if (q >= 1) r = fmax(r, fabs(dotv(s, w, one) - 1.0));
+    if (q >= 2) r = fmax(r, fabs(dotv(s, w, c) - 1.0 / 2));
+    if (q >= 3) {
+        r = fmax(r, fabs(dotv(s, w, c2) - 1.0 / 3));
+        r = fmax(r, fabs(dotv(s, w, Ac) - 1.0 / 6));
+    }
+    if (q >= 4) {
+        r = fmax(r, fabs(dotv(s, w, c3) - 1.0 / 4));
+        r = fmax(r, fabs(dotv(s, w, cAc) - 1.0 / 8));
+        r = fmax(r, fabs(dotv(s, w, Ac2) - 1.0 / 12));
+        r = fmax(r, fabs(dotv(s, w, AAc) - 1.0 / 24));
+    }
+    if (q >= 5) {
+        double c4[8], c2Ac[8], cAc2[8], cAAc[8], AcAc[8], Ac3[8], AcAc_[8], AAc2[8], AAAc[8];
+        for (int i = 0; i < s; i++) {
+            c4[i] = c3[i] * c[i];
+            c2Ac[i] = c2[i] * Ac[i];
+            cAc2[i] = c[i] * Ac2[i];
+            cAAc[i] = c[i] * AAc[i];
+            AcAc[i] = Ac[i] * Ac[i];
+        }
+        matvec(s, A, c3, Ac3);
+        matvec(s, A, cAc, AcAc_);
+        matvec(s, A, Ac2, AAc2);
+        matvec(s, A, AAc, AAAc);
+        r = fmax(r, fabs(dotv(s, w, c4) - 1.0 / 5));
+        r = fmax(r, fabs(dotv(s, w, c2Ac) - 1.0 / 10));
+        r = fmax(r, fabs(dotv(s, w, cAc2) - 1.0 / 15));
+        r = fmax(r, fabs(dotv(s, w, cAAc) - 1.0 / 30));
+        r = fmax(r, fabs(dotv(s, w, AcAc) - 1.0 / 20));
+        r = fmax(r, fabs(dotv(s, w, Ac3) - 1.0 / 20));
+        r = fmax(r, fabs(dotv(s, w, AcAc_) - 1.0 / 40));
+        r = fmax(r, fabs(dotv(s, w, AAc2) - 1.0 / 60));
+        r = fmax(r, fabs(dotv(s, w, AAAc) - 1.0 / 120));
+    }
+    (void)tmp;
+    return r;
+}
+
+static void test_tableau(const mb_erk_tableau *T, const mb_method *m)
+{
+    int s = T->s;
+    double rowsum = 0;
+    for (int i = 0; i < s; i++) {
+        double a = 0;
+        for (int j = 0; j < s; j++) {
+            a += T->A[i * s + j];
+            if (j >= i && T->A[i * s + j] != 0) rowsum = 1e9;  /* explicit */
+        }
+        rowsum = fmax(rowsum, fabs(a - T->c[i]));
+    }
+    CHECK(rowsum < 1e-15, "%s: explicit, A 1 = c", T->name);
+    CHECK(order_residual(s, T->A, T->c, T->b, T->order) < 1e-14,
+          "%s: order conditions up to order %d (residual %.2e)", T->name, T->order,
+          order_residual(s, T->A, T->c, T->b, T->order));
+    if (T->order < 5)
+        CHECK(order_residual(s, T->A, T->c, T->b, T->order + 1) > 1e-6,
+              "%s: not of order %d", T->name, T->order + 1);
+    CHECK(m->order == T->order && m->error_order == (m->flags & MB_EMBEDDED ? T->error_order : 0),
+          "%s: method orders match the tableau", T->name);
+    if (T->e) {
+        /* embedded weights b_hat = b - e over s + fsal stages (extended tableau) */
+        int se = s + T->fsal;
+        double Ae[64] = {0}, ce[8], bh[8];
+        for (int i = 0; i < s; i++) {
+            ce[i] = T->c[i];
+            for (int j = 0; j < s; j++) Ae[i * se + j] = T->A[i * s + j];
+        }
+        if (T->fsal) {
+            ce[s] = 1.0;
+            for (int j = 0; j < s; j++) Ae[s * se + j] = T->b[j];
+        }
+        for (int i = 0; i < se; i++) bh[i] = (i < s ? T->b[i] : 0.0) - T->e[i];
+        CHECK(order_residual(se, Ae, ce, bh, T->error_order) < 1e-14,
+              "%s: embedded order %d", T->name, T->error_order);
+        CHECK(order_residual(se, Ae, ce, bh, T->error_order + 1) > 1e-8,
+              "%s: embedded is not of order %d", T->name, T->error_order + 1);
+        double se_sum = 0;
+        for (int i = 0; i < se; i++) se_sum += T->e[i];
+        CHECK(fabs(se_sum) < 1e-15, "%s: sum e = 0", T->name);
+    }
+    if (T->P) {
+        /* dense output at theta = 1 reproduces b (sum_j P[i][j] = b_i) */
+        int nk = s + T->fsal;
+        double r = 0;
+        for (int i = 0; i < nk; i++) {
+            double a = 0;
+            for (int j = 0; j < T->dense_deg; j++) a += T->P[i * T->dense_deg + j];
+            r = fmax(r, fabs(a - (i < s ? T->b[i] : 0.0)));
+        }
+        CHECK(r < 1e-14, "%s: dense output at theta = 1 equals y_new", T->name);
+    }
+}
+
+/* ---- problems ---- */
+static int f_decay(double t, const double *y, double *f, void *ctx)
+{
+    (void)t; (void)ctx;
+    f[0] = -y[0];
+    return 0;
+}
+
+static int f_osc(double t, const double *y, double *f, void *ctx)
+{
+    (void)t; (void)ctx;
+    f[0] = y[1];
+    f[1] = -y[0];
+    return 0;
+}
+
+/* y' = cos t, y = sin t: nonautonomous */
+static int f_cos(double t, const double *y, double *f, void *ctx)
+{
+    (void)y; (void)ctx;
+    f[0] = cos(t);
+    return 0;
+}
+
+static int f_nan(double t, const double *y, double *f, void *ctx)
+{
+    (void)ctx;
+    f[0] = t > 0.5 ? NAN : -y[0];
+    return 0;
+}
+
+static int f_fail(double t, const double *y, double *f, void *ctx)
+{
+    (void)y; (void)ctx;
+    f[0] = 1.0;
+    return t > 0.3 ? -42 : 0;
+}
+
+static int ev_osc(double t, const double *y, double *g, void *ctx)
+{
+    (void)t; (void)ctx;
+    g[0] = y[0];         /* zeros at pi/2 + k pi */
+    g[1] = y[1] + 0.5;   /* y' = -sin t = -0.5 */
+    return 0;
+}
+
+static mb_options defaults(const double *atol, double rtol)
+{
+    mb_options o;
+    memset(&o, 0, sizeof o);
+    o.atol = atol;
+    o.rtol = rtol;
+    o.controller = MB_CONTROLLER_PI;
+    return o;
+}
+
+static double run_fixed(const char *name, mb_rhs_fn f, ptrdiff_t n, const double *y0, double tf,
+                        double h, const double *exact)
+{
+    const mb_method *m = mb_method_find(name);
+    mb_problem p = {n, f, 0, 0, n / 2, 0, 0};
+    double atol[4] = {1, 1, 1, 1};
+    mb_options o = defaults(atol, 1.0);
+    o.h = h;
+    mb_result r;
+    mb_driver_run(m, &p, 0.0, tf, y0, &o, &r);
+    double e = 0;
+    for (ptrdiff_t i = 0; i < n; i++)
+        e = fmax(e, fabs(r.y[(r.nt - 1) * n + i] - exact[i]));
+    if (r.status != MB_OK) e = INFINITY;
+    mb_result_free(&r);
+    return e;
+}
+
+static void test_orders(void)
+{
+    const char *names[] = {"euler", "heun", "rk4", "rk23", "dopri5"};
+    int orders[] = {1, 2, 4, 3, 5};
+    double y0[2] = {1.0, 0.0}, ex[2] = {cos(2.0), -sin(2.0)};
+    for (int k = 0; k < 5; k++) {
+        double h1 = orders[k] >= 4 ? 0.1 : 0.02;
+        double e1 = run_fixed(names[k], f_osc, 2, y0, 2.0, h1, ex);
+        double e2 = run_fixed(names[k], f_osc, 2, y0, 2.0, h1 / 2, ex);
+        double slope = log(e1 / e2) / log(2.0);
+        CHECK(fabs(slope - orders[k]) < 0.25, "%s: fixed-step order %.3f (expected %d)",
+              names[k], slope, orders[k]);
+    }
+    /* Nystrom midpoint on q'' = -q (no velocity dependence): order 2 */
+    double e1 = run_fixed("nystrom_midpoint", f_osc, 2, y0, 2.0, 0.02, ex);
+    double e2 = run_fixed("nystrom_midpoint", f_osc, 2, y0, 2.0, 0.01, ex);
+    double slope = log(e1 / e2) / log(2.0);
+    CHECK(fabs(slope - 2.0) < 0.25, "nystrom_midpoint: order %.3f on q'' = -q", slope);
+}
+
+static void test_adaptive(void)
+{
+    const mb_method *m = mb_method_find("dopri5");
+    mb_problem p = {1, f_cos, 0, 0, 0, 0, 0};
+    double atol[1] = {1e-10}, y0[1] = {0.0};
+    mb_options o = defaults(atol, 1e-8);
+    o.dense_output = 1;
+    mb_result r;
+    int rc = mb_driver_run(m, &p, 0.0, 10.0, y0, &o, &r);
+    CHECK(rc == MB_OK && r.status == MB_OK, "dopri5 adaptive run succeeds");
+    double e = fabs(r.y[r.nt - 1] - sin(10.0));
+    CHECK(e < 1e-7, "dopri5 error at t = 10: %.2e", e);
+    CHECK(r.stats.nfev == 6 * (r.stats.nsteps + r.stats.nreject) + 1 + 1,
+          "dopri5 FSAL: nfev %ld = 6 per attempt + f0 + initial-step probe", r.stats.nfev);
+    /* dense output between steps */
+    double emax = 0, y[1];
+    for (ptrdiff_t k = 0; k < r.nsteps_d; k++) {
+        mb_dense_eval(1, r.d_deg[k], r.d_c + r.d_off[k], 0.37, y);
+        emax = fmax(emax, fabs(y[0] - sin(r.d_t[k] + 0.37 * r.d_h[k])));
+    }
+    CHECK(emax < 1e-7, "dopri5 dense output error %.2e", emax);
+    mb_result_free(&r);
+
+    /* backward integration */
+    y0[0] = sin(10.0);
+    rc = mb_driver_run(m, &p, 10.0, 0.0, y0, &o, &r);
+    CHECK(rc == MB_OK && fabs(r.y[r.nt - 1]) < 1e-7 && r.t[r.nt - 1] == 0.0,
+          "backward integration to t = 0 (y = %.2e)", r.y[r.nt - 1]);
+    mb_result_free(&r);
+}
+
+static void test_events(void)
+{
+    const mb_method *m = mb_method_find("dopri5");
+    mb_problem p = {2, f_osc, 0, 0, 1, 0, 0};
+    double atol[2] = {1e-12, 1e-12}, y0[2] = {1.0, 0.0};
+    int terminal[2] = {0, 2}, direction[2] = {0, -1};
+    mb_options o = defaults(atol, 1e-10);
+    o.events = ev_osc;
+    o.n_events = 2;
+    o.terminal = terminal;
+    o.direction = direction;
+    mb_result r;
+    int rc = mb_driver_run(m, &p, 0.0, 20.0, y0, &o, &r);
+    /* y' = -sin t crosses -0.5 downwards at t = pi/6 and 2 pi + pi/6: stop at the 2nd */
+    double t_stop = 2 * M_PI + M_PI / 6;
+    CHECK(rc == MB_TERMINATED, "terminal event after 2 occurrences stops the run");
+    CHECK(r.ev_count[1] == 2 && fabs(r.ev_t[1][1] - t_stop) < 1e-10,
+          "terminal event time error %.2e", fabs(r.ev_t[1][1] - t_stop));
+    CHECK(fabs(r.t[r.nt - 1] - t_stop) < 1e-10, "trajectory ends at the event");
+    double emax = 0;
+    for (ptrdiff_t k = 0; k < r.ev_count[0]; k++)
+        emax = fmax(emax, fabs(r.ev_t[0][k] - (M_PI / 2 + k * M_PI)));
+    /* zeros of cos t before the stop at 2 pi + pi/6: pi/2 and 3 pi/2 */
+    CHECK(r.ev_count[0] == 2 && emax < 1e-10, "2 zeros of cos t located to %.2e", emax);
+    mb_result_free(&r);
+}
+
+static void test_failures(void)
+{
+    const mb_method *m = mb_method_find("rk4");
+    mb_problem p = {1, f_nan, 0, 0, 0, 0, 0};
+    double atol[1] = {1e-6}, y0[1] = {1.0};
+    mb_options o = defaults(atol, 1e-3);
+    o.h = 0.1;
+    mb_result r;
+    int rc = mb_driver_run(m, &p, 0.0, 1.0, y0, &o, &r);
+    CHECK(rc == MB_ERR_NONFINITE, "NaN from f ends the run with MB_ERR_NONFINITE");
+    CHECK(r.nt >= 5 && r.t[r.nt - 1] <= 0.5, "trajectory kept up to the last good step (t = %g)",
+          r.t[r.nt - 1]);
+    CHECK(strstr(r.message, "non-finite") != NULL, "message: %s", r.message);
+    mb_result_free(&r);
+
+    mb_problem pf = {1, f_fail, 0, 0, 0, 0, 0};
+    rc = mb_driver_run(m, &pf, 0.0, 1.0, y0, &o, &r);
+    CHECK(rc == MB_ERR_RHS_FAIL && strstr(r.message, "-42"), "fatal code from f: %s", r.message);
+    mb_result_free(&r);
+
+    const mb_method *dp = mb_method_find("dopri5");
+    mb_problem pd = {1, f_decay, 0, 0, 0, 0, 0};
+    mb_options o2 = defaults(atol, 1e-10);
+    o2.max_steps = 5;
+    rc = mb_driver_run(dp, &pd, 0.0, 100.0, y0, &o2, &r);
+    CHECK(rc == MB_ERR_MAX_STEPS && r.nt == 6, "max_steps stops the run, %td points kept", r.nt);
+    mb_result_free(&r);
+}
+
+static void test_controller(void)
+{
+    mb_controller c;
+    mb_controller_init(&c, MB_CONTROLLER_I, 0.9, 0.2, 5.0);
+    double f = mb_controller_factor(&c, 0.5, 5.0, 1, 0);
+    CHECK(fabs(f - 0.9 * pow(2.0, 0.2)) < 1e-15, "elementary: 0.9 (1/err)^(1/k)");
+    f = mb_controller_factor(&c, 1e-30, 5.0, 1, 0);
+    CHECK(f == 5.0, "growth capped at fac_max");
+    f = mb_controller_factor(&c, 1e30, 5.0, 0, 0);
+    CHECK(f == 0.2, "shrink capped at fac_min");
+    f = mb_controller_factor(&c, 1e-3, 5.0, 1, 1);
+    CHECK(f == 1.0, "no growth right after a rejection");
+    mb_controller_init(&c, MB_CONTROLLER_PI, 0.9, 0.2, 5.0);
+    mb_controller_factor(&c, 0.5, 4.0, 1, 0);
+    f = mb_controller_factor(&c, 0.25, 4.0, 1, 0);
+    CHECK(fabs(f - 0.9 * pow(4.0, 0.3 / 4) * pow(0.5 / 0.25, 0.4 / 4)) < 1e-15,
+          "PI (LLM eq 40): (1/r)^kI (r_prev/r)^kP");
+}
+
+static void test_norm_dense(void)
+{
+    double e[2] = {1e-3, -2e-3}, y[2] = {1.0, -10.0}, yn[2] = {2.0, 0.0}, atol[2] = {1e-3, 0.0};
+    double v = mb_wrms_norm(2, e, y, yn, 1e-3, atol);
+    double want = sqrt(0.5 * (pow(1e-3 / (1e-3 + 2e-3), 2) + pow(2e-3 / 1e-2, 2)));
+    CHECK(fabs(v - want) < 1e-15, "weighted RMS norm (RN eqs 13-14)");
+    /* Hermite is exact for cubics: y = t^3 on [1, 3] */
+    double y0 = 1, y1 = 27, f0 = 3, f1 = 27, C[4], out;
+    mb_dense_hermite(1, 2.0, &y0, &f0, &y1, &f1, C);
+    mb_dense_eval(1, 3, C, 0.3, &out);
+    CHECK(fabs(out - pow(1.6, 3)) < 1e-13, "cubic Hermite exact on a cubic");
+}
+
+int main(void)
+{
+    test_tableau(&mb_erk_euler, &mb_method_euler);
+    test_tableau(&mb_erk_heun, &mb_method_heun);
+    test_tableau(&mb_erk_rk4, &mb_method_rk4);
+    test_tableau(&mb_erk_rk23, &mb_method_rk23);
+    test_tableau(&mb_erk_dopri5, &mb_method_dopri5);
+    test_controller();
+    test_norm_dense();
+    test_orders();
+    test_adaptive();
+    test_events();
+    test_failures();
+    CHECK(strcmp(mb_status_str(MB_ERR_STEP_TOO_SMALL),
+                 "Required step size is less than spacing between numbers.") == 0,
+          "status messages from status.def");
+    return check_summary();
+}
