@@ -17,8 +17,12 @@
  *   set s->f1_ok (first same as last).  A step may be rejected: it must not
  *   change the method's history; commit history in accept().
  *
- * Order of calls per step: step() [then, if accepted: dense() when output needs
- * it, then accept()] and after_step() for variable-order methods.
+ * Order of calls per step: step(), then for variable-order methods after_step()
+ * (adaptive runs only), then if accepted: dense() when output needs it, then
+ * accept().  accept(t_end, y_end) may receive a time inside the step (a terminal
+ * event cut it short); a multistep method must then restart its history.
+ * s->order is set to m->order before init(); init() may lower it (a multistep
+ * method starting at order 1) and the automatic initial step uses s->order.
  * Dense output: dense(s, C) writes the interpolant of the last computed step as
  *   a polynomial in theta = (t - t_n)/h,  y(theta) = sum_k C[k*n + i] theta^k,
  *   k = 0..dense_degree(s).  Methods with MB_DENSE_HERMITE have no interpolant of
@@ -84,6 +88,10 @@ struct mb_stepper {
     mb_stats *stats;
     char *msg;       /* message buffer of the run */
     size_t msg_len;
+    double *jac_work; /* 3n scratch of mb_jac / mb_dfdt */
+    const int *jac_groups; /* column groups for sparse finite differences (n) or NULL */
+    int n_groups;
+    double h_fail_factor; /* factor on h after a recoverable failure (method may set; default 0.25) */
     /* last step, for dense output */
     double t_last, h_last;
     const double *y_last;
@@ -96,6 +104,18 @@ int mb_rhs(mb_stepper *s, double t, const double *y, double *ydot);
 /* Second-order view: qdd = a(t, q, qd); uses p->acc, else p->rhs on (q, qd)
  * with tmp (size 2n) as scratch. */
 int mb_acc(mb_stepper *s, double t, const double *q, const double *qd, double *qdd, double *tmp);
+/* Jacobian J = df/dy (n x n, column-major, leading dimension n) at (t, y) with
+ * fy = f(t, y): the problem's jac, else forward finite differences with
+ * increments sqrt(eps * max(1e-5, |y_j|)) (Hairer-Wanner), grouping structurally
+ * independent columns when a sparsity pattern was given.  Counts njev (and the
+ * evaluations in nfev). */
+int mb_jac(mb_stepper *s, double t, const double *y, const double *fy, double *J);
+/* Greedy grouping of the columns of an n x n column-major sparsity pattern into
+ * structurally orthogonal groups; writes groups[n], returns the number of groups
+ * (-1: out of memory). */
+int mb_jac_groups(ptrdiff_t n, const unsigned char *pattern, int *groups);
+/* df/dt at (t, y) with fy = f(t, y): the problem's dfdt, else a forward difference. */
+int mb_dfdt(mb_stepper *s, double t, const double *y, const double *fy, double *ft);
 /* Write a formatted message into the run's buffer; returns code. */
 int mb_fail(mb_stepper *s, int code, const char *fmt, ...);
 

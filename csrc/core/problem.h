@@ -8,6 +8,11 @@
  * Second-order view  q'' = a(t, q, q')      q of size nq, n == 2*nq, y = (q, q')
  *   optional: acc; when acc is NULL the view is served by rhs (see mb_problem_acc).
  *
+ * Mass matrix: M y' = f(t, y) with a constant, possibly singular M (n x n,
+ * column-major) for the methods that support it (radau_iia, bdf); NULL = identity.
+ * Jacobian sparsity: optional n x n column-major 0/1 pattern of df/dy; finite
+ * differences then perturb structurally independent columns together.
+ *
  * Every callback returns 0 on success, > 0 for a recoverable failure (the driver
  * retries with a smaller step) and < 0 for a fatal one; ctx is passed through.
  */
@@ -27,6 +32,8 @@ typedef struct mb_problem {
     mb_dfdt_fn dfdt;    /* df/dt or NULL */
     ptrdiff_t nq;       /* second-order view: number of coordinates (0: none) */
     mb_acc_fn acc;      /* q'' = a(t, q, q') or NULL (then rhs serves) */
+    const double *mass; /* constant mass matrix (n x n, column-major) or NULL */
+    const unsigned char *jac_sparsity; /* n x n column-major pattern or NULL (dense) */
     void *ctx;          /* user data for all callbacks */
 } mb_problem;
 

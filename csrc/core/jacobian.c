@@ -1,0 +1,134 @@
+/* Jacobian and df/dt services for implicit, Rosenbrock and exponential methods:
+ * the problem's own derivatives, or finite differences (with column grouping when
+ * a sparsity pattern is known, Curtis-Powell-Reid). */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "method.h"
+#include "status.h"
+
+static int check_finite(mb_stepper *s, const double *x, ptrdiff_t m, const char *what, double t)
+{
+    for (ptrdiff_t i = 0; i < m; i++)
+        if (!isfinite(x[i]))
+            return mb_fail(s, MB_ERR_NONFINITE, "%s returned a non-finite value (entry %td) at t = %.17g.",
+                           what, i, t);
+    return MB_OK;
+}
+
+static double fd_increment(double yj)
+{
+    return sqrt(DBL_EPSILON * fmax(1e-5, fabs(yj)));
+}
+
+int mb_jac(mb_stepper *s, double t, const double *y, const double *fy, double *J)
+{
+    const mb_problem *p = s->p;
+    ptrdiff_t n = p->n;
+    s->stats->njev++;
+    if (p->jac) {
+        int rc = p->jac(t, y, J, n, p->ctx);
+        if (rc == MB_ERR_CALLBACK)
+            return rc;
+        if (rc < 0)
+            return mb_fail(s, MB_ERR_RHS_FAIL, "the Jacobian returned failure code %d at t = %.17g", rc, t);
+        if (rc > 0)
+            return MB_RECOVERABLE;
+        return check_finite(s, J, n * n, "The Jacobian", t);
+    }
+    double *yp = s->jac_work, *fp = s->jac_work + n, *del = s->jac_work + 2 * n;
+    memcpy(yp, y, (size_t)n * sizeof(double));
+    if (!s->jac_groups) {
+        for (ptrdiff_t j = 0; j < n; j++) {
+            double d = fd_increment(y[j]);
+            yp[j] = y[j] + d;
+            d = yp[j] - y[j];  /* exactly representable increment */
+            int rc = mb_rhs(s, t, yp, fp);
+            yp[j] = y[j];
+            if (rc != MB_OK)
+                return rc;
+            for (ptrdiff_t i = 0; i < n; i++)
+                J[j * n + i] = (fp[i] - fy[i]) / d;
+        }
+        return MB_OK;
+    }
+    /* grouped columns: perturb every column of group g at once */
+    memset(J, 0, (size_t)(n * n) * sizeof(double));
+    for (int g = 0; g < s->n_groups; g++) {
+        for (ptrdiff_t j = 0; j < n; j++) {
+            if (s->jac_groups[j] == g) {
+                double d = fd_increment(y[j]);
+                yp[j] = y[j] + d;
+                del[j] = yp[j] - y[j];
+            }
+        }
+        int rc = mb_rhs(s, t, yp, fp);
+        for (ptrdiff_t j = 0; j < n; j++)
+            if (s->jac_groups[j] == g)
+                yp[j] = y[j];
+        if (rc != MB_OK)
+            return rc;
+        for (ptrdiff_t j = 0; j < n; j++) {
+            if (s->jac_groups[j] != g)
+                continue;
+            for (ptrdiff_t i = 0; i < n; i++)
+                if (p->jac_sparsity[j * n + i])
+                    J[j * n + i] = (fp[i] - fy[i]) / del[j];
+        }
+    }
+    return MB_OK;
+}
+
+int mb_dfdt(mb_stepper *s, double t, const double *y, const double *fy, double *ft)
+{
+    const mb_problem *p = s->p;
+    ptrdiff_t n = p->n;
+    if (p->dfdt) {
+        int rc = p->dfdt(t, y, ft, p->ctx);
+        if (rc == MB_ERR_CALLBACK)
+            return rc;
+        if (rc < 0)
+            return mb_fail(s, MB_ERR_RHS_FAIL, "df/dt returned failure code %d at t = %.17g", rc, t);
+        if (rc > 0)
+            return MB_RECOVERABLE;
+        return check_finite(s, ft, n, "df/dt", t);
+    }
+    double d = sqrt(DBL_EPSILON) * fmax(1e-5, fabs(t));
+    volatile double tp = t + d;
+    d = tp - t;
+    int rc = mb_rhs(s, tp, y, ft);
+    if (rc != MB_OK)
+        return rc;
+    for (ptrdiff_t i = 0; i < n; i++)
+        ft[i] = (ft[i] - fy[i]) / d;
+    return MB_OK;
+}
+
+int mb_jac_groups(ptrdiff_t n, const unsigned char *pattern, int *groups)
+{
+    /* greedy column grouping: a column joins the first group whose rows it does not
+     * share; rows used by group g are tracked in a n x (groups so far) bitmap */
+    unsigned char *used = calloc((size_t)(n * n), 1);
+    if (!used)
+        return -1;
+    int ng = 0;
+    for (ptrdiff_t j = 0; j < n; j++) {
+        int g;
+        for (g = 0; g < ng; g++) {
+            int clash = 0;
+            for (ptrdiff_t i = 0; i < n && !clash; i++)
+                clash = pattern[j * n + i] && used[(ptrdiff_t)g * n + i];
+            if (!clash)
+                break;
+        }
+        if (g == ng)
+            ng++;
+        groups[j] = g;
+        for (ptrdiff_t i = 0; i < n; i++)
+            if (pattern[j * n + i])
+                used[(ptrdiff_t)g * n + i] = 1;
+    }
+    free(used);
+    return ng;
+}
