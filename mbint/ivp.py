@@ -8,6 +8,7 @@ import numpy as np
 from . import _core, _status
 from .dense import DenseOutput
 from .methods import method_info, resolve
+from .methods import methods as mbint_methods
 
 try:  # scipy is a dependency, but keep import errors readable
     from scipy import LowLevelCallable
@@ -85,8 +86,8 @@ def _check_events(events):
 def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
               events=None, vectorized=False, args=None, *, rtol=1e-3, atol=1e-6,
               first_step=None, max_step=np.inf, min_step=0.0, max_steps=None, h=None,
-              jac=None, controller="pi", error_per_unit_step=False, safety=None,
-              fac_min=None, fac_max=None, nq=None):
+              jac=None, jac_sparsity=None, mass=None, controller="pi",
+              error_per_unit_step=False, safety=None, fac_min=None, fac_max=None, nq=None):
     """Solve an initial value problem ``y' = fun(t, y)`` with a method of mbint.
 
     Arguments and result mirror :func:`scipy.integrate.solve_ivp`, so a script
@@ -132,8 +133,18 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
         Fixed step size: no error control (every method except ``adams``).
         Methods without an embedded estimate (euler, heun, rk4,
         nystrom_midpoint) are adaptive by step doubling when ``h`` is None.
-    jac : callable or array, optional
-        Jacobian, for the implicit methods (explicit methods ignore it).
+    jac : callable, array_like or scipy.LowLevelCallable, optional
+        Jacobian df/dy, ``jac(t, y, *args) -> (n, n)``, a constant (n, n)
+        matrix, or a C function ``int jac(double t, const double *y, double *J,
+        void *user_data)`` writing J column-major (``J[j*n + i] = df_i/dy_j``).
+        Used by methods that need a Jacobian; without it they use finite
+        differences.  Methods that need none ignore it.
+    jac_sparsity : array_like, shape (n, n), optional
+        Nonzero pattern of df/dy: finite differences then perturb structurally
+        independent columns together.
+    mass : array_like, shape (n, n), optional
+        Constant (possibly singular) mass matrix M of ``M y' = f(t, y)``, for the
+        methods whose ``mass_matrix`` property is true.
     controller : {"pi", "i"}
         PI controller (Gustafsson; LLM paper eq 40) or elementary (eq 38).
     error_per_unit_step : bool
@@ -248,6 +259,31 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
 
     ev, terminal, evdir = _check_events(events)
 
+    jac_arg = None
+    if jac is not None and info.needs_jacobian:
+        cap = _as_capsule(jac)
+        if cap is not None:
+            jac_arg = cap
+        elif callable(jac):
+            jac_arg = jac
+        else:
+            jac_arg = np.asarray(jac, dtype=float)
+            if jac_arg.shape != (n, n) or not np.all(np.isfinite(jac_arg)):
+                raise ValueError(f"jac must be callable or a finite array of shape ({n}, {n}).")
+    mass_arg = None
+    if mass is not None:
+        if not info.mass_matrix:
+            raise ValueError(f"mass: method {mname!r} does not accept a mass matrix; use one of "
+                             f"{[m.name for m in mbint_methods() if m.mass_matrix]}.")
+        mass_arg = np.asfortranarray(mass, dtype=float)
+        if mass_arg.shape != (n, n) or not np.all(np.isfinite(mass_arg)):
+            raise ValueError(f"mass must be a finite array of shape ({n}, {n}).")
+    sp_arg = None
+    if jac_sparsity is not None:
+        sp_arg = np.asfortranarray(np.asarray(jac_sparsity) != 0, dtype=np.uint8)
+        if sp_arg.shape != (n, n):
+            raise ValueError(f"jac_sparsity must have shape ({n}, {n}).")
+
     if nq is None:
         nq = n // 2 if n % 2 == 0 else 0
     if info.second_order and (2 * int(nq) != n):
@@ -263,7 +299,8 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
         fac_min=0.0 if fac_min is None else _pos("fac_min", fac_min),
         fac_max=0.0 if fac_max is None else _pos("fac_max", fac_max),
         t_eval=te, dense_output=bool(dense_output), events=ev,
-        terminal=terminal, direction=evdir, args=args, nq=int(nq))
+        terminal=terminal, direction=evdir, args=args, nq=int(nq), jac=jac_arg, mass=mass_arg,
+        jac_sparsity=sp_arg)
     return _make_result(out, mname, n, bool(dense_output), ev is not None)
 
 

@@ -44,6 +44,8 @@ class MethodInfo:
     fixed_step : bool
         Runs with a fixed step ``h=``.
     needs_jacobian : bool
+    mass_matrix : bool
+        Accepts a constant mass matrix, ``M y' = f(t, y)`` (``mass=``).
     second_order : bool
         Works on the second-order view ``q'' = a(t, q, q')`` with ``y = (q, q')``.
     dense_output : str
@@ -58,6 +60,7 @@ class MethodInfo:
     adaptive: str
     fixed_step: bool
     needs_jacobian: bool
+    mass_matrix: bool
     second_order: bool
     dense_output: str
     description: str
@@ -83,6 +86,7 @@ def _info(d):
         adaptive=adaptive,
         fixed_step=not (f & _core.MB_VARIABLE_ORDER),
         needs_jacobian=bool(f & _core.MB_NEEDS_JAC),
+        mass_matrix=bool(f & _core.MB_MASS),
         second_order=bool(f & _core.MB_SECOND_ORDER),
         dense_output="hermite" if (f & _core.MB_DENSE_HERMITE) else "own",
         description=desc,

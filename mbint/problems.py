@@ -79,7 +79,70 @@ def arenstorf(t, y):
     ])
 
 
-C_PROBLEMS = ("arenstorf", "mass_spring_damper", "pendulum", "exp_decay", "oscillator")
+# ---- stiff problems (Hairer & Wanner II, IV.10; the IVP test set) ----
+def van_der_pol(t, y, mu=1000.0):
+    """Van der Pol: y1' = y2, y2' = mu ((1 - y1^2) y2 - y1); stiff for mu >> 1."""
+    return np.array([y[1], mu * ((1.0 - y[0] ** 2) * y[1] - y[0])])
+
+
+def van_der_pol_jac(t, y, mu=1000.0):
+    return np.array([[0.0, 1.0], [mu * (-2.0 * y[0] * y[1] - 1.0), mu * (1.0 - y[0] ** 2)]])
+
+
+VDP_Y0 = np.array([2.0, 0.0])
+VDP_SCALED_EPS = 1e-6
+
+
+def van_der_pol_scaled(t, y, eps=VDP_SCALED_EPS):
+    """Scaled form y1' = y2, y2' = ((1 - y1^2) y2 - y1) / eps (mu = 1/sqrt(eps) = 1000,
+    t -> t/mu; eps = 1e-6 corresponds to mu^2 = 1e6), y0 = (2, -0.66), t in [0, 2]."""
+    return np.array([y[1], ((1.0 - y[0] ** 2) * y[1] - y[0]) / eps])
+
+
+def van_der_pol_scaled_jac(t, y, eps=VDP_SCALED_EPS):
+    return np.array([[0.0, 1.0], [(-2.0 * y[0] * y[1] - 1.0) / eps, (1.0 - y[0] ** 2) / eps]])
+
+
+VDP_SCALED_Y0 = np.array([2.0, -0.66])
+
+
+def robertson(t, y):
+    """Robertson's chemical kinetics, y0 = (1, 0, 0), t up to 1e5 (or 1e11)."""
+    f0 = -0.04 * y[0] + 1e4 * y[1] * y[2]
+    f2 = 3e7 * y[1] ** 2
+    return np.array([f0, -f0 - f2, f2])
+
+
+def robertson_jac(t, y):
+    return np.array([[-0.04, 1e4 * y[2], 1e4 * y[1]],
+                     [0.04, -1e4 * y[2] - 6e7 * y[1], -1e4 * y[1]],
+                     [0.0, 6e7 * y[1], 0.0]])
+
+
+ROBERTSON_Y0 = np.array([1.0, 0.0, 0.0])
+
+
+def hires(t, y):
+    """HIRES (Schafer 1975), 8 components, y0 = HIRES_Y0, t in [0, 321.8122]."""
+    f6 = 280.0 * y[5] * y[7] - 1.81 * y[6]
+    return np.array([
+        -1.71 * y[0] + 0.43 * y[1] + 8.32 * y[2] + 0.0007,
+        1.71 * y[0] - 8.75 * y[1],
+        -10.03 * y[2] + 0.43 * y[3] + 0.035 * y[4],
+        8.32 * y[1] + 1.71 * y[2] - 1.12 * y[3],
+        -1.745 * y[4] + 0.43 * y[5] + 0.43 * y[6],
+        -280.0 * y[5] * y[7] + 0.69 * y[3] + 1.71 * y[4] - 0.43 * y[5] + 0.69 * y[6],
+        f6,
+        -f6,
+    ])
+
+
+HIRES_Y0 = np.array([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0057])
+HIRES_T = 321.8122
+
+C_PROBLEMS = ("arenstorf", "mass_spring_damper", "pendulum", "exp_decay", "oscillator",
+              "vdp1000", "vdp_scaled", "robertson", "hires")
+C_JACOBIANS = ("vdp1000", "vdp_scaled", "robertson", "hires")
 
 
 def c_rhs(name):
@@ -93,3 +156,11 @@ def c_rhs(name):
     if name not in C_PROBLEMS:
         raise ValueError(f"name: unknown C problem {name!r}; known: {', '.join(C_PROBLEMS)}.")
     return LowLevelCallable(_core.c_problem(name))
+
+
+def c_jac(name):
+    """The analytic C Jacobian of stiff problem ``name`` (one of ``C_JACOBIANS``) as a
+    LowLevelCallable, for ``jac=``."""
+    if name not in C_JACOBIANS:
+        raise ValueError(f"name: no C Jacobian for {name!r}; known: {', '.join(C_JACOBIANS)}.")
+    return LowLevelCallable(_core.c_problem_jac(name))

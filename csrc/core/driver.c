@@ -24,6 +24,7 @@ typedef struct run {
         *g_buf;
     ptrdiff_t *ev_hits;     /* occurrences per event so far */
     int *ev_found;          /* root found in the current step, per event */
+    int *jac_groups;        /* finite-difference column groups (sparsity given) */
     double *ev_last;        /* t of the last reported root per event */
     int dense_deg;
     ptrdiff_t next_eval;
@@ -223,7 +224,7 @@ static int setup(run *r, const mb_method *m, const mb_problem *p, const mb_optio
     ptrdiff_t n = p->n, ne = o->n_events > 0 ? o->n_events : 0;
     int degmax = m->max_dense_degree > 3 ? m->max_dense_degree : 3;
     size_t wsz = m->work_size ? m->work_size(p, m->data) : 0;
-    size_t nd = (size_t)n * (size_t)(10 + degmax + 1) + 4 * (size_t)ne + wsz + 8;
+    size_t nd = (size_t)n * (size_t)(13 + degmax + 1) + 4 * (size_t)ne + wsz + 8;
     double *b = calloc(nd, sizeof(double));
     ptrdiff_t *hits = calloc((size_t)ne + 1, sizeof(ptrdiff_t));
     int *found = calloc((size_t)ne + 1, sizeof(int));
@@ -242,6 +243,7 @@ static int setup(run *r, const mb_method *m, const mb_problem *p, const mb_optio
     r->y_mid = b; b += n;
     r->f_mid = b; b += n;
     r->C = b; b += (ptrdiff_t)(degmax + 1) * n;
+    r->s.jac_work = b; b += 3 * n;
     r->g_old = b; b += ne;
     r->g_new = b; b += ne;
     r->g_buf = b; b += 2 * ne;      /* values, then root thetas */
@@ -275,6 +277,14 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
     s->m = m; s->p = p; s->n = n;
     s->f0 = r.f0; s->f1 = r.f1;
     s->order = m->order;
+    s->h_fail_factor = 0.25;
+    if (p->jac_sparsity) {
+        r.jac_groups = malloc((size_t)n * sizeof(int));
+        if (!r.jac_groups) { rc = MB_ERR_MEM; goto done; }
+        s->n_groups = mb_jac_groups(n, p->jac_sparsity, r.jac_groups);
+        if (s->n_groups < 0) { rc = MB_ERR_MEM; goto done; }
+        s->jac_groups = r.jac_groups;
+    }
     s->atol = o->atol; s->rtol = o->rtol;
     s->stats = &res->stats;
     s->msg = res->message; s->msg_len = sizeof res->message;
@@ -368,7 +378,8 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
                 rc = mb_fail(s, MB_ERR_CONV, "A fixed step of size %.3g failed at t = %.17g.", h, t);
                 goto done;
             }
-            h_abs *= 0.25;
+            h_abs *= s->h_fail_factor > 0 && s->h_fail_factor < 1 ? s->h_fail_factor : 0.25;
+            s->h_fail_factor = 0.25;
             after_reject = 1;
             rc = MB_OK;
             continue;
@@ -457,5 +468,6 @@ done:
     free(block);
     free(r.ev_hits);
     free(r.ev_found);
+    free(r.jac_groups);
     return rc;
 }

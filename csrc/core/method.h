@@ -40,7 +40,8 @@ enum {
     MB_DENSE_HERMITE = 1u << 5, /* no own interpolant: cubic Hermite from f0, f1 */
     MB_VARIABLE_ORDER = 1u << 6, /* chooses its order and step size in after_step */
     MB_IMPLICIT   = 1u << 7,
-    MB_FIXED_ONLY = 1u << 8   /* fixed step only (no error estimate, no step doubling) */
+    MB_FIXED_ONLY = 1u << 8,  /* fixed step only (no error estimate, no step doubling) */
+    MB_MASS       = 1u << 9   /* supports a constant mass matrix M y' = f */
 };
 
 typedef struct mb_stats {

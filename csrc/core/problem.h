@@ -22,6 +22,8 @@ typedef int (*mb_rhs_fn)(double t, const double *y, double *ydot, void *ctx);
 typedef int (*mb_jac_fn)(double t, const double *y, double *J, ptrdiff_t ldJ, void *ctx);
 typedef int (*mb_dfdt_fn)(double t, const double *y, double *ft, void *ctx);
 typedef int (*mb_acc_fn)(double t, const double *q, const double *qd, double *qdd, void *ctx);
+/* Residual view (DAE methods): F(t, y, y') = 0 */
+typedef int (*mb_res_fn)(double t, const double *y, const double *yp, double *r, void *ctx);
 /* Events: g(t, y) -> g[0..nev-1] evaluated together. */
 typedef int (*mb_event_fn)(double t, const double *y, double *g, void *ctx);
 
@@ -34,6 +36,7 @@ typedef struct mb_problem {
     mb_acc_fn acc;      /* q'' = a(t, q, q') or NULL (then rhs serves) */
     const double *mass; /* constant mass matrix (n x n, column-major) or NULL */
     const unsigned char *jac_sparsity; /* n x n column-major pattern or NULL (dense) */
+    mb_res_fn res;      /* residual view F(t, y, y') = 0 or NULL */
     void *ctx;          /* user data for all callbacks */
 } mb_problem;
 

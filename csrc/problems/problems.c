@@ -54,13 +54,37 @@ static int oscillator(double t, const double *y, double *f, void *ud)
     return 0;
 }
 
+int mb_vdp1000(double, const double *, double *, void *);
+int mb_vdp1000_jac(double, const double *, double *, ptrdiff_t, void *);
+int mb_vdp_scaled(double, const double *, double *, void *);
+int mb_vdp_scaled_jac(double, const double *, double *, ptrdiff_t, void *);
+int mb_robertson(double, const double *, double *, void *);
+int mb_robertson_jac(double, const double *, double *, ptrdiff_t, void *);
+int mb_hires(double, const double *, double *, void *);
+int mb_hires_jac(double, const double *, double *, ptrdiff_t, void *);
+
+static const struct {
+    const char *name;
+    mb_rhs_fn f;
+    mb_jac_fn jac;
+} table[] = {
+    {"arenstorf", arenstorf, 0}, {"mass_spring_damper", mass_spring_damper, 0},
+    {"pendulum", pendulum, 0}, {"exp_decay", exp_decay, 0}, {"oscillator", oscillator, 0},
+    {"vdp1000", mb_vdp1000, mb_vdp1000_jac}, {"vdp_scaled", mb_vdp_scaled, mb_vdp_scaled_jac},
+    {"robertson", mb_robertson, mb_robertson_jac}, {"hires", mb_hires, mb_hires_jac}};
+
 mb_rhs_fn mb_test_problem_find(const char *name)
 {
-    static const struct { const char *name; mb_rhs_fn f; } table[] = {
-        {"arenstorf", arenstorf}, {"mass_spring_damper", mass_spring_damper},
-        {"pendulum", pendulum}, {"exp_decay", exp_decay}, {"oscillator", oscillator}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (strcmp(table[i].name, name) == 0)
             return table[i].f;
+    return NULL;
+}
+
+mb_jac_fn mb_test_problem_jac(const char *name)
+{
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (strcmp(table[i].name, name) == 0)
+            return table[i].jac;
     return NULL;
 }

@@ -134,26 +134,33 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
                              "first_step", "max_step", "min_step", "max_steps",
                              "step_doubling", "controller", "error_per_unit_step", "safety",
                              "fac_min", "fac_max", "t_eval", "dense_output", "events",
-                             "terminal", "direction", "args", "nq", NULL};
+                             "terminal", "direction", "args", "nq", "jac", "mass",
+                             "jac_sparsity", NULL};
     const char *mname;
     PyObject *fun, *y0o, *atolo, *t_evalo = Py_None, *events = Py_None, *termo = Py_None,
-                                   *diro = Py_None, *args = NULL;
+                                   *diro = Py_None, *args = NULL, *jaco = Py_None,
+                                   *masso = Py_None, *spo = Py_None;
     double t0, tf, rtol, h = 0, first_step = 0, max_step = 0, min_step = 0, safety = 0,
                          fac_min = 0, fac_max = 0;
     long max_steps = 0;
     int doubling = 0, controller = 1, epus = 0, dense = 0;
     Py_ssize_t nq = 0;
-    if (!PyArg_ParseTupleAndKeywords(a, kw, "sOddOOd|ddddlpiidddOpOOOO!n", kwlist, &mname, &fun,
+    if (!PyArg_ParseTupleAndKeywords(a, kw, "sOddOOd|ddddlpiidddOpOOOO!nOOO", kwlist, &mname, &fun,
                                      &t0, &tf, &y0o, &atolo, &rtol, &h, &first_step, &max_step,
                                      &min_step, &max_steps, &doubling, &controller, &epus,
                                      &safety, &fac_min, &fac_max, &t_evalo, &dense, &events,
-                                     &termo, &diro, &PyTuple_Type, &args, &nq))
+                                     &termo, &diro, &PyTuple_Type, &args, &nq, &jaco, &masso,
+                                     &spo))
         return NULL;
     const mb_method *m = mb_method_find(mname);
     if (!m)
         return PyErr_Format(PyExc_ValueError, "method: unknown method '%s'.", mname);
 
-    PyArrayObject *y0 = NULL, *atol = NULL, *te = NULL, *term = NULL, *dir = NULL;
+    PyArrayObject *y0 = NULL, *atol = NULL, *te = NULL, *term = NULL, *dir = NULL, *mass = NULL,
+                  *sp = NULL;
+    jac_ctx jc;
+    memset(&jc, 0, sizeof jc);
+    problem_ctx pc = {0};
     PyObject *out = NULL;
     py_fun_ctx pyf = {0};
     c_fun_ctx cf;
@@ -178,18 +185,53 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
     if (PyCapsule_CheckExact(fun)) {
         if (c_fun_from_capsule(fun, n, &cf))
             goto done;
-        p.rhs = c_rhs;
-        p.ctx = &cf;
+        pc.rhs = c_rhs;
+        pc.rhs_ctx = &cf;
     } else if (PyCallable_Check(fun)) {
         pyf.fun = fun;
         pyf.args = args;
         pyf.n = n;
-        p.rhs = py_rhs;
-        p.ctx = &pyf;
+        pc.rhs = py_rhs;
+        pc.rhs_ctx = &pyf;
         python_per_step = 1;
     } else {
         PyErr_SetString(PyExc_TypeError, "fun must be callable or a LowLevelCallable capsule.");
         goto done;
+    }
+
+    p.rhs = problem_rhs;
+    p.ctx = &pc;
+    if (jaco != Py_None) {
+        if (jac_from_object(jaco, args, n, &jc))
+            goto done;
+        pc.jac = &jc;
+        p.jac = any_jac;
+        if (jc.fun)
+            python_per_step = 1;
+    }
+    if (masso != Py_None) {
+        mass = (PyArrayObject *)PyArray_FROMANY(masso, NPY_DOUBLE, 2, 2,
+                                                NPY_ARRAY_F_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+        if (!mass)
+            goto done;
+        if (PyArray_DIM(mass, 0) != n || PyArray_DIM(mass, 1) != n) {
+            PyErr_Format(PyExc_ValueError, "mass must have shape (%zd, %zd).", (Py_ssize_t)n,
+                         (Py_ssize_t)n);
+            goto done;
+        }
+        p.mass = PyArray_DATA(mass);
+    }
+    if (spo != Py_None) {
+        sp = (PyArrayObject *)PyArray_FROMANY(spo, NPY_UINT8, 2, 2,
+                                              NPY_ARRAY_F_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+        if (!sp)
+            goto done;
+        if (PyArray_DIM(sp, 0) != n || PyArray_DIM(sp, 1) != n) {
+            PyErr_Format(PyExc_ValueError, "jac_sparsity must have shape (%zd, %zd).",
+                         (Py_ssize_t)n, (Py_ssize_t)n);
+            goto done;
+        }
+        p.jac_sparsity = PyArray_DATA(sp);
     }
 
     mb_options o;
@@ -266,6 +308,9 @@ done:
     Py_XDECREF(te);
     Py_XDECREF(term);
     Py_XDECREF(dir);
+    Py_XDECREF(mass);
+    Py_XDECREF(sp);
+    jac_ctx_free(&jc);
     return out;
 }
 
@@ -350,6 +395,18 @@ static PyObject *core_c_problem(PyObject *self, PyObject *arg)
     return PyCapsule_New((void *)f, "int (double, double *, double *, void *)", capsule_noop);
 }
 
+static PyObject *core_c_problem_jac(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name)
+        return NULL;
+    mb_jac_fn f = mb_test_problem_jac(name);
+    if (!f)
+        return PyErr_Format(PyExc_ValueError, "C test problem '%s' has no Jacobian.", name);
+    return PyCapsule_New((void *)f, "int (double, double *, double *, long, void *)", capsule_noop);
+}
+
 static PyMethodDef core_methods_def[] = {
     {"solve", (PyCFunction)(void (*)(void))core_solve, METH_VARARGS | METH_KEYWORDS, solve_doc},
     {"methods", core_methods, METH_NOARGS, "Registered methods: name, order, error_order, flags."},
@@ -357,6 +414,8 @@ static PyMethodDef core_methods_def[] = {
     {"status_table", core_status_table, METH_NOARGS, "(name, code, message) of every status."},
     {"c_problem", core_c_problem, METH_O,
      "PyCapsule of a built-in C right-hand side (signature int (double, double *, double *, void *))."},
+    {"c_problem_jac", core_c_problem_jac, METH_O,
+     "PyCapsule of a built-in C Jacobian (int (double, double *, double *, long ld, void *), column-major)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT, "_core",
@@ -371,7 +430,7 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
 #define FLAG(x) if (PyModule_AddIntConstant(mod, #x, x)) { Py_DECREF(mod); return NULL; }
     FLAG(MB_EMBEDDED) FLAG(MB_FSAL) FLAG(MB_USES_F0) FLAG(MB_NEEDS_JAC) FLAG(MB_SECOND_ORDER)
-    FLAG(MB_DENSE_HERMITE) FLAG(MB_VARIABLE_ORDER) FLAG(MB_IMPLICIT) FLAG(MB_FIXED_ONLY)
+    FLAG(MB_DENSE_HERMITE) FLAG(MB_VARIABLE_ORDER) FLAG(MB_IMPLICIT) FLAG(MB_FIXED_ONLY) FLAG(MB_MASS)
 #undef FLAG
     return mod;
 }

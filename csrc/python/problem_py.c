@@ -83,6 +83,12 @@ int py_rhs(double t, const double *y, double *ydot, void *ctx)
     return 0;
 }
 
+int problem_rhs(double t, const double *y, double *ydot, void *ctx)
+{
+    problem_ctx *c = ctx;
+    return c->rhs(t, y, ydot, c->rhs_ctx);
+}
+
 int c_rhs(double t, const double *y, double *ydot, void *ctx)
 {
     c_fun_ctx *c = ctx;
@@ -117,6 +123,131 @@ int py_events(double t, const double *y, double *g, void *ctx)
             return MB_ERR_CALLBACK;
         g[i] = v;
     }
+    return 0;
+}
+
+/* capsule signature with spaces and 'const' removed */
+static int capsule_sig(PyObject *capsule, char *sig, size_t len, void **ptr, void **ud)
+{
+    const char *name = PyCapsule_GetName(capsule);
+    if (!name && PyErr_Occurred())
+        return -1;
+    size_t k = 0;
+    for (const char *p = name ? name : ""; *p && k + 1 < len; p++) {
+        if (strncmp(p, "const", 5) == 0) {
+            p += 4;
+            continue;
+        }
+        if (*p != ' ')
+            sig[k++] = *p;
+    }
+    sig[k] = '\0';
+    *ptr = PyCapsule_GetPointer(capsule, name);
+    if (!*ptr)
+        return -1;
+    *ud = PyCapsule_GetContext(capsule);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+int jac_from_object(PyObject *jac, PyObject *args, ptrdiff_t n, jac_ctx *j)
+{
+    memset(j, 0, sizeof *j);
+    j->n = n;
+    j->args = args;
+    if (PyCapsule_CheckExact(jac)) {
+        char sig[256];
+        void *ptr;
+        if (capsule_sig(jac, sig, sizeof sig, &ptr, &j->ud))
+            return -1;
+        if (strcmp(sig, "int(double,double*,double*,long,void*)") == 0)
+            j->cf = (mb_jac_fn)ptr;
+        else if (strcmp(sig, "int(double,double*,double*,void*)") == 0)
+            j->cf_nold = (c_jac_nold_fn)ptr;
+        else if (strcmp(sig, "int(int,double,double*,double*,void*)") == 0)
+            j->cfn = (c_jac_n_fn)ptr;
+        else {
+            PyErr_Format(PyExc_ValueError,
+                         "jac: LowLevelCallable signature '%s' is not supported; use "
+                         "'int (double, const double *, double *, void *)' writing J "
+                         "column-major (J[j*n + i] = df_i/dy_j).", sig);
+            return -1;
+        }
+        return 0;
+    }
+    if (PyCallable_Check(jac)) {
+        j->fun = jac;
+        return 0;
+    }
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(jac, NPY_DOUBLE, 2, 2,
+                                                       NPY_ARRAY_F_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    if (!a)
+        return -1;
+    if (PyArray_DIM(a, 0) != n || PyArray_DIM(a, 1) != n) {
+        PyErr_Format(PyExc_ValueError, "jac must have shape (%zd, %zd).", (Py_ssize_t)n,
+                     (Py_ssize_t)n);
+        Py_DECREF(a);
+        return -1;
+    }
+    j->constant = PyMem_Malloc((size_t)(n * n) * sizeof(double));
+    if (!j->constant) {
+        Py_DECREF(a);
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(j->constant, PyArray_DATA(a), (size_t)(n * n) * sizeof(double));
+    Py_DECREF(a);
+    return 0;
+}
+
+void jac_ctx_free(jac_ctx *j)
+{
+    PyMem_Free(j->constant);
+    j->constant = NULL;
+}
+
+int any_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
+{
+    jac_ctx *j = ((problem_ctx *)ctx)->jac;
+    ptrdiff_t n = j->n;
+    if (j->constant) {
+        for (ptrdiff_t c = 0; c < n; c++)
+            memcpy(J + c * ld, j->constant + c * n, (size_t)n * sizeof(double));
+        return 0;
+    }
+    if (j->cf)
+        return j->cf(t, y, J, ld, j->ud);
+    if (j->cf_nold || j->cfn) {
+        if (ld != n)
+            return MB_ERR_ILL_INPUT;
+        return j->cf_nold ? j->cf_nold(t, y, J, j->ud) : j->cfn((int)n, t, y, J, j->ud);
+    }
+    npy_intp dims[1] = {(npy_intp)n};
+    PyObject *ya = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    if (!ya)
+        return MB_ERR_CALLBACK;
+    memcpy(PyArray_DATA((PyArrayObject *)ya), y, (size_t)n * sizeof(double));
+    PyObject *r = call_with(j->fun, j->args, t, ya);
+    Py_DECREF(ya);
+    if (!r)
+        return MB_ERR_CALLBACK;
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(r, NPY_DOUBLE, 0, 2, NPY_ARRAY_ALIGNED);
+    Py_DECREF(r);
+    if (!a)
+        return MB_ERR_CALLBACK;
+    if (PyArray_SIZE(a) != n * n || (PyArray_NDIM(a) == 2 && PyArray_DIM(a, 0) != n)) {
+        PyErr_Format(PyExc_ValueError, "jac(t, y) must return shape (%zd, %zd).", (Py_ssize_t)n,
+                     (Py_ssize_t)n);
+        Py_DECREF(a);
+        return MB_ERR_CALLBACK;
+    }
+    if (PyArray_NDIM(a) < 2) {  /* n == 1 */
+        J[0] = *(double *)PyArray_DATA(a);
+    } else {
+        for (ptrdiff_t c = 0; c < n; c++)
+            for (ptrdiff_t i = 0; i < n; i++)
+                J[c * ld + i] = *(double *)PyArray_GETPTR2(a, i, c);
+    }
+    Py_DECREF(a);
     return 0;
 }
 

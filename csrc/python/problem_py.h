@@ -29,9 +29,39 @@ typedef struct py_events_ctx {
     ptrdiff_t n, nev;
 } py_events_ctx;
 
+/* the Jacobian: a Python callable jac(t, y, *args) -> (n, n), a constant matrix,
+ * or a C function */
+typedef int (*c_jac_n_fn)(int n, double t, const double *y, double *J, void *ud);
+typedef int (*c_jac_nold_fn)(double t, const double *y, double *J, void *ud);
+typedef struct jac_ctx {
+    PyObject *fun;      /* Python callable or NULL */
+    PyObject *args;
+    ptrdiff_t n;
+    double *constant;   /* column-major constant Jacobian or NULL */
+    mb_jac_fn cf;       /* int f(t, y, J, ld, ud) */
+    c_jac_nold_fn cf_nold; /* int f(t, y, J, ud), ld = n */
+    c_jac_n_fn cfn;     /* int f(n, t, y, J, ud) */
+    void *ud;
+} jac_ctx;
+
+/* what mb_problem.ctx points to: the rhs (Python or C) and the Jacobian */
+typedef struct problem_ctx {
+    mb_rhs_fn rhs;
+    void *rhs_ctx;
+    jac_ctx *jac;
+} problem_ctx;
+
+int problem_rhs(double t, const double *y, double *ydot, void *ctx);
+
 int py_rhs(double t, const double *y, double *ydot, void *ctx);
 int c_rhs(double t, const double *y, double *ydot, void *ctx);
 int py_events(double t, const double *y, double *g, void *ctx);
+
+/* Fill j from jac (callable, array or capsule); 0 or -1 with an exception */
+int jac_from_object(PyObject *jac, PyObject *args, ptrdiff_t n, jac_ctx *j);
+void jac_ctx_free(jac_ctx *j);
+/* the mb_jac_fn trampoline; ctx is the problem_ctx */
+int any_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx);
 
 /* Fill c from a PyCapsule of a LowLevelCallable; returns 0 or -1 with an exception. */
 int c_fun_from_capsule(PyObject *capsule, ptrdiff_t n, c_fun_ctx *c);

@@ -1,0 +1,47 @@
+#include <float.h>
+#include <math.h>
+#include "newton.h"
+
+void mb_newton_init(mb_newton *nw, double kappa, int max_iter)
+{
+    nw->kappa = kappa > 0 ? kappa : 0.03;
+    nw->max_iter = max_iter > 0 ? max_iter : 7;
+    nw->iter = 0;
+    nw->eta = 1.0;
+    nw->dz_prev = 0.0;
+    nw->theta = 0.0;
+}
+
+void mb_newton_begin(mb_newton *nw)
+{
+    nw->iter = 0;
+    nw->dz_prev = 0.0;
+    nw->theta = 0.0;
+    /* eta from the last solve, bounded below so a lucky step cannot stop
+     * the next solve after one iteration without evidence (Hairer: max(eta, uround)^0.8) */
+    nw->eta = pow(fmax(nw->eta, DBL_EPSILON), 0.8);
+}
+
+int mb_newton_check(mb_newton *nw, double dz_norm)
+{
+    nw->iter++;
+    if (!isfinite(dz_norm))
+        return MB_NEWTON_FAILED;
+    if (nw->iter > 1) {
+        double theta = nw->dz_prev > 0 ? dz_norm / nw->dz_prev : 0.0;
+        nw->theta = theta;
+        if (theta >= 1.0)
+            return MB_NEWTON_FAILED;
+        nw->eta = theta / (1.0 - theta);
+        /* predicted size of the last correction still allowed (RADAU5's test) */
+        int remaining = nw->max_iter - nw->iter;
+        if (remaining > 0 && nw->eta * pow(theta, remaining) * dz_norm > nw->kappa)
+            return MB_NEWTON_FAILED;
+    }
+    nw->dz_prev = dz_norm;
+    if (dz_norm == 0.0 || nw->eta * dz_norm <= nw->kappa)
+        return MB_NEWTON_CONVERGED;
+    if (nw->iter >= nw->max_iter)
+        return MB_NEWTON_FAILED;
+    return MB_NEWTON_CONTINUE;
+}

@@ -1,0 +1,32 @@
+#ifndef MB_LINALG_NEWTON_H
+#define MB_LINALG_NEWTON_H
+/* Convergence control of simplified Newton iterations, shared by BDF, implicit
+ * Runge-Kutta and the block methods (the role of Hairer's DECSOL drivers).
+ *
+ * The caller iterates Z_{k+1} = Z_k + dZ_k with a frozen, factored iteration
+ * matrix and after each iteration reports ||dZ_k|| (in the weighted RMS norm of the
+ * run, so tolerance 1 means "at the requested accuracy").  The monitor estimates
+ * the contraction rate theta_k = ||dZ_k|| / ||dZ_{k-1}|| and
+ *   converged when eta ||dZ_k|| <= kappa,  eta = theta / (1 - theta)
+ *             (first iteration: eta from the previous step, Hairer & Wanner IV.8),
+ *   failed    when theta >= 1, or when the predicted error after the remaining
+ *             iterations theta^(max_iter-k)/(1-theta) ||dZ_k|| exceeds kappa.
+ */
+typedef struct mb_newton {
+    double kappa;     /* stopping tolerance relative to 1 (e.g. 0.01 - 0.1) */
+    int max_iter;
+    int iter;         /* iterations done in this solve */
+    double eta;       /* carried from step to step */
+    double dz_prev;
+    double theta;     /* last contraction rate estimate (0 before two iterations) */
+} mb_newton;
+
+enum { MB_NEWTON_CONVERGED = 0, MB_NEWTON_CONTINUE = 1, MB_NEWTON_FAILED = 2 };
+
+/* set parameters once per run */
+void mb_newton_init(mb_newton *nw, double kappa, int max_iter);
+/* begin a new nonlinear solve (keeps eta from the previous one) */
+void mb_newton_begin(mb_newton *nw);
+/* report ||dZ|| of the iteration just done: CONVERGED, CONTINUE or FAILED */
+int mb_newton_check(mb_newton *nw, double dz_norm);
+#endif

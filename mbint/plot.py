@@ -1,0 +1,349 @@
+"""Plots of solutions, step sizes, stability regions and error studies.
+
+Every function draws on ``ax`` (a new figure when ``ax`` is None) and returns
+the :class:`matplotlib.figure.Figure`.  matplotlib is imported inside the
+functions, so ``import mbint`` does not need it and does not choose a backend.
+
+References
+----------
+.. [1] A. L. Schwab and G. M. J. Delhaes, Lecture Notes Multibody Dynamics B,
+   wb1413, chapter 7, TU Delft, 2009 (figures 7.4-7.14).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+__all__ = ["plot_solution", "plot_step_sizes", "plot_stability_regions",
+           "plot_error_vs_step", "plot_work_precision", "error_slopes"]
+
+
+def _axes(ax):
+    """(figure, axes): a new pair when ``ax`` is None."""
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
+        return fig, ax
+    return ax.figure, ax
+
+
+def _as_list(obj, single):
+    """``[obj]`` when ``single(obj)``, else ``list(obj)``."""
+    return [obj] if single(obj) else list(obj)
+
+
+def _labels(labels, items, default):
+    if labels is None:
+        return [default(i, x) for i, x in enumerate(items)]
+    if isinstance(labels, str):
+        labels = [labels]
+    labels = list(labels)
+    if len(labels) != len(items):
+        raise ValueError(f"labels: expected {len(items)} labels, got {len(labels)}.")
+    return labels
+
+
+def plot_solution(res, components=None, labels=None, ax=None, n_dense=500):
+    """Plot the components of a solution against time.
+
+    The stored points (every accepted step, or ``t_eval``) are drawn as
+    markers; when the result carries a dense output ``res.sol`` it is drawn as
+    a line through them, so the interpolant between the steps is visible.
+
+    Parameters
+    ----------
+    res : OdeResult
+        Result of :func:`mbint.solve_ivp`.
+    components : int or sequence of int, optional
+        Indices into ``res.y`` to plot (default: all).
+    labels : str or sequence of str, optional
+        One label per component (default ``"<method> y[i]"``).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    n_dense : int
+        Number of points at which the dense output is evaluated.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, ax = _axes(ax)
+    y = np.atleast_2d(np.asarray(res.y, dtype=float))
+    t = np.asarray(res.t, dtype=float)
+    if components is None:
+        components = list(range(y.shape[0]))
+    elif np.isscalar(components):
+        components = [int(components)]
+    components = [int(i) for i in components]
+    for i in components:
+        if not -y.shape[0] <= i < y.shape[0]:
+            raise ValueError(f"components: index {i} out of range for a state of size {y.shape[0]}.")
+    method = getattr(res, "method", None) or ""
+    labels = _labels(labels, components, lambda _, i: f"{method} y[{i}]".strip())
+    sol = getattr(res, "sol", None)
+    tt = yy = None
+    if sol is not None and len(t) > 1:
+        tt = np.linspace(t[0], t[-1], max(int(n_dense), 2))
+        yy = np.atleast_2d(sol(tt))
+    marker_size = 4 if len(t) <= 200 else 2
+    for i, lab in zip(components, labels):
+        if yy is not None:
+            (line,) = ax.plot(tt, yy[i], "-", lw=1.2, label=lab)
+            ax.plot(t, y[i], "o", ms=marker_size, color=line.get_color())
+        else:
+            ax.plot(t, y[i], ".-", ms=marker_size * 1.5, lw=1.0, label=lab)
+    ax.set_xlabel("t")
+    ax.set_ylabel("y")
+    ax.legend(loc="best", fontsize="small")
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def plot_step_sizes(res_or_list, labels=None, ax=None):
+    """Plot the accepted step size against time on a logarithmic axis.
+
+    Parameters
+    ----------
+    res_or_list : OdeResult or sequence of OdeResult
+        Results of :func:`mbint.solve_ivp`; ``t_steps`` (end of each accepted
+        step) and ``h_steps`` (its size) are plotted.
+    labels : str or sequence of str, optional
+        One label per result (default: the method name).
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, ax = _axes(ax)
+    results = _as_list(res_or_list, lambda r: isinstance(r, Mapping))
+    labels = _labels(labels, results, lambda i, r: getattr(r, "method", None) or f"run {i}")
+    for r, lab in zip(results, labels):
+        ts = np.asarray(r.t_steps, dtype=float)
+        hs = np.abs(np.asarray(r.h_steps, dtype=float))
+        if ts.size == 0:
+            continue
+        ax.semilogy(ts, hs, ".-", ms=3, lw=1.0, label=f"{lab} ({ts.size} steps)")
+    ax.set_xlabel("t")
+    ax.set_ylabel("accepted step size h")
+    ax.legend(loc="best", fontsize="small")
+    ax.grid(True, which="both", alpha=0.3)
+    return fig
+
+
+def plot_stability_regions(methods, re=(-5.0, 1.0), im=(-4.0, 4.0), ax=None, n=401):
+    """Fill the stability regions {z : |R(z)| <= 1} of one or more methods.
+
+    Parameters
+    ----------
+    methods : str or sequence of str
+        Method names (see :func:`mbint.methods`) with a stability function in
+        :func:`mbint.stability.amplification`.
+    re, im : 2-tuple of float
+        Ranges of Re z and Im z, z = h lambda.
+    ax : matplotlib.axes.Axes, optional
+    n : int
+        Grid points per axis.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Notes
+    -----
+    Each region is filled translucently and outlined by the level set
+    |R(z)| = 1; where regions overlap the fills add up.  For
+    ``nystrom_midpoint`` R is the dominant eigenvalue of the step matrix on the
+    oscillator with eigenvalues z and conj(z) (LN eq 7.13).
+    """
+    from matplotlib.patches import Patch
+
+    from .stability import region
+
+    fig, ax = _axes(ax)
+    methods = [methods] if isinstance(methods, str) else list(methods)
+    colors = [f"C{i % 10}" for i in range(len(methods))]
+    handles = []
+    for name, color in zip(methods, colors):
+        X, Y, absR = region(name, re=re, im=im, n=n)
+        absR = np.where(np.isfinite(absR), absR, np.inf)
+        ax.contourf(X, Y, absR, levels=[0.0, 1.0], colors=[color], alpha=0.2)
+        ax.contour(X, Y, absR, levels=[1.0], colors=[color], linewidths=1.5)
+        handles.append(Patch(facecolor=color, edgecolor=color, alpha=0.5, label=name))
+    ax.axhline(0.0, color="k", lw=0.6)
+    ax.axvline(0.0, color="k", lw=0.6)
+    ax.set_xlim(*re)
+    ax.set_ylim(*im)
+    ax.set_aspect("equal")
+    ax.set_xlabel(r"Re $h\lambda$")
+    ax.set_ylabel(r"Im $h\lambda$")
+    ax.set_title(r"stability regions $|R(h\lambda)| \leq 1$")
+    ax.legend(handles=handles, loc="upper left", fontsize="small")
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def error_slopes(study, n_fit=6):
+    """Slopes of the truncation and round-off branches of a step-size study.
+
+    The global error behaves as E = C1 h^p + C2 / h (LN section 7.5): on a
+    log-log plot the truncation branch (large h) has slope p and the round-off
+    branch (small h) a negative slope.
+
+    Parameters
+    ----------
+    study : dict
+        Output of :func:`mbint.errors.step_size_study`; its ``error`` is used
+        when present, otherwise the successive differences ``D``.
+    n_fit : int
+        Number of points of the truncation branch used for the fit: those with
+        the smallest h whose error is still 100 times above the minimum, or
+        simply the finest ones when the error still falls at the smallest h.
+
+    Returns
+    -------
+    dict
+        ``truncation``: fitted slope p of the truncation branch.
+        ``roundoff``: fitted slope of the round-off branch, the points from
+        the first one (below the truncation fit) whose error exceeds twice the
+        extrapolated truncation line; NaN when the minimum lies at the
+        smallest h (round-off not reached) or the branch has < 3 points.
+        ``h_min``, ``e_min``: step size and value of the smallest error.
+        ``h_fit``, ``e_fit``: the finest point of the truncation fit.
+        ``h_floor``, ``e_floor``: the largest h of the round-off branch and
+        the geometric mean of its errors.  ``n_roundoff``: its point count.
+    """
+    h = np.asarray(study["h"], dtype=float)
+    e = np.asarray(study["error"] if "error" in study else study["D"], dtype=float)
+    ok = np.isfinite(e) & (e > 0)
+    h, e = h[ok], e[ok]
+    out = {"truncation": np.nan, "roundoff": np.nan, "h_min": np.nan, "e_min": np.nan,
+           "h_fit": np.nan, "e_fit": np.nan, "h_floor": np.nan, "e_floor": np.nan,
+           "n_roundoff": 0}
+    if h.size < 2:
+        return out
+    order = np.argsort(h)[::-1]          # from coarse to fine
+    h, e = h[order], e[order]
+    i_min = int(np.argmin(e))
+    out["h_min"], out["e_min"] = float(h[i_min]), float(e[i_min])
+    if i_min == h.size - 1:              # still falling at the finest h: all truncation
+        trunc = np.arange(h.size)
+    else:
+        trunc = np.nonzero((np.arange(h.size) <= i_min) & (e >= 100.0 * e[i_min]))[0]
+    trunc = trunc[-int(n_fit):]
+    if trunc.size >= 2:
+        out["truncation"] = float(np.polyfit(np.log(h[trunc]), np.log(e[trunc]), 1)[0])
+        out["h_fit"], out["e_fit"] = float(h[trunc[-1]]), float(e[trunc[-1]])
+    if i_min < h.size - 1 and np.isfinite(out["truncation"]):
+        # the round-off branch starts where the error first exceeds twice the
+        # extrapolated truncation line C1 h^p
+        line = out["e_fit"] * (h / out["h_fit"]) ** out["truncation"]
+        above = np.nonzero((h < out["h_fit"]) & (e > 2.0 * line))[0]
+        ro = np.arange(above[0], h.size) if above.size else np.arange(0)
+        if ro.size >= 3:
+            out["roundoff"] = float(np.polyfit(np.log(h[ro]), np.log(e[ro]), 1)[0])
+            out["n_roundoff"] = int(ro.size)
+            out["h_floor"] = float(h[ro[0]])
+            out["e_floor"] = float(np.exp(np.mean(np.log(e[ro]))))
+    return out
+
+
+def _reference_line(ax, h_range, h0, e0, slope, color, label, e_floor=0.0):
+    """Dotted line e0 (h / h0)^slope over ``h_range``, cut where it drops below e_floor."""
+    hh = np.geomspace(np.min(h_range), np.max(h_range), 50)
+    ee = e0 * (hh / h0) ** slope
+    keep = ee >= e_floor
+    if np.count_nonzero(keep) >= 2:
+        ax.loglog(hh[keep], ee[keep], ":", color=color, lw=1.2, label=label)
+
+
+def plot_error_vs_step(study_or_list, labels=None, ax=None, orders=None):
+    """Global error and successive differences against step size (log-log).
+
+    Reproduces LN figures 7.11-7.14: the true error (when the study has an
+    exact value) as solid lines with circles, the successive differences
+    D_n = |y_n - y_{n-1}| (LN section 7.6) as dashed lines with crosses, and
+    dotted reference lines of slope p (truncation, E = C1 h^p) through the
+    truncation branch and of slope -1 (round-off, E = C2 / h) from the start
+    of the round-off floor.
+
+    Parameters
+    ----------
+    study_or_list : dict or sequence of dict
+        Outputs of :func:`mbint.errors.step_size_study`.
+    labels : str or sequence of str, optional
+        One label per study (default ``"study i"``).
+    ax : matplotlib.axes.Axes, optional
+    orders : sequence of float, optional
+        Slopes of the truncation reference lines, one per study (default: the
+        fitted slope of :func:`error_slopes`, rounded to an integer).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, ax = _axes(ax)
+    studies = _as_list(study_or_list, lambda s: isinstance(s, Mapping))
+    labels = _labels(labels, studies, lambda i, _: f"study {i}")
+    if orders is not None and len(orders) != len(studies):
+        raise ValueError(f"orders: expected {len(studies)} values, got {len(orders)}.")
+    for k, (s, lab) in enumerate(zip(studies, labels)):
+        color = f"C{k % 10}"
+        h = np.asarray(s["h"], dtype=float)
+        if "error" in s:
+            ax.loglog(h, np.asarray(s["error"], dtype=float), "o-", color=color, ms=4, lw=1.2,
+                      label=f"{lab}: error")
+        ax.loglog(h, np.asarray(s["D"], dtype=float), "x--", color=color, ms=5, lw=1.0,
+                  label=f"{lab}: D")
+        sl = error_slopes(s)
+        p = orders[k] if orders is not None else (
+            round(sl["truncation"]) if np.isfinite(sl["truncation"]) else None)
+        if p is not None and np.isfinite(sl["h_fit"]):
+            _reference_line(ax, h, sl["h_fit"], sl["e_fit"], p, color, f"slope {p:g}",
+                            e_floor=0.1 * sl["e_min"])
+        if np.isfinite(sl["roundoff"]):
+            _reference_line(ax, h[h <= sl["h_floor"]], sl["h_floor"], sl["e_floor"], -1.0, color,
+                            "slope -1 (C2/h)")
+    ax.set_xlabel("step size h")
+    ax.set_ylabel("global error at t_end")
+    ax.legend(loc="best", fontsize="x-small", ncol=2)
+    ax.grid(True, which="both", alpha=0.3)
+    return fig
+
+
+def plot_work_precision(rows, ax=None, x="nfev"):
+    """Error against cost for benchmark runs, one line per method.
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        Each with keys ``"method"``, ``"error"`` and the cost key ``x``
+        (``"nfev"`` or ``"time"``, in seconds).  Points of one method are
+        joined in order of increasing cost.
+    ax : matplotlib.axes.Axes, optional
+    x : {"nfev", "time"}
+        The cost on the horizontal axis.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    if x not in ("nfev", "time"):
+        raise ValueError(f"x must be 'nfev' or 'time', got {x!r}.")
+    fig, ax = _axes(ax)
+    by_method = {}
+    for r in rows:
+        by_method.setdefault(str(r["method"]), []).append((float(r[x]), float(r["error"])))
+    for k, (name, pts) in enumerate(by_method.items()):
+        pts = sorted(p for p in pts if p[0] > 0 and np.isfinite(p[1]) and p[1] > 0)
+        if not pts:
+            continue
+        c, e = np.array(pts).T
+        ax.loglog(c, e, "o-", color=f"C{k % 10}", ms=4, lw=1.2, label=name)
+    ax.set_xlabel("function evaluations" if x == "nfev" else "time [s]")
+    ax.set_ylabel("error")
+    ax.legend(loc="best", fontsize="small")
+    ax.grid(True, which="both", alpha=0.3)
+    return fig
