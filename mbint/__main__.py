@@ -267,7 +267,8 @@ def section_stability(out, summary, quick):
         else:
             note = f"h omega0 < {b:.2f}, i.e. h < {b / (2 * math.pi):.2f} T0"
         table.append((name, method_info(name).order, f"{b:.4g}", f"{a:.4g}", note))
-        _progress(f"(c) stability: {name:16s} imaginary-axis limit {b:.4f}, real-axis limit {a:.4f}")
+        _progress(f"(c) stability: {name:16s} imaginary-axis limit {b:.4f}, "
+                  f"real-axis limit {a:.4f}")
 
     summary.text("## (c) Stability regions (LN figures 7.4, 7.6, 7.7, 7.9)", "",
                  "Imaginary-axis limit: largest b with |R(i s)| <= 1 for 0 <= s <= b (the notes' "

@@ -6,6 +6,7 @@ the human-readable properties and references.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from . import _core
 
@@ -94,6 +95,12 @@ def _info(d):
     )
 
 
+@lru_cache(maxsize=None)
+def _table():
+    # the registry is fixed at build time: read it once
+    return {d["name"]: _info(d) for d in _core.methods()}
+
+
 def methods():
     """Every registered integrator with its properties.
 
@@ -101,16 +108,12 @@ def methods():
     -------
     list of MethodInfo
     """
-    return [_info(d) for d in _core.methods()]
+    return list(_table().values())
 
 
 def method_info(name):
     """Properties of one method (``ValueError`` naming ``method`` when unknown)."""
-    key = resolve(name)
-    for d in _core.methods():
-        if d["name"] == key:
-            return _info(d)
-    raise AssertionError(key)  # resolve() already checked the name
+    return _table()[resolve(name)]
 
 
 def resolve(name):
@@ -119,7 +122,7 @@ def resolve(name):
         raise ValueError(f"method must be a string naming one of mbint.methods(), got {name!r}.")
     key = name.lower()
     key = ALIASES.get(key, key)
-    known = [d["name"] for d in _core.methods()]
-    if key not in known:
-        raise ValueError(f"method: unknown method {name!r}; known methods: {', '.join(known)}.")
+    if key not in _table():
+        raise ValueError(f"method: unknown method {name!r}; known methods: "
+                         f"{', '.join(_table())}.")
     return key

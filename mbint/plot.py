@@ -79,7 +79,8 @@ def plot_solution(res, components=None, labels=None, ax=None, n_dense=500):
     components = [int(i) for i in components]
     for i in components:
         if not -y.shape[0] <= i < y.shape[0]:
-            raise ValueError(f"components: index {i} out of range for a state of size {y.shape[0]}.")
+            raise ValueError(f"components: index {i} out of range for a state of size "
+                             f"{y.shape[0]}.")
     method = getattr(res, "method", None) or ""
     labels = _labels(labels, components, lambda _, i: f"{method} y[{i}]".strip())
     sol = getattr(res, "sol", None)

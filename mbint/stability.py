@@ -65,10 +65,15 @@ def amplification(method, z):
     if name == "nystrom_midpoint":
         return _nystrom_rho(z)
     try:
-        tab = _core.tableau(name)
+        return _core.amplification(name, z)
     except ValueError:
         raise ValueError(f"method: no stability function available for {name!r}.") from None
-    return _erk_R(tab, z)
+
+
+def amplification_from_tableau(method, z):
+    """R(z) computed in Python from the explicit Runge-Kutta tableau the C kernel
+    integrates with (an independent check of the C stability function)."""
+    return _erk_R(_core.tableau(resolve(method)), np.asarray(z, dtype=complex))
 
 
 def region(method, re=(-5.0, 1.0), im=(-4.0, 4.0), n=401):

@@ -66,6 +66,13 @@ def test_amplification_matches_notes():
     np.testing.assert_allclose(R("rk23", z), 1 + z + z**2 / 2 + z**3 / 6, rtol=1e-14)
 
 
+def test_amplification_c_matches_tableau():
+    z = np.array([-2.5 + 1j, 0.3 - 2j, -1.0, 2.8j])
+    for m in ORDERS:
+        np.testing.assert_allclose(mbint.stability.amplification(m, z),
+                                   mbint.stability.amplification_from_tableau(m, z), rtol=1e-14)
+
+
 def test_amplification_is_what_the_kernel_does():
     """One Euler/Heun/RK4 step on y' = lambda y multiplies y by R(h lambda)."""
     lam, h = -3.0, 0.2

@@ -72,6 +72,10 @@ typedef struct mb_method {
     int (*dense)(mb_stepper *s, double *C);
     /* current degree of that polynomial */
     int (*dense_degree)(const mb_stepper *s);
+    /* optional: stability function R(z) of a one-step method on y' = lambda y,
+     * z = h lambda = zr + i zi; writes R = Rr + i Ri.  Returns MB_OK. */
+    int (*amplification)(const struct mb_method *m, double zr, double zi, double *Rr,
+                         double *Ri);
 } mb_method;
 
 struct mb_stepper {

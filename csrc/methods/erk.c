@@ -81,14 +81,37 @@ static int erk_dense_degree(const mb_stepper *s)
     return T->dense_deg;
 }
 
+/* R(z) = 1 + sum_i b_i g_i, g_i = z (1 + sum_{j<i} a_ij g_j) (explicit tableau) */
+static int erk_amplification(const mb_method *m, double zr, double zi, double *Rr, double *Ri)
+{
+    const mb_erk_tableau *T = m->data;
+    double gr[16], gi[16];
+    double rr = 1.0, ri = 0.0;
+    for (int i = 0; i < T->s; i++) {
+        double ar = 1.0, ai = 0.0;
+        for (int j = 0; j < i; j++) {
+            ar += T->A[i * T->s + j] * gr[j];
+            ai += T->A[i * T->s + j] * gi[j];
+        }
+        gr[i] = zr * ar - zi * ai;
+        gi[i] = zr * ai + zi * ar;
+        rr += T->b[i] * gr[i];
+        ri += T->b[i] * gi[i];
+    }
+    *Rr = rr;
+    *Ri = ri;
+    return MB_OK;
+}
+
 /* C initializers cannot read another object's fields: name and orders are repeated
  * here and tests/c/test_tableaus.c checks they equal the tableau's. */
 #define ERK_FIXED(var, T, name, p)                                                       \
     const mb_method var = {name, p, 0, MB_USES_F0 | MB_DENSE_HERMITE, 3, &T,             \
-                           erk_work_size, 0, erk_step, 0, 0, 0, 0}
+                           erk_work_size, 0, erk_step, 0, 0, 0, 0, erk_amplification}
 #define ERK_EMBEDDED(var, T, name, p, q)                                                 \
     const mb_method var = {name, p, q, MB_USES_F0 | MB_EMBEDDED | MB_FSAL, 13, &T,        \
-                           erk_work_size, 0, erk_step, 0, 0, erk_dense, erk_dense_degree}
+                           erk_work_size, 0, erk_step, 0, 0, erk_dense, erk_dense_degree,     \
+                           erk_amplification}
 
 ERK_FIXED(mb_method_euler, mb_erk_euler, "euler", 1);
 ERK_FIXED(mb_method_heun, mb_erk_heun, "heun", 2);

@@ -92,7 +92,11 @@ static PyObject *result_to_dict(const mb_result *r)
             ((npy_int64 *)PyArray_DATA((PyArrayObject *)deg))[k] = r->d_deg[k];
             ((npy_int64 *)PyArray_DATA((PyArrayObject *)off))[k] = r->d_off[k];
         }
-        if (dict_set(d, "dense_deg", deg) || dict_set(d, "dense_off", off))
+        if (dict_set(d, "dense_deg", deg)) {
+            Py_DECREF(off);
+            goto fail;
+        }
+        if (dict_set(d, "dense_off", off))
             goto fail;
     }
     evt = PyList_New(r->n_events);
@@ -110,9 +114,15 @@ static PyObject *result_to_dict(const mb_result *r)
         PyList_SET_ITEM(evt, i, a);
         PyList_SET_ITEM(evy, i, b);
     }
-    if (dict_set(d, "t_events", evt) || dict_set(d, "y_events", evy)) {
-        evt = evy = NULL;
-        goto fail;
+    {
+        int bad = dict_set(d, "t_events", evt);  /* dict_set releases evt */
+        evt = NULL;
+        if (bad)
+            goto fail;
+        bad = dict_set(d, "y_events", evy);
+        evy = NULL;
+        if (bad)
+            goto fail;
     }
     return d;
 fail:
@@ -381,6 +391,36 @@ static PyObject *core_status_table(PyObject *self, PyObject *noargs)
     );
 }
 
+static PyObject *core_amplification(PyObject *self, PyObject *a)
+{
+    (void)self;
+    const char *name;
+    PyObject *zo;
+    if (!PyArg_ParseTuple(a, "sO", &name, &zo))
+        return NULL;
+    const mb_method *m = mb_method_find(name);
+    if (!m)
+        return PyErr_Format(PyExc_ValueError, "method: unknown method '%s'.", name);
+    if (!m->amplification)
+        return PyErr_Format(PyExc_ValueError, "method '%s' has no stability function R(z).", name);
+    PyArrayObject *z = (PyArrayObject *)PyArray_FROMANY(zo, NPY_CDOUBLE, 0, 0,
+                                                       NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    if (!z)
+        return NULL;
+    PyArrayObject *R = (PyArrayObject *)PyArray_NewLikeArray(z, NPY_CORDER, NULL, 0);
+    if (!R) {
+        Py_DECREF(z);
+        return NULL;
+    }
+    const double *zin = PyArray_DATA(z);
+    double *rout = PyArray_DATA(R);
+    npy_intp cnt = PyArray_SIZE(z);
+    for (npy_intp k = 0; k < cnt; k++)
+        m->amplification(m, zin[2 * k], zin[2 * k + 1], &rout[2 * k], &rout[2 * k + 1]);
+    Py_DECREF(z);
+    return (PyObject *)R;
+}
+
 static void capsule_noop(PyObject *c) { (void)c; }
 
 static PyObject *core_c_problem(PyObject *self, PyObject *arg)
@@ -411,6 +451,8 @@ static PyMethodDef core_methods_def[] = {
     {"solve", (PyCFunction)(void (*)(void))core_solve, METH_VARARGS | METH_KEYWORDS, solve_doc},
     {"methods", core_methods, METH_NOARGS, "Registered methods: name, order, error_order, flags."},
     {"tableau", core_tableau, METH_O, "Butcher tableau of an explicit Runge-Kutta method."},
+    {"amplification", core_amplification, METH_VARARGS,
+     "amplification(method, z): the method's stability function R(z) (complex array)."},
     {"status_table", core_status_table, METH_NOARGS, "(name, code, message) of every status."},
     {"c_problem", core_c_problem, METH_O,
      "PyCapsule of a built-in C right-hand side (signature int (double, double *, double *, void *))."},
