@@ -1,6 +1,8 @@
 """``mbint.solve_ivp``: SciPy's signature over mbint's C driver."""
 from __future__ import annotations
 
+import ctypes
+import math
 import numbers
 
 import numpy as np
@@ -46,13 +48,8 @@ def _as_capsule(fun):
     """PyCapsule of a LowLevelCallable or ctypes function, else None."""
     if isinstance(fun, LowLevelCallable):
         return tuple.__getitem__(fun, 0)
-    try:
-        import ctypes
-
-        if isinstance(fun, ctypes._CFuncPtr):
-            return tuple.__getitem__(LowLevelCallable(fun), 0)
-    except (ImportError, TypeError, ValueError):
-        return None
+    if isinstance(fun, ctypes._CFuncPtr):
+        return tuple.__getitem__(LowLevelCallable(fun), 0)
     return None
 
 
@@ -170,10 +167,10 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     if len(t_span) != 2:
         raise ValueError(f"t_span must have length 2, got {len(t_span)}.")
     t0, tf = t_span
-    if not (np.isfinite(t0) and np.isfinite(tf)):
+    if not (math.isfinite(t0) and math.isfinite(tf)):
         raise ValueError("t_span must be finite.")
     y0a = np.asarray(y0)
-    if np.iscomplexobj(y0a):
+    if y0a.dtype.kind == "c":
         raise ValueError("y0: complex states are not supported; split into real and imaginary parts.")
     try:
         y0a = np.array(y0a, dtype=float)
@@ -183,7 +180,7 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
         raise ValueError(f"y0 must be 1-dimensional, got shape {y0a.shape}.")
     if y0a.size == 0:
         raise ValueError("y0 must not be empty.")
-    if not np.all(np.isfinite(y0a)):
+    if not math.isfinite(y0a.sum()) and not np.isfinite(y0a).all():
         raise ValueError("y0 must be finite (no NaN or Inf).")
     n = y0a.size
 
@@ -192,15 +189,21 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
         rtol = float(rtol)
     except (TypeError, ValueError):
         raise ValueError("rtol must be a positive float.") from None
-    if not (rtol > 0) or not np.isfinite(rtol):
+    if not (rtol > 0) or not math.isfinite(rtol):
         raise ValueError(f"rtol must be positive and finite, got {rtol}.")
-    atol_a = np.asarray(atol, dtype=float)
-    if atol_a.ndim == 0:
-        atol_a = np.full(n, float(atol_a))
-    if atol_a.shape != (n,):
-        raise ValueError(f"atol must be a scalar or have shape ({n},), got shape {atol_a.shape}.")
-    if np.any(atol_a < 0) or not np.all(np.isfinite(atol_a)):
-        raise ValueError("atol must be non-negative and finite.")
+    if isinstance(atol, numbers.Real):
+        a = float(atol)
+        if not (a >= 0) or not math.isfinite(a):
+            raise ValueError("atol must be non-negative and finite.")
+        atol_a = np.full(n, a)
+    else:
+        atol_a = np.asarray(atol, dtype=float)
+        if atol_a.ndim == 0:
+            atol_a = np.full(n, float(atol_a))
+        if atol_a.shape != (n,):
+            raise ValueError(f"atol must be a scalar or have shape ({n},), got shape {atol_a.shape}.")
+        if not (atol_a.min() >= 0) or not math.isfinite(atol_a.sum()):
+            raise ValueError("atol must be non-negative and finite.")
 
     # ---- steps ----
     def _pos(name, v, allow_inf=False):
@@ -208,7 +211,7 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
             v = float(v)
         except (TypeError, ValueError):
             raise ValueError(f"{name} must be a positive float.") from None
-        if not v > 0 or (not allow_inf and not np.isfinite(v)):
+        if not v > 0 or (not allow_inf and not math.isfinite(v)):
             raise ValueError(f"{name} must be positive{'' if allow_inf else ' and finite'}, got {v}.")
         return v
 
@@ -216,7 +219,7 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     if h is not None and info.adaptive == "variable order":
         raise ValueError(f"h: method {mname!r} chooses its own steps; a fixed step is not supported.")
     fs = 0.0 if first_step is None else _pos("first_step", first_step)
-    ms = _pos("max_step", max_step, allow_inf=True)
+    ms = math.inf if max_step is np.inf else _pos("max_step", max_step, allow_inf=True)
     if min_step is None or float(min_step) < 0:
         raise ValueError("min_step must be non-negative.")
     msteps = 0 if max_steps is None else int(max_steps)
@@ -292,8 +295,9 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
 
     out = _core.solve(
         mname, cfun, t0, tf, y0a, atol_a, rtol,
-        h=h_fixed, first_step=fs, max_step=ms if np.isfinite(ms) else 0.0,
-        min_step=float(min_step), max_steps=msteps, step_doubling=h is None and info.adaptive == "step doubling",
+        h=h_fixed, first_step=fs, max_step=ms if math.isfinite(ms) else 0.0,
+        min_step=float(min_step), max_steps=msteps,
+        step_doubling=h is None and info.adaptive == "step doubling",
         controller=1 if controller == "pi" else 0, error_per_unit_step=bool(error_per_unit_step),
         safety=0.0 if safety is None else _pos("safety", safety),
         fac_min=0.0 if fac_min is None else _pos("fac_min", fac_min),

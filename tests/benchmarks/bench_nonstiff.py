@@ -158,6 +158,12 @@ def run_problem(prob):
             lambda m=m: mbint.solve_ivp(prob.fun, prob.t_span, prob.y0, method=m, **kw))
         runs[(f"mbint {m}", "C")] = (
             lambda m=m: mbint.solve_ivp(c_fun, prob.t_span, prob.y0, method=m, **kw))
+    # the elementary controller makes dopri5 the same algorithm as SciPy's RK45 (identical
+    # steps, nfev and error): the ratio then measures the implementation alone
+    runs[("mbint dopri5 [I]", "python")] = (
+        lambda: mbint.solve_ivp(prob.fun, prob.t_span, prob.y0, controller="i", **kw))
+    runs[("mbint dopri5 [I]", "C")] = (
+        lambda: mbint.solve_ivp(c_fun, prob.t_span, prob.y0, controller="i", **kw))
     batch = 100
     runs[("fun", "python")] = _fun_batch(prob.fun, prob.t_span[0], prob.y0.copy(), batch)
     best, n_runs = interleaved_best(runs)
