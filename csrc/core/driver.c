@@ -422,6 +422,15 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
                 goto done;
             if (o->t_eval && (rc = emit_eval(&r, t, h, t_end, r.y_new)) != MB_OK) goto done;
         }
+        if (p->project) {  /* e.g. back onto a mechanism's constraints */
+            rc = p->project(t_end, r.y_new, p->ctx);
+            if (rc != 0) {
+                rc = mb_fail(s, rc == MB_ERR_CALLBACK ? rc : MB_ERR_CONV,
+                             "The projection after the step to t = %.17g failed (code %d).", t_end, rc);
+                goto done;
+            }
+            s->f1_ok = 0;  /* f(t_end, y) changed with y */
+        }
         if (!o->t_eval && (rc = mb_result_push_point(res, t_end, r.y_new)) != MB_OK)
             goto done;
         if ((rc = mb_result_push_hist(res, t_end, h, err_norm)) != MB_OK)

@@ -22,6 +22,9 @@ typedef int (*mb_rhs_fn)(double t, const double *y, double *ydot, void *ctx);
 typedef int (*mb_jac_fn)(double t, const double *y, double *J, ptrdiff_t ldJ, void *ctx);
 typedef int (*mb_dfdt_fn)(double t, const double *y, double *ft, void *ctx);
 typedef int (*mb_acc_fn)(double t, const double *q, const double *qd, double *qdd, void *ctx);
+/* Projection after an accepted step (e.g. onto the constraint manifold of a
+ * mechanism): modifies y in place; returns 0 or a status. */
+typedef int (*mb_project_fn)(double t, double *y, void *ctx);
 /* Residual view (DAE methods): F(t, y, y') = 0 */
 typedef int (*mb_res_fn)(double t, const double *y, const double *yp, double *r, void *ctx);
 /* Events: g(t, y) -> g[0..nev-1] evaluated together. */
@@ -37,6 +40,7 @@ typedef struct mb_problem {
     const double *mass; /* constant mass matrix (n x n, column-major) or NULL */
     const unsigned char *jac_sparsity; /* n x n column-major pattern or NULL (dense) */
     mb_res_fn res;      /* residual view F(t, y, y') = 0 or NULL */
+    mb_project_fn project; /* called on y after each accepted step, or NULL */
     void *ctx;          /* user data for all callbacks */
 } mb_problem;
 

@@ -1,0 +1,43 @@
+#ifndef MB_MBS_MECH_H
+#define MB_MBS_MECH_H
+/* mb_mech: a constrained mechanical system
+ *     M(q) q'' + Phi_q^T lambda = Q(t, q, q'),   Phi(q, t) = 0
+ * as a table of kernels.  A PlanarModel (planar.c, forces.c, contact.c) and a
+ * user-derived MechanicalSystem (Python callables, csrc/python/model_py.c) are
+ * two ways of filling it; the formulations (index1.c, ...) only see this table,
+ * so every method runs on both (Chrono's ChIntegrable idea).
+ *
+ * Conventions: q has nq entries, Phi has nc rows.  Matrices are column-major with
+ * an explicit leading dimension ld; kernels ADD nothing: they overwrite their
+ * output.  gamma is the right-hand side of the acceleration constraint
+ *     Phi_q q'' = gamma = -(Phi_q q')_q q' - 2 Phi_qt q' - Phi_tt.
+ * Derivative kernels may be NULL: formulations then use central differences of
+ * the kernel they differentiate.  Every kernel returns 0 (MB_OK) or a status.
+ */
+#include <stddef.h>
+
+typedef struct mb_mech {
+    ptrdiff_t nq, nc;
+    int mass_constant;  /* M does not depend on q */
+    void *ctx;
+    int (*mass)(void *ctx, const double *q, double *M, ptrdiff_t ld);                 /* nq x nq */
+    int (*forces)(void *ctx, double t, const double *q, const double *qd, double *Q); /* nq */
+    int (*phi)(void *ctx, double t, const double *q, double *phi);                    /* nc */
+    int (*phi_q)(void *ctx, double t, const double *q, double *Pq, ptrdiff_t ld);     /* nc x nq */
+    int (*phi_t)(void *ctx, double t, const double *q, double *pt);                   /* nc */
+    int (*gamma)(void *ctx, double t, const double *q, const double *qd, double *g);  /* nc */
+    /* derivatives for implicit and exponential methods (NULL: finite differences) */
+    int (*forces_q)(void *ctx, double t, const double *q, const double *qd, double *Qq, ptrdiff_t ld);
+    int (*forces_qd)(void *ctx, double t, const double *q, const double *qd, double *Qv, ptrdiff_t ld);
+    /* (Phi_q x)_q for a given vector x (x = q' gives (Phi_q q')_q), nc x nq */
+    int (*phiq_x_q)(void *ctx, double t, const double *q, const double *x, double *out, ptrdiff_t ld);
+    /* (Phi_q^T lambda)_q, nq x nq */
+    int (*phiqT_lam_q)(void *ctx, double t, const double *q, const double *lam, double *out, ptrdiff_t ld);
+    int (*gamma_q)(void *ctx, double t, const double *q, const double *qd, double *out, ptrdiff_t ld);
+    int (*gamma_qd)(void *ctx, double t, const double *q, const double *qd, double *out, ptrdiff_t ld);
+    /* energies (NULL: not available) */
+    int (*energy)(void *ctx, double t, const double *q, const double *qd, double *kinetic,
+                  double *potential);
+} mb_mech;
+
+#endif
