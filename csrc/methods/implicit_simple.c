@@ -1,0 +1,288 @@
+/* Implicit one-step theta methods on y' = f(t, y):
+ *     y_{n+1} = y_n + h ((1 - g) f(t_n, y_n) + g f(t_{n+1}, y_{n+1})),
+ *     backward Euler     g = 1    order 1, R(z) = 1 / (1 - z)          (L-stable)
+ *     trapezoidal rule   g = 1/2  order 2, R(z) = (1 + z/2) / (1 - z/2) (A-stable)
+ * (lecture notes 7.7).
+ *
+ * Newton: simplified Newton on the increment z = y_{n+1} - y_n,
+ *     G(z) = z - h (1 - g) f_n - h g f(t_{n+1}, y_n + z) = 0,
+ * iteration matrix I - h g J, under the shared monitor (linalg/newton.h; tolerance
+ * max(10 eps / rtol, min(0.03, sqrt(rtol))) in the run's weighted RMS norm, at most
+ * 7 iterations).  Predictor: the linearly implicit step z = (I - h g J)^{-1} h f_n
+ * (one Rosenbrock-Euler step; the explicit-Euler predictor h f_n throws stiff
+ * components far off the slow manifold and made Newton fail on Robertson).
+ * J is evaluated at the step's start with f_n (no extra evaluation) and kept across
+ * steps until Newton fails with a J older than the current step; then it is
+ * re-evaluated and Newton restarted once.  The LU of I - h g J is kept while h g
+ * and J are unchanged (a fixed-step run on a linear problem factors once).  A
+ * failure with a current J returns > 0 with h_fail_factor = 0.5.  In fixed-step
+ * runs rtol/atol still set the Newton tolerance.
+ *
+ * Adaptive runs use an EMBEDDED estimate of the method's own local error (not the
+ * driver's step doubling), filtered by the factored iteration matrix so that it
+ * stays bounded on stiff components (Hairer & Wanner IV.8; z = h lambda):
+ *   backward Euler:  err = (I - h J)^{-1} (h/2) (f_{n+1} - f_n)
+ *                    (BE minus the trapezoidal rule on the same f values;
+ *                     -h^2/2 y'' is the local error of BE; on y' = lambda y the
+ *                     estimate is z^2 / (2 (1 - z)^2) y_n, bounded by y_n / 2)
+ *   trapezoid:       err = (I - h/2 J)^{-2} (h/3) (f_n - 2 f_m + f_{n+1})
+ *                    (trapezoid minus Simpson's rule; f_m = f at the midpoint of the
+ *                     cubic Hermite interpolant, one extra f evaluation;
+ *                     -h^3/12 y''' is the local error of the trapezoidal rule; on
+ *                     y' = lambda y the raw estimate is z^3 / (12 (1 - z/2)) y_n,
+ *                     so the filter is applied twice to keep it bounded (-> -2/3 y_n,
+ *                     while the true error of the A- but not L-stable rule -> y_n)).
+ * error_order is set to order + 1 so that the driver's controller uses the exponent
+ * 1/(order + 1) of these local error estimates.
+ * The step returns f_{n+1} = f(t_{n+1}, y_{n+1}) (the next step's f_n; Hermite
+ * dense output).  Per step: Newton iterations + 1 evaluations (+ 1 for f_m).
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include "../linalg/dense.h" /* LU; core/dense.h has the same name */
+#include "implicit_simple.h"
+#include "newton.h"
+#include "norm.h"
+#include "status.h"
+
+enum { NEWTON_MAXITER = 7 };
+
+const mb_theta_table mb_theta_backward_euler = { 1.0, MB_THETA_EST_BE };
+const mb_theta_table mb_theta_trapezoid = { 0.5, MB_THETA_EST_SIMPSON };
+
+typedef struct theta_state {
+    int jac_ok, jac_current, lu_ok;
+    double c_lu;
+    mb_newton nw;
+} theta_state;
+
+static size_t header_doubles(void)
+{
+    return (sizeof(theta_state) + sizeof(double) - 1) / sizeof(double);
+}
+
+static size_t ipiv_doubles(ptrdiff_t n)
+{
+    return ((size_t)n * sizeof(int) + sizeof(double) - 1) / sizeof(double);
+}
+
+enum { V_Z, V_DZ, V_F, V_FP, V_Y, V_B, V_F0, NVEC };
+
+static size_t theta_work_size(const mb_problem *p, const void *data)
+{
+    (void)data;
+    size_t n = (size_t)p->n;
+    return header_doubles() + 2 * n * n + ipiv_doubles(p->n) + NVEC * n;
+}
+
+static theta_state *state(mb_stepper *s) { return (theta_state *)(void *)s->work; }
+static double *mat_J(mb_stepper *s) { return s->work + header_doubles(); }
+static double *mat_LU(mb_stepper *s) { return mat_J(s) + s->n * s->n; }
+static int *ipiv(mb_stepper *s) { return (int *)(void *)(mat_LU(s) + s->n * s->n); }
+static double *vec(mb_stepper *s, int v)
+{
+    return mat_LU(s) + s->n * s->n + ipiv_doubles(s->n) + (ptrdiff_t)v * s->n;
+}
+
+static int theta_init(mb_stepper *s)
+{
+    theta_state *st = state(s);
+    memset(st, 0, sizeof *st);
+    double rtol = s->rtol > 0 ? s->rtol : 1e-3;
+    mb_newton_init(&st->nw, fmax(10.0 * DBL_EPSILON / rtol, fmin(0.03, sqrt(rtol))),
+                   NEWTON_MAXITER);
+    return MB_OK;
+}
+
+/* LU of I - c J */
+static int factor_matrix(mb_stepper *s, theta_state *st, double c)
+{
+    ptrdiff_t n = s->n, nn = n * n;
+    const double *J = mat_J(s);
+    double *A = mat_LU(s);
+    for (ptrdiff_t q = 0; q < nn; q++)
+        A[q] = -c * J[q];
+    for (ptrdiff_t i = 0; i < n; i++)
+        A[i * n + i] += 1.0;
+    s->stats->nlu++;
+    st->lu_ok = 0;
+    int rc = mb_lu_factor(n, A, n, ipiv(s));
+    if (rc != MB_OK)
+        return rc;
+    st->lu_ok = 1;
+    st->c_lu = c;
+    return MB_OK;
+}
+
+/* a non-finite f at a Newton iterate is a convergence failure, not fatal */
+static int eval_f(mb_stepper *s, double t, const double *y, double *f)
+{
+    int had_msg = s->msg && s->msg[0] != '\0';
+    int rc = mb_rhs(s, t, y, f);
+    if (rc == MB_ERR_NONFINITE) {
+        if (!had_msg && s->msg)
+            s->msg[0] = '\0';
+        return MB_RECOVERABLE;
+    }
+    return rc;
+}
+
+/* simplified Newton on z from the predictor in V_Z; b = h (1 - g) f_n; fp = f at
+ * the predictor.  Returns 1 if converged (*rc_out < 0: fatal). */
+static int newton(mb_stepper *s, theta_state *st, double tn, const double *y, double hg,
+                  int *rc_out)
+{
+    ptrdiff_t n = s->n;
+    double *z = vec(s, V_Z), *dz = vec(s, V_DZ), *f = vec(s, V_F), *fp = vec(s, V_FP);
+    double *yv = vec(s, V_Y), *b = vec(s, V_B);
+    *rc_out = MB_OK;
+    mb_newton_begin(&st->nw);
+    for (int it = 0; it < NEWTON_MAXITER; it++) {
+        const double *fv = fp;
+        if (it > 0) {
+            int rc = eval_f(s, tn, yv, f);
+            if (rc < 0) { *rc_out = rc; return 0; }
+            if (rc > 0) return 0;
+            fv = f;
+        }
+        for (ptrdiff_t i = 0; i < n; i++)
+            dz[i] = b[i] + hg * fv[i] - z[i];
+        mb_lu_solve(n, mat_LU(s), n, ipiv(s), dz, 1);
+        double nrm = mb_wrms_norm(n, dz, y, NULL, s->rtol, s->atol);
+        int status = mb_newton_check(&st->nw, nrm);
+        if (status == MB_NEWTON_FAILED)
+            return 0;
+        for (ptrdiff_t i = 0; i < n; i++) {
+            z[i] += dz[i];
+            yv[i] = y[i] + z[i];
+        }
+        if (status == MB_NEWTON_CONVERGED)
+            return 1;
+    }
+    return 0;
+}
+
+static int theta_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
+                      double *err)
+{
+    theta_state *st = state(s);
+    const mb_theta_table *T = s->m->data;
+    ptrdiff_t n = s->n;
+    double g = T->g, hg = h * g, tn = t + h;
+    double *z = vec(s, V_Z), *fp = vec(s, V_FP), *yv = vec(s, V_Y), *b = vec(s, V_B);
+    const double *f0 = s->f0;
+    int rc;
+    if (!s->f0_ok) {
+        double *f0w = vec(s, V_F0);
+        if ((rc = mb_rhs(s, t, y, f0w)) != MB_OK)
+            return rc;
+        f0 = f0w;
+    }
+    for (ptrdiff_t i = 0; i < n; i++)
+        b[i] = h * (1.0 - g) * f0[i];
+    int converged = 0;
+    for (;;) {
+        if (!st->jac_ok) {
+            /* at the step's start, where f is known: no extra evaluation */
+            if ((rc = mb_jac(s, t, y, f0, mat_J(s))) != MB_OK)
+                return rc;
+            st->jac_ok = 1;
+            st->jac_current = 1;
+            st->lu_ok = 0;
+        }
+        if (!st->lu_ok || fabs(hg - st->c_lu) > 1e-10 * fabs(hg)) {
+            rc = factor_matrix(s, st, hg);
+            if (rc == MB_ERR_LINALG) break;
+            if (rc != MB_OK) return rc;
+        }
+        /* linearly implicit predictor z = (I - h g J)^{-1} h f_n (one Rosenbrock-Euler
+         * step: stays near the slow manifold of stiff problems) */
+        for (ptrdiff_t i = 0; i < n; i++)
+            z[i] = h * f0[i];
+        mb_lu_solve(n, mat_LU(s), n, ipiv(s), z, 1);
+        for (ptrdiff_t i = 0; i < n; i++)
+            yv[i] = y[i] + z[i];
+        rc = eval_f(s, tn, yv, fp);
+        if (rc < 0)
+            return rc;
+        if (rc > 0)
+            break;
+        converged = newton(s, st, tn, y, hg, &rc);
+        if (rc < 0)
+            return rc;
+        if (converged || st->jac_current)
+            break;
+        st->jac_ok = 0;   /* J from an earlier step: re-evaluate and retry */
+    }
+    if (!converged) {
+        s->h_fail_factor = 0.5;
+        return MB_RECOVERABLE;
+    }
+    for (ptrdiff_t i = 0; i < n; i++)
+        y_new[i] = y[i] + z[i];
+    double *f1 = s->f1 ? s->f1 : vec(s, V_F);
+    if ((rc = mb_rhs(s, tn, y_new, f1)) != MB_OK)
+        return rc;
+    if (s->f1)
+        s->f1_ok = 1;
+
+    /* embedded estimate, filtered by (I - h g J)^{-1} */
+    if (T->estimate == MB_THETA_EST_BE) {
+        for (ptrdiff_t i = 0; i < n; i++)
+            err[i] = 0.5 * h * (f1[i] - f0[i]);
+    } else {
+        double *ym = vec(s, V_Y), *fm = vec(s, V_FP);
+        for (ptrdiff_t i = 0; i < n; i++)
+            ym[i] = 0.5 * (y[i] + y_new[i]) + 0.125 * h * (f0[i] - f1[i]);
+        if ((rc = mb_rhs(s, t + 0.5 * h, ym, fm)) != MB_OK)
+            return rc;
+        for (ptrdiff_t i = 0; i < n; i++)
+            err[i] = h / 3.0 * (f0[i] - 2.0 * fm[i] + f1[i]);
+    }
+    mb_lu_solve(n, mat_LU(s), n, ipiv(s), err, 1);
+    if (T->estimate == MB_THETA_EST_SIMPSON)
+        mb_lu_solve(n, mat_LU(s), n, ipiv(s), err, 1);
+    return MB_OK;
+}
+
+static int theta_accept(mb_stepper *s, double t_new, const double *y_new)
+{
+    (void)t_new;
+    (void)y_new;
+    state(s)->jac_current = 0;
+    return MB_OK;
+}
+
+/* R(z) = (1 + (1 - g) z) / (1 - g z) */
+static int theta_amplification(const mb_method *m, double zr, double zi, double *Rr,
+                               double *Ri)
+{
+    const mb_theta_table *T = m->data;
+    double g = T->g;
+    double nr = 1.0 + (1.0 - g) * zr, ni = (1.0 - g) * zi;
+    double dr = 1.0 - g * zr, di = -g * zi;
+    double d2 = dr * dr + di * di;
+    *Rr = (nr * dr + ni * di) / d2;
+    *Ri = (ni * dr - nr * di) / d2;
+    return MB_OK;
+}
+
+#define THETA_METHOD(var, T, nm, p, q)                                                   \
+    const mb_method var = {                                                                \
+        .name = nm,                                                                        \
+        .order = p,                                                                        \
+        .error_order = q,                                                                  \
+        .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_USES_F0 | MB_FSAL | MB_IMPLICIT |        \
+                 MB_DENSE_HERMITE,                                                         \
+        .max_dense_degree = 3,                                                             \
+        .data = &T,                                                                        \
+        .work_size = theta_work_size,                                                      \
+        .init = theta_init,                                                                \
+        .step = theta_step,                                                                \
+        .accept = theta_accept,                                                            \
+        .amplification = theta_amplification,                                              \
+    }
+
+THETA_METHOD(mb_method_backward_euler, mb_theta_backward_euler, "backward_euler", 1, 2);
+THETA_METHOD(mb_method_trapezoid, mb_theta_trapezoid, "trapezoid", 2, 3);
