@@ -1,0 +1,369 @@
+/* One Rosenbrock / W-method kernel over the tables of tableaus_ros.c.
+ *
+ * Form: the transformed stages of Hairer & Wanner (Solving ODEs II, IV.7, eq. 7.25),
+ * i.e. RN paper Theorem 2.1 with J2 = J, J1 = 0 (a first-order system):
+ *
+ *   E = M/(h gamma) - J                       (M = I without a mass matrix)
+ *   E u_i = f(t + alpha_i h, y + sum_{j<i} a_ij u_j) + M sum_{j<i} (c_ij/h) u_j
+ *           + gam_i h df/dt(t, y)
+ *   y_new = y + sum m_i u_i,   err = y_new - y_hat = sum (m_i - mhat_i) u_i
+ *
+ * so each stage costs one f evaluation (none when new_f[i] = 0) and one LU solve,
+ * and no product with J.  J = df/dy and df/dt come from mb_jac / mb_dfdt (the
+ * user's or finite differences) at (t, y), with f(t, y) = s->f0 (MB_USES_F0).
+ *
+ * Jacobian and LU reuse.  A Rosenbrock method needs the exact J at the step's start:
+ * J (and df/dt) are evaluated once per start point; a rejected or failed step retried
+ * from the same (t, y) reuses them and only refactors E with the new h.  A W-method
+ * (table flag w_method) keeps J (and df/dt) across steps and re-evaluates them at the
+ * step's start when
+ *   - a step was rejected (or failed) and J is from an earlier point,
+ *   - h differs from the step size J was taken with by more than W_JAC_RATIO, or
+ *   - J no longer predicts the change of f between the last two start points:
+ *     ||f_n - f_{n-1} - J (y_n - y_{n-1}) - df/dt (t_n - t_{n-1})|| > W_SECANT_TOL
+ *     ||f_n - f_{n-1}|| (2-norms; one product with J per step, no f evaluation).
+ * The first two rules alone (the RN paper's description) let a stale J ruin the damping
+ * of stiff components: on HIRES at rtol 1e-3..1e-7 the global error was 170-520 times
+ * the tolerance with ~1e4 steps whatever the tolerance; with the third rule w2 stays
+ * within 7x of the tolerance with 860-10400 steps and one J per 6-13 steps.  E is
+ * refactored whenever J or h changed.  njev and nlu count evaluations and factorizations.
+ *
+ * Error estimate: err = y_new - y_hat, filtered by (I - h gamma J)^-1 for tables with
+ * filter_err (w2, whose embedded formula is not L-stable; see tableaus_ros.h).
+ *
+ * Mass matrices: the kernel handles a constant M (possibly singular) as above; ros4
+ * and rodas4 have MB_MASS (R(inf) ~ 0, so index-1 DAEs are damped; rodas4 is stiffly
+ * accurate as RODAS).  ros2 is ode23s, whose order-3 error estimate is not damped at
+ * infinity (MATLAB's ode23s takes no singular M either), and w2 filters its estimate
+ * with (I - h gamma J)^-1, defined for M = I: neither takes a mass matrix.
+ *
+ * Dense output: every table has its own continuous extension, a combination of the
+ * stages u_i (tableaus_ros.h); the driver's Hermite interpolant is not used.
+ *
+ * Workspace (doubles): state | J (n x n) | E = LU (n x n) | ipiv | df/dt | U (s x n)
+ * | f of the current stage | stage argument | mass product | W-methods: y_prev, f_prev. */
+#include <complex.h>
+#include <math.h>
+#include <string.h>
+#include "../linalg/dense.h" /* LAPACK LU (core/dense.h has the same name) */
+#include "rosenbrock.h"
+#include "status.h"
+
+/* W-method: re-evaluate J when h / h_jac leaves [1/W_JAC_RATIO, W_JAC_RATIO] */
+static const double W_JAC_RATIO = 4.0;
+static const double W_SECANT_TOL = 0.2;
+
+typedef struct ros_state {
+    int jac_ok;    /* J and df/dt hold an evaluation */
+    int jac_here;  /* ... taken at the start point of the current step */
+    int lu_ok;     /* E holds the factorization for (J, h_lu) */
+    int pending;   /* a step was computed and not accepted (it was rejected or failed) */
+    int have_prev; /* W: y_prev, f_prev, t_prev hold the previous start point */
+    double h_lu, h_jac, t_prev;
+} ros_state;
+
+typedef struct ros_work {
+    ros_state *st;
+    double *J, *E, *ft, *U, *fk, *yt, *cs, *y_prev, *f_prev;
+    int *ipiv;
+} ros_work;
+
+static size_t state_doubles(void)
+{
+    return (sizeof(ros_state) + sizeof(double) - 1) / sizeof(double);
+}
+
+static size_t ipiv_doubles(ptrdiff_t n)
+{
+    return ((size_t)n * sizeof(int) + sizeof(double) - 1) / sizeof(double);
+}
+
+static size_t ros_work_size(const mb_problem *p, const void *data)
+{
+    const mb_ros_tableau *T = data;
+    size_t n = (size_t)p->n;
+    return state_doubles() + 2 * n * n + ipiv_doubles(p->n) + (size_t)(T->s + 4) * n +
+           (T->w_method ? 2 * n : 0);
+}
+
+static void carve(const mb_stepper *s, const mb_ros_tableau *T, ros_work *w)
+{
+    ptrdiff_t n = s->n;
+    double *b = s->work;
+    w->st = (ros_state *)(void *)b; b += state_doubles();
+    w->J = b; b += n * n;
+    w->E = b; b += n * n;
+    w->ipiv = (int *)(void *)b; b += ipiv_doubles(n);
+    w->ft = b; b += n;
+    w->U = b; b += (ptrdiff_t)T->s * n;
+    w->fk = b; b += n;
+    w->yt = b; b += n;
+    w->cs = b; b += n;
+    w->y_prev = T->w_method ? b : NULL; b += T->w_method ? n : 0;
+    w->f_prev = T->w_method ? b : NULL;
+}
+
+static int ros_init(mb_stepper *s)
+{
+    const mb_ros_tableau *T = s->m->data;
+    if (s->p->mass && !(s->m->flags & MB_MASS))
+        return mb_fail(s, MB_ERR_NOT_SUPPORTED,
+                       "Method '%s' does not take a mass matrix (use rodas4).", s->m->name);
+    if (T->s > MB_ROS_MAX_STAGES)
+        return mb_fail(s, MB_ERR_ILL_INPUT, "Rosenbrock table '%s' has too many stages.", T->name);
+    ros_work w;
+    carve(s, T, &w);
+    memset(w.st, 0, sizeof *w.st);
+    return MB_OK;
+}
+
+/* W-method, first attempt from (t, y): does the kept J still predict the change of f
+ * since the previous start point?  r = f(t, y) - f_prev - J (y - y_prev) - ft (t - t_prev)
+ * against f(t, y) - f_prev (2-norms); then (t, y, f) become the previous point. */
+static int secant_stale(mb_stepper *s, ros_work *w, double t, const double *y)
+{
+    ros_state *st = w->st;
+    ptrdiff_t n = s->n;
+    int stale = 0;
+    if (st->have_prev && st->jac_ok) {
+        double *d = w->yt, *r = w->cs, dt = t - st->t_prev, rr = 0.0, ff = 0.0;
+        for (ptrdiff_t l = 0; l < n; l++) {
+            d[l] = y[l] - w->y_prev[l];
+            r[l] = s->f0[l] - w->f_prev[l] - w->ft[l] * dt;
+            ff += (s->f0[l] - w->f_prev[l]) * (s->f0[l] - w->f_prev[l]);
+        }
+        mb_gemv(n, n, -1.0, w->J, n, d, 1.0, r);
+        for (ptrdiff_t l = 0; l < n; l++)
+            rr += r[l] * r[l];
+        stale = rr > W_SECANT_TOL * W_SECANT_TOL * ff;
+    }
+    memcpy(w->y_prev, y, (size_t)n * sizeof(double));
+    memcpy(w->f_prev, s->f0, (size_t)n * sizeof(double));
+    st->t_prev = t;
+    st->have_prev = 1;
+    return stale;
+}
+
+static int need_jacobian(const mb_ros_tableau *T, const ros_state *st, int rejected, int stale,
+                         double h)
+{
+    if (!T->w_method)
+        return !st->jac_here;
+    if (!st->jac_ok || stale)
+        return 1;
+    if (rejected && !st->jac_here)
+        return 1;
+    double r = fabs(h / st->h_jac);
+    return r > W_JAC_RATIO || r < 1.0 / W_JAC_RATIO;
+}
+
+/* E = M/(h gamma) - J, factored in place */
+static int factor(mb_stepper *s, const mb_ros_tableau *T, ros_work *w, double h)
+{
+    ptrdiff_t n = s->n;
+    const double *M = (s->m->flags & MB_MASS) ? s->p->mass : NULL;
+    double d = 1.0 / (h * T->gamma);
+    for (ptrdiff_t k = 0; k < n * n; k++)
+        w->E[k] = (M ? d * M[k] : 0.0) - w->J[k];
+    if (!M)
+        for (ptrdiff_t i = 0; i < n; i++)
+            w->E[i * n + i] += d;
+    s->stats->nlu++;
+    w->st->lu_ok = 0;
+    if (mb_lu_factor(n, w->E, n, w->ipiv) != MB_OK)
+        return MB_RECOVERABLE;  /* singular iteration matrix: retry with a smaller h */
+    w->st->lu_ok = 1;
+    w->st->h_lu = h;
+    return MB_OK;
+}
+
+static int ros_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
+                    double *err)
+{
+    const mb_ros_tableau *T = s->m->data;
+    ptrdiff_t n = s->n;
+    int ns = T->s, rc;
+    ros_work w;
+    carve(s, T, &w);
+    ros_state *st = w.st;
+    const double *M = (s->m->flags & MB_MASS) ? s->p->mass : NULL;
+
+    int rejected = st->pending;
+    st->pending = 1;
+    int stale = T->w_method && !rejected ? secant_stale(s, &w, t, y) : 0;
+    if (need_jacobian(T, st, rejected, stale, h)) {
+        st->jac_ok = st->jac_here = 0;
+        st->lu_ok = 0;
+        if ((rc = mb_jac(s, t, y, s->f0, w.J)) != MB_OK)
+            return rc;
+        if ((rc = mb_dfdt(s, t, y, s->f0, w.ft)) != MB_OK)
+            return rc;
+        st->jac_ok = st->jac_here = 1;
+        st->h_jac = h;
+    }
+    if (!st->lu_ok || st->h_lu != h)
+        if ((rc = factor(s, T, &w, h)) != MB_OK)
+            return rc;
+
+    const double *F = s->f0;
+    double hinv = 1.0 / h;
+    for (int i = 0; i < ns; i++) {
+        const double *ai = T->a + (ptrdiff_t)i * ns, *ci = T->c + (ptrdiff_t)i * ns;
+        double *ui = w.U + (ptrdiff_t)i * n;
+        if (i > 0 && T->new_f[i]) {
+            int last_fsal = T->fsal && i == ns - 1;
+            const double *wt = last_fsal ? T->m : ai;
+            double *arg = last_fsal ? y_new : w.yt;
+            for (ptrdiff_t l = 0; l < n; l++) {
+                double acc = 0.0;
+                for (int j = 0; j < i; j++)
+                    acc += wt[j] * w.U[(ptrdiff_t)j * n + l];
+                arg[l] = y[l] + acc;
+            }
+            if ((rc = mb_rhs(s, t + T->alpha[i] * h, arg, w.fk)) != MB_OK)
+                return rc;
+            F = w.fk;
+        }
+        double *cs = M ? w.cs : ui;
+        for (ptrdiff_t l = 0; l < n; l++) {
+            double acc = 0.0;
+            for (int j = 0; j < i; j++)
+                acc += ci[j] * w.U[(ptrdiff_t)j * n + l];
+            cs[l] = acc * hinv;
+        }
+        if (M) {
+            memcpy(ui, F, (size_t)n * sizeof(double));
+            if (i > 0)
+                mb_gemv(n, n, 1.0, M, n, cs, 1.0, ui);
+        } else {
+            for (ptrdiff_t l = 0; l < n; l++)
+                ui[l] += F[l];
+        }
+        double gh = T->gam[i] * h;
+        if (gh != 0.0)
+            for (ptrdiff_t l = 0; l < n; l++)
+                ui[l] += gh * w.ft[l];
+        if (mb_lu_solve(n, w.E, n, w.ipiv, ui, 1) != MB_OK)
+            return MB_RECOVERABLE;
+    }
+
+    double e[MB_ROS_MAX_STAGES];
+    for (int j = 0; j < ns; j++)
+        e[j] = T->m[j] - T->mhat[j];
+    for (ptrdiff_t l = 0; l < n; l++) {
+        double acc = 0.0, ea = 0.0;
+        for (int j = 0; j < ns; j++) {
+            double u = w.U[(ptrdiff_t)j * n + l];
+            acc += T->m[j] * u;
+            ea += e[j] * u;
+        }
+        if (!T->fsal)
+            y_new[l] = y[l] + acc;
+        err[l] = ea;
+        if (!isfinite(y_new[l]) || !isfinite(ea))
+            return MB_RECOVERABLE;
+    }
+    if (T->filter_err) {  /* err <- (I - h gamma J)^-1 err = E^-1 err / (h gamma) */
+        if (mb_lu_solve(n, w.E, n, w.ipiv, err, 1) != MB_OK)
+            return MB_RECOVERABLE;
+        double sc = hinv / T->gamma;
+        for (ptrdiff_t l = 0; l < n; l++)
+            err[l] *= sc;
+    }
+    if (T->fsal) {
+        memcpy(s->f1, w.fk, (size_t)n * sizeof(double));
+        s->f1_ok = 1;
+    }
+    return MB_OK;
+}
+
+static int ros_accept(mb_stepper *s, double t_new, const double *y_new)
+{
+    (void)t_new; (void)y_new;
+    const mb_ros_tableau *T = s->m->data;
+    ros_work w;
+    carve(s, T, &w);
+    w.st->pending = 0;
+    w.st->jac_here = 0;
+    return MB_OK;
+}
+
+/* Monomial form: C_k = sum_i P[k-1][i] u_i.  Hairer's form:
+ * y(theta) = (1 - theta) y + theta (y_new + (1 - theta)(H2 + theta H3))
+ *          = y + theta (D + H2) + theta^2 (H3 - H2) - theta^3 H3,  D = y_new - y */
+static int ros_dense(mb_stepper *s, double *C)
+{
+    const mb_ros_tableau *T = s->m->data;
+    ptrdiff_t n = s->n;
+    int ns = T->s, deg = T->dense_deg;
+    ros_work w;
+    carve(s, T, &w);
+    memcpy(C, s->y_last, (size_t)n * sizeof(double));
+    if (T->P) {
+        for (int k = 1; k <= deg; k++) {
+            const double *Pk = T->P + (ptrdiff_t)(k - 1) * ns;
+            double *Ck = C + (ptrdiff_t)k * n;
+            for (ptrdiff_t l = 0; l < n; l++) {
+                double acc = 0.0;
+                for (int j = 0; j < ns; j++)
+                    acc += Pk[j] * w.U[(ptrdiff_t)j * n + l];
+                Ck[l] = acc;
+            }
+        }
+        return MB_OK;
+    }
+    double *C1 = C + n, *C2 = C + 2 * n, *C3 = deg >= 3 ? C + 3 * n : NULL;
+    for (ptrdiff_t l = 0; l < n; l++) {
+        double D = 0.0, H2 = 0.0, H3 = 0.0;
+        for (int j = 0; j < ns; j++) {
+            double u = w.U[(ptrdiff_t)j * n + l];
+            D += T->m[j] * u;
+            H2 += T->d2[j] * u;
+            H3 += T->d3[j] * u;
+        }
+        C1[l] = D + H2;
+        C2[l] = H3 - H2;
+        if (C3)
+            C3[l] = -H3;
+    }
+    return MB_OK;
+}
+
+static int ros_dense_degree(const mb_stepper *s)
+{
+    const mb_ros_tableau *T = s->m->data;
+    return T->dense_deg;
+}
+
+/* R(z) on y' = lambda y, z = h lambda: (1/gamma - z) u_i = z (1 + sum a_ij u_j)
+ * + sum c_ij u_j,  R = 1 + sum m_i u_i  (= 1 + z b^T (I - z (alpha + Gamma))^-1 1) */
+static int ros_amplification(const mb_method *m, double zr, double zi, double *Rr, double *Ri)
+{
+    const mb_ros_tableau *T = m->data;
+    int ns = T->s;
+    double complex z = zr + zi * I, u[MB_ROS_MAX_STAGES], R = 1.0;
+    double complex den = 1.0 / T->gamma - z;
+    for (int i = 0; i < ns && i < MB_ROS_MAX_STAGES; i++) {
+        double complex arg = 1.0, cu = 0.0;
+        for (int j = 0; j < i; j++) {
+            arg += T->a[i * ns + j] * u[j];
+            cu += T->c[i * ns + j] * u[j];
+        }
+        u[i] = (z * arg + cu) / den;
+        R += T->m[i] * u[i];
+    }
+    *Rr = creal(R);
+    *Ri = cimag(R);
+    return MB_OK;
+}
+
+#define ROS_FLAGS (MB_EMBEDDED | MB_USES_F0 | MB_NEEDS_JAC | MB_IMPLICIT)
+#define ROS_METHOD(var, T, name, p, q, extra)                                             \
+    const mb_method var = {name, p, q, ROS_FLAGS | (extra), 3, &T,                        \
+                           ros_work_size, ros_init, ros_step, ros_accept, 0, ros_dense,   \
+                           ros_dense_degree, ros_amplification}
+
+ROS_METHOD(mb_method_ros4, mb_ros_ros4, "ros4", 4, 3, MB_MASS);
+ROS_METHOD(mb_method_ros2, mb_ros_ros2, "ros2", 2, 3, MB_FSAL);
+ROS_METHOD(mb_method_rodas4, mb_ros_rodas4, "rodas4", 4, 3, MB_MASS);
+ROS_METHOD(mb_method_w2, mb_ros_w2, "w2", 2, 1, 0);

@@ -1,0 +1,10 @@
+#ifndef MB_METHODS_ROSENBROCK_H
+#define MB_METHODS_ROSENBROCK_H
+#include "method.h"
+#include "tableaus_ros.h"
+/* Rosenbrock and W-methods over the tables of tableaus_ros.c (one kernel, see
+ * rosenbrock.c): ros4 (RN paper, order 4(3), L-stable), ros2 (ode23s, order 2(3)),
+ * rodas4 (Hairer-Wanner RODAS, order 4(3), stiffly accurate, mass matrices) and
+ * w2 (RN paper's order-2 W-method, keeps its Jacobian across steps). */
+extern const mb_method mb_method_ros4, mb_method_ros2, mb_method_rodas4, mb_method_w2;
+#endif
