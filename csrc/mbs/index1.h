@@ -19,16 +19,36 @@ typedef struct mb_index1 {
     int *ipiv;
     double proj_tol;      /* projection tolerance on |Phi| and |Phi_q q' + Phi_t| */
     int proj_max_iter;
+    /* private, set by mb_index1_init: sizes, named views into work, the cache of the
+     * last factorization (keyed on t and a copy of y), and the message of the last
+     * failure (e.g. which pivot of the saddle-point matrix vanished).  The cache assumes
+     * that alpha, beta and the mechanism do not change between calls: set cache_ok = 0
+     * after changing them. */
+    ptrdiff_t nq, nc;
+    double *S, *dsc, *sol, *ycache, *R, *T1, *T2, *T3, *P1, *P2, *P3, *M1, *M2, *G, *gsc;
+    double *vq1, *vq2, *vq3, *vc1, *vc2, *vc3, *vc4, *gs, *ga, *gb, *gc, *Pg, *pa, *pb;
+    int *ipiv_g;
+    double tcache;
+    int cache_ok;
+    char msg[256];
 } mb_index1;
 
 int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta);
 void mb_index1_free(mb_index1 *f);
-/* fill p: n = 2 nq, nq, rhs, jac (analytic, eqs 10-15), ctx = f */
+/* fill p: n = 2 nq, nq, rhs, jac (analytic, eqs 10-15), acc (q'' for the second-order
+ * view), ctx = f; every other field zero/NULL */
 void mb_index1_problem(mb_index1 *f, mb_problem *p);
 /* accelerations and multipliers at (t, q, q') */
 int mb_index1_solve(mb_index1 *f, double t, const double *q, const double *qd, double *qdd,
                     double *lam);
-/* project (q, q') onto the position and velocity constraints; residuals after */
+/* project (q, q') onto the position and velocity constraints; residuals after
+ * (max norms; res_pos, res_vel may be NULL).  Returns MB_OK, MB_ERR_LINALG when
+ * Phi_q Phi_q^T is singular (redundant constraints or a singular configuration),
+ * MB_ERR_CONV when Newton does not reach proj_tol in proj_max_iter iterations, or a
+ * kernel's status; f->msg says which. */
 int mb_index1_project(mb_index1 *f, double t, double *q, double *qd, double *res_pos,
                       double *res_vel);
+/* the same as an mb_project_fn on y = (q, q') with ctx = f: set p->project to it to
+ * project after every accepted step (mb_index1_problem leaves p->project NULL) */
+int mb_index1_project_hook(double t, double *y, void *ctx);
 #endif

@@ -1,0 +1,422 @@
+/* Assembly of the planar model: loops over bodies, joints and forces, gathering
+ * each element's pair state and scattering its local blocks into the global arrays
+ * at the element's row offset (joint->row) and the bodies' column offsets 3 i, 3 j
+ * (the ground's columns are dropped).  Also mb_planar_mech(), which presents the
+ * model as an mb_mech (mech.h).
+ *
+ * Global layout: q = (x_0, y_0, phi_0, x_1, ...), nq = 3 nb; Phi has nc rows.
+ * Column-major matrices with leading dimension ld; every kernel overwrites its
+ * whole output block (rows x cols), so callers may pass sub-blocks of larger arrays.
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include "assemble.h"
+#include "status.h"
+
+int mb_pair_gather(const mb_planar_model *m, int i, int j, const double *q, const double *qd,
+                   mb_pair *p)
+{
+    if (i < -1 || i >= m->nb || j < -1 || j >= m->nb)
+        return MB_ERR_ILL_INPUT;
+    p->i = i;
+    p->j = j;
+    for (int a = 0; a < 3; a++) {
+        p->q[a] = i >= 0 ? q[3 * i + a] : 0.0;
+        p->q[3 + a] = j >= 0 ? q[3 * j + a] : 0.0;
+        p->qd[a] = (i >= 0 && qd) ? qd[3 * i + a] : 0.0;
+        p->qd[3 + a] = (j >= 0 && qd) ? qd[3 * j + a] : 0.0;
+    }
+    /* the ground's rotation is the identity: no trigonometry for it */
+    p->ci = i >= 0 ? cos(p->q[2]) : 1.0;
+    p->si = i >= 0 ? sin(p->q[2]) : 0.0;
+    p->cj = j >= 0 ? cos(p->q[5]) : 1.0;
+    p->sj = j >= 0 ? sin(p->q[5]) : 0.0;
+    return MB_OK;
+}
+
+/* global column of local column c of pair (i, j); -1 for the ground */
+static int gcol(int i, int j, int c)
+{
+    int b = c < 3 ? i : j;
+    return b < 0 ? -1 : 3 * b + c % 3;
+}
+
+static void zero_block(ptrdiff_t rows, ptrdiff_t cols, double *A, ptrdiff_t ld)
+{
+    for (ptrdiff_t c = 0; c < cols; c++) memset(A + c * ld, 0, (size_t)rows * sizeof(double));
+}
+
+/* out[row0 + r, :] = local rows L[r][0..5] (out zeroed before) */
+static void scatter_rows(int nr, const double L[][6], int i, int j, int row0, double *out,
+                         ptrdiff_t ld)
+{
+    for (int c = 0; c < 6; c++) {
+        int gc = gcol(i, j, c);
+        if (gc < 0) continue;
+        for (int r = 0; r < nr; r++) out[row0 + r + ld * gc] += L[r][c];
+    }
+}
+
+/* out[gr(a), gc(b)] += L[a][b] */
+static void scatter_66(const double L[6][6], int i, int j, double *out, ptrdiff_t ld)
+{
+    for (int b = 0; b < 6; b++) {
+        int gc = gcol(i, j, b);
+        if (gc < 0) continue;
+        for (int a = 0; a < 6; a++) {
+            int gr = gcol(i, j, a);
+            if (gr < 0) continue;
+            out[gr + ld * gc] += L[a][b];
+        }
+    }
+}
+
+/* evaluate joint k at (t, q, qd) with the pair state gathered from (q, v) */
+static int joint_at(const mb_planar_model *m, int k, double t, const double *q, const double *v,
+                    unsigned what, mb_joint_local *L)
+{
+    const mb_planar_joint *J = &m->joints[k];
+    mb_pair p;
+    int rc = mb_pair_gather(m, J->i, J->j, q, v, &p);
+    if (rc != MB_OK)
+        return rc;
+    if ((rc = mb_joint_eval(J, t, &p, what, L)) != MB_OK)
+        return rc;
+    if (J->row < 0 || J->row + L->nr > m->nc)
+        return MB_ERR_ILL_INPUT;
+    return MB_OK;
+}
+
+int mb_planar_phi(const mb_planar_model *m, double t, const double *q, double *phi)
+{
+    mb_joint_local L;
+    for (int k = 0; k < m->nj; k++) {
+        int rc = joint_at(m, k, t, q, NULL, MB_JL_PHI, &L);
+        if (rc != MB_OK) return rc;
+        for (int r = 0; r < L.nr; r++) phi[m->joints[k].row + r] = L.phi[r];
+    }
+    return MB_OK;
+}
+
+int mb_planar_phi_q(const mb_planar_model *m, double t, const double *q, double *Pq, ptrdiff_t ld)
+{
+    mb_joint_local L;
+    zero_block(m->nc, 3 * (ptrdiff_t)m->nb, Pq, ld);
+    for (int k = 0; k < m->nj; k++) {
+        const mb_planar_joint *J = &m->joints[k];
+        int rc = joint_at(m, k, t, q, NULL, MB_JL_PQ, &L);
+        if (rc != MB_OK) return rc;
+        scatter_rows(L.nr, L.Pq, J->i, J->j, J->row, Pq, ld);
+    }
+    return MB_OK;
+}
+
+int mb_planar_phi_t(const mb_planar_model *m, double t, const double *q, double *pt)
+{
+    memset(pt, 0, (size_t)m->nc * sizeof(double));
+    mb_joint_local L;
+    for (int k = 0; k < m->nj; k++) {
+        int type = m->joints[k].type;
+        if (type != MB_JOINT_DRIVER_COORD && type != MB_JOINT_DRIVER_ANGLE) {
+            if (mb_joint_rows(type) == 0) return MB_ERR_ILL_INPUT;
+            continue;  /* scleronomic */
+        }
+        int rc = joint_at(m, k, t, q, NULL, MB_JL_PT, &L);
+        if (rc != MB_OK) return rc;
+        for (int r = 0; r < L.nr; r++) pt[m->joints[k].row + r] = L.pt[r];
+    }
+    return MB_OK;
+}
+
+int mb_planar_gamma(const mb_planar_model *m, double t, const double *q, const double *qd, double *g)
+{
+    mb_joint_local L;
+    for (int k = 0; k < m->nj; k++) {
+        int rc = joint_at(m, k, t, q, qd, MB_JL_GAMMA, &L);
+        if (rc != MB_OK) return rc;
+        for (int r = 0; r < L.nr; r++) g[m->joints[k].row + r] = L.gamma[r];
+    }
+    return MB_OK;
+}
+
+int mb_planar_phiq_x_q(const mb_planar_model *m, double t, const double *q, const double *x,
+                       double *out, ptrdiff_t ld)
+{
+    mb_joint_local L;
+    double rows[3][6];
+    zero_block(m->nc, 3 * (ptrdiff_t)m->nb, out, ld);
+    for (int k = 0; k < m->nj; k++) {
+        const mb_planar_joint *J = &m->joints[k];
+        /* gather x like a velocity: p.qd holds the local x */
+        mb_pair p;
+        int rc = mb_pair_gather(m, J->i, J->j, q, x, &p);
+        if (rc != MB_OK) return rc;
+        if ((rc = mb_joint_eval(J, t, &p, MB_JL_HESS, &L)) != MB_OK) return rc;
+        if (J->row < 0 || J->row + L.nr > m->nc) return MB_ERR_ILL_INPUT;
+        for (int r = 0; r < L.nr; r++)
+            for (int a = 0; a < 6; a++) {
+                double s = 0;
+                for (int b = 0; b < 6; b++) s += L.H[r][a][b] * p.qd[b];
+                rows[r][a] = s;
+            }
+        scatter_rows(L.nr, rows, J->i, J->j, J->row, out, ld);
+    }
+    return MB_OK;
+}
+
+int mb_planar_phiqT_lam_q(const mb_planar_model *m, double t, const double *q, const double *lam,
+                          double *out, ptrdiff_t ld)
+{
+    mb_joint_local L;
+    double S[6][6];
+    ptrdiff_t nq = 3 * (ptrdiff_t)m->nb;
+    zero_block(nq, nq, out, ld);
+    for (int k = 0; k < m->nj; k++) {
+        const mb_planar_joint *J = &m->joints[k];
+        int rc = joint_at(m, k, t, q, NULL, MB_JL_HESS, &L);
+        if (rc != MB_OK) return rc;
+        memset(S, 0, sizeof S);
+        for (int r = 0; r < L.nr; r++) {
+            double lr = lam[J->row + r];
+            if (lr == 0) continue;
+            for (int a = 0; a < 6; a++)
+                for (int b = 0; b < 6; b++) S[a][b] += lr * L.H[r][a][b];
+        }
+        scatter_66(S, J->i, J->j, out, ld);
+    }
+    return MB_OK;
+}
+
+int mb_planar_gamma_q(const mb_planar_model *m, double t, const double *q, const double *qd,
+                      double *out, ptrdiff_t ld)
+{
+    mb_joint_local L;
+    zero_block(m->nc, 3 * (ptrdiff_t)m->nb, out, ld);
+    for (int k = 0; k < m->nj; k++) {
+        const mb_planar_joint *J = &m->joints[k];
+        int rc = joint_at(m, k, t, q, qd, MB_JL_GQ, &L);
+        if (rc != MB_OK) return rc;
+        scatter_rows(L.nr, L.gq, J->i, J->j, J->row, out, ld);
+    }
+    return MB_OK;
+}
+
+int mb_planar_gamma_qd(const mb_planar_model *m, double t, const double *q, const double *qd,
+                       double *out, ptrdiff_t ld)
+{
+    mb_joint_local L;
+    zero_block(m->nc, 3 * (ptrdiff_t)m->nb, out, ld);
+    for (int k = 0; k < m->nj; k++) {
+        const mb_planar_joint *J = &m->joints[k];
+        int rc = joint_at(m, k, t, q, qd, MB_JL_GQD, &L);
+        if (rc != MB_OK) return rc;
+        scatter_rows(L.nr, L.gqd, J->i, J->j, J->row, out, ld);
+    }
+    return MB_OK;
+}
+
+int mb_planar_mass(const mb_planar_model *m, const double *q, double *M, ptrdiff_t ld)
+{
+    ptrdiff_t nq = 3 * (ptrdiff_t)m->nb;
+    zero_block(nq, nq, M, ld);
+    for (int b = 0; b < m->nb; b++) {
+        ptrdiff_t o = 3 * (ptrdiff_t)b;
+        M[o + ld * o] = m->body[2 * b];
+        M[o + 1 + ld * (o + 1)] = m->body[2 * b];
+        M[o + 2 + ld * (o + 2)] = m->body[2 * b + 1];
+    }
+    return MB_OK;
+}
+
+/* pair force element k */
+static int force_at(const mb_planar_model *m, int k, double t, const double *q, const double *qd,
+                    unsigned what, mb_force_local *L)
+{
+    const mb_planar_force *F = &m->forces[k];
+    mb_pair p;
+    int rc = mb_pair_gather(m, F->i, F->j, q, qd, &p);
+    if (rc != MB_OK) return rc;
+    return mb_force_eval(F, t, &p, what, L);
+}
+
+static int check_generalized(const mb_planar_model *m, const mb_planar_force *F)
+{
+    return (F->coord >= 0 && F->coord < 3 * m->nb) ? MB_OK : MB_ERR_ILL_INPUT;
+}
+
+int mb_planar_forces(const mb_planar_model *m, double t, const double *q, const double *qd, double *Q)
+{
+    mb_force_local L;
+    for (int b = 0; b < m->nb; b++) {  /* gravity */
+        Q[3 * b] = m->body[2 * b] * m->g[0];
+        Q[3 * b + 1] = m->body[2 * b] * m->g[1];
+        Q[3 * b + 2] = 0;
+    }
+    for (int k = 0; k < m->nf; k++) {
+        const mb_planar_force *F = &m->forces[k];
+        if (F->type == MB_FORCE_GENERALIZED) {
+            if (check_generalized(m, F) != MB_OK) return MB_ERR_ILL_INPUT;
+            double f;
+            mb_timefn_eval(&F->fa, t, &f, NULL, NULL);
+            Q[F->coord] += f;
+            continue;
+        }
+        int rc = force_at(m, k, t, q, qd, MB_FL_Q, &L);
+        if (rc != MB_OK) return rc;
+        for (int c = 0; c < 6; c++) {
+            int gc = gcol(F->i, F->j, c);
+            if (gc >= 0) Q[gc] += L.Q[c];
+        }
+    }
+    if (m->extra)
+        return m->extra(m->extra_ctx, t, q, qd, Q);
+    return MB_OK;
+}
+
+/* central differences of the extra (Python) forces with respect to q (wrt = 0)
+ * or qd (wrt = 1), added into out (nq x nq, ld); the slow path */
+static int extra_fd(const mb_planar_model *m, double t, const double *q, const double *qd, int wrt,
+                    double *out, ptrdiff_t ld)
+{
+    ptrdiff_t nq = 3 * (ptrdiff_t)m->nb;
+    double buf[4 * nq + 1];  /* VLA: nq is small; keeps the kernel allocation-free */
+    double *x = buf, *Qp = buf + nq, *Qm = buf + 2 * nq, *qd0 = buf + 3 * nq;
+    const double *base = wrt == 0 ? q : qd;
+    for (ptrdiff_t c = 0; c < nq; c++) qd0[c] = qd[c];
+    memcpy(x, base, (size_t)nq * sizeof(double));
+    for (ptrdiff_t c = 0; c < nq; c++) {
+        double h = cbrt(DBL_EPSILON) * fmax(1.0, fabs(base[c]));
+        int rc;
+        memset(Qp, 0, (size_t)nq * sizeof(double));
+        memset(Qm, 0, (size_t)nq * sizeof(double));
+        x[c] = base[c] + h;
+        rc = m->extra(m->extra_ctx, t, wrt == 0 ? x : q, wrt == 0 ? qd0 : x, Qp);
+        if (rc != 0) return rc;
+        x[c] = base[c] - h;
+        rc = m->extra(m->extra_ctx, t, wrt == 0 ? x : q, wrt == 0 ? qd0 : x, Qm);
+        if (rc != 0) return rc;
+        x[c] = base[c];
+        for (ptrdiff_t r = 0; r < nq; r++) out[r + ld * c] += (Qp[r] - Qm[r]) / (2 * h);
+    }
+    return MB_OK;
+}
+
+static int forces_deriv(const mb_planar_model *m, double t, const double *q, const double *qd,
+                        int wrt, double *out, ptrdiff_t ld)
+{
+    mb_force_local L;
+    ptrdiff_t nq = 3 * (ptrdiff_t)m->nb;
+    zero_block(nq, nq, out, ld);
+    for (int k = 0; k < m->nf; k++) {
+        const mb_planar_force *F = &m->forces[k];
+        if (F->type == MB_FORCE_GENERALIZED) {
+            if (check_generalized(m, F) != MB_OK) return MB_ERR_ILL_INPUT;
+            continue;  /* depends on t only */
+        }
+        int rc = force_at(m, k, t, q, qd, wrt == 0 ? MB_FL_QQ : MB_FL_QQD, &L);
+        if (rc != MB_OK) return rc;
+        scatter_66(wrt == 0 ? L.Qq : L.Qqd, F->i, F->j, out, ld);
+    }
+    if (m->extra)
+        return extra_fd(m, t, q, qd, wrt, out, ld);
+    return MB_OK;
+}
+
+int mb_planar_forces_q(const mb_planar_model *m, double t, const double *q, const double *qd,
+                       double *Qq, ptrdiff_t ld)
+{
+    return forces_deriv(m, t, q, qd, 0, Qq, ld);
+}
+
+int mb_planar_forces_qd(const mb_planar_model *m, double t, const double *q, const double *qd,
+                        double *Qv, ptrdiff_t ld)
+{
+    return forces_deriv(m, t, q, qd, 1, Qv, ld);
+}
+
+int mb_planar_energy(const mb_planar_model *m, double t, const double *q, const double *qd,
+                     double *kinetic, double *potential)
+{
+    double T = 0, V = 0;
+    mb_force_local L;
+    for (int b = 0; b < m->nb; b++) {
+        const double *v = qd + 3 * b, *r = q + 3 * b;
+        double mass = m->body[2 * b], J = m->body[2 * b + 1];
+        T += 0.5 * (mass * (v[0] * v[0] + v[1] * v[1]) + J * v[2] * v[2]);
+        V -= mass * (m->g[0] * r[0] + m->g[1] * r[1]);
+    }
+    for (int k = 0; k < m->nf; k++) {
+        if (!mb_force_is_pair(m->forces[k].type)) continue;
+        int rc = force_at(m, k, t, q, qd, MB_FL_V, &L);
+        if (rc != MB_OK) return rc;
+        V += L.V;
+    }
+    if (kinetic) *kinetic = T;
+    if (potential) *potential = V;
+    return MB_OK;
+}
+
+int mb_planar_contact_gaps(const mb_planar_model *m, const double *q, double *psi)
+{
+    int n = 0;
+    for (int k = 0; k < m->nf; k++) {
+        const mb_planar_force *F = &m->forces[k];
+        if (!mb_force_is_contact(F->type)) continue;
+        mb_pair p;
+        int rc = mb_pair_gather(m, F->i, F->j, q, NULL, &p);
+        if (rc != MB_OK) return rc;
+        psi[n++] = mb_contact_gap(F, &p);
+    }
+    return MB_OK;
+}
+
+/* ---- the model as an mb_mech ---- */
+static int k_mass(void *c, const double *q, double *M, ptrdiff_t ld)
+{ return mb_planar_mass(c, q, M, ld); }
+static int k_forces(void *c, double t, const double *q, const double *qd, double *Q)
+{ return mb_planar_forces(c, t, q, qd, Q); }
+static int k_phi(void *c, double t, const double *q, double *phi)
+{ return mb_planar_phi(c, t, q, phi); }
+static int k_phi_q(void *c, double t, const double *q, double *Pq, ptrdiff_t ld)
+{ return mb_planar_phi_q(c, t, q, Pq, ld); }
+static int k_phi_t(void *c, double t, const double *q, double *pt)
+{ return mb_planar_phi_t(c, t, q, pt); }
+static int k_gamma(void *c, double t, const double *q, const double *qd, double *g)
+{ return mb_planar_gamma(c, t, q, qd, g); }
+static int k_forces_q(void *c, double t, const double *q, const double *qd, double *o, ptrdiff_t ld)
+{ return mb_planar_forces_q(c, t, q, qd, o, ld); }
+static int k_forces_qd(void *c, double t, const double *q, const double *qd, double *o, ptrdiff_t ld)
+{ return mb_planar_forces_qd(c, t, q, qd, o, ld); }
+static int k_phiq_x_q(void *c, double t, const double *q, const double *x, double *o, ptrdiff_t ld)
+{ return mb_planar_phiq_x_q(c, t, q, x, o, ld); }
+static int k_phiqT_lam_q(void *c, double t, const double *q, const double *l, double *o, ptrdiff_t ld)
+{ return mb_planar_phiqT_lam_q(c, t, q, l, o, ld); }
+static int k_gamma_q(void *c, double t, const double *q, const double *qd, double *o, ptrdiff_t ld)
+{ return mb_planar_gamma_q(c, t, q, qd, o, ld); }
+static int k_gamma_qd(void *c, double t, const double *q, const double *qd, double *o, ptrdiff_t ld)
+{ return mb_planar_gamma_qd(c, t, q, qd, o, ld); }
+static int k_energy(void *c, double t, const double *q, const double *qd, double *T, double *V)
+{ return mb_planar_energy(c, t, q, qd, T, V); }
+
+void mb_planar_mech(const mb_planar_model *model, mb_mech *mech)
+{
+    memset(mech, 0, sizeof *mech);
+    mech->nq = 3 * (ptrdiff_t)model->nb;
+    mech->nc = model->nc;
+    mech->mass_constant = 1;
+    mech->ctx = (void *)model;  /* kernels only read it */
+    mech->mass = k_mass;
+    mech->forces = k_forces;
+    mech->phi = k_phi;
+    mech->phi_q = k_phi_q;
+    mech->phi_t = k_phi_t;
+    mech->gamma = k_gamma;
+    mech->forces_q = k_forces_q;
+    mech->forces_qd = k_forces_qd;
+    mech->phiq_x_q = k_phiq_x_q;
+    mech->phiqT_lam_q = k_phiqT_lam_q;
+    mech->gamma_q = k_gamma_q;
+    mech->gamma_qd = k_gamma_qd;
+    mech->energy = k_energy;
+}

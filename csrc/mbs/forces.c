@@ -1,0 +1,143 @@
+/* Planar force elements on a body pair (assemble.h): translational and rotational
+ * spring-damper-actuators, with their generalized forces Q, Q_q, Q_qd and
+ * potential energies.  Gravity and generalized time forces are global (assemble.c).
+ *
+ * TSDA: l = |P_j - P_i| (P = r + A s'), l' = dl/dq qd,
+ *       F = k (l - L0) + c l' + fa(t)   (tension positive: pulls the points together),
+ *       Q = -F dl/dq,  V = k/2 (l - L0)^2  (fa and c do no conservative work).
+ *       At l = 0 the direction is undefined: the element then contributes nothing.
+ * RSDA: theta = phi_j - phi_i (phi = 0 for the ground), T = k (theta - theta0) + c theta',
+ *       with (theta - theta0) wrapped to (-pi, pi] when wrap;
+ *       Q_phi_i = +T, Q_phi_j = -T (a restoring torque), V = k/2 (theta - theta0)^2.
+ */
+#include <math.h>
+#include <string.h>
+#include "assemble.h"
+#include "status.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+enum { PI_ = 2, PJ_ = 5 };
+
+int mb_force_is_pair(int type)
+{
+    return type == MB_FORCE_TSDA || type == MB_FORCE_RSDA || type == MB_FORCE_CONTACT_LINE ||
+           type == MB_FORCE_CONTACT_CIRCLES;
+}
+
+int mb_force_is_contact(int type)
+{
+    return type == MB_FORCE_CONTACT_LINE || type == MB_FORCE_CONTACT_CIRCLES;
+}
+
+int mb_point_pair_geom(const mb_pair *p, const double si[2], const double sj[2], double *l,
+                       double g[6], double Hl[6][6])
+{
+    double ui[2], uj[2], d[2], D[6][2];
+    ui[0] = p->ci * si[0] - p->si * si[1];
+    ui[1] = p->si * si[0] + p->ci * si[1];
+    uj[0] = p->cj * sj[0] - p->sj * sj[1];
+    uj[1] = p->sj * sj[0] + p->cj * sj[1];
+    d[0] = p->q[3] + uj[0] - p->q[0] - ui[0];
+    d[1] = p->q[4] + uj[1] - p->q[1] - ui[1];
+    *l = hypot(d[0], d[1]);
+    if (!(*l > 0)) {
+        memset(g, 0, 6 * sizeof(double));
+        if (Hl) memset(Hl, 0, 36 * sizeof(double));
+        return 1;
+    }
+    double e[2] = {d[0] / *l, d[1] / *l};
+    /* D = dd/dql, perp(u) = (-u_y, u_x) */
+    memset(D, 0, sizeof D);
+    D[0][0] = -1; D[1][1] = -1; D[2][0] = ui[1]; D[2][1] = -ui[0];
+    D[3][0] = 1;  D[4][1] = 1;  D[5][0] = -uj[1]; D[5][1] = uj[0];
+    for (int m = 0; m < 6; m++) g[m] = e[0] * D[m][0] + e[1] * D[m][1];
+    if (Hl) {
+        /* (D'D - g g') / l + e . d^2 d */
+        for (int a = 0; a < 6; a++)
+            for (int b = 0; b < 6; b++)
+                Hl[a][b] = (D[a][0] * D[b][0] + D[a][1] * D[b][1] - g[a] * g[b]) / *l;
+        Hl[PI_][PI_] += e[0] * ui[0] + e[1] * ui[1];
+        Hl[PJ_][PJ_] -= e[0] * uj[0] + e[1] * uj[1];
+    }
+    return 0;
+}
+
+static int tsda(const mb_planar_force *F, double t, const mb_pair *p, unsigned what,
+                mb_force_local *out)
+{
+    double l, g[6], Hl[6][6];
+    int need_h = (what & MB_FL_QQ) != 0;
+    if (mb_point_pair_geom(p, F->si, F->sj, &l, g, need_h ? Hl : NULL))
+        return MB_OK;  /* coincident points: no direction, no force */
+    double ld = 0, fa;
+    for (int m = 0; m < 6; m++) ld += g[m] * p->qd[m];
+    mb_timefn_eval(&F->fa, t, &fa, NULL, NULL);
+    double f = F->k * (l - F->L0) + F->c * ld + fa;
+    if (what & MB_FL_Q)
+        for (int a = 0; a < 6; a++) out->Q[a] = -f * g[a];
+    if (what & MB_FL_QQ) {
+        double dF[6];  /* dF/dql = k g + c Hl qd */
+        for (int b = 0; b < 6; b++) {
+            double s = 0;
+            for (int m = 0; m < 6; m++) s += Hl[b][m] * p->qd[m];
+            dF[b] = F->k * g[b] + F->c * s;
+        }
+        for (int a = 0; a < 6; a++)
+            for (int b = 0; b < 6; b++) out->Qq[a][b] = -g[a] * dF[b] - f * Hl[a][b];
+    }
+    if (what & MB_FL_QQD)
+        for (int a = 0; a < 6; a++)
+            for (int b = 0; b < 6; b++) out->Qqd[a][b] = -F->c * g[a] * g[b];
+    if (what & MB_FL_V)
+        out->V = 0.5 * F->k * (l - F->L0) * (l - F->L0);
+    return MB_OK;
+}
+
+/* x wrapped to (-pi, pi] */
+static double wrap_pi(double x)
+{
+    return x - 2 * M_PI * ceil((x - M_PI) / (2 * M_PI));
+}
+
+static int rsda(const mb_planar_force *F, const mb_pair *p, unsigned what, mb_force_local *out)
+{
+    double delta = p->q[PJ_] - p->q[PI_] - F->L0;
+    if (F->wrap) delta = wrap_pi(delta);
+    double thd = p->qd[PJ_] - p->qd[PI_];
+    double T = F->k * delta + F->c * thd;
+    if (what & MB_FL_Q) {
+        out->Q[PI_] = T;
+        out->Q[PJ_] = -T;
+    }
+    if (what & MB_FL_QQ) {
+        out->Qq[PI_][PI_] = -F->k;
+        out->Qq[PI_][PJ_] = F->k;
+        out->Qq[PJ_][PI_] = F->k;
+        out->Qq[PJ_][PJ_] = -F->k;
+    }
+    if (what & MB_FL_QQD) {
+        out->Qqd[PI_][PI_] = -F->c;
+        out->Qqd[PI_][PJ_] = F->c;
+        out->Qqd[PJ_][PI_] = F->c;
+        out->Qqd[PJ_][PJ_] = -F->c;
+    }
+    if (what & MB_FL_V)
+        out->V = 0.5 * F->k * delta * delta;
+    return MB_OK;
+}
+
+int mb_force_eval(const mb_planar_force *F, double t, const mb_pair *p, unsigned what,
+                  mb_force_local *out)
+{
+    memset(out, 0, sizeof *out);
+    switch (F->type) {
+    case MB_FORCE_TSDA: return tsda(F, t, p, what, out);
+    case MB_FORCE_RSDA: return rsda(F, p, what, out);
+    case MB_FORCE_CONTACT_LINE:
+    case MB_FORCE_CONTACT_CIRCLES: return mb_contact_eval(F, t, p, what, out);
+    default: return MB_ERR_ILL_INPUT;
+    }
+}

@@ -1,0 +1,544 @@
+/* The index-1 formulation of a constrained mechanical system (mech.h):
+ *     y = (q, q'),  y' = f(t, y) = (q', q''),
+ *     S [q''; lambda] = [Q; gt],  S = [ M  Phi_q^T ; Phi_q  0 ],
+ *     gt = gamma - 2 alpha (Phi_q q' + Phi_t) - beta^2 Phi      (Baumgarte, optional).
+ *
+ * Sign convention.  mech.h writes M q'' + Phi_q^T lambda = Q, the LLM paper (eq 7,
+ * 9) M q'' - D^T lambda = h: our lambda is the paper's -lambda (D = Phi_q, h = Q).
+ *
+ * Jacobian (LLM eqs 10-15).  Instead of forming D M^-1 D^T (eqs 13-15) we
+ * differentiate the saddle-point system itself: with a = q'',
+ *     S [a_q ; lambda_q ] = [ Q_q - (M a)_q - (Phi_q^T lambda)_q ; gt_q - (Phi_q a)_q ]
+ *     S [a_q'; lambda_q'] = [ Q_q' ; gt_q' ]
+ *     gt_q  = gamma_q  - 2 alpha ((Phi_q q')_q + Phi_tq) - beta^2 Phi_q
+ *     gt_q' = gamma_q' - 2 alpha Phi_q
+ * and solve all 2 nq right-hand sides with the LU of S already computed for f
+ * (eq 10: df/dy = [0 I; a_q a_q']).  (M a)_q is formed by central differences
+ * of M when mech->mass_constant == 0.  Every derivative kernel that is NULL in the
+ * mb_mech table is replaced by central differences of the kernel it
+ * differentiates (phi_t of phi in t, gamma by differences of Phi_q q' + Phi_t along
+ * (q', 1), or the second difference of Phi when phi_t is NULL too).  Phi_tq, needed
+ * only with alpha != 0, is always formed by differences of Phi_q in t.
+ *
+ * Linear algebra.  S is scaled symmetrically (D S D, d_k = 1 / sqrt(max_l |S_kl|))
+ * so that its pivots are comparable across bodies of very different mass, factored
+ * with LAPACK (mb_lu_factor), and declared singular (MB_ERR_LINALG, f->msg names
+ * the pivot) when a pivot falls below 64 N eps of the largest: redundant
+ * constraints, a singular configuration or a singular mass matrix.  The factors
+ * and the solution are cached with (t, y): a jac at the point of the last rhs costs
+ * no new factorization.  All workspace is allocated once in mb_index1_init.
+ *
+ * Projection: Newton with minimum-norm corrections
+ *     q <- q - Phi_q^T (Phi_q Phi_q^T)^-1 Phi   until |Phi|_inf <= proj_tol,
+ * then q' <- q' - Phi_q^T (Phi_q Phi_q^T)^-1 (Phi_q q' + Phi_t).
+ */
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../linalg/dense.h" /* LU; core/dense.h has the same name */
+#include "index1.h"
+#include "status.h"
+
+static int fail(mb_index1 *f, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->msg, sizeof f->msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static double norm_inf(ptrdiff_t n, const double *x)
+{
+    double r = 0;
+    for (ptrdiff_t i = 0; i < n; i++) r = fmax(r, fabs(x[i]));
+    return r;
+}
+
+/* central-difference step for a variable of size x (relative accuracy eps^(2/3)) */
+static double fd_step(double x) { return cbrt(DBL_EPSILON) * fmax(1.0, fabs(x)); }
+
+/* ---- kernels with finite-difference fallbacks ---- */
+
+/* Phi_t: the kernel, or central differences of Phi in t */
+static int eval_phi_t(mb_index1 *f, double t, const double *q, double *pt)
+{
+    const mb_mech *me = f->mech;
+    if (me->phi_t)
+        return me->phi_t(me->ctx, t, q, pt);
+    double h = fd_step(t);
+    int rc = me->phi(me->ctx, t + h, q, f->pa);
+    if (rc == 0) rc = me->phi(me->ctx, t - h, q, f->pb);
+    if (rc != 0) return rc;
+    for (ptrdiff_t k = 0; k < f->nc; k++) pt[k] = (f->pa[k] - f->pb[k]) / (2 * h);
+    return MB_OK;
+}
+
+/* gamma: the kernel, or
+ *   -d/ds [Phi_q qd + Phi_t](q + s qd, t + s)        (central differences), or with
+ *   -d^2/ds^2 Phi(q + s qd, t + s)   (extrapolated second differences) when phi_t is NULL */
+static int eval_gamma(mb_index1 *f, double t, const double *q, const double *qd, double *g)
+{
+    const mb_mech *me = f->mech;
+    ptrdiff_t nq = f->nq, nc = f->nc;
+    int rc;
+    if (me->gamma)
+        return me->gamma(me->ctx, t, q, qd, g);
+    double scale = fmax(1.0, norm_inf(nq, q)) / fmax(1.0, norm_inf(nq, qd));
+    if (me->phi_t) {
+        double h = cbrt(DBL_EPSILON) * scale;
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            double *v = sgn > 0 ? f->ga : f->gb;
+            for (ptrdiff_t i = 0; i < nq; i++) f->gs[i] = q[i] + sgn * h * qd[i];
+            if ((rc = me->phi_q(me->ctx, t + sgn * h, f->gs, f->Pg, nc)) != 0) return rc;
+            if ((rc = me->phi_t(me->ctx, t + sgn * h, f->gs, v)) != 0) return rc;
+            mb_gemv(nc, nq, 1.0, f->Pg, nc, qd, 1.0, v);
+        }
+        for (ptrdiff_t k = 0; k < nc; k++) g[k] = -(f->ga[k] - f->gb[k]) / (2 * h);
+        return MB_OK;
+    }
+    /* second differences D(h) = (Phi(+h) - 2 Phi(0) + Phi(-h)) / h^2 at h and h/2,
+     * Richardson-extrapolated: (4 D(h/2) - D(h)) / 3 = Phi'' + O(h^4) */
+    double h = pow(DBL_EPSILON, 1.0 / 6.0) * scale;
+    if ((rc = me->phi(me->ctx, t, q, f->gc)) != 0) return rc;
+    for (ptrdiff_t k = 0; k < nc; k++) g[k] = 0;
+    for (int half = 0; half < 2; half++) {
+        double hh = half ? 0.5 * h : h, w = (half ? -4.0 : 1.0) / (3.0 * hh * hh);
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            double *v = sgn > 0 ? f->ga : f->gb;
+            for (ptrdiff_t i = 0; i < nq; i++) f->gs[i] = q[i] + sgn * hh * qd[i];
+            if ((rc = me->phi(me->ctx, t + sgn * hh, f->gs, v)) != 0) return rc;
+        }
+        for (ptrdiff_t k = 0; k < nc; k++) g[k] += w * (f->ga[k] - 2 * f->gc[k] + f->gb[k]);
+    }
+    return MB_OK;
+}
+
+/* ---- scaled LU with a pivot test ---- */
+
+/* A <- D A D with d_k = 1/sqrt(max_l |A_kl|), LU; MB_ERR_LINALG (and *bad = index)
+ * on a zero row or a pivot below 64 n eps of the largest */
+static int factor_scaled(ptrdiff_t n, double *A, ptrdiff_t lda, double *d, int *ipiv,
+                         ptrdiff_t *bad)
+{
+    for (ptrdiff_t k = 0; k < n; k++) {
+        double r = 0;
+        for (ptrdiff_t l = 0; l < n; l++) {
+            double v = fabs(A[k + lda * l]);
+            r = v > r ? v : r;
+        }
+        if (!(r > 0)) {
+            *bad = k;
+            return MB_ERR_LINALG;
+        }
+        d[k] = 1.0 / sqrt(r);
+    }
+    for (ptrdiff_t l = 0; l < n; l++)
+        for (ptrdiff_t k = 0; k < n; k++) A[k + lda * l] *= d[k] * d[l];
+    int rc = mb_lu_factor(n, A, lda, ipiv);
+    double umax = 0, umin = INFINITY;
+    ptrdiff_t kmin = 0;
+    for (ptrdiff_t k = 0; k < n; k++) {
+        double u = fabs(A[k + lda * k]);
+        umax = u > umax ? u : umax;
+        if (!(u >= umin)) {  /* also catches NaN */
+            umin = u;
+            kmin = k;
+        }
+    }
+    if (rc != MB_OK || !(umin > 64.0 * (double)n * DBL_EPSILON * umax)) {
+        *bad = kmin;
+        return MB_ERR_LINALG;
+    }
+    return MB_OK;
+}
+
+/* solve A x = b (nrhs columns, ld n) with the factors of D A D */
+static int solve_scaled(ptrdiff_t n, const double *LU, ptrdiff_t lda, const double *d,
+                        const int *ipiv, double *B, ptrdiff_t nrhs)
+{
+    for (ptrdiff_t c = 0; c < nrhs; c++)
+        for (ptrdiff_t k = 0; k < n; k++) B[k + n * c] *= d[k];
+    int rc = mb_lu_solve(n, LU, lda, ipiv, B, nrhs);
+    for (ptrdiff_t c = 0; c < nrhs; c++)
+        for (ptrdiff_t k = 0; k < n; k++) B[k + n * c] *= d[k];
+    return rc;
+}
+
+/* ---- the saddle-point solve, cached on (t, y) ---- */
+
+static int saddle(mb_index1 *f, double t, const double *q, const double *qd)
+{
+    const mb_mech *me = f->mech;
+    ptrdiff_t nq = f->nq, nc = f->nc, N = nq + nc;
+    size_t bytes = (size_t)nq * sizeof(double);
+    if (f->cache_ok && t == f->tcache && memcmp(f->ycache, q, bytes) == 0 &&
+        memcmp(f->ycache + nq, qd, bytes) == 0)
+        return MB_OK;
+    f->cache_ok = 0;
+    double *S = f->S, *b = f->sol;
+    int rc;
+    if ((rc = me->mass(me->ctx, q, S, N)) != 0) return rc;
+    if ((rc = me->forces(me->ctx, t, q, qd, b)) != 0) return rc;
+    if (nc > 0) {
+        if ((rc = me->phi_q(me->ctx, t, q, S + nq, N)) != 0) return rc;
+        for (ptrdiff_t r = 0; r < nc; r++) {
+            for (ptrdiff_t c = 0; c < nq; c++) S[c + N * (nq + r)] = S[nq + r + N * c];
+            for (ptrdiff_t c = 0; c < nc; c++) S[nq + c + N * (nq + r)] = 0.0;
+        }
+        double *g = b + nq;
+        if ((rc = eval_gamma(f, t, q, qd, g)) != 0) return rc;
+        if (f->alpha != 0) {  /* - 2 alpha (Phi_q q' + Phi_t) */
+            if ((rc = eval_phi_t(f, t, q, f->vc1)) != 0) return rc;
+            mb_gemv(nc, nq, 1.0, S + nq, N, qd, 1.0, f->vc1);
+            for (ptrdiff_t k = 0; k < nc; k++) g[k] -= 2 * f->alpha * f->vc1[k];
+        }
+        if (f->beta != 0) {   /* - beta^2 Phi */
+            if ((rc = me->phi(me->ctx, t, q, f->vc2)) != 0) return rc;
+            for (ptrdiff_t k = 0; k < nc; k++) g[k] -= f->beta * f->beta * f->vc2[k];
+        }
+    }
+    ptrdiff_t bad = 0;
+    if ((rc = factor_scaled(N, S, N, f->dsc, f->ipiv, &bad)) != MB_OK)
+        return fail(f, rc,
+                    "The saddle-point matrix [M Phi_q^T; Phi_q 0] is singular at t = %.17g "
+                    "(pivot %td of %td): redundant constraints, a singular configuration or a "
+                    "singular mass matrix.", t, bad, N);
+    if ((rc = solve_scaled(N, S, N, f->dsc, f->ipiv, b, 1)) != MB_OK) return rc;
+    memcpy(f->ycache, q, bytes);
+    memcpy(f->ycache + nq, qd, bytes);
+    f->tcache = t;
+    f->cache_ok = 1;
+    return MB_OK;
+}
+
+int mb_index1_solve(mb_index1 *f, double t, const double *q, const double *qd, double *qdd,
+                    double *lam)
+{
+    int rc = saddle(f, t, q, qd);
+    if (rc != MB_OK) return rc;
+    if (qdd) memcpy(qdd, f->sol, (size_t)f->nq * sizeof(double));
+    if (lam) memcpy(lam, f->sol + f->nq, (size_t)f->nc * sizeof(double));
+    return MB_OK;
+}
+
+static int index1_rhs(double t, const double *y, double *ydot, void *ctx)
+{
+    mb_index1 *f = ctx;
+    ptrdiff_t nq = f->nq;
+    int rc = saddle(f, t, y, y + nq);
+    if (rc != MB_OK) return rc;
+    memcpy(ydot, y + nq, (size_t)nq * sizeof(double));
+    memcpy(ydot + nq, f->sol, (size_t)nq * sizeof(double));
+    return MB_OK;
+}
+
+static int index1_acc(double t, const double *q, const double *qd, double *qdd, void *ctx)
+{
+    return mb_index1_solve(ctx, t, q, qd, qdd, NULL);
+}
+
+/* ---- the Jacobian ---- */
+
+/* out (rows x nq, ld) = d kern / d x by central differences, x = q (wrt 0) or qd (wrt 1);
+ * kern is forces (rows = nq) or gamma (rows = nc) */
+static int fd_cols(mb_index1 *f, int which, double t, const double *q, const double *qd, int wrt,
+                   double *out, ptrdiff_t ld)
+{
+    const mb_mech *me = f->mech;
+    ptrdiff_t nq = f->nq, rows = which == 0 ? nq : f->nc;
+    double *x = f->vq1, *vp = which == 0 ? f->vq2 : f->vc3, *vm = which == 0 ? f->vq3 : f->vc4;
+    const double *base = wrt == 0 ? q : qd;
+    /* a gamma itself formed by differences is noisier: use a larger step */
+    double step = (which == 1 && !me->gamma) ? pow(DBL_EPSILON, 0.2) : cbrt(DBL_EPSILON);
+    memcpy(x, base, (size_t)nq * sizeof(double));
+    for (ptrdiff_t c = 0; c < nq; c++) {
+        double h = step * fmax(1.0, fabs(base[c]));
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            double *v = sgn > 0 ? vp : vm;
+            const double *qq = wrt == 0 ? x : q, *vv = wrt == 0 ? qd : x;
+            int rc;
+            x[c] = base[c] + sgn * h;
+            rc = which == 0 ? me->forces(me->ctx, t, qq, vv, v) : eval_gamma(f, t, qq, vv, v);
+            if (rc != 0) return rc;
+        }
+        x[c] = base[c];
+        for (ptrdiff_t r = 0; r < rows; r++) out[r + ld * c] = (vp[r] - vm[r]) / (2 * h);
+    }
+    return MB_OK;
+}
+
+static int index1_jac(double t, const double *y, double *J, ptrdiff_t ldJ, void *ctx)
+{
+    mb_index1 *f = ctx;
+    const mb_mech *me = f->mech;
+    ptrdiff_t nq = f->nq, nc = f->nc, N = nq + nc;
+    const double *q = y, *qd = y + nq;
+    int rc = saddle(f, t, q, qd);
+    if (rc != MB_OK) return rc;
+    const double *a = f->sol, *lam = f->sol + nq;
+    double *R = f->R;
+    double *RTL = R, *RTR = R + N * nq, *RBL = R + nq, *RBR = R + N * nq + nq;
+    void *c = me->ctx;
+
+    /* force derivatives */
+    rc = me->forces_q ? me->forces_q(c, t, q, qd, RTL, N) : fd_cols(f, 0, t, q, qd, 0, RTL, N);
+    if (rc != 0) return rc;
+    rc = me->forces_qd ? me->forces_qd(c, t, q, qd, RTR, N) : fd_cols(f, 0, t, q, qd, 1, RTR, N);
+    if (rc != 0) return rc;
+
+    if (!me->mass_constant) {  /* - (M a)_q by central differences of M */
+        double *x = f->vq1;
+        memcpy(x, q, (size_t)nq * sizeof(double));
+        for (ptrdiff_t j = 0; j < nq; j++) {
+            double h = fd_step(q[j]);
+            x[j] = q[j] + h;
+            if ((rc = me->mass(c, x, f->M1, nq)) != 0) return rc;
+            x[j] = q[j] - h;
+            if ((rc = me->mass(c, x, f->M2, nq)) != 0) return rc;
+            x[j] = q[j];
+            for (ptrdiff_t l = 0; l < nq * nq; l++) f->M1[l] -= f->M2[l];
+            mb_gemv(nq, nq, -1.0 / (2 * h), f->M1, nq, a, 1.0, RTL + N * j);
+        }
+    }
+
+    if (nc > 0) {
+        rc = me->gamma_q ? me->gamma_q(c, t, q, qd, RBL, N) : fd_cols(f, 1, t, q, qd, 0, RBL, N);
+        if (rc != 0) return rc;
+        rc = me->gamma_qd ? me->gamma_qd(c, t, q, qd, RBR, N) : fd_cols(f, 1, t, q, qd, 1, RBR, N);
+        if (rc != 0) return rc;
+
+        /* T1 = (Phi_q^T lam)_q, T2 = (Phi_q a)_q, T3 = (Phi_q q')_q (Baumgarte) */
+        int want3 = f->alpha != 0;
+        if (me->phiqT_lam_q && (rc = me->phiqT_lam_q(c, t, q, lam, f->T1, nq)) != 0) return rc;
+        if (me->phiq_x_q) {
+            if ((rc = me->phiq_x_q(c, t, q, a, f->T2, nc)) != 0) return rc;
+            if (want3 && (rc = me->phiq_x_q(c, t, q, qd, f->T3, nc)) != 0) return rc;
+        }
+        if (!me->phiqT_lam_q || !me->phiq_x_q) {  /* differences of Phi_q in q */
+            double *x = f->vq1;
+            memcpy(x, q, (size_t)nq * sizeof(double));
+            for (ptrdiff_t j = 0; j < nq; j++) {
+                double h = fd_step(q[j]), s = 1.0 / (2 * h);
+                x[j] = q[j] + h;
+                if ((rc = me->phi_q(c, t, x, f->P1, nc)) != 0) return rc;
+                x[j] = q[j] - h;
+                if ((rc = me->phi_q(c, t, x, f->P2, nc)) != 0) return rc;
+                x[j] = q[j];
+                for (ptrdiff_t l = 0; l < nc * nq; l++) f->P1[l] = (f->P1[l] - f->P2[l]) * s;
+                if (!me->phiqT_lam_q)
+                    for (ptrdiff_t i = 0; i < nq; i++) {
+                        double v = 0;
+                        for (ptrdiff_t k = 0; k < nc; k++) v += f->P1[k + nc * i] * lam[k];
+                        f->T1[i + nq * j] = v;
+                    }
+                if (!me->phiq_x_q) {
+                    mb_gemv(nc, nq, 1.0, f->P1, nc, a, 0.0, f->T2 + nc * j);
+                    if (want3) mb_gemv(nc, nq, 1.0, f->P1, nc, qd, 0.0, f->T3 + nc * j);
+                }
+            }
+        }
+        for (ptrdiff_t j = 0; j < nq; j++) {
+            for (ptrdiff_t i = 0; i < nq; i++) RTL[i + N * j] -= f->T1[i + nq * j];
+            for (ptrdiff_t k = 0; k < nc; k++) RBL[k + N * j] -= f->T2[k + nc * j];
+        }
+
+        if (f->alpha != 0 || f->beta != 0) {
+            double a2 = 2 * f->alpha, b2 = f->beta * f->beta;
+            if ((rc = me->phi_q(c, t, q, f->P1, nc)) != 0) return rc;
+            if (f->alpha != 0) {  /* Phi_tq = (Phi_q)_t by differences in t */
+                double h = fd_step(t);
+                if ((rc = me->phi_q(c, t + h, q, f->P2, nc)) != 0) return rc;
+                if ((rc = me->phi_q(c, t - h, q, f->P3, nc)) != 0) return rc;
+                for (ptrdiff_t l = 0; l < nc * nq; l++)
+                    f->T3[l] += (f->P2[l] - f->P3[l]) / (2 * h);
+            }
+            for (ptrdiff_t j = 0; j < nq; j++)
+                for (ptrdiff_t k = 0; k < nc; k++) {
+                    double p = f->P1[k + nc * j];
+                    RBL[k + N * j] -= b2 * p + (f->alpha != 0 ? a2 * f->T3[k + nc * j] : 0.0);
+                    RBR[k + N * j] -= a2 * p;
+                }
+        }
+    }
+
+    if ((rc = solve_scaled(N, f->S, N, f->dsc, f->ipiv, R, 2 * nq)) != MB_OK) return rc;
+
+    for (ptrdiff_t j = 0; j < nq; j++) {
+        double *c0 = J + ldJ * j, *c1 = J + ldJ * (nq + j);
+        memset(c0, 0, (size_t)nq * sizeof(double));
+        memset(c1, 0, (size_t)nq * sizeof(double));
+        c1[j] = 1.0;
+        memcpy(c0 + nq, R + N * j, (size_t)nq * sizeof(double));
+        memcpy(c1 + nq, R + N * (nq + j), (size_t)nq * sizeof(double));
+    }
+    return MB_OK;
+}
+
+/* ---- projection ---- */
+
+/* G = P P^T (nc x nc) for P (nc x nq, ld nc), then its scaled LU */
+static int gram_factor(mb_index1 *f, const double *P, ptrdiff_t *bad)
+{
+    ptrdiff_t nq = f->nq, nc = f->nc;
+    for (ptrdiff_t a = 0; a < nc; a++)
+        for (ptrdiff_t b = 0; b <= a; b++) {
+            double s = 0;
+            for (ptrdiff_t k = 0; k < nq; k++) s += P[a + nc * k] * P[b + nc * k];
+            f->G[a + nc * b] = f->G[b + nc * a] = s;
+        }
+    return factor_scaled(nc, f->G, nc, f->gsc, f->ipiv_g, bad);
+}
+
+/* x <- x - P^T G^-1 r (r is overwritten) */
+static int min_norm_correct(mb_index1 *f, const double *P, double *r, double *x)
+{
+    ptrdiff_t nq = f->nq, nc = f->nc;
+    int rc = solve_scaled(nc, f->G, nc, f->gsc, f->ipiv_g, r, 1);
+    if (rc != MB_OK) return rc;
+    for (ptrdiff_t i = 0; i < nq; i++) {
+        double s = 0;
+        for (ptrdiff_t k = 0; k < nc; k++) s += P[k + nc * i] * r[k];
+        x[i] -= s;
+    }
+    return MB_OK;
+}
+
+int mb_index1_project(mb_index1 *f, double t, double *q, double *qd, double *res_pos,
+                      double *res_vel)
+{
+    const mb_mech *me = f->mech;
+    ptrdiff_t nq = f->nq, nc = f->nc, bad = 0;
+    double *phi = f->vc1, *r = f->vc2, *P = f->P1, rp = 0, rv = 0;
+    int rc, it;
+    f->msg[0] = '\0';
+    if (nc == 0) {
+        if (res_pos) *res_pos = 0;
+        if (res_vel) *res_vel = 0;
+        return MB_OK;
+    }
+    for (it = 0;; it++) {
+        if ((rc = me->phi(me->ctx, t, q, phi)) != 0) return rc;
+        rp = norm_inf(nc, phi);
+        if (!isfinite(rp))
+            return fail(f, MB_ERR_NONFINITE, "Phi is not finite at t = %.17g.", t);
+        if (rp <= f->proj_tol) break;
+        if (it >= f->proj_max_iter)
+            return fail(f, MB_ERR_CONV,
+                        "Projection onto Phi = 0 did not converge in %d iterations "
+                        "(|Phi| = %.3e > %.3e at t = %.17g).", it, rp, f->proj_tol, t);
+        if ((rc = me->phi_q(me->ctx, t, q, P, nc)) != 0) return rc;
+        if ((rc = gram_factor(f, P, &bad)) != MB_OK)
+            return fail(f, rc,
+                        "Phi_q Phi_q^T is singular at t = %.17g (constraint row %td): redundant "
+                        "constraints or a singular configuration.", t, bad);
+        double *dq = f->vq1, qn = norm_inf(nq, q);
+        memset(dq, 0, (size_t)nq * sizeof(double));
+        memcpy(r, phi, (size_t)nc * sizeof(double));
+        if ((rc = min_norm_correct(f, P, r, dq)) != MB_OK) return rc;
+        for (ptrdiff_t i = 0; i < nq; i++) q[i] += dq[i];
+        if (norm_inf(nq, dq) <= 8 * DBL_EPSILON * fmax(1.0, qn)) {  /* at round-off level */
+            if ((rc = me->phi(me->ctx, t, q, phi)) != 0) return rc;
+            rp = norm_inf(nc, phi);
+            break;
+        }
+    }
+    /* velocities: Phi_q q' + Phi_t = 0 (linear: one correction, one refinement) */
+    if ((rc = me->phi_q(me->ctx, t, q, P, nc)) != 0) return rc;
+    if ((rc = gram_factor(f, P, &bad)) != MB_OK)
+        return fail(f, rc,
+                    "Phi_q Phi_q^T is singular at t = %.17g (constraint row %td): redundant "
+                    "constraints or a singular configuration.", t, bad);
+    double *pt = f->vc3;
+    if ((rc = eval_phi_t(f, t, q, pt)) != 0) return rc;
+    for (int pass = 0; pass < 2; pass++) {
+        memcpy(r, pt, (size_t)nc * sizeof(double));
+        mb_gemv(nc, nq, 1.0, P, nc, qd, 1.0, r);
+        rv = norm_inf(nc, r);
+        if (rv <= f->proj_tol && pass > 0) break;
+        if ((rc = min_norm_correct(f, P, r, qd)) != MB_OK) return rc;
+        memcpy(r, pt, (size_t)nc * sizeof(double));
+        mb_gemv(nc, nq, 1.0, P, nc, qd, 1.0, r);
+        rv = norm_inf(nc, r);
+        if (rv <= f->proj_tol) break;
+    }
+    if (res_pos) *res_pos = rp;
+    if (res_vel) *res_vel = rv;
+    return MB_OK;
+}
+
+int mb_index1_project_hook(double t, double *y, void *ctx)
+{
+    mb_index1 *f = ctx;
+    return mb_index1_project(f, t, y, y + f->nq, NULL, NULL);
+}
+
+/* ---- set-up ---- */
+
+int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta)
+{
+    memset(f, 0, sizeof *f);
+    if (!mech || mech->nq <= 0 || mech->nc < 0 || !mech->mass || !mech->forces ||
+        (mech->nc > 0 && (!mech->phi || !mech->phi_q)))
+        return fail(f, MB_ERR_ILL_INPUT,
+                    "mb_index1_init: the mechanism needs nq > 0, mass, forces, and phi and "
+                    "phi_q when it has constraints.");
+    if (!isfinite(alpha) || !isfinite(beta))
+        return fail(f, MB_ERR_ILL_INPUT, "mb_index1_init: Baumgarte parameters must be finite.");
+    ptrdiff_t nq = mech->nq, nc = mech->nc, N = nq + nc;
+    f->mech = mech;
+    f->alpha = alpha;
+    f->beta = beta;
+    f->nq = nq;
+    f->nc = nc;
+    f->proj_tol = 1e-12;
+    f->proj_max_iter = 20;
+    ptrdiff_t nmass = mech->mass_constant ? 0 : nq * nq;
+    struct { double **p; ptrdiff_t n; } parts[] = {
+        {&f->S, N * N}, {&f->dsc, N}, {&f->sol, N}, {&f->ycache, 2 * nq}, {&f->R, N * 2 * nq},
+        {&f->T1, nq * nq}, {&f->T2, nc * nq}, {&f->T3, nc * nq}, {&f->P1, nc * nq},
+        {&f->P2, nc * nq}, {&f->P3, nc * nq}, {&f->M1, nmass}, {&f->M2, nmass},
+        {&f->G, nc * nc}, {&f->gsc, nc}, {&f->vq1, nq}, {&f->vq2, nq}, {&f->vq3, nq},
+        {&f->vc1, nc}, {&f->vc2, nc}, {&f->vc3, nc}, {&f->vc4, nc}, {&f->gs, nq},
+        {&f->ga, nc}, {&f->gb, nc}, {&f->gc, nc}, {&f->Pg, nc * nq}, {&f->pa, nc},
+        {&f->pb, nc}};
+    size_t np = sizeof parts / sizeof parts[0], total = 0;
+    for (size_t k = 0; k < np; k++) total += (size_t)parts[k].n;
+    f->work = calloc(total + 1, sizeof(double));
+    f->ipiv = calloc((size_t)(N + nc) + 1, sizeof(int));
+    if (!f->work || !f->ipiv) {
+        mb_index1_free(f);
+        return fail(f, MB_ERR_MEM, "mb_index1_init: out of memory.");
+    }
+    double *w = f->work;
+    for (size_t k = 0; k < np; k++) {
+        *parts[k].p = parts[k].n > 0 ? w : NULL;
+        w += parts[k].n;
+    }
+    f->ipiv_g = f->ipiv + N;
+    f->cache_ok = 0;
+    return MB_OK;
+}
+
+void mb_index1_free(mb_index1 *f)
+{
+    free(f->work);
+    free(f->ipiv);
+    f->work = NULL;
+    f->ipiv = NULL;
+    f->cache_ok = 0;
+}
+
+void mb_index1_problem(mb_index1 *f, mb_problem *p)
+{
+    memset(p, 0, sizeof *p);
+    p->n = 2 * f->nq;
+    p->nq = f->nq;
+    p->rhs = index1_rhs;
+    p->jac = index1_jac;
+    p->acc = index1_acc;
+    p->ctx = f;
+}
