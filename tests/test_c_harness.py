@@ -1,6 +1,11 @@
 """Build and run the C test programs of tests/c/ against the kernels, without
 Python in the way (csrc/core, methods, linalg, mbs, problems; never csrc/python).
-They are built with AddressSanitizer and UBSan when the compiler supports it."""
+
+The kernels are compiled once per session into a static library (in parallel),
+with AddressSanitizer and UBSan when the compiler supports them; each test
+program is linked against it and must print "N passed, 0 failed"."""
+import concurrent.futures
+import os
 import pathlib
 import re
 import shutil
@@ -11,6 +16,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 KERNEL_DIRS = ["core", "methods", "linalg", "mbs", "problems"]
 PROGRAMS = sorted((ROOT / "tests" / "c").glob("test_*.c"))
+SANITIZE = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
 
 
 def _sources():
@@ -21,25 +27,49 @@ def _sources():
 
 
 def _libs():
-    # the kernels may call LAPACK (csrc/linalg); link it when present
-    return ["-llapack", "-lblas", "-lm"]
+    # the kernels call LAPACK (csrc/linalg) and SUNDIALS (csrc/methods/sundials_*.c)
+    sundials = ["-lsundials_cvode", "-lsundials_ida", "-lsundials_arkode",
+                "-lsundials_nvecserial", "-lsundials_sunmatrixdense", "-lsundials_sunlinsoldense"]
+    return [*sundials, "-llapack", "-lblas", "-lm"]
 
 
-@pytest.fixture(scope="module")
-def cc():
-    c = shutil.which("cc") or shutil.which("gcc")
-    if c is None:
-        pytest.fail("no C compiler found (cc/gcc)")
-    return c
-
-
-def _build(cc, prog, out, sanitize):
+def _flags(sanitize):
     inc = [f"-I{ROOT / 'csrc' / d}" for d in KERNEL_DIRS] + [f"-I{ROOT / 'tests' / 'c'}"]
-    flags = ["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter"]
-    if sanitize:
-        flags += ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
-    cmd = [cc, *flags, *inc, *map(str, _sources()), str(prog), "-o", str(out), *_libs()]
-    return subprocess.run(cmd, capture_output=True, text=True)
+    flags = ["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter", *inc]
+    return flags + (SANITIZE if sanitize else [])
+
+
+def _compile_kernels(cc, outdir, sanitize):
+    objs = []
+
+    def one(src):
+        obj = outdir / (src.parent.name + "_" + src.stem + ".o")
+        r = subprocess.run([cc, *_flags(sanitize), "-c", str(src), "-o", str(obj)],
+                           capture_output=True, text=True)
+        return obj, r
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
+        for obj, r in ex.map(one, _sources()):
+            if r.returncode != 0:
+                return None, r.stderr
+            objs.append(obj)
+    lib = outdir / "libmbkernels.a"
+    r = subprocess.run(["ar", "rcs", str(lib), *map(str, objs)], capture_output=True, text=True)
+    return (lib, "") if r.returncode == 0 else (None, r.stderr)
+
+
+@pytest.fixture(scope="session")
+def kernels(tmp_path_factory, request):
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.fail("no C compiler found (cc/gcc)")
+    sanitize = not request.config.getoption("--no-asan")
+    lib, err = _compile_kernels(cc, tmp_path_factory.mktemp("kernels"), sanitize)
+    if lib is None and sanitize:  # a compiler without sanitizer runtimes
+        sanitize = False
+        lib, err = _compile_kernels(cc, tmp_path_factory.mktemp("kernels_plain"), False)
+    assert lib is not None, err
+    return cc, lib, sanitize
 
 
 def test_kernels_free_of_python():
@@ -49,14 +79,13 @@ def test_kernels_free_of_python():
 
 
 @pytest.mark.parametrize("prog", PROGRAMS, ids=[p.stem for p in PROGRAMS])
-def test_c_program(prog, cc, tmp_path, request):
+def test_c_program(prog, kernels, tmp_path):
+    cc, lib, sanitize = kernels
     exe = tmp_path / prog.stem
-    sanitize = not request.config.getoption("--no-asan")
-    b = _build(cc, prog, exe, sanitize)
-    if b.returncode != 0 and sanitize:
-        b = _build(cc, prog, exe, False)  # compiler without sanitizer runtimes
+    b = subprocess.run([cc, *_flags(sanitize), str(prog), str(lib), "-o", str(exe), *_libs()],
+                       capture_output=True, text=True)
     assert b.returncode == 0, b.stderr
-    r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300,
+    r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=600,
                        env={"ASAN_OPTIONS": "detect_leaks=1", "PATH": "/usr/bin:/bin"})
     summary = re.search(r"^(\d+) passed, (\d+) failed$", r.stdout, re.M)
     assert summary, f"no summary line\n{r.stdout}\n{r.stderr}"

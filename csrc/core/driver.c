@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dense.h"
+#include "interp.h"
 #include "driver.h"
 #include "events.h"
 #include "norm.h"

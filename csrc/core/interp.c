@@ -1,4 +1,4 @@
-#include "dense.h"
+#include "interp.h"
 #include "driver.h"
 
 void mb_dense_eval(ptrdiff_t n, int deg, const double *C, double theta, double *y)

@@ -1,5 +1,5 @@
-#ifndef MB_CORE_DENSE_H
-#define MB_CORE_DENSE_H
+#ifndef MB_CORE_INTERP_H
+#define MB_CORE_INTERP_H
 #include <stddef.h>
 /* Cubic Hermite interpolant of a step from (y0, f0) to (y1, f1) of size h, as
  * monomial coefficients in theta (4 x n, see method.h). */

@@ -1,3 +1,4 @@
+#include <math.h>
 #include "dense.h"
 #include "status.h"
 
@@ -17,11 +18,76 @@ extern void dgemv_(const char *t, const int *m, const int *n, const double *alph
                    const double *a, const int *lda, const double *x, const int *incx,
                    const double *beta, double *y, const int *incy);
 
+/* Below this size an unblocked right-looking LU in C beats the library call
+ * overhead of reference LAPACK (multibody saddle systems are often 5-30).  Same
+ * result format as dgetrf/dgetrs: unit-lower L and U in A, 1-based pivots. */
+#define MB_SMALL_LU 32
+
+static int small_lu_factor(ptrdiff_t n, double *A, ptrdiff_t lda, int *ipiv)
+{
+    for (ptrdiff_t k = 0; k < n; k++) {
+        double *ck = A + k * lda;
+        ptrdiff_t p = k;
+        double amax = fabs(ck[k]);
+        for (ptrdiff_t i = k + 1; i < n; i++)
+            if (fabs(ck[i]) > amax) {
+                amax = fabs(ck[i]);
+                p = i;
+            }
+        ipiv[k] = (int)p + 1;
+        if (amax == 0.0)
+            return MB_ERR_LINALG;
+        if (p != k)
+            for (ptrdiff_t j = 0; j < n; j++) {
+                double tmp = A[j * lda + k];
+                A[j * lda + k] = A[j * lda + p];
+                A[j * lda + p] = tmp;
+            }
+        double inv = 1.0 / ck[k];
+        for (ptrdiff_t i = k + 1; i < n; i++)
+            ck[i] *= inv;
+        for (ptrdiff_t j = k + 1; j < n; j++) {
+            double *cj = A + j * lda, a = cj[k];
+            if (a != 0.0)
+                for (ptrdiff_t i = k + 1; i < n; i++)
+                    cj[i] -= a * ck[i];
+        }
+    }
+    return MB_OK;
+}
+
+static void small_lu_solve(ptrdiff_t n, const double *LU, ptrdiff_t lda, const int *ipiv,
+                           double *b)
+{
+    for (ptrdiff_t k = 0; k < n; k++) {
+        ptrdiff_t p = ipiv[k] - 1;
+        if (p != k) {
+            double tmp = b[k];
+            b[k] = b[p];
+            b[p] = tmp;
+        }
+    }
+    for (ptrdiff_t j = 0; j < n; j++) {   /* L y = b, column oriented */
+        double bj = b[j];
+        if (bj != 0.0)
+            for (ptrdiff_t i = j + 1; i < n; i++)
+                b[i] -= bj * LU[j * lda + i];
+    }
+    for (ptrdiff_t j = n - 1; j >= 0; j--) {   /* U x = y */
+        b[j] /= LU[j * lda + j];
+        double bj = b[j];
+        for (ptrdiff_t i = 0; i < j; i++)
+            b[i] -= bj * LU[j * lda + i];
+    }
+}
+
 int mb_lu_factor(ptrdiff_t n, double *A, ptrdiff_t lda, int *ipiv)
 {
     int nn = (int)n, ld = (int)lda, info = 0;
     if (n == 0)
         return MB_OK;
+    if (n <= MB_SMALL_LU)
+        return small_lu_factor(n, A, lda, ipiv);
     dgetrf_(&nn, &nn, A, &ld, ipiv, &info);
     return info == 0 ? MB_OK : MB_ERR_LINALG;
 }
@@ -32,6 +98,11 @@ int mb_lu_solve(ptrdiff_t n, const double *LU, ptrdiff_t lda, const int *ipiv, d
     int nn = (int)n, ld = (int)lda, nr = (int)nrhs, info = 0;
     if (n == 0)
         return MB_OK;
+    if (n <= MB_SMALL_LU) {
+        for (ptrdiff_t r = 0; r < nrhs; r++)
+            small_lu_solve(n, LU, lda, ipiv, b + r * n);
+        return MB_OK;
+    }
     dgetrs_("N", &nn, &nr, LU, &ld, ipiv, b, &nn, &info);
     return info == 0 ? MB_OK : MB_ERR_LINALG;
 }

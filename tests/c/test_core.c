@@ -8,7 +8,7 @@
 #include <string.h>
 #include "check.h"
 #include "controller.h"
-#include "dense.h"
+#include "interp.h"
 #include "driver.h"
 #include "erk.h"
 #include "norm.h"
