@@ -3,16 +3,27 @@
 Public API
 ----------
 solve_ivp   SciPy-compatible initial value problem solver over mbint's methods
+solve_dae   implicit DAEs F(t, y, y') = 0 with SUNDIALS IDA
 methods     every method with its properties
 stability   stability functions and regions
 errors      global error by step halving (Richardson) and the truncation/round-off study
 problems    standard test problems (Python callables and C LowLevelCallables)
+PlanarModel, MechanicalSystem   mechanisms (body coordinates, or your own equations)
+simulate, Trajectory            run a mechanism with any method; its motion, energy, violation
+models      the source papers' mechanisms
 """
 from . import _status, errors, problems, stability
 from .dense import DenseOutput
 from .ivp import OdeResult, solve_ivp
+from .dae import solve_dae
 from .methods import MethodInfo, methods
+from .model import PlanarModel
+from .mechanical import MechanicalSystem
+from .simulate import simulate
+from .trajectory import Trajectory
+from . import models
 
-__all__ = ["solve_ivp", "methods", "MethodInfo", "OdeResult", "DenseOutput", "stability",
-           "errors", "problems", "_status"]
+__all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "DenseOutput", "stability",
+           "errors", "problems", "_status", "PlanarModel", "MechanicalSystem", "simulate",
+           "Trajectory", "models"]
 __version__ = "0.1.0"

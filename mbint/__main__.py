@@ -410,8 +410,15 @@ def section_work_precision(out, summary, quick):
     summary.text("![work precision](work_precision.png)", "")
 
 
+def section_models(out, summary, quick):
+    """The source papers' mechanisms (mbint.models): motion, energy, constraint violation."""
+    from . import demo_models
+
+    demo_models.section_models(out, summary, quick, progress=_progress)
+
+
 SECTIONS = (section_msd, section_pendulum, section_stability, section_error_study,
-            section_work_precision)
+            section_work_precision, section_models)
 
 
 def demo(out="out", quick=False):
@@ -436,7 +443,8 @@ def demo(out="out", quick=False):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     summary = _Summary()
-    summary.text("# mbint demo: lecture notes chapter 7 (Schwab & Delhaes)", "",
+    summary.text("# mbint demo: lecture notes chapter 7 (Schwab & Delhaes) and the papers' "
+                 "mechanisms", "",
                  f"Settings: {'quick' if quick else 'full'}. Produced by "
                  f"`python -m mbint demo{' --quick' if quick else ''}`.", "")
     t_start = time.perf_counter()

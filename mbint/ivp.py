@@ -104,7 +104,12 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     y0 : array_like, shape (n,)
     method : str
         One of :func:`mbint.methods` (``"dopri5"`` default; aliases ``"RK45"``,
-        ``"RK23"``, ``"ode45"``, ``"ode23"``, ``"ode113"``).
+        ``"RK23"``, ``"ode45"``, ``"ode23"``, ``"ode113"``).  The SUNDIALS
+        methods (``backend == "sundials"``: ``cvode_bdf``, ``cvode_adams``,
+        ``ida``, ``arkode_erk``, ``arkode_dirk``) run their own step-size control:
+        ``controller``, ``error_per_unit_step``, ``safety``, ``fac_min`` and
+        ``fac_max`` do not apply to them (ValueError), ``jac_sparsity`` is not
+        used, and ``max_steps`` defaults to 10**6.
     t_eval : array_like or None
         Times at which to store the solution (from the dense output); otherwise
         every accepted step is stored.
@@ -227,6 +232,14 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
         raise ValueError("max_steps must be a positive integer.")
     if controller not in ("pi", "i"):
         raise ValueError(f"controller must be 'pi' or 'i', got {controller!r}.")
+    if info.backend == "sundials":
+        for name, value, default in (("controller", controller, "pi"),
+                                     ("error_per_unit_step", error_per_unit_step, False),
+                                     ("safety", safety, None), ("fac_min", fac_min, None),
+                                     ("fac_max", fac_max, None)):
+            if value != default:
+                raise ValueError(f"{name}: method {mname!r} (SUNDIALS) uses its own step-size "
+                                 f"control; {name} does not apply to it.")
 
     # ---- t_eval ----
     direction = 1.0 if tf >= t0 else -1.0

@@ -20,6 +20,29 @@ _DESCRIPTIONS = {
                          "lecture notes 7.4"),
     "adams": ("Variable-step variable-order Adams-Bashforth-Moulton PECE, orders 1-12 (ode113)",
               "lecture notes 7.8; Shampine & Gordon 1975"),
+    "radau_iia": ("Radau IIA, 3 stages, order 5, adaptive as RADAU5 (transformed Newton, embedded "
+                  "estimate, collocation dense output, mass matrix)", "Hairer & Wanner II, IV.8"),
+    "radau_ia2": ("Radau IA, 2 stages, order 3, L-stable; fixed step h=, Newton to rtol/atol", "Hairer & Wanner II, IV.5"),
+    "radau_ia3": ("Radau IA, 3 stages, order 5, L-stable; fixed step h=, Newton to rtol/atol", "Hairer & Wanner II, IV.5"),
+    "radau_ia4": ("Radau IA, 4 stages, order 7, L-stable; fixed step h=, Newton to rtol/atol", "Hairer & Wanner II, IV.5"),
+    "radau_iia2": ("Radau IIA, 2 stages, order 3, L-stable; fixed step h=, Newton to rtol/atol", "Hairer & Wanner II, IV.5"),
+    "radau_iia3": ("Radau IIA, 3 stages, order 5, L-stable; fixed step h=, Newton to rtol/atol", "Hairer & Wanner II, IV.5"),
+    "radau_iia4": ("Radau IIA, 4 stages, order 7, L-stable; fixed step h=, Newton to rtol/atol", "Hairer & Wanner II, IV.5"),
+    "lobatto_iiic2": ("Lobatto IIIC, 2 stages, order 2, L-stable; fixed step h=, Newton to rtol/atol", "Hairer & Wanner II, IV.5"),
+    "lobatto_iiic3": ("Lobatto IIIC, 3 stages, order 4, L-stable; fixed step h=, Newton to rtol/atol", "Hairer & Wanner II, IV.5"),
+    "lobatto_iiic4": ("Lobatto IIIC, 4 stages, order 6, L-stable; fixed step h=, Newton to rtol/atol", "Hairer & Wanner II, IV.5"),
+    "backward_euler": ("Backward Euler (implicit, L-stable), Newton with LU reuse", "lecture notes 7.7"),
+    "trapezoid": ("Trapezoidal rule (implicit, A-stable), Newton with LU reuse", "lecture notes 7.7"),
+    "bdf": ("Variable-order (1-5) BDF/NDF, quasi-constant step, mass matrix (ode15s)", "lecture notes 7.8; Shampine & Reichelt 1997"),
+    "ros4": ("Rosenbrock 4(3), 4 stages (3 f evaluations), L-stable, gamma = 0.57281606, dense output, mass matrix", "RN paper section 4; Hairer & Wanner II, IV.7"),
+    "ros2": ("Modified Rosenbrock 2(3) of ode23s, L-stable, FSAL, own dense output", "Shampine & Reichelt 1997"),
+    "rodas4": ("RODAS 4(3), 6 stages, stiffly accurate, L-stable, dense output, mass matrix", "Hairer & Wanner II, IV.7 (rodas.f)"),
+    "w2": ("W-method of order 2 (1), L-stable, keeps its Jacobian across steps", "RN paper section 4; Verwer et al. 1999"),
+    "cvode_bdf": ("SUNDIALS CVODE, variable-order BDF 1-5, Newton, dense direct linear solver", "Hindmarsh et al. 2005 (SUNDIALS)"),
+    "cvode_adams": ("SUNDIALS CVODE, variable-order Adams-Moulton 1-12, Newton, dense direct linear solver", "Hindmarsh et al. 2005 (SUNDIALS)"),
+    "ida": ("SUNDIALS IDA, variable-order BDF 1-5 on M y' - f = 0 (mass matrix; also mbint.solve_dae)", "Hindmarsh et al. 2005 (SUNDIALS)"),
+    "arkode_erk": ("SUNDIALS ARKODE ERKStep, Zonneveld 5(3)4 table, cubic Hermite dense output", "Reynolds et al. 2023 (ARKODE)"),
+    "arkode_dirk": ("SUNDIALS ARKODE ARKStep, ESDIRK ARK4(3)6L[2]SA, L-stable, Newton, dense direct linear solver", "Kennedy & Carpenter 2003; Reynolds et al. 2023 (ARKODE)"),
 }
 
 # SciPy / MATLAB names accepted as aliases
@@ -52,6 +75,9 @@ class MethodInfo:
     dense_output : str
         ``"own"`` interpolant or ``"hermite"`` (cubic Hermite from f at both ends).
     description, reference : str
+    backend : str
+        ``"mbint"`` (a step behind mbint's driver) or ``"sundials"`` (CVODE,
+        IDA or ARKODE with its own time loop, see :mod:`mbint.dae`).
     """
 
     name: str
@@ -66,6 +92,7 @@ class MethodInfo:
     dense_output: str
     description: str
     reference: str
+    backend: str = "mbint"
 
 
 def _info(d):
@@ -92,6 +119,7 @@ def _info(d):
         dense_output="hermite" if (f & _core.MB_DENSE_HERMITE) else "own",
         description=desc,
         reference=ref,
+        backend=d.get("backend", "mbint"),
     )
 
 

@@ -47,13 +47,19 @@ static int initial_step(run *r, double t0, double tf, int order, double *h_out)
     ptrdiff_t n = r->n;
     const double *atol = r->o->atol;
     double rtol = r->o->rtol;
+    double span = fabs(tf - t0);
+    if (r->p->mass) {
+        /* f is M y', not y': the derivative-based estimate does not apply; start
+         * small as RADAU5 does and let the controller grow the step */
+        *h_out = fmin(1e-6 * fmax(1.0, span), span);
+        return MB_OK;
+    }
     int rc = ensure_f0(r, t0);
     if (rc != MB_OK)
         return rc;
     double d0 = mb_wrms_norm(n, r->y, r->y, NULL, rtol, atol);
     double d1 = mb_wrms_norm(n, r->f0, r->y, NULL, rtol, atol);
     double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
-    double span = fabs(tf - t0);
     if (h0 > span) h0 = span;
     for (ptrdiff_t i = 0; i < n; i++)
         r->y_mid[i] = r->y[i] + r->dir * h0 * r->f0[i];

@@ -3,6 +3,10 @@
 #include "erk.h"
 #include "nystrom.h"
 #include "adams.h"
+#include "implicit_rk.h"
+#include "bdf.h"
+#include "implicit_simple.h"
+#include "rosenbrock.h"
 
 static const mb_method *const all_methods[] = {
 #define MB_METHOD(name, obj) &obj,

@@ -1,7 +1,7 @@
 /* mbint._core: parse, convert once, release the GIL when no Python runs per step,
  * call the driver, map the status.  Argument checking for users is done in
  * mbint/ivp.py; here arrays are re-checked only for memory safety. */
-#include "problem_py.h"
+#include "model_py.h"
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
@@ -9,6 +9,7 @@
 #include "driver.h"
 #include "registry.h"
 #include "status.h"
+#include "sundials.h"
 #include "tableaus.h"
 #include "problems.h"
 
@@ -55,7 +56,7 @@ static int dict_set(PyObject *d, const char *k, PyObject *v)
     return rc;
 }
 
-static PyObject *result_to_dict(const mb_result *r)
+PyObject *result_to_dict(const mb_result *r)  /* shared with model_py.c */
 {
     PyObject *d = PyDict_New();
     if (!d)
@@ -132,6 +133,15 @@ fail:
     return NULL;
 }
 
+/* the one driver for mbint's methods (m), SUNDIALS' own loop for the others */
+static int run_method(const mb_method *m, const char *mname, const mb_problem *p, double t0,
+                      double tf, const double *y0, const mb_options *o, mb_result *res)
+{
+    if (m)
+        return mb_driver_run(m, p, t0, tf, y0, o, res);
+    return mb_sundials_run(mname, p, t0, tf, y0, o, res);
+}
+
 PyDoc_STRVAR(solve_doc,
 "solve(method, fun, t0, tf, y0, atol, rtol, ...) -> dict\n\n"
 "Low-level entry point behind mbint.solve_ivp (arguments validated there).\n"
@@ -163,7 +173,8 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
                                      &spo))
         return NULL;
     const mb_method *m = mb_method_find(mname);
-    if (!m)
+    const mb_sundials_method *sm = m ? NULL : mb_sundials_find(mname);
+    if (!m && !sm)
         return PyErr_Format(PyExc_ValueError, "method: unknown method '%s'.", mname);
 
     PyArrayObject *y0 = NULL, *atol = NULL, *te = NULL, *term = NULL, *dir = NULL, *mass = NULL,
@@ -295,10 +306,10 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
 
     have_res = 1;
     if (python_per_step) {
-        mb_driver_run(m, &p, t0, tf, PyArray_DATA(y0), &o, &res);
+        run_method(m, mname, &p, t0, tf, PyArray_DATA(y0), &o, &res);
     } else {
         Py_BEGIN_ALLOW_THREADS
-        mb_driver_run(m, &p, t0, tf, PyArray_DATA(y0), &o, &res);
+        run_method(m, mname, &p, t0, tf, PyArray_DATA(y0), &o, &res);
         Py_END_ALLOW_THREADS
     }
     if (PyErr_Occurred())   /* the user's own exception propagates */
@@ -324,17 +335,177 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(solve_dae_doc,
+"solve_dae(residual, t0, tf, y0, yp0, atol, rtol, ...) -> dict\n\n"
+"Low-level entry point behind mbint.solve_dae (arguments validated there): IDA on\n"
+"residual(t, y, yp, *args) = 0 (a Python callable or a LowLevelCallable capsule).\n"
+"The dict is that of solve() plus 'yp0', the y' used at t0.");
+
+static PyObject *core_solve_dae(PyObject *self, PyObject *a, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"residual", "t0", "tf", "y0", "yp0", "atol", "rtol", "first_step",
+                             "max_step", "min_step", "max_steps", "t_eval", "dense_output",
+                             "events", "terminal", "direction", "args", "algebraic", "calc_ic",
+                             "jac", NULL};
+    PyObject *fun, *y0o, *yp0o, *atolo, *t_evalo = Py_None, *events = Py_None, *termo = Py_None,
+                                        *diro = Py_None, *args = NULL, *algo = Py_None,
+                                        *jaco = Py_None;
+    double t0, tf, rtol, first_step = 0, max_step = 0, min_step = 0;
+    long max_steps = 0;
+    int dense = 0, calc_ic = 1;
+    if (!PyArg_ParseTupleAndKeywords(a, kw, "OddOOOd|dddlOpOOOO!OpO", kwlist, &fun, &t0, &tf,
+                                     &y0o, &yp0o, &atolo, &rtol, &first_step, &max_step,
+                                     &min_step, &max_steps, &t_evalo, &dense, &events, &termo,
+                                     &diro, &PyTuple_Type, &args, &algo, &calc_ic, &jaco))
+        return NULL;
+    PyArrayObject *y0 = NULL, *yp0 = NULL, *atol = NULL, *te = NULL, *term = NULL, *dir = NULL,
+                  *alg = NULL;
+    PyObject *out = NULL, *ypo = NULL;
+    py_res_ctx rc_ctx;
+    py_events_ctx pye = {0};
+    mb_result res;
+    memset(&res, 0, sizeof res);
+    int have_res = 0;
+
+    y0 = as_vec(y0o, -1, "y0");
+    if (!y0)
+        goto done;
+    ptrdiff_t n = PyArray_SIZE(y0);
+    yp0 = as_vec(yp0o, n, "yp0");
+    atol = as_vec(atolo, n, "atol");
+    if (!yp0 || !atol)
+        goto done;
+    if (res_from_object(fun, args, n, &rc_ctx))
+        goto done;
+    int python_per_step = rc_ctx.fun != NULL;
+    mb_dae_options d = {PyArray_DATA(yp0), NULL, calc_ic, NULL};
+    if (jaco != Py_None) {
+        if (!PyCallable_Check(jaco)) {
+            PyErr_SetString(PyExc_TypeError, "jac must be callable jac(t, y, yp, cj).");
+            goto done;
+        }
+        rc_ctx.jac = jaco;
+        d.jac = py_dae_jac;
+        python_per_step = 1;
+    }
+    if (algo != Py_None) {
+        alg = (PyArrayObject *)PyArray_FROMANY(algo, NPY_UINT8, 1, 1, NPY_ARRAY_CARRAY);
+        if (!alg)
+            goto done;
+        if (PyArray_SIZE(alg) != n) {
+            PyErr_Format(PyExc_ValueError, "algebraic must have %zd entries.", (Py_ssize_t)n);
+            goto done;
+        }
+        d.algebraic = PyArray_DATA(alg);
+    }
+    mb_problem p;
+    memset(&p, 0, sizeof p);
+    p.n = n;
+    p.res = any_res;
+    p.ctx = &rc_ctx;
+
+    mb_options o;
+    memset(&o, 0, sizeof o);
+    o.rtol = rtol;
+    o.atol = PyArray_DATA(atol);
+    o.first_step = first_step;
+    o.max_step = max_step;
+    o.min_step = min_step;
+    o.max_steps = max_steps;
+    o.dense_output = dense;
+    if (t_evalo != Py_None) {
+        te = as_vec(t_evalo, -1, "t_eval");
+        if (!te)
+            goto done;
+        o.t_eval = PyArray_DATA(te);
+        o.n_eval = PyArray_SIZE(te);
+    }
+    if (events != Py_None) {
+        Py_ssize_t nev = PySequence_Size(events);
+        if (nev < 0)
+            goto done;
+        if (nev > 0) {
+            term = (PyArrayObject *)PyArray_FROMANY(termo, NPY_INT, 1, 1, NPY_ARRAY_CARRAY);
+            dir = (PyArrayObject *)PyArray_FROMANY(diro, NPY_INT, 1, 1, NPY_ARRAY_CARRAY);
+            if (!term || !dir)
+                goto done;
+            if (PyArray_SIZE(term) != nev || PyArray_SIZE(dir) != nev) {
+                PyErr_SetString(PyExc_ValueError, "terminal and direction need one entry per event.");
+                goto done;
+            }
+            pye.events = events;
+            pye.args = args;
+            pye.n = n;
+            pye.nev = nev;
+            o.events = py_events;
+            o.n_events = nev;
+            o.terminal = PyArray_DATA(term);
+            o.direction = PyArray_DATA(dir);
+            o.event_ctx = &pye;
+            python_per_step = 1;
+        }
+    }
+    npy_intp dims[1] = {(npy_intp)n};
+    ypo = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    if (!ypo)
+        goto done;
+    double *yp_out = PyArray_DATA((PyArrayObject *)ypo);
+    have_res = 1;
+    if (python_per_step) {
+        mb_sundials_ida_run(&p, t0, tf, PyArray_DATA(y0), &d, &o, &res, yp_out);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        mb_sundials_ida_run(&p, t0, tf, PyArray_DATA(y0), &d, &o, &res, yp_out);
+        Py_END_ALLOW_THREADS
+    }
+    if (PyErr_Occurred())
+        goto done;
+    if (res.status == MB_ERR_MEM) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    out = result_to_dict(&res);
+    if (out) {
+        int bad = dict_set(out, "yp0", ypo);  /* dict_set releases ypo */
+        ypo = NULL;
+        if (bad)
+            Py_CLEAR(out);
+    }
+
+done:
+    if (have_res)
+        mb_result_free(&res);
+    Py_XDECREF(ypo);
+    Py_XDECREF(y0);
+    Py_XDECREF(yp0);
+    Py_XDECREF(atol);
+    Py_XDECREF(te);
+    Py_XDECREF(term);
+    Py_XDECREF(dir);
+    Py_XDECREF(alg);
+    return out;
+}
+
 static PyObject *core_methods(PyObject *self, PyObject *noargs)
 {
     (void)self; (void)noargs;
-    size_t nm = mb_method_count();
-    PyObject *lst = PyList_New((Py_ssize_t)nm);
+    size_t nm = mb_method_count(), ns = mb_sundials_count();
+    PyObject *lst = PyList_New((Py_ssize_t)(nm + ns));
     if (!lst)
         return NULL;
-    for (size_t i = 0; i < nm; i++) {
-        const mb_method *m = mb_method_at(i);
-        PyObject *d = Py_BuildValue("{s:s,s:i,s:i,s:I}", "name", m->name, "order", m->order,
-                                    "error_order", m->error_order, "flags", m->flags);
+    for (size_t i = 0; i < nm + ns; i++) {
+        PyObject *d;
+        if (i < nm) {
+            const mb_method *m = mb_method_at(i);
+            d = Py_BuildValue("{s:s,s:i,s:i,s:I,s:s}", "name", m->name, "order", m->order,
+                              "error_order", m->error_order, "flags", m->flags, "backend", "mbint");
+        } else {  /* SUNDIALS methods (sundials.h): own time loop */
+            const mb_sundials_method *m = mb_sundials_at(i - nm);
+            d = Py_BuildValue("{s:s,s:i,s:i,s:I,s:s}", "name", m->name, "order", m->order,
+                              "error_order", m->error_order, "flags", m->flags, "backend",
+                              "sundials");
+        }
         if (!d) {
             Py_DECREF(lst);
             return NULL;
@@ -449,7 +620,10 @@ static PyObject *core_c_problem_jac(PyObject *self, PyObject *arg)
 
 static PyMethodDef core_methods_def[] = {
     {"solve", (PyCFunction)(void (*)(void))core_solve, METH_VARARGS | METH_KEYWORDS, solve_doc},
-    {"methods", core_methods, METH_NOARGS, "Registered methods: name, order, error_order, flags."},
+    {"solve_dae", (PyCFunction)(void (*)(void))core_solve_dae, METH_VARARGS | METH_KEYWORDS,
+     solve_dae_doc},
+    {"methods", core_methods, METH_NOARGS,
+     "Registered methods: name, order, error_order, flags, backend ('mbint' or 'sundials')."},
     {"tableau", core_tableau, METH_O, "Butcher tableau of an explicit Runge-Kutta method."},
     {"amplification", core_amplification, METH_VARARGS,
      "amplification(method, z): the method's stability function R(z) (complex array)."},
@@ -474,5 +648,9 @@ PyMODINIT_FUNC PyInit__core(void)
     FLAG(MB_EMBEDDED) FLAG(MB_FSAL) FLAG(MB_USES_F0) FLAG(MB_NEEDS_JAC) FLAG(MB_SECOND_ORDER)
     FLAG(MB_DENSE_HERMITE) FLAG(MB_VARIABLE_ORDER) FLAG(MB_IMPLICIT) FLAG(MB_FIXED_ONLY) FLAG(MB_MASS)
 #undef FLAG
+    if (PyModule_AddFunctions(mod, mb_model_methods)) {  /* model_py.c */
+        Py_DECREF(mod);
+        return NULL;
+    }
     return mod;
 }

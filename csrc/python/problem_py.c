@@ -292,3 +292,128 @@ int c_fun_from_capsule(PyObject *capsule, ptrdiff_t n, c_fun_ctx *c)
     }
     return 0;
 }
+
+/* ---- residual problems (mbint.solve_dae) ---- */
+
+static PyObject *vec_copy(ptrdiff_t n, const double *x)
+{
+    npy_intp dims[1] = {(npy_intp)n};
+    PyObject *a = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    if (a)
+        memcpy(PyArray_DATA((PyArrayObject *)a), x, (size_t)n * sizeof(double));
+    return a;
+}
+
+/* fun(lead[0], ..., lead[nl-1], *args) */
+static PyObject *call_lead(PyObject *fun, PyObject *args, PyObject **lead, int nl)
+{
+    Py_ssize_t na = args ? PyTuple_GET_SIZE(args) : 0;
+    PyObject *stack[16];
+    PyObject **argv = stack;
+    if (na + nl > 16) {
+        argv = PyMem_Malloc((size_t)(na + nl) * sizeof *argv);
+        if (!argv)
+            return PyErr_NoMemory();
+    }
+    for (int i = 0; i < nl; i++)
+        argv[i] = lead[i];
+    for (Py_ssize_t i = 0; i < na; i++)
+        argv[nl + i] = PyTuple_GET_ITEM(args, i);
+    PyObject *r = PyObject_Vectorcall(fun, argv, (size_t)(na + nl), NULL);
+    if (argv != stack)
+        PyMem_Free(argv);
+    return r;
+}
+
+int res_from_object(PyObject *fun, PyObject *args, ptrdiff_t n, py_res_ctx *c)
+{
+    memset(c, 0, sizeof *c);
+    c->n = n;
+    c->args = args;
+    if (PyCapsule_CheckExact(fun)) {
+        char sig[256];
+        void *ptr;
+        if (capsule_sig(fun, sig, sizeof sig, &ptr, &c->ud))
+            return -1;
+        if (strcmp(sig, "int(double,double*,double*,double*,void*)") != 0) {
+            PyErr_Format(PyExc_ValueError,
+                         "residual: LowLevelCallable signature '%s' is not supported; use "
+                         "'int (double t, const double *y, const double *yp, double *r, "
+                         "void *user_data)'.", sig);
+            return -1;
+        }
+        c->cf = (c_res_fn)ptr;
+        return 0;
+    }
+    if (!PyCallable_Check(fun)) {
+        PyErr_SetString(PyExc_TypeError, "residual must be callable or a LowLevelCallable.");
+        return -1;
+    }
+    c->fun = fun;
+    return 0;
+}
+
+int any_res(double t, const double *y, const double *yp, double *r, void *ctx)
+{
+    py_res_ctx *c = ctx;
+    if (c->cf)
+        return c->cf(t, y, yp, r, c->ud);
+    PyObject *lead[3] = {PyFloat_FromDouble(t), vec_copy(c->n, y), vec_copy(c->n, yp)};
+    PyObject *out = NULL;
+    if (lead[0] && lead[1] && lead[2])
+        out = call_lead(c->fun, c->args, lead, 3);
+    for (int i = 0; i < 3; i++)
+        Py_XDECREF(lead[i]);
+    if (!out)
+        return MB_ERR_CALLBACK;
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(out, NPY_DOUBLE, 0, 1,
+                                                       NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    Py_DECREF(out);
+    if (!a)
+        return MB_ERR_CALLBACK;
+    if (PyArray_SIZE(a) != c->n) {
+        PyErr_Format(PyExc_ValueError,
+                     "residual(t, y, yp) returned an array of size %zd; expected size %zd "
+                     "(the size of y0).", (Py_ssize_t)PyArray_SIZE(a), (Py_ssize_t)c->n);
+        Py_DECREF(a);
+        return MB_ERR_CALLBACK;
+    }
+    memcpy(r, PyArray_DATA(a), (size_t)c->n * sizeof(double));
+    Py_DECREF(a);
+    return 0;
+}
+
+int py_dae_jac(double t, double cj, const double *y, const double *yp, double *J, ptrdiff_t ld,
+               void *ctx)
+{
+    py_res_ctx *c = ctx;
+    ptrdiff_t n = c->n;
+    PyObject *lead[4] = {PyFloat_FromDouble(t), vec_copy(n, y), vec_copy(n, yp),
+                         PyFloat_FromDouble(cj)};
+    PyObject *out = NULL;
+    if (lead[0] && lead[1] && lead[2] && lead[3])
+        out = call_lead(c->jac, c->args, lead, 4);
+    for (int i = 0; i < 4; i++)
+        Py_XDECREF(lead[i]);
+    if (!out)
+        return MB_ERR_CALLBACK;
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(out, NPY_DOUBLE, 0, 2, NPY_ARRAY_ALIGNED);
+    Py_DECREF(out);
+    if (!a)
+        return MB_ERR_CALLBACK;
+    if (PyArray_SIZE(a) != n * n || (PyArray_NDIM(a) == 2 && PyArray_DIM(a, 0) != n)) {
+        PyErr_Format(PyExc_ValueError, "jac(t, y, yp, cj) must return shape (%zd, %zd).",
+                     (Py_ssize_t)n, (Py_ssize_t)n);
+        Py_DECREF(a);
+        return MB_ERR_CALLBACK;
+    }
+    if (PyArray_NDIM(a) < 2) {
+        J[0] = *(double *)PyArray_DATA(a);
+    } else {
+        for (ptrdiff_t col = 0; col < n; col++)
+            for (ptrdiff_t i = 0; i < n; i++)
+                J[col * ld + i] = *(double *)PyArray_GETPTR2(a, i, col);
+    }
+    Py_DECREF(a);
+    return 0;
+}

@@ -66,4 +66,26 @@ int any_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx);
 /* Fill c from a PyCapsule of a LowLevelCallable; returns 0 or -1 with an exception. */
 int c_fun_from_capsule(PyObject *capsule, ptrdiff_t n, c_fun_ctx *c);
 
+/* Residual problems F(t, y, y') = 0 (mbint.solve_dae): a Python callable
+ * residual(t, y, yp, *args) -> r (size n) or a C function from a LowLevelCallable
+ * int F(double t, const double *y, const double *yp, double *r, void *user_data);
+ * optional Python Jacobian jac(t, y, yp, cj, *args) -> dF/dy + cj dF/dy' (n, n). */
+typedef int (*c_res_fn)(double t, const double *y, const double *yp, double *r, void *ud);
+typedef struct py_res_ctx {
+    PyObject *fun;      /* residual callable, or NULL when cf is set */
+    c_res_fn cf;        /* C residual */
+    void *ud;
+    PyObject *jac;      /* Python Jacobian or NULL */
+    PyObject *args;     /* tuple (may be empty) */
+    ptrdiff_t n;
+} py_res_ctx;
+
+/* Fill c from a residual object (callable or capsule); 0 or -1 with an exception. */
+int res_from_object(PyObject *fun, PyObject *args, ptrdiff_t n, py_res_ctx *c);
+/* the mb_res_fn trampoline (ctx is the py_res_ctx) */
+int any_res(double t, const double *y, const double *yp, double *r, void *ctx);
+/* the Jacobian trampoline of sundials.h's mb_dae_jac_fn (ctx is the py_res_ctx) */
+int py_dae_jac(double t, double cj, const double *y, const double *yp, double *J, ptrdiff_t ld,
+               void *ctx);
+
 #endif

@@ -1,0 +1,492 @@
+/* The run of a SUNDIALS integrator (see sundials.h): set-up and clean-up, the
+ * output loop over internal steps, dense records, events, statistics and
+ * status.  The adapters (sundials_cvode.c, sundials_ida.c, sundials_arkode.c)
+ * only create the integrator and answer the queries of sun_backend. */
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "result.h"
+#include "status.h"
+#include "sundials_impl.h"
+
+/* SUNDIALS return flags shared by CVODE, IDA and ARKODE */
+enum { SUN_TSTOP_RETURN = 1, SUN_ROOT_RETURN = 2 };
+
+/* highest interpolant degree of any adapter (CVODE Adams: order 12) */
+#define SUN_MAX_DEG 12
+
+static const mb_sundials_method sundials_methods[] = {
+    {"cvode_bdf", 5, 0, MB_IMPLICIT | MB_NEEDS_JAC | MB_VARIABLE_ORDER, 0},
+    {"cvode_adams", 12, 0, MB_IMPLICIT | MB_NEEDS_JAC | MB_VARIABLE_ORDER, 1},
+    {"ida", 5, 0, MB_IMPLICIT | MB_NEEDS_JAC | MB_VARIABLE_ORDER | MB_MASS, 2},
+    {"arkode_erk", 4, 3, MB_EMBEDDED, 3},
+    {"arkode_dirk", 4, 3, MB_IMPLICIT | MB_NEEDS_JAC | MB_EMBEDDED, 4},
+};
+
+static const sun_backend *const sundials_backends[] = {
+    &mb_sun_cvode_bdf, &mb_sun_cvode_adams, &mb_sun_ida, &mb_sun_arkode_erk, &mb_sun_arkode_dirk,
+};
+
+size_t mb_sundials_count(void)
+{
+    return sizeof sundials_methods / sizeof sundials_methods[0];
+}
+
+const mb_sundials_method *mb_sundials_at(size_t i)
+{
+    return i < mb_sundials_count() ? &sundials_methods[i] : NULL;
+}
+
+const mb_sundials_method *mb_sundials_find(const char *name)
+{
+    for (size_t i = 0; name && i < mb_sundials_count(); i++)
+        if (strcmp(sundials_methods[i].name, name) == 0)
+            return &sundials_methods[i];
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- callbacks */
+
+static int set_message(sun_run *r, const char *fmt, va_list ap)
+{
+    if (r->res->message[0] == '\0')
+        vsnprintf(r->res->message, sizeof r->res->message, fmt, ap);
+    return 0;
+}
+
+int mb_sun_cb_fail(sun_run *r, int code, const char *fmt, ...)
+{
+    if (!r->cb_status) {
+        r->cb_status = code;
+        if (fmt) {
+            va_list ap;
+            va_start(ap, fmt);
+            set_message(r, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return -1;
+}
+
+int mb_sun_rhs(sun_run *r, double t, N_Vector y, N_Vector ydot)
+{
+    if (r->cb_status)
+        return -1;
+    double *f = N_VGetArrayPointer(ydot);
+    int rc = r->p->rhs(t, N_VGetArrayPointer(y), f, r->p->ctx);
+    if (rc > 0)
+        return 1;
+    if (rc == MB_ERR_CALLBACK)
+        return mb_sun_cb_fail(r, MB_ERR_CALLBACK, NULL);
+    if (rc < 0)
+        return mb_sun_cb_fail(r, MB_ERR_RHS_FAIL,
+                              "The right-hand side returned failure code %d at t = %.17g.", rc, t);
+    for (sunindextype i = 0; i < r->n; i++)  /* fatal, as in the driver (mb_rhs) */
+        if (!isfinite(f[i]))
+            return mb_sun_cb_fail(r, MB_ERR_NONFINITE,
+                                  "The right-hand side returned a non-finite value (component %td) "
+                                  "at t = %.17g.", (ptrdiff_t)i, t);
+    return 0;
+}
+
+int mb_sun_events(sun_run *r, double t, N_Vector y, double *g)
+{
+    if (r->cb_status)
+        return -1;
+    int rc = r->o->events(t, N_VGetArrayPointer(y), g, r->o->event_ctx);
+    if (rc == MB_ERR_CALLBACK)
+        return mb_sun_cb_fail(r, MB_ERR_CALLBACK, NULL);
+    if (rc != 0)
+        return mb_sun_cb_fail(r, MB_ERR_EVENT_FAIL,
+                              "An event function returned failure code %d at t = %.17g.", rc, t);
+    return 0;
+}
+
+int mb_sun_jac(sun_run *r, double t, N_Vector y, SUNMatrix J)
+{
+    if (r->cb_status)
+        return -1;
+    double *Jd = SUNDenseMatrix_Data(J);
+    sunindextype ld = SUNDenseMatrix_Rows(J);
+    int rc = r->p->jac(t, N_VGetArrayPointer(y), Jd, (ptrdiff_t)ld, r->p->ctx);
+    if (rc > 0)
+        return 1;
+    if (rc == MB_ERR_CALLBACK)
+        return mb_sun_cb_fail(r, MB_ERR_CALLBACK, NULL);
+    if (rc < 0)
+        return mb_sun_cb_fail(r, MB_ERR_RHS_FAIL,
+                              "The Jacobian returned failure code %d at t = %.17g.", rc, t);
+    for (sunindextype k = 0; k < r->n * ld; k++)
+        if (!isfinite(Jd[k]))
+            return mb_sun_cb_fail(r, MB_ERR_NONFINITE,
+                                  "The Jacobian returned a non-finite value (entry %td) at "
+                                  "t = %.17g.",
+                                  (ptrdiff_t)k, t);
+    return 0;
+}
+
+void mb_sun_err_handler(int error_code, const char *module, const char *function, char *msg,
+                        void *eh_data)
+{
+    sun_run *r = eh_data;
+    if (error_code >= 0)  /* warnings (e.g. t + h == t) are not failures */
+        return;
+    snprintf(r->sun_msg, sizeof r->sun_msg, "%s, %s: %s", module ? module : "SUNDIALS",
+             function ? function : "?", msg ? msg : "");
+}
+
+int mb_sun_setup_fail(sun_run *r, int code, const char *call)
+{
+    int st = r->cb_status ? r->cb_status : r->b->status(code);
+    if (r->res->message[0] == '\0') {
+        if (r->sun_msg[0])
+            snprintf(r->res->message, sizeof r->res->message, "%s failed [%s]", call, r->sun_msg);
+        else
+            snprintf(r->res->message, sizeof r->res->message, "%s failed (flag %d).", call, code);
+    }
+    return st;
+}
+
+double mb_sun_wrms(sunindextype n, N_Vector ewt, N_Vector ele)
+{
+    const double *w = N_VGetArrayPointer(ewt), *e = N_VGetArrayPointer(ele);
+    double sum = 0.0;
+    for (sunindextype i = 0; i < n; i++)
+        sum += (w[i] * e[i]) * (w[i] * e[i]);
+    return n > 0 ? sqrt(sum / (double)n) : 0.0;
+}
+
+/* ------------------------------------------------------------------ output */
+
+typedef struct loop_state {
+    ptrdiff_t next_eval;   /* first t_eval not yet stored */
+    long processed;        /* number of internal steps recorded */
+    double *C;             /* (SUN_MAX_DEG + 1) * n dense coefficients */
+} loop_state;
+
+static int query_fail(sun_run *r, int flag, const char *what)
+{
+    return mb_sun_setup_fail(r, flag, what);
+}
+
+/* t_eval points up to t_end (inclusive), from the interpolant of the last step */
+static int emit_eval(sun_run *r, loop_state *ls, double t_end, N_Vector y_end)
+{
+    const mb_options *o = r->o;
+    while (ls->next_eval < o->n_eval) {
+        double te = o->t_eval[ls->next_eval];
+        if (r->dir * (te - t_end) > 0)
+            break;
+        int rc;
+        if (te == t_end) {
+            rc = mb_result_push_point(r->res, te, N_VGetArrayPointer(y_end));
+        } else {
+            int flag = r->b->dky(r, te, 0, r->v1);
+            if (flag < 0)
+                return query_fail(r, flag, "interpolation at a t_eval point");
+            rc = mb_result_push_point(r->res, te, N_VGetArrayPointer(r->v1));
+        }
+        if (rc != MB_OK)
+            return rc;
+        ls->next_eval++;
+    }
+    return MB_OK;
+}
+
+/* record the last internal step, which ends (for the output) at t_end, y_end */
+static int record_step(sun_run *r, loop_state *ls, double t_end, N_Vector y_end)
+{
+    const mb_options *o = r->o;
+    ptrdiff_t n = (ptrdiff_t)r->n;
+    double tn, hu;
+    int deg, rc;
+    int flag = r->b->last_step(r, &tn, &hu, &deg);
+    if (flag < 0)
+        return query_fail(r, flag, "step query");
+    double t_start = tn - hu;
+    if (o->dense_output) {
+        /* y(theta) = sum_k y^(k)(t_start) (theta h)^k / k!, theta = (t - t_start)/h */
+        double fac = 1.0;
+        for (int k = 0; k <= deg; k++) {
+            flag = r->b->dky(r, t_start, k, r->v1);
+            if (flag < 0)
+                return query_fail(r, flag, "interpolant derivatives");
+            if (k > 0)
+                fac *= hu / k;
+            const double *d = N_VGetArrayPointer(r->v1);
+            for (ptrdiff_t i = 0; i < n; i++)
+                ls->C[k * n + i] = fac * d[i];
+        }
+        if ((rc = mb_result_push_dense(r->res, t_start, hu, deg, ls->C)) != MB_OK)
+            return rc;
+    }
+    double err = 0.0;
+    if (r->b->local_error(r, r->v1, r->v2) >= 0)
+        err = mb_sun_wrms(r->n, r->v1, r->v2);
+    if ((rc = mb_result_push_hist(r->res, t_end, hu, err)) != MB_OK)
+        return rc;
+    if (o->t_eval)
+        return emit_eval(r, ls, t_end, y_end);
+    return mb_result_push_point(r->res, t_end, N_VGetArrayPointer(y_end));
+}
+
+/* a root return at t: store the events found; *terminated when one of them
+ * reached its terminal count */
+static int roots_found(sun_run *r, double t, int *terminated)
+{
+    const mb_options *o = r->o;
+    *terminated = 0;
+    int flag = r->b->root_info(r, r->found);
+    if (flag < 0)
+        return query_fail(r, flag, "root information");
+    for (ptrdiff_t i = 0; i < o->n_events; i++) {
+        if (r->found[i] == 0)
+            continue;
+        int rc = mb_result_push_event(r->res, i, t, N_VGetArrayPointer(r->y));
+        if (rc != MB_OK)
+            return rc;
+        r->hits[i]++;
+        int term = o->terminal ? o->terminal[i] : 0;
+        if (term > 0 && r->hits[i] >= term)
+            *terminated = 1;
+    }
+    return MB_OK;
+}
+
+/* the mb status of a SUNDIALS failure flag, with the message */
+static int failure(sun_run *r, int flag)
+{
+    if (r->cb_status)
+        return r->cb_status;
+    int st = r->b->status(flag);
+    if (r->res->message[0] == '\0')
+        snprintf(r->res->message, sizeof r->res->message, "%s [%s]", mb_status_str(st),
+                 r->sun_msg[0] ? r->sun_msg : r->b->solver);
+    return st;
+}
+
+static int output_loop(sun_run *r, double t0, double tf, loop_state *ls)
+{
+    const mb_options *o = r->o;
+    mb_result *res = r->res;
+    long limit = o->max_steps > 0 ? o->max_steps : MB_SUNDIALS_MAX_STEPS;
+    double t = t0;
+    for (;;) {
+        if (res->stats.nsteps + res->stats.nreject >= limit) {
+            snprintf(res->message, sizeof res->message,
+                     "The maximum number of steps (%ld) was reached at t = %.17g.", limit, t);
+            return MB_ERR_MAX_STEPS;
+        }
+        double t_ret = t;
+        int flag = r->b->evolve(r, tf, &t_ret);
+        if (flag < 0)
+            return failure(r, flag);
+        r->b->stats(r, &res->stats);
+        long nst = res->stats.nsteps;
+        t = t_ret;
+        if (flag == SUN_ROOT_RETURN) {
+            int terminated, rc = roots_found(r, t_ret, &terminated);
+            if (rc != MB_OK)
+                return rc;
+            if (terminated) {
+                if (nst > ls->processed)
+                    rc = record_step(r, ls, t_ret, r->y);
+                else if (o->t_eval)  /* the step was recorded already (root at its end) */
+                    rc = emit_eval(r, ls, t_ret, r->y);
+                else
+                    rc = mb_result_push_point(res, t_ret, N_VGetArrayPointer(r->y));
+                return rc != MB_OK ? rc : MB_TERMINATED;
+            }
+            /* a root at the very end of the step: the integrator will not return
+             * that step again, so record it now */
+            double tn, hu;
+            int deg;
+            int qf = r->b->last_step(r, &tn, &hu, &deg);
+            if (qf < 0)
+                return query_fail(r, qf, "step query");
+            if (nst > ls->processed &&
+                fabs(tn - t_ret) <= 1000.0 * DBL_EPSILON * (fabs(tn) + fabs(hu))) {
+                if ((rc = record_step(r, ls, t_ret, r->y)) != MB_OK)
+                    return rc;
+                ls->processed = nst;
+            }
+            continue;
+        }
+        if (nst > ls->processed) {
+            int rc = record_step(r, ls, t_ret, r->y);
+            if (rc != MB_OK)
+                return rc;
+            ls->processed = nst;
+        } else if (flag == SUN_TSTOP_RETURN) {
+            /* tf reached without a new step (the last one ended within roundoff
+             * of tf): move the last output to tf */
+            if (o->t_eval) {
+                int rc = emit_eval(r, ls, t_ret, r->y);
+                if (rc != MB_OK)
+                    return rc;
+            } else if (res->nt > 0) {
+                res->t[res->nt - 1] = t_ret;
+                memcpy(res->y + (res->nt - 1) * res->n, N_VGetArrayPointer(r->y),
+                       (size_t)res->n * sizeof(double));
+            }
+            if (res->n_hist > 0)
+                res->hist_t[res->n_hist - 1] = t_ret;
+        }
+        if (flag == SUN_TSTOP_RETURN || r->dir * (t_ret - tf) >= 0)
+            return MB_OK;
+    }
+}
+
+static int validate(const sun_run *r, const mb_problem *p, const mb_options *o)
+{
+    mb_result *res = r->res;
+    const char *bad = NULL;
+    if (p->n <= 0)
+        bad = "the state size n must be positive";
+    else if (!(o->rtol > 0) || !o->atol)
+        bad = "rtol must be positive and atol given";
+    else if (!r->dae && !p->rhs)
+        bad = "the problem has no right-hand side";
+    else if (r->dae && !p->res)
+        bad = "the residual problem has no residual function";
+    else if (o->n_events > 0 && !o->events)
+        bad = "events requested without an event function";
+    if (bad) {
+        snprintf(res->message, sizeof res->message, "%s: %s.", r->m->name, bad);
+        return MB_ERR_ILL_INPUT;
+    }
+    if (p->mass && !(r->m->flags & MB_MASS)) {
+        snprintf(res->message, sizeof res->message,
+                 "Method '%s' does not accept a mass matrix (use 'ida').", r->m->name);
+        return MB_ERR_NOT_SUPPORTED;
+    }
+    if (o->h > 0 && (r->m->flags & MB_VARIABLE_ORDER)) {
+        snprintf(res->message, sizeof res->message,
+                 "Method '%s' chooses its own steps; a fixed step h is not supported.",
+                 r->m->name);
+        return MB_ERR_NOT_SUPPORTED;
+    }
+    return MB_OK;
+}
+
+static int run(const mb_sundials_method *m, const mb_problem *p, const mb_dae_options *dae,
+               double t0, double tf, const double *y0, const mb_options *o, mb_result *res,
+               double *yp0_out)
+{
+    sun_run r;
+    memset(&r, 0, sizeof r);
+    loop_state ls = {0, 0, NULL};
+    ptrdiff_t ne = o->n_events > 0 ? o->n_events : 0;
+    int rc = mb_result_init(res, p->n, ne);
+    res->status = MB_OK;
+    res->message[0] = '\0';
+    r.m = m;
+    r.b = sundials_backends[m->kind];
+    r.p = p;
+    r.o = o;
+    r.dae = dae;
+    r.res = res;
+    r.n = (sunindextype)p->n;
+    r.dir = tf >= t0 ? 1.0 : -1.0;
+    if (rc != MB_OK || (rc = validate(&r, p, o)) != MB_OK)
+        goto done;
+    if (SUNContext_Create(NULL, &r.ctx) != 0) {
+        rc = MB_ERR_MEM;
+        goto done;
+    }
+    r.y = N_VNew_Serial(r.n, r.ctx);
+    r.yp = N_VNew_Serial(r.n, r.ctx);
+    r.atol = N_VNew_Serial(r.n, r.ctx);
+    r.v1 = N_VNew_Serial(r.n, r.ctx);
+    r.v2 = N_VNew_Serial(r.n, r.ctx);
+    r.f = malloc((size_t)r.n * sizeof(double));
+    ls.C = malloc((size_t)(SUN_MAX_DEG + 1) * (size_t)r.n * sizeof(double));
+    r.rootdir = calloc((size_t)ne + 1, sizeof(int));
+    r.found = calloc((size_t)ne + 1, sizeof(int));
+    r.hits = calloc((size_t)ne + 1, sizeof(ptrdiff_t));
+    if (!r.y || !r.yp || !r.atol || !r.v1 || !r.v2 || !r.f || !ls.C || !r.rootdir || !r.found ||
+        !r.hits) {
+        rc = MB_ERR_MEM;
+        goto done;
+    }
+    memcpy(N_VGetArrayPointer(r.y), y0, (size_t)r.n * sizeof(double));
+    memcpy(N_VGetArrayPointer(r.atol), o->atol, (size_t)r.n * sizeof(double));
+    if (dae && dae->yp0)
+        memcpy(N_VGetArrayPointer(r.yp), dae->yp0, (size_t)r.n * sizeof(double));
+    else
+        N_VConst(0.0, r.yp);
+    for (ptrdiff_t i = 0; i < ne; i++)
+        r.rootdir[i] = o->direction ? (o->direction[i] > 0) - (o->direction[i] < 0) : 0;
+
+    if (t0 != tf && (rc = r.b->setup(&r, t0, tf)) != MB_OK)
+        goto done;
+    if (yp0_out)
+        memcpy(yp0_out, N_VGetArrayPointer(r.yp), (size_t)r.n * sizeof(double));
+    /* the initial point (corrected by IDACalcIC for residual problems) */
+    if (o->t_eval) {
+        while (ls.next_eval < o->n_eval && o->t_eval[ls.next_eval] == t0) {
+            if ((rc = mb_result_push_point(res, t0, N_VGetArrayPointer(r.y))) != MB_OK)
+                goto done;
+            ls.next_eval++;
+        }
+    } else if ((rc = mb_result_push_point(res, t0, N_VGetArrayPointer(r.y))) != MB_OK) {
+        goto done;
+    }
+    if (t0 == tf)
+        goto done;
+    rc = output_loop(&r, t0, tf, &ls);
+
+done:
+    if (r.mem) {
+        r.b->stats(&r, &res->stats);
+        r.b->free(&r);
+    }
+    res->stats.nfev += r.extra_nfev;
+    if (r.cb_status && rc != MB_OK && rc != MB_TERMINATED)
+        rc = r.cb_status;
+    res->status = rc;
+    if ((rc == MB_OK || rc == MB_TERMINATED || res->message[0] == '\0'))
+        snprintf(res->message, sizeof res->message, "%s", mb_status_str(rc));
+    if (r.LS)
+        SUNLinSolFree(r.LS);
+    if (r.A)
+        SUNMatDestroy(r.A);
+    if (r.y) N_VDestroy(r.y);
+    if (r.yp) N_VDestroy(r.yp);
+    if (r.atol) N_VDestroy(r.atol);
+    if (r.v1) N_VDestroy(r.v1);
+    if (r.v2) N_VDestroy(r.v2);
+    if (r.ctx)
+        SUNContext_Free(&r.ctx);
+    free(r.f);
+    free(ls.C);
+    free(r.rootdir);
+    free(r.found);
+    free(r.hits);
+    return rc;
+}
+
+int mb_sundials_run(const char *name, const mb_problem *p, double t0, double tf,
+                    const double *y0, const mb_options *o, mb_result *res)
+{
+    const mb_sundials_method *m = mb_sundials_find(name);
+    if (!m) {
+        mb_result_init(res, p->n, 0);
+        res->status = MB_ERR_ILL_INPUT;
+        snprintf(res->message, sizeof res->message, "Unknown SUNDIALS method '%s'.",
+                 name ? name : "(null)");
+        return res->status;
+    }
+    return run(m, p, NULL, t0, tf, y0, o, res, NULL);
+}
+
+int mb_sundials_ida_run(const mb_problem *p, double t0, double tf, const double *y0,
+                        const mb_dae_options *d, const mb_options *o, mb_result *res,
+                        double *yp0_out)
+{
+    static const mb_dae_options none = {NULL, NULL, 1, NULL};
+    return run(mb_sundials_find("ida"), p, d ? d : &none, t0, tf, y0, o, res, yp0_out);
+}

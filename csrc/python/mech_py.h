@@ -1,0 +1,47 @@
+#ifndef MB_PYTHON_MECH_PY_H
+#define MB_PYTHON_MECH_PY_H
+/* Internal to csrc/python: the mech handle behind the capsules of model_py.c
+ * (planar models) and system_py.c (MechanicalSystem kernels). */
+#include "problem_py.h"
+#include "model.h"
+
+#define HANDLE_NAME "mbint.mech"
+
+/* the kernels of a MechanicalSystem; one slot per mb_mech entry */
+enum {
+    S_MASS, S_FORCES, S_PHI, S_PHI_Q, S_PHI_T, S_GAMMA, S_FORCES_Q, S_FORCES_QD,
+    S_GAMMA_Q, S_GAMMA_QD, S_PHIQ_X_Q, S_PHIQT_LAM_Q, S_COUNT
+};
+typedef struct slot {
+    PyObject *py;   /* Python callable, or NULL */
+    void *cf;       /* C function, or NULL */
+    void *ud;       /* its user data */
+} slot;
+
+typedef struct mech_handle {
+    mb_mech mech;
+    ptrdiff_t nq, nc;
+    int python;               /* a kernel calls Python: run with the GIL held */
+    /* planar model */
+    int planar;
+    mb_planar_model pm;
+    double *body;
+    mb_planar_joint *joints;
+    mb_planar_force *forces;
+    ptrdiff_t ncontact;
+    PyObject *extra;          /* extra(t, q, qd) -> Q_extra (nq,), or NULL */
+    /* MechanicalSystem */
+    slot s[S_COUNT];
+    double *M_const;          /* constant mass matrix (column-major) or NULL */
+    int phi_t_zero;           /* constraints do not depend on t */
+} mech_handle;
+
+/* capsule owning h (h is released when the capsule cannot be made) */
+PyObject *new_handle_capsule(mech_handle *h);
+/* 1-D float64 array with a copy of x[0..m-1] */
+PyObject *vec_copy(const double *x, ptrdiff_t m);
+/* _core.mech_system (system_py.c) */
+PyObject *mech_system(PyObject *self, PyObject *args, PyObject *kw);
+extern const char mech_system_doc[];
+
+#endif

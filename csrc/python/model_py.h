@@ -1,0 +1,39 @@
+#ifndef MB_PYTHON_MODEL_PY_H
+#define MB_PYTHON_MODEL_PY_H
+/* The multibody side of mbint._core (model_py.c): mechanisms as mb_mech tables
+ * behind a capsule ("mech handle"), NumPy-aware kernel evaluation, consistent
+ * initial conditions and the simulate entry over the index-1 formulation.
+ *
+ * A mech handle is made either from the flat tables of PlanarModel.compile()
+ * (mbint/model.py) or from the kernels of a MechanicalSystem (mbint/mechanical.py:
+ * Python callables, LowLevelCallables or a constant mass matrix).
+ *
+ * Planar tables (float64, C order, one row per element; integer fields are
+ * stored as exactly representable doubles).  The column names are also served to
+ * Python by _core.planar_layout(), which mbint/model.py uses to pack its rows, so
+ * the two sides cannot drift apart.
+ *   bodies (nb, 2):  mass, inertia
+ *   gravity (2,):    g_x, g_y
+ *   joints (nj, 19): type i j si_x si_y sj_x sj_y ni_x ni_y L phi0 coord
+ *                    c0 c1 c2 a w psi row
+ *   forces (nf, 27): type i j si_x si_y sj_x sj_y k c L0
+ *                    fa_c0 fa_c1 fa_c2 fa_a fa_w fa_psi wrap K cd e ri rj
+ *                    p0_x p0_y nrm_x nrm_y coord
+ * Types and fields are those of mb_planar_joint / mb_planar_force (mbs/model.h);
+ * body index -1 is the ground; row is the first row of the joint in Phi. */
+#include "problem_py.h"
+#include "driver.h"
+
+enum {
+    MB_PY_JOINT_NCOLS = 19,
+    MB_PY_FORCE_NCOLS = 27
+};
+
+/* The functions model_py.c adds to mbint._core (PyModule_AddFunctions). */
+extern PyMethodDef mb_model_methods[];
+
+/* Shared with module.c (defined there): the dict of an mb_result, as returned by
+ * _core.solve. */
+PyObject *result_to_dict(const mb_result *r);
+
+#endif

@@ -1,0 +1,293 @@
+"""A mechanism you derived yourself: ``mbint.MechanicalSystem``.
+
+The equations
+
+    M(q) q'' + Phi_q(q, t)^T lambda = Q(t, q, q'),      Phi(q, t) = 0
+
+in any coordinates (relative angles, for example), given as Python callables or
+as C functions (``scipy.LowLevelCallable`` / ctypes).  The system becomes the
+same C kernel table (``mb_mech``, csrc/mbs/mech.h) as a :class:`PlanarModel`, so
+:func:`mbint.simulate` runs it with every method; derivatives you do not give
+are taken by central differences in C.
+"""
+from __future__ import annotations
+
+import ctypes
+import numbers
+
+import numpy as np
+
+from . import _core
+from ._kernels import Kernels
+
+__all__ = ["MechanicalSystem"]
+
+#: C signatures of the LowLevelCallable form of each kernel (those of mbs/mech.h;
+#: the first argument is the callable's user_data).
+C_SIGNATURES = {
+    "mass": "int (void *, const double *q, double *M, long ld)",
+    "forces": "int (void *, double t, const double *q, const double *qd, double *Q)",
+    "constraints": "int (void *, double t, const double *q, double *phi)",
+    "constraint_jacobian": "int (void *, double t, const double *q, double *Pq, long ld)",
+    "constraint_t": "int (void *, double t, const double *q, double *phi_t)",
+    "gamma": "int (void *, double t, const double *q, const double *qd, double *gamma)",
+    "forces_q": "int (void *, double t, const double *q, const double *qd, double *out, long ld)",
+    "forces_qd": "int (void *, double t, const double *q, const double *qd, double *out, long ld)",
+    "gamma_q": "int (void *, double t, const double *q, const double *qd, double *out, long ld)",
+    "gamma_qd": "int (void *, double t, const double *q, const double *qd, double *out, long ld)",
+    "phiq_x_q": "int (void *, double t, const double *q, const double *x, double *out, long ld)",
+    "phiqT_lam_q":
+        "int (void *, double t, const double *q, const double *lam, double *out, long ld)",
+}
+
+
+def _capsule(fun):
+    """PyCapsule of a LowLevelCallable or ctypes function, else None."""
+    from scipy import LowLevelCallable
+
+    if isinstance(fun, LowLevelCallable):
+        return tuple.__getitem__(fun, 0)
+    if isinstance(fun, ctypes._CFuncPtr):
+        return tuple.__getitem__(LowLevelCallable(fun), 0)
+    return None
+
+
+class MechanicalSystem(Kernels):
+    """Constrained mechanical system from user kernels.
+
+    Parameters
+    ----------
+    mass : callable, array_like or LowLevelCallable
+        ``mass(q) -> (nq, nq)``, or a constant (nq, nq) matrix.
+    forces : callable or LowLevelCallable
+        ``forces(t, q, qd) -> (nq,)``: every applied force (gravity included).
+    constraints : callable or LowLevelCallable, optional
+        ``constraints(q, t) -> (nc,)``, Phi; None for an unconstrained system.
+    constraint_jacobian : callable or LowLevelCallable, optional
+        ``constraint_jacobian(q, t) -> (nc, nq)``, Phi_q.
+    gamma : callable or LowLevelCallable, optional
+        ``gamma(q, qd, t) -> (nc,)``, the right-hand side of Phi_q q'' = gamma;
+        None: central differences of Phi_q along (q + s qd, t + s).
+    nq : int, optional
+        Number of coordinates (default: from q0 or a constant mass).
+    q0, qd0 : array_like, shape (nq,), optional
+        Initial state (default zeros).
+    energy : callable, optional
+        ``energy(q, qd, t)`` returning the total energy or a pair (kinetic,
+        potential); with a total only, kinetic = qd^T M qd / 2.  Used by
+        :meth:`Trajectory.energy`.
+    constraint_t : callable, LowLevelCallable, 0 or None
+        ``constraint_t(q, t) -> (nc,)``, Phi_t; 0 (or False): the constraints
+        do not depend on t; None: central differences in t.
+    forces_q, forces_qd : callable or LowLevelCallable, optional
+        ``(t, q, qd) -> (nq, nq)``.
+    gamma_q, gamma_qd : callable or LowLevelCallable, optional
+        ``(q, qd, t) -> (nc, nq)``.
+    phiq_x_q : callable or LowLevelCallable, optional
+        ``(q, x, t) -> (nc, nq)``, (Phi_q x)_q.
+    phiqT_lam_q : callable or LowLevelCallable, optional
+        ``(q, lam, t) -> (nq, nq)``, (Phi_q^T lam)_q.
+    nc : int, optional
+        Number of constraints (required only when they are C functions).
+    names : sequence of str, optional
+        Names of the coordinates (plots).
+    geometry : callable, optional
+        ``geometry(q) -> list of (k, 2) arrays``: polylines to draw for
+        :meth:`Trajectory.animate`.
+    name : str
+
+    Notes
+    -----
+    C kernels have the signatures of :data:`C_SIGNATURES` (the mb_mech slots,
+    ``ptrdiff_t`` as ``long``; matrices column-major with leading dimension
+    ``ld``); they return 0 on success.  With only C kernels a run releases the
+    GIL.
+    """
+
+    _SLOTS = ("mass", "forces", "constraints", "constraint_jacobian", "constraint_t", "gamma",
+              "forces_q", "forces_qd", "gamma_q", "gamma_qd", "phiq_x_q", "phiqT_lam_q")
+
+    def __init__(self, mass, forces, constraints=None, constraint_jacobian=None, gamma=None, *,
+                 nq=None, q0=None, qd0=None, energy=None, constraint_t=None, forces_q=None,
+                 forces_qd=None, gamma_q=None, gamma_qd=None, phiq_x_q=None, phiqT_lam_q=None,
+                 nc=None, names=None, geometry=None, name="system"):
+        self.name = str(name)
+        where = f"MechanicalSystem {self.name!r}"
+        given = dict(mass=mass, forces=forces, constraints=constraints,
+                     constraint_jacobian=constraint_jacobian, constraint_t=constraint_t,
+                     gamma=gamma, forces_q=forces_q, forces_qd=forces_qd, gamma_q=gamma_q,
+                     gamma_qd=gamma_qd, phiq_x_q=phiq_x_q, phiqT_lam_q=phiqT_lam_q)
+        kernels = {}
+        for k, v in given.items():
+            if v is None:
+                kernels[k] = None
+                continue
+            if k == "constraint_t" and (v is False or (isinstance(v, numbers.Number) and v == 0)):
+                kernels[k] = False
+                continue
+            cap = _capsule(v)
+            if cap is not None:
+                kernels[k] = cap
+            elif callable(v):
+                kernels[k] = v
+            elif k == "mass":
+                kernels[k] = np.asarray(v, dtype=float)
+            else:
+                raise ValueError(f"{where}: {k} must be callable or a LowLevelCallable, got {v!r}.")
+        if kernels["forces"] is None:
+            raise ValueError(f"{where}: forces is required.")
+
+        # sizes
+        if nq is None:
+            if q0 is not None:
+                nq = np.size(q0)
+            elif isinstance(kernels["mass"], np.ndarray):
+                nq = kernels["mass"].shape[0]
+            else:
+                raise ValueError(f"{where}: give nq or q0.")
+        nq = int(nq)
+        if nq < 1:
+            raise ValueError(f"{where}: nq must be positive, got {nq}.")
+        self._nq = nq
+        self._q0 = self._state(where, "q0", q0)
+        self._qd0 = self._state(where, "qd0", qd0)
+        if isinstance(kernels["mass"], np.ndarray):
+            M = kernels["mass"]
+            if M.shape != (nq, nq) or not np.all(np.isfinite(M)):
+                raise ValueError(f"{where}: mass must be callable or a finite ({nq}, {nq}) array.")
+        if (kernels["constraints"] is None) != (kernels["constraint_jacobian"] is None):
+            raise ValueError(f"{where}: give both constraints and constraint_jacobian, or neither.")
+        if kernels["constraints"] is None:
+            nc = 0
+        elif nc is None:
+            if not callable(kernels["constraints"]):
+                raise ValueError(f"{where}: nc is required when the constraints are a C function.")
+            nc = np.size(kernels["constraints"](self._q0.copy(), 0.0))
+        self._nc = int(nc)
+        if energy is not None and not callable(energy):
+            raise ValueError(f"{where}: energy must be callable energy(q, qd, t).")
+        if geometry is not None and not callable(geometry):
+            raise ValueError(f"{where}: geometry must be callable geometry(q).")
+        self._energy = energy
+        self.geometry_fn = geometry
+        self.names = [f"q[{k}]" for k in range(nq)] if names is None else [str(s) for s in names]
+        if len(self.names) != nq:
+            raise ValueError(f"{where}: names must have {nq} entries.")
+        self.outputs = {}
+        self.description = ""
+        self._kernels = kernels
+        self._handle = _core.mech_system(
+            nq, self._nc, kernels["mass"], kernels["forces"], kernels["constraints"],
+            kernels["constraint_jacobian"], kernels["constraint_t"], kernels["gamma"],
+            kernels["forces_q"], kernels["forces_qd"], kernels["gamma_q"], kernels["gamma_qd"],
+            kernels["phiq_x_q"], kernels["phiqT_lam_q"])
+        self._check_shapes(where)
+
+    def _state(self, where, what, v):
+        if v is None:
+            return np.zeros(self._nq)
+        a = np.array(v, dtype=float).reshape(-1)
+        if a.size != self._nq or not np.all(np.isfinite(a)):
+            raise ValueError(f"{where}: {what} must be {self._nq} finite numbers.")
+        return a
+
+    def _check_shapes(self, where):
+        """Evaluate every Python kernel once at (q0, qd0, t = 0): a wrong shape is
+        reported here, naming the kernel, rather than in the middle of a run."""
+        q, qd, lam = self._q0, self._qd0, np.zeros(self._nc)
+        calls = {
+            "mass": ("mass", 0.0, q, None), "forces": ("forces", 0.0, q, qd),
+            "constraints": ("phi", 0.0, q, None), "constraint_jacobian": ("phi_q", 0.0, q, None),
+            "constraint_t": ("phi_t", 0.0, q, None), "gamma": ("gamma", 0.0, q, qd),
+            "forces_q": ("forces_q", 0.0, q, qd), "forces_qd": ("forces_qd", 0.0, q, qd),
+            "gamma_q": ("gamma_q", 0.0, q, qd), "gamma_qd": ("gamma_qd", 0.0, q, qd),
+            "phiq_x_q": ("phiq_x_q", 0.0, q, qd), "phiqT_lam_q": ("phiqT_lam_q", 0.0, q, lam),
+        }
+        for slot, (kernel, t, a, b) in calls.items():
+            if not callable(self._kernels[slot]):
+                continue
+            if self._nc == 0 and slot not in ("mass", "forces", "forces_q", "forces_qd"):
+                continue
+            try:
+                self._eval(kernel, t, a, b)
+            except (ValueError, TypeError, RuntimeError) as exc:
+                raise ValueError(f"{where}: {slot} at (q0, qd0, t = 0): {exc}") from exc
+
+    # ---------------------------------------------------------------- sizes
+    @property
+    def nq(self):
+        return self._nq
+
+    @property
+    def nc(self):
+        return self._nc
+
+    @property
+    def q0(self):
+        return self._q0.copy()
+
+    @property
+    def qd0(self):
+        return self._qd0.copy()
+
+    @property
+    def coordinate_names(self):
+        return list(self.names)
+
+    @property
+    def constraint_names(self):
+        return [f"constraint[{k}]" for k in range(self._nc)]
+
+    def set_initial(self, q=None, qd=None):
+        """Replace the initial coordinates and/or velocities."""
+        where = f"MechanicalSystem {self.name!r}"
+        if q is not None:
+            self._q0 = self._state(where, "q", q)
+        if qd is not None:
+            self._qd0 = self._state(where, "qd", qd)
+
+    def add_output(self, name, fn):
+        """A named output ``fn(q, qd, t)`` (vectorized: q of shape (m, nq))."""
+        if not callable(fn):
+            raise ValueError(f"add_output {name!r}: fn must be callable fn(q, qd, t).")
+        self.outputs[str(name)] = fn
+
+    def _mech_handle(self):
+        return self._handle
+
+    def kinetic_potential(self, q, qd, t):
+        """(kinetic, potential) at m points from the user's energy function.
+
+        Raises
+        ------
+        ValueError
+            When the system was made without ``energy``.
+        """
+        if self._energy is None:
+            raise ValueError(f"MechanicalSystem {self.name!r} has no energy function; "
+                             "pass energy=energy(q, qd, t).")
+        q = np.atleast_2d(np.asarray(q, float))
+        qd = np.atleast_2d(np.asarray(qd, float))
+        t = np.broadcast_to(np.asarray(t, float), (q.shape[0],))
+        T = np.empty(q.shape[0])
+        V = np.empty(q.shape[0])
+        for k in range(q.shape[0]):
+            e = self._energy(q[k], qd[k], float(t[k]))
+            if np.ndim(e) == 0:
+                M = np.asarray(self.mass(q[k]))
+                T[k] = 0.5 * qd[k] @ M @ qd[k]
+                V[k] = float(e) - T[k]
+            else:
+                T[k], V[k] = (float(v) for v in e)
+        return T, V
+
+    def energy(self, q=None, qd=None, t=0.0):
+        """Kinetic and potential energy from the user's energy function."""
+        q, qd = self._q(q), self._qd(qd)
+        T, V = self.kinetic_potential(q, qd, t)
+        if np.ndim(q) == 1:
+            return float(T[0]), float(V[0])
+        return T, V
+
+    def __repr__(self):
+        return f"<MechanicalSystem {self.name!r}: nq = {self._nq}, nc = {self._nc}>"

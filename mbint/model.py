@@ -1,0 +1,803 @@
+"""Planar multibody models in body coordinates: ``mbint.PlanarModel``.
+
+Every body k has the coordinates q_k = (x, y, theta) of its centre of mass and
+its rotation, so ``q = (x_0, y_0, theta_0, x_1, ...)`` has ``nq = 3 nb`` entries
+(Nikravesh's body-coordinate formulation [1]_).  Points on a body are given in its
+frame (s'); points on the ground in the global frame.  The model is described
+here in Python, packed once into flat tables by :meth:`PlanarModel.compile` and
+evaluated by the C kernels of csrc/mbs (Phi, Phi_q, gamma, M, Q and their
+derivatives); nothing in this module runs per integration step, except the
+functions of :meth:`PlanarModel.add_force`.
+
+Compiled tables (float64, one row per element; the column names come from
+``mbint._core.planar_layout()`` so that Python and C share one definition,
+documented in csrc/python/model_py.h):
+
+=========  ============  =====================================================
+table      shape         columns
+=========  ============  =====================================================
+bodies     (nb, 2)       mass, inertia
+gravity    (2,)          g_x, g_y
+joints     (nj, 19)      type i j si_x si_y sj_x sj_y ni_x ni_y L phi0 coord
+                         c0 c1 c2 a w psi row
+forces     (nf, 27)      type i j si_x si_y sj_x sj_y k c L0 fa_c0 fa_c1 fa_c2
+                         fa_a fa_w fa_psi wrap K cd e ri rj p0_x p0_y nrm_x
+                         nrm_y coord
+=========  ============  =====================================================
+
+Body indices are 0-based, -1 is the ground; ``row`` is the first row of a joint
+in Phi; time functions are f(t) = c0 + c1 t + c2 t^2 + a sin(w t + psi).
+
+References
+----------
+.. [1] P. E. Nikravesh, Planar Multibody Dynamics: Formulation, Programming with
+   MATLAB, and Applications, 2nd ed., CRC Press, 2018.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from . import _core
+from ._kernels import Kernels
+
+__all__ = ["PlanarModel", "Body", "Element", "CompiledModel"]
+
+_TIMEFN_KEYS = ("c0", "c1", "c2", "a", "w", "psi")
+_COORDS = {"x": 0, "y": 1, "theta": 2, "phi": 2, 0: 0, 1: 1, 2: 2}
+
+
+@lru_cache(maxsize=None)
+def _layout():
+    """Table layout served by the C side (column names, type codes, rows per joint)."""
+    L = _core.planar_layout()
+    L["joint_index"] = {c: k for k, c in enumerate(L["joint"])}
+    L["force_index"] = {c: k for k, c in enumerate(L["force"])}
+    return L
+
+
+class Body:
+    """A rigid body of a :class:`PlanarModel` (or its ground).
+
+    Attributes
+    ----------
+    index : int
+        Position in the model (0-based); -1 for the ground.
+    name : str
+    mass, inertia : float
+        Mass and centroidal moment of inertia (``nan`` for the ground).
+    q0, qd0 : ndarray, shape (3,)
+        Initial (x, y, theta) and their rates.
+    """
+
+    def __init__(self, model, index, name, mass, inertia, q0, qd0):
+        self.model = model
+        self.index = index
+        self.name = name
+        self.mass = mass
+        self.inertia = inertia
+        self.q0 = np.array(q0, dtype=float)
+        self.qd0 = np.array(qd0, dtype=float)
+
+    @property
+    def is_ground(self):
+        return self.index < 0
+
+    @property
+    def coords(self):
+        """Indices of (x, y, theta) of this body in q (empty for the ground)."""
+        return [] if self.is_ground else [3 * self.index, 3 * self.index + 1, 3 * self.index + 2]
+
+    def point(self, s, q=None):
+        """Global position of the body point s' at q (default: the initial q).
+
+        Parameters
+        ----------
+        s : array_like, shape (2,)
+        q : array_like, shape (nq,) or (m, nq), optional
+
+        Returns
+        -------
+        ndarray, shape (2,) or (m, 2)
+        """
+        s = np.asarray(s, float)
+        if self.is_ground:
+            return s.copy() if q is None or np.ndim(q) == 1 else np.tile(s, (len(q), 1))
+        qk = self.q0 if q is None else np.asarray(q, float)[..., 3 * self.index:3 * self.index + 3]
+        c, sn = np.cos(qk[..., 2]), np.sin(qk[..., 2])
+        return np.stack([qk[..., 0] + c * s[0] - sn * s[1], qk[..., 1] + sn * s[0] + c * s[1]], -1)
+
+    def __repr__(self):
+        if self.is_ground:
+            return "<ground>"
+        return f"<Body {self.name!r} #{self.index}: mass {self.mass:g}, inertia {self.inertia:g}>"
+
+
+@dataclass
+class Element:
+    """A joint or force element as described (before packing).
+
+    Attributes
+    ----------
+    kind : str
+        ``revolute``, ``translational``, ``distance``, ``fixed``,
+        ``driver_coord``, ``driver_angle``, ``tsda``, ``rsda``, ``contact_line``,
+        ``contact_circles``, ``generalized`` or ``python``.
+    name : str
+    i, j : int
+        Body indices (-1: ground).
+    params : dict
+        Table fields (see the module docstring).
+    row : int
+        First row in Phi (joints); -1 for forces.
+    rows : int
+        Number of rows in Phi (joints).
+    """
+
+    kind: str
+    name: str
+    i: int
+    j: int
+    params: dict = field(default_factory=dict)
+    row: int = -1
+    rows: int = 0
+    fn: object = None
+
+
+@dataclass
+class CompiledModel:
+    """The packed tables of a :class:`PlanarModel` and the C handle made from them."""
+
+    bodies: np.ndarray
+    gravity: np.ndarray
+    joints: np.ndarray
+    forces: np.ndarray
+    nc: int
+    handle: object
+
+
+def _finite(where, what, v):
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: {what} must be a number, got {v!r}.") from None
+    if not math.isfinite(v):
+        raise ValueError(f"{where}: {what} must be finite, got {v}.")
+    return v
+
+
+def _vec(where, what, v, n=2):
+    try:
+        a = np.array(v, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: {what} must be {n} numbers, got {v!r}.") from None
+    if a.size != n:
+        raise ValueError(f"{where}: {what} must have {n} entries, got {a.size}.")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{where}: {what} must be finite, got {a.tolist()}.")
+    return a
+
+
+def _timefn(where, f, kw, default_c0=0.0):
+    """(c0, c1, c2, a, w, psi) from a number, a sequence, a mapping or keywords."""
+    if f is not None and kw:
+        raise ValueError(f"{where}: give the time function either as f or as keywords "
+                         f"{_TIMEFN_KEYS}, not both.")
+    if f is None or isinstance(f, Mapping):
+        d = dict(kw if f is None else f)
+        unknown = sorted(set(d) - set(_TIMEFN_KEYS))
+        if unknown:
+            raise ValueError(f"{where}: unknown time-function coefficients {unknown}; "
+                             f"use {_TIMEFN_KEYS}.")
+        vals = [d.get(k, 0.0) for k in _TIMEFN_KEYS]
+        if "c0" not in d:
+            vals[0] = default_c0
+    elif isinstance(f, numbers.Real):
+        vals = [f, 0.0, 0.0, 0.0, 0.0, 0.0]
+    else:
+        try:
+            vals = list(f)
+        except TypeError:
+            raise ValueError(f"{where}: the time function must be a number, a sequence "
+                             f"(c0, c1, c2, a, w, psi) or a mapping, got {f!r}.") from None
+        if len(vals) > 6:
+            raise ValueError(f"{where}: the time function has at most 6 coefficients "
+                             f"(c0, c1, c2, a, w, psi), got {len(vals)}.")
+        vals = vals + [0.0] * (6 - len(vals))
+    return {k: _finite(where, k, v) for k, v in zip(_TIMEFN_KEYS, vals)}
+
+
+class PlanarModel(Kernels):
+    """A planar multibody mechanism in body coordinates.
+
+    Parameters
+    ----------
+    gravity : array_like, shape (2,)
+        Acceleration of gravity (applied to every body's centre of mass).
+    name : str
+
+    Examples
+    --------
+    >>> m = PlanarModel(gravity=(0, -9.81))
+    >>> b1 = m.add_body(mass=3.0, inertia=1.0, q=(1, 0, 0))
+    >>> m.add_revolute(m.ground, (0, 0), b1, (-1, 0))
+    >>> m.add_rotational_spring_damper(m.ground, b1, k=400, c=15, angle0=-np.pi / 2, wrap=True)
+
+    Attributes
+    ----------
+    ground : Body
+    bodies : list of Body
+    joint_elements, force_elements : list of Element
+    outputs : dict
+        Named outputs ``fn(q, qd, t)`` of the model (vectorized over points);
+        :meth:`Trajectory.output` evaluates them.
+    description, reference : str
+        What the model is and where it comes from (set by :mod:`mbint.models`).
+    t_span : tuple or None
+        Suggested simulation interval.
+    settings : dict
+        Suggested keyword arguments of :func:`mbint.simulate` (e.g. ``max_step``).
+    reference_energy : callable or None
+        The source's own energy formula ``E(q, qd)`` (vectorized), to check
+        :meth:`energy` against.
+    """
+
+    def __init__(self, gravity=(0.0, -9.81), name="model"):
+        self.name = str(name)
+        self.gravity = _vec("PlanarModel", "gravity", gravity)
+        self.ground = Body(self, -1, "ground", math.nan, math.nan, (0, 0, 0), (0, 0, 0))
+        self.bodies = []
+        self.joint_elements = []
+        self.force_elements = []
+        self.outputs = {}
+        self.description = ""
+        self.reference = ""
+        self.t_span = None
+        self.settings = {}
+        self.reference_energy = None
+        self._compiled = None
+
+    # ---------------------------------------------------------------- sizes
+    @property
+    def nq(self):
+        return 3 * len(self.bodies)
+
+    @property
+    def nc(self):
+        return sum(j.rows for j in self.joint_elements)
+
+    @property
+    def q0(self):
+        """Initial coordinates of all bodies, shape (nq,)."""
+        return np.concatenate([b.q0 for b in self.bodies]) if self.bodies else np.zeros(0)
+
+    @property
+    def qd0(self):
+        """Initial velocities of all bodies, shape (nq,)."""
+        return np.concatenate([b.qd0 for b in self.bodies]) if self.bodies else np.zeros(0)
+
+    @property
+    def coordinate_names(self):
+        """Names of the entries of q (``"<body>.x"``, ``"<body>.y"``, ``"<body>.theta"``)."""
+        return [f"{b.name}.{c}" for b in self.bodies for c in ("x", "y", "theta")]
+
+    @property
+    def constraint_names(self):
+        """One name per row of Phi (``"<joint>[r]"``)."""
+        names = []
+        for j in self.joint_elements:
+            names += [f"{j.name}[{r}]" if j.rows > 1 else j.name for r in range(j.rows)]
+        return names
+
+    @property
+    def contacts(self):
+        """The contact elements, in the order of :meth:`contact_gaps`."""
+        return [f for f in self.force_elements if f.kind in ("contact_line", "contact_circles")]
+
+    def set_initial(self, q=None, qd=None):
+        """Replace the initial coordinates and/or velocities of all bodies."""
+        if q is not None:
+            q = _vec(self.name, "q", q, self.nq)
+            for b in self.bodies:
+                b.q0 = q[3 * b.index:3 * b.index + 3].copy()
+        if qd is not None:
+            qd = _vec(self.name, "qd", qd, self.nq)
+            for b in self.bodies:
+                b.qd0 = qd[3 * b.index:3 * b.index + 3].copy()
+
+    # ---------------------------------------------------------------- bodies
+    def add_body(self, mass, inertia, q=(0.0, 0.0, 0.0), qd=(0.0, 0.0, 0.0), name=None):
+        """Add a rigid body.
+
+        Parameters
+        ----------
+        mass, inertia : float
+            Mass and centroidal moment of inertia, both positive.
+        q : array_like, shape (3,)
+            Initial (x, y, theta) of the centre of mass and the rotation.
+        qd : array_like, shape (3,)
+            Initial rates.
+        name : str, optional
+            Unique name (default ``"body<k>"``).
+
+        Returns
+        -------
+        Body
+        """
+        k = len(self.bodies)
+        name = f"body{k}" if name is None else str(name)
+        where = f"add_body {name!r}"
+        if name == "ground" or any(b.name == name for b in self.bodies):
+            raise ValueError(f"{where}: the name is already used.")
+        mass = _finite(where, "mass", mass)
+        inertia = _finite(where, "inertia", inertia)
+        if mass <= 0:
+            raise ValueError(f"{where}: mass must be positive, got {mass}.")
+        if inertia <= 0:
+            raise ValueError(f"{where}: inertia must be positive, got {inertia}.")
+        b = Body(self, k, name, mass, inertia, _vec(where, "q", q, 3), _vec(where, "qd", qd, 3))
+        self.bodies.append(b)
+        self._compiled = None
+        return b
+
+    def body(self, ref):
+        """The body named or indexed by ``ref`` (``"ground"`` / -1: the ground)."""
+        return self._body("body", ref, "ref")
+
+    def _body(self, where, ref, role):
+        if isinstance(ref, Body):
+            if ref.model is not self:
+                raise ValueError(f"{where}: {role} {ref!r} is not a body of this model.")
+            return ref
+        if isinstance(ref, str):
+            if ref == "ground":
+                return self.ground
+            for b in self.bodies:
+                if b.name == ref:
+                    return b
+        elif isinstance(ref, numbers.Integral) and not isinstance(ref, bool):
+            if ref == -1:
+                return self.ground
+            if 0 <= ref < len(self.bodies):
+                return self.bodies[ref]
+        raise ValueError(f"{where}: {role} {ref!r} is not a body of this model "
+                         f"(bodies: {['ground'] + [b.name for b in self.bodies]}).")
+
+    # ---------------------------------------------------------------- joints
+    def _name(self, kind, name, pool):
+        if name is None:
+            name = f"{kind}{len(pool)}"
+        name = str(name)
+        if any(e.name == name for e in self.joint_elements + self.force_elements):
+            raise ValueError(f"{kind} {name!r}: the name is already used.")
+        return name
+
+    def _pair(self, where, bi, bj):
+        bi = self._body(where, bi, "body_i")
+        bj = self._body(where, bj, "body_j")
+        if bi is bj:
+            raise ValueError(f"{where}: body_i and body_j are the same body {bi.name!r}.")
+        return bi, bj
+
+    def _add_joint(self, kind, name, bi, bj, params):
+        L = _layout()
+        rows = L["joint_rows"][L["joint_types"][kind]]
+        e = Element(kind, name, bi.index, bj.index, params, row=self.nc, rows=rows)
+        self.joint_elements.append(e)
+        self._compiled = None
+        return e
+
+    def add_revolute(self, body_i, si, body_j, sj, name=None):
+        """Pin joint: point si of body_i coincides with point sj of body_j (2 rows)."""
+        name = self._name("revolute", name, self.joint_elements)
+        where = f"revolute {name!r}"
+        bi, bj = self._pair(where, body_i, body_j)
+        si, sj = _vec(where, "si", si), _vec(where, "sj", sj)
+        return self._add_joint("revolute", name, bi, bj,
+                               dict(si_x=si[0], si_y=si[1], sj_x=sj[0], sj_y=sj[1]))
+
+    def add_translational(self, body_i, si, body_j, sj, axis=(1.0, 0.0), phi0=None, name=None):
+        """Prismatic joint (2 rows): sj on body_j slides along the line through si of
+        body_i with direction ``axis`` (in body_i's frame); the relative angle
+        theta_j - theta_i stays ``phi0`` (default: its initial value)."""
+        name = self._name("translational", name, self.joint_elements)
+        where = f"translational {name!r}"
+        bi, bj = self._pair(where, body_i, body_j)
+        si, sj, ax = _vec(where, "si", si), _vec(where, "sj", sj), _vec(where, "axis", axis)
+        nrm = math.hypot(*ax)
+        if nrm == 0:
+            raise ValueError(f"{where}: axis must be a non-zero vector.")
+        ax = ax / nrm
+        phi0 = bj.q0[2] - bi.q0[2] if phi0 is None else _finite(where, "phi0", phi0)
+        return self._add_joint("translational", name, bi, bj,
+                               dict(si_x=si[0], si_y=si[1], sj_x=sj[0], sj_y=sj[1],
+                                    ni_x=ax[0], ni_y=ax[1], phi0=phi0))
+
+    def add_distance(self, body_i, si, body_j, sj, length=None, name=None):
+        """Rigid link of length ``length`` between si on body_i and sj on body_j
+        (1 row; default length: the initial distance)."""
+        name = self._name("distance", name, self.joint_elements)
+        where = f"distance {name!r}"
+        bi, bj = self._pair(where, body_i, body_j)
+        si, sj = _vec(where, "si", si), _vec(where, "sj", sj)
+        if length is None:
+            length = float(np.linalg.norm(bj.point(sj) - bi.point(si)))
+        length = _finite(where, "length", length)
+        if length <= 0:
+            raise ValueError(f"{where}: length must be positive, got {length}.")
+        return self._add_joint("distance", name, bi, bj,
+                               dict(si_x=si[0], si_y=si[1], sj_x=sj[0], sj_y=sj[1], L=length))
+
+    def add_fixed(self, body_i, si, body_j, sj=(0.0, 0.0), phi0=None, name=None):
+        """Weld (3 rows): si on body_i coincides with sj on body_j and the relative
+        angle stays phi0.  ``si=None`` takes the initial position of sj expressed in
+        body_i's frame; phi0 defaults to the initial relative angle."""
+        name = self._name("fixed", name, self.joint_elements)
+        where = f"fixed {name!r}"
+        bi, bj = self._pair(where, body_i, body_j)
+        sj = _vec(where, "sj", sj)
+        if si is None:
+            p = bj.point(sj)
+            if bi.is_ground:
+                si = p
+            else:
+                c, s = math.cos(bi.q0[2]), math.sin(bi.q0[2])
+                d = p - bi.q0[:2]
+                si = np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1]])
+        si = _vec(where, "si", si)
+        phi0 = bj.q0[2] - bi.q0[2] if phi0 is None else _finite(where, "phi0", phi0)
+        return self._add_joint("fixed", name, bi, bj,
+                               dict(si_x=si[0], si_y=si[1], sj_x=sj[0], sj_y=sj[1], phi0=phi0))
+
+    def add_driver(self, body, coord="theta", f=None, *, relative_to=None, name=None,
+                   **coefficients):
+        """Prescribe a coordinate or a relative angle as a function of time (1 row).
+
+        ``q[body, coord] = f(t)``, or with ``relative_to``:
+        ``theta_body - theta_relative_to = f(t)``, where
+        f(t) = c0 + c1 t + c2 t^2 + a sin(w t + psi).
+
+        Parameters
+        ----------
+        body : Body
+        coord : {"x", "y", "theta"} or {0, 1, 2}
+            Driven coordinate (``"theta"`` only with ``relative_to``).
+        f : float, sequence or mapping, optional
+            The coefficients: a constant, ``(c0, c1, c2, a, w, psi)`` (shorter
+            sequences are padded with zeros) or a mapping; or give them as
+            keywords (``c1=2.0, a=0.1, w=3.0``).  Missing c0 holds the initial
+            value, so ``add_driver(b, "theta", c1=1.0)`` turns b at 1 rad/s from
+            where it starts.
+        relative_to : Body, optional
+            Drive theta_body - theta_relative_to instead (may be the ground).
+        """
+        kind = "driver_angle" if relative_to is not None else "driver_coord"
+        name = self._name("driver", name, self.joint_elements)
+        where = f"driver {name!r}"
+        if coord not in _COORDS:
+            raise ValueError(f"{where}: coord must be 'x', 'y' or 'theta' (or 0, 1, 2), "
+                             f"got {coord!r}.")
+        c = _COORDS[coord]
+        b = self._body(where, body, "body")
+        if relative_to is not None:
+            if c != 2:
+                raise ValueError(f"{where}: a relative driver prescribes an angle; "
+                                 f"coord must be 'theta'.")
+            bi, bj = self._pair(where, relative_to, b)
+            fcoef = _timefn(where, f, coefficients, default_c0=bj.q0[2] - bi.q0[2])
+            return self._add_joint("driver_angle", name, bi, bj, dict(fcoef))
+        if b.is_ground:
+            raise ValueError(f"{where}: the ground cannot be driven.")
+        fcoef = _timefn(where, f, coefficients, default_c0=b.q0[c])
+        e = self._add_joint(kind, name, b, self.ground, dict(fcoef, coord=c))
+        e.j = -1
+        return e
+
+    # ---------------------------------------------------------------- forces
+    def _add_force(self, kind, name, bi, bj, params, fn=None):
+        e = Element(kind, name, bi.index, bj.index, params, fn=fn)
+        self.force_elements.append(e)
+        self._compiled = None
+        return e
+
+    def add_spring_damper(self, body_i, si, body_j, sj, k, c=0.0, length0=None, actuator=0.0,
+                          name=None):
+        """Translational spring-damper-actuator (TSDA) between si on body_i and sj on
+        body_j: tension F = k (l - length0) + c l' + actuator(t) along the line.
+
+        length0 defaults to the initial distance; ``actuator`` is a time function
+        (number, sequence or mapping, as in :meth:`add_driver`).  Potential energy
+        k/2 (l - length0)^2.
+        """
+        name = self._name("tsda", name, self.force_elements)
+        where = f"spring_damper {name!r}"
+        bi, bj = self._pair(where, body_i, body_j)
+        si, sj = _vec(where, "si", si), _vec(where, "sj", sj)
+        k, c = _finite(where, "k", k), _finite(where, "c", c)
+        if length0 is None:
+            length0 = float(np.linalg.norm(bj.point(sj) - bi.point(si)))
+        length0 = _finite(where, "length0", length0)
+        if length0 < 0:
+            raise ValueError(f"{where}: length0 must be non-negative, got {length0}.")
+        fa = _timefn(where, actuator, {})
+        return self._add_force("tsda", name, bi, bj,
+                               dict(si_x=si[0], si_y=si[1], sj_x=sj[0], sj_y=sj[1], k=k, c=c,
+                                    L0=length0, **{"fa_" + key: v for key, v in fa.items()}))
+
+    def add_rotational_spring_damper(self, body_i, body_j, k, c=0.0, angle0=None, wrap=False,
+                                     name=None):
+        """Rotational spring-damper (RSDA) between body_i (or the ground) and body_j:
+        torque T = k (theta - angle0) + c theta', theta = theta_j - theta_i.
+
+        Parameters
+        ----------
+        angle0 : float, optional
+            Zero-tension angle (default: the initial relative angle).
+        wrap : bool
+            Use (theta - angle0) wrapped to (-pi, pi], so that angles that differ
+            by full turns are the same spring state.
+        """
+        name = self._name("rsda", name, self.force_elements)
+        where = f"rotational_spring_damper {name!r}"
+        bi, bj = self._pair(where, body_i, body_j)
+        k, c = _finite(where, "k", k), _finite(where, "c", c)
+        angle0 = bj.q0[2] - bi.q0[2] if angle0 is None else _finite(where, "angle0", angle0)
+        return self._add_force("rsda", name, bi, bj,
+                               dict(k=k, c=c, L0=angle0, wrap=int(bool(wrap))))
+
+    def add_force(self, body, fn, name=None):
+        """A force computed by a Python function (slow path: called at every
+        evaluation of Q, with the GIL held).
+
+        Parameters
+        ----------
+        body : Body or None
+            With a body, ``fn(t, q, qd)`` returns (f_x, f_y, torque) applied at the
+            body's centre of mass; with ``None`` it returns the whole generalized
+            force vector (nq,).  q and qd are the full state vectors (nq,).
+        fn : callable
+
+        Notes
+        -----
+        Its derivatives for the implicit and exponential methods are taken by
+        central differences in C; it does not enter the potential energy.
+        """
+        name = self._name("force", name, self.force_elements)
+        where = f"force {name!r}"
+        if not callable(fn):
+            raise ValueError(f"{where}: fn must be callable fn(t, q, qd).")
+        b = self.ground if body is None else self._body(where, body, "body")
+        if body is not None and b.is_ground:
+            raise ValueError(f"{where}: a force on the ground has no effect; give a body or None.")
+        return self._add_force("python", name, b, self.ground, {}, fn=fn)
+
+    def add_generalized_force(self, body, coord, f=None, name=None, **coefficients):
+        """A prescribed generalized force Q[body, coord] += f(t), constant or harmonic:
+        f(t) = c0 + c1 t + c2 t^2 + a sin(w t + psi) (given as in :meth:`add_driver`)."""
+        name = self._name("generalized", name, self.force_elements)
+        where = f"generalized_force {name!r}"
+        b = self._body(where, body, "body")
+        if b.is_ground:
+            raise ValueError(f"{where}: body must not be the ground.")
+        if coord not in _COORDS:
+            raise ValueError(f"{where}: coord must be 'x', 'y' or 'theta', got {coord!r}.")
+        fa = _timefn(where, f, coefficients)
+        return self._add_force("generalized", name, b, self.ground,
+                               dict(coord=3 * b.index + _COORDS[coord],
+                                    **{"fa_" + key: v for key, v in fa.items()}))
+
+    def add_contact(self, body, point=(0.0, 0.0), radius=0.0, *, other=None,
+                    other_point=(0.0, 0.0), other_radius=0.0, line_point=(0.0, 0.0),
+                    normal=(0.0, 1.0), K, damping=0.0, exponent=1.0, name=None):
+        """Penalty contact (LLM paper, section 3).
+
+        Without ``other`` (or with the ground): the circle of ``radius`` (0: a
+        point) centred at ``point`` on ``body`` against the ground line through
+        ``line_point`` with unit ``normal`` (pointing out of the ground);
+        penetration delta = radius - (P - line_point) . normal.  With ``other`` a
+        body: circle against circle, delta = radius + other_radius - |P_j - P_i|.
+        Normal force K delta^exponent + damping delta' when delta > 0 (never
+        pulling); potential energy K delta^(e+1) / (e+1).
+        """
+        kind = "contact_line" if other is None or (isinstance(other, Body) and other.is_ground) \
+            or other == "ground" else "contact_circles"
+        name = self._name("contact", name, self.force_elements)
+        where = f"contact {name!r}"
+        bi = self._body(where, body, "body")
+        if bi.is_ground:
+            raise ValueError(f"{where}: body must not be the ground.")
+        bj = self.ground if kind == "contact_line" else self._body(where, other, "other")
+        if bj is bi:
+            raise ValueError(f"{where}: a body cannot touch itself.")
+        si = _vec(where, "point", point)
+        ri = _finite(where, "radius", radius)
+        K = _finite(where, "K", K)
+        cd = _finite(where, "damping", damping)
+        e = _finite(where, "exponent", exponent)
+        if ri < 0:
+            raise ValueError(f"{where}: radius must be non-negative, got {ri}.")
+        if K <= 0:
+            raise ValueError(f"{where}: K must be positive, got {K}.")
+        if cd < 0:
+            raise ValueError(f"{where}: damping must be non-negative, got {cd}.")
+        if e <= 0:
+            raise ValueError(f"{where}: exponent must be positive, got {e}.")
+        params = dict(si_x=si[0], si_y=si[1], ri=ri, K=K, cd=cd, e=e)
+        if kind == "contact_line":
+            p0, n = _vec(where, "line_point", line_point), _vec(where, "normal", normal)
+            nn = math.hypot(*n)
+            if nn == 0:
+                raise ValueError(f"{where}: normal must be a non-zero vector.")
+            params.update(p0_x=p0[0], p0_y=p0[1], nrm_x=n[0] / nn, nrm_y=n[1] / nn)
+        else:
+            sj = _vec(where, "other_point", other_point)
+            rj = _finite(where, "other_radius", other_radius)
+            if rj < 0:
+                raise ValueError(f"{where}: other_radius must be non-negative, got {rj}.")
+            params.update(sj_x=sj[0], sj_y=sj[1], rj=rj)
+        return self._add_force(kind, name, bi, bj, params)
+
+    def add_output(self, name, fn):
+        """A named output ``fn(q, qd, t)`` (vectorized: q of shape (m, nq))."""
+        if not callable(fn):
+            raise ValueError(f"add_output {name!r}: fn must be callable fn(q, qd, t).")
+        self.outputs[str(name)] = fn
+
+    # ---------------------------------------------------------------- compile
+    def compile(self):
+        """Pack the model into flat tables and build the C handle (cached).
+
+        Returns
+        -------
+        CompiledModel
+
+        Raises
+        ------
+        ValueError
+            An empty model, or a parameter rejected by the C side.
+        """
+        if self._compiled is not None:
+            return self._compiled
+        if not self.bodies:
+            raise ValueError(f"PlanarModel {self.name!r}: add at least one body before compiling.")
+        L = _layout()
+        jt, ft = L["joint_types"], L["force_types"]
+        ji, fi = L["joint_index"], L["force_index"]
+        bodies = np.array([[b.mass, b.inertia] for b in self.bodies], dtype=float)
+        joints = np.zeros((len(self.joint_elements), len(L["joint"])))
+        row = 0
+        for r, e in enumerate(self.joint_elements):
+            e.row = row
+            row += e.rows
+            joints[r, ji["type"]] = jt[e.kind]
+            joints[r, ji["i"]], joints[r, ji["j"]] = e.i, e.j
+            joints[r, ji["row"]] = e.row
+            for key, v in e.params.items():
+                joints[r, ji[key]] = v
+        table_forces = [e for e in self.force_elements if e.kind != "python"]
+        forces = np.zeros((len(table_forces), len(L["force"])))
+        for r, e in enumerate(table_forces):
+            forces[r, fi["type"]] = ft[e.kind]
+            forces[r, fi["i"]], forces[r, fi["j"]] = e.i, e.j
+            if e.kind.startswith("contact"):
+                forces[r, fi["e"]] = 1.0
+            for key, v in e.params.items():
+                forces[r, fi[key]] = v
+        py = [e for e in self.force_elements if e.kind == "python"]
+        extra = self._python_forces(py) if py else None
+        handle = _core.mech_planar(bodies, self.gravity, joints, forces, row, extra)
+        self._compiled = CompiledModel(bodies, self.gravity.copy(), joints, forces, row, handle)
+        return self._compiled
+
+    def _python_forces(self, elements):
+        nq = self.nq
+
+        def extra(t, q, qd):
+            Q = np.zeros(nq)
+            for e in elements:
+                v = np.asarray(e.fn(t, q, qd), dtype=float).reshape(-1)
+                if e.i < 0:
+                    if v.size != nq:
+                        raise ValueError(f"force {e.name!r}: fn returned {v.size} values, "
+                                         f"expected the generalized force vector ({nq}).")
+                    Q += v
+                else:
+                    if v.size != 3:
+                        raise ValueError(f"force {e.name!r}: fn returned {v.size} values, "
+                                         f"expected (f_x, f_y, torque).")
+                    Q[3 * e.i:3 * e.i + 3] += v
+            return Q
+
+        return extra
+
+    def _mech_handle(self):
+        return self.compile().handle
+
+    def energy(self, q=None, qd=None, t=0.0):
+        """Kinetic and potential energy (gravity, springs, contacts).
+
+        Returns
+        -------
+        kinetic, potential : float or ndarray, shape (m,)
+        """
+        E = self._eval("energy", t, self._q(q), self._qd(qd))
+        if E.ndim == 1:
+            return float(E[0]), float(E[1])
+        return E[:, 0], E[:, 1]
+
+    def contact_gaps(self, q=None):
+        """Penetration of every contact (> 0 in contact; LLM eq 19), shape (n_contacts,)."""
+        return self._eval("contact_gaps", 0.0, self._q(q))
+
+    def contact_events(self, terminal=False):
+        """Event functions ``g(t, q, qd)`` (one per contact) whose zeros are the
+        instants of first contact and separation (LLM eq 17-19), for
+        :func:`mbint.simulate` ``events=``."""
+        evs = []
+        for k, e in enumerate(self.contacts):
+            def g(t, q, qd, k=k):
+                return float(self.contact_gaps(q)[k])
+            g.terminal = terminal
+            g.direction = 0
+            g.__name__ = f"gap_{e.name}"
+            evs.append(g)
+        return evs
+
+    def joint_of_row(self, r):
+        """The joint that owns row r of Phi."""
+        for j in self.joint_elements:
+            if j.row <= r < j.row + j.rows:
+                return j
+        raise IndexError(f"row {r} is outside Phi (nc = {self.nc}).")
+
+    def geometry(self):
+        """Points to draw: per body, the body-frame points its joints and forces
+        use (always including the centre of mass), and the ground points.
+
+        Returns
+        -------
+        points : list of ndarray, shape (k, 2) per body
+        ground : ndarray, shape (g, 2)
+        circles : list of (body index, s (2,), radius)
+        lines : list of (p0 (2,), normal (2,))
+        """
+        pts = [[(0.0, 0.0)] for _ in self.bodies]
+        ground, circles, lines = [], [], []
+
+        def add(b, s):
+            s = (float(s[0]), float(s[1]))
+            if b < 0:
+                ground.append(s)
+            elif s not in pts[b]:
+                pts[b].append(s)
+
+        for e in self.joint_elements + self.force_elements:
+            p = e.params
+            if "si_x" in p and e.kind not in ("driver_coord", "driver_angle", "generalized"):
+                add(e.i, (p["si_x"], p["si_y"]))
+            if "sj_x" in p and e.kind not in ("contact_line",):
+                add(e.j, (p["sj_x"], p["sj_y"]))
+            if e.kind.startswith("contact"):
+                circles.append((e.i, np.array([p["si_x"], p["si_y"]]), p["ri"]))
+                if e.kind == "contact_circles":
+                    sj = np.array([p.get("sj_x", 0.0), p.get("sj_y", 0.0)])
+                    circles.append((e.j, sj, p["rj"]))
+                else:
+                    lines.append((np.array([p["p0_x"], p["p0_y"]]),
+                                  np.array([p["nrm_x"], p["nrm_y"]])))
+        return ([np.array(p) for p in pts], np.array(ground).reshape(-1, 2), circles, lines)
+
+    def kinetic_potential(self, q, qd, t):
+        """Energies at m points for Trajectory: (kinetic (m,), potential (m,))."""
+        E = self._eval("energy", t, np.atleast_2d(q), np.atleast_2d(qd))
+        return E[:, 0], E[:, 1]
+
+    def __repr__(self):
+        return (f"<PlanarModel {self.name!r}: {len(self.bodies)} bodies, "
+                f"{len(self.joint_elements)} joints "
+                f"(nc = {self.nc}), {len(self.force_elements)} forces>")

@@ -1,0 +1,291 @@
+"""``mbint.simulate``: run a mechanism with any method of :func:`mbint.methods`.
+
+The mechanism (a :class:`PlanarModel` or a :class:`MechanicalSystem`) becomes the
+index-1 ODE in y = (q, q') of csrc/mbs/index1.c: q'' and lambda from the
+saddle-point system
+
+    [ M      Phi_q^T ] [ q''    ]   [ Q                                ]
+    [ Phi_q  0       ] [ lambda ] = [ gamma - 2 alpha Phi' - beta^2 Phi ]
+
+(LLM paper eq 9, optional Baumgarte terms) with the analytic Jacobian of LLM
+eqs 10-15, and runs through the same C driver as :func:`mbint.solve_ivp`, with
+the same options; optionally q and q' are projected back onto Phi = 0 and
+Phi_q q' + Phi_t = 0 after every accepted step.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from . import _core
+from .ivp import _check_events
+from .methods import method_info, resolve
+from ._kernels import baumgarte_pair
+from .trajectory import Trajectory
+
+__all__ = ["simulate", "check_initial_conditions", "FORMULATIONS"]
+
+#: formulations :func:`simulate` can build
+FORMULATIONS = ("index1",)
+
+
+def _dependent_rows(P, tol):
+    """Rows of P that are (numerically) combinations of earlier rows."""
+    dep, basis = [], np.zeros((0, P.shape[1]))
+    scale = max(1.0, np.abs(P).max()) if P.size else 1.0
+    for r in range(P.shape[0]):
+        trial = np.vstack([basis, P[r]])
+        s = np.linalg.svd(trial, compute_uv=False)
+        if s.size and s[-1] <= tol * scale:
+            dep.append(r)
+        else:
+            basis = trial
+    return dep
+
+
+def check_initial_conditions(model, q0=None, qd0=None, t0=0.0, tol=None):
+    """Residuals of the initial state and the rank of the constraint Jacobian.
+
+    Parameters
+    ----------
+    model : PlanarModel or MechanicalSystem
+    q0, qd0 : array_like, shape (nq,), optional
+        Default: the model's initial state.
+    t0 : float
+    tol : float, optional
+        Tolerance of the consistency test (default ``1e-8 * max(1, |q0|, |qd0|)``).
+
+    Returns
+    -------
+    dict
+        ``position`` = max |Phi(q0, t0)|, ``velocity`` = max |Phi_q qd0 + Phi_t|,
+        ``tol``, ``consistent`` (bool), ``rank`` of Phi_q, ``dependent``: names
+        of the constraint rows that depend on earlier rows (redundant
+        constraints or a singular configuration).
+    """
+    q0 = model.q0 if q0 is None else np.asarray(q0, float)
+    qd0 = model.qd0 if qd0 is None else np.asarray(qd0, float)
+    if tol is None:
+        tol = 1e-8 * max(1.0, float(np.abs(q0).max(initial=0)), float(np.abs(qd0).max(initial=0)))
+    out = dict(position=0.0, velocity=0.0, tol=float(tol), consistent=True, rank=0, dependent=[])
+    if model.nc == 0:
+        return out
+    P = np.asarray(model.constraint_jacobian(q0, t0))
+    phi = np.asarray(model.phi(q0, t0))
+    vel = P @ qd0 + np.asarray(model.phi_t(q0, t0))
+    out["position"] = float(np.abs(phi).max())
+    out["velocity"] = float(np.abs(vel).max())
+    out["consistent"] = out["position"] <= tol and out["velocity"] <= tol
+    s = np.linalg.svd(P, compute_uv=False)
+    rtol = 1e-10
+    out["rank"] = int(np.sum(s > rtol * max(1.0, s.max(initial=0))))
+    if out["rank"] < model.nc:
+        names = model.constraint_names
+        out["dependent"] = [names[r] for r in _dependent_rows(P, rtol)]
+    return out
+
+
+def _pos(name, v, allow_inf=False):
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a positive float.") from None
+    if not v > 0 or (not allow_inf and not math.isfinite(v)):
+        raise ValueError(f"{name} must be positive{'' if allow_inf else ' and finite'}, got {v}.")
+    return v
+
+
+def _wrap_event(g, nq):
+    """g(t, q, qd) as the g(t, y) of the driver, keeping terminal and direction."""
+    if not callable(g):
+        raise ValueError(f"events: every event must be callable g(t, q, qd), got {g!r}.")
+
+    def gy(t, y):
+        return g(t, y[:nq], y[nq:])
+
+    for attr in ("terminal", "direction"):
+        if hasattr(g, attr):
+            setattr(gy, attr, getattr(g, attr))
+    gy.__name__ = getattr(g, "__name__", "event")
+    return gy
+
+
+def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=None,
+             project=False, baumgarte=None, consistent="check", *, t_eval=None,
+             dense_output=False, events=None, rtol=1e-3, atol=1e-6, h=None, first_step=None,
+             max_step=np.inf, min_step=0.0, max_steps=None, controller="pi",
+             error_per_unit_step=False, safety=None, fac_min=None, fac_max=None,
+             tol=None, proj_tol=None, proj_max_iter=None):
+    """Simulate a mechanism with a method of :func:`mbint.methods`.
+
+    Parameters
+    ----------
+    model : PlanarModel or MechanicalSystem
+    t_span : 2-sequence of float
+        ``(t0, tf)``.
+    method : str
+        Any name of :func:`mbint.methods` (aliases as in :func:`mbint.solve_ivp`).
+    formulation : {"index1"}
+        The index-1 ODE in y = (q, q') (LLM eqs 9-15).
+    q0, qd0 : array_like, shape (nq,), optional
+        Initial state (default: the model's).
+    project : bool
+        Project q and q' onto the position and velocity constraints after every
+        accepted step (minimum-norm Newton correction).  Not available with the
+        SUNDIALS methods, which run their own step loop.
+    baumgarte : float or (alpha, beta), optional
+        Baumgarte stabilization gamma - 2 alpha Phi' - beta^2 Phi (a number a
+        means alpha = beta = a).
+    consistent : {"check", "project", "ignore"}
+        Initial conditions: ``"check"`` raises ValueError stating the residuals
+        when |Phi(q0, t0)| or |Phi_q qd0 + Phi_t| exceeds ``tol``; ``"project"``
+        moves (q0, qd0) onto the constraints first; ``"ignore"`` starts as given.
+        Redundant constraints or a singular configuration (rank-deficient
+        Phi_q(q0)) raise ValueError naming the dependent rows in every mode.
+    t_eval, dense_output, rtol, atol, h, first_step, max_step, min_step, max_steps,
+    controller, error_per_unit_step, safety, fac_min, fac_max
+        As in :func:`mbint.solve_ivp`; ``atol`` may be a scalar or have 2 nq
+        entries (q then q').
+    events : callable or list of callables
+        ``g(t, q, qd)`` with the attributes ``terminal`` and ``direction`` of
+        :func:`mbint.solve_ivp` (:meth:`PlanarModel.contact_events` gives the
+        contact instants of a model with penalty contacts).
+    tol : float, optional
+        Tolerance of the initial-condition check (see
+        :func:`check_initial_conditions`).
+    proj_tol, proj_max_iter : optional
+        Tolerance (max-norm of Phi and Phi') and iteration limit of the projection.
+
+    Returns
+    -------
+    Trajectory
+
+    Raises
+    ------
+    ValueError
+        Bad arguments, inconsistent initial conditions (with ``"check"``), or
+        redundant / singular constraints.
+    """
+    if not hasattr(model, "_mech_handle"):
+        raise ValueError(f"model must be a PlanarModel or a MechanicalSystem, "
+                         f"got {type(model).__name__}.")
+    mname = resolve(method)
+    info = method_info(mname)
+    if formulation not in FORMULATIONS:
+        raise ValueError(f"formulation: {formulation!r} is not available; simulate builds "
+                         f"{FORMULATIONS}.")
+    if consistent not in ("check", "project", "ignore"):
+        raise ValueError(f"consistent must be 'check', 'project' or 'ignore', got {consistent!r}.")
+    alpha, beta = baumgarte_pair(baumgarte)
+
+    # ---- t_span, state ----
+    try:
+        t0, tf = (float(v) for v in t_span)
+    except (TypeError, ValueError):
+        raise ValueError("t_span must be a sequence of two floats (t0, tf).") from None
+    if not (math.isfinite(t0) and math.isfinite(tf)):
+        raise ValueError("t_span must be finite.")
+    nq = model.nq
+    handle = model._mech_handle()
+
+    def state(name, v, default):
+        a = np.array(default if v is None else v, dtype=float).reshape(-1)
+        if a.size != nq:
+            raise ValueError(f"{name} must have nq = {nq} entries, got {a.size}.")
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"{name} must be finite.")
+        return a
+
+    q0 = state("q0", q0, model.q0)
+    qd0 = state("qd0", qd0, model.qd0)
+
+    # ---- consistent initial conditions ----
+    chk = check_initial_conditions(model, q0, qd0, t0, tol)
+    if chk["dependent"]:
+        raise ValueError(
+            f"{model.name}: the constraints are redundant or the configuration is singular at "
+            f"q0: Phi_q has rank {chk['rank']} < nc = {model.nc}; rows depending on earlier "
+            f"rows: {', '.join(chk['dependent'])}.  Remove the redundant joints, or move q0 away "
+            f"from the singular configuration.")
+    initial = dict(chk)
+    if not chk["consistent"] and consistent == "check":
+        raise ValueError(
+            f"{model.name}: inconsistent initial conditions at t0 = {t0:g}: "
+            f"max |Phi(q0)| = {chk['position']:.3e}, max |Phi_q qd0 + Phi_t| = "
+            f"{chk['velocity']:.3e} (tolerance {chk['tol']:.1e}).  Pass consistent='project' "
+            f"to project them onto the constraints, or fix q0 and qd0.")
+    if consistent == "project" and model.nc > 0:
+        ptol = 0.0 if proj_tol is None else _pos("proj_tol", proj_tol)
+        try:
+            q0, qd0, rp, rv = _core.mech_project(handle, t0, q0, qd0, ptol,
+                                                 0 if proj_max_iter is None else int(proj_max_iter))
+        except RuntimeError as exc:
+            raise ValueError(f"{model.name}: projecting the initial conditions failed: "
+                             f"{exc}") from exc
+        initial.update(position=rp, velocity=rv, consistent=True, projected=True)
+    initial.update(q0=q0.copy(), qd0=qd0.copy())
+
+    # ---- options (as solve_ivp) ----
+    n = 2 * nq
+    rtol = _pos("rtol", rtol)
+    if isinstance(atol, numbers.Real):
+        if not (atol >= 0) or not math.isfinite(atol):
+            raise ValueError("atol must be non-negative and finite.")
+        atol_a = np.full(n, float(atol))
+    else:
+        atol_a = np.asarray(atol, dtype=float).reshape(-1)
+        if atol_a.size == 1:
+            atol_a = np.full(n, float(atol_a[0]))
+        if atol_a.shape != (n,):
+            raise ValueError(f"atol must be a scalar or have 2 nq = {n} entries, "
+                             f"got {atol_a.size}.")
+        if not (atol_a.min() >= 0) or not np.all(np.isfinite(atol_a)):
+            raise ValueError("atol must be non-negative and finite.")
+    h_fixed = 0.0 if h is None else _pos("h", h)
+    if h is not None and info.adaptive == "variable order":
+        raise ValueError(f"h: method {mname!r} chooses its own steps; "
+                         "a fixed step is not supported.")
+    if h is None and info.adaptive == "none":
+        raise ValueError(f"h: method {mname!r} runs with a fixed step only; pass h=.")
+    fs = 0.0 if first_step is None else _pos("first_step", first_step)
+    ms = math.inf if max_step is np.inf else _pos("max_step", max_step, allow_inf=True)
+    if min_step is None or float(min_step) < 0:
+        raise ValueError("min_step must be non-negative.")
+    msteps = 0 if max_steps is None else int(max_steps)
+    if max_steps is not None and msteps <= 0:
+        raise ValueError("max_steps must be a positive integer.")
+    if controller not in ("pi", "i"):
+        raise ValueError(f"controller must be 'pi' or 'i', got {controller!r}.")
+    te = None
+    if t_eval is not None:
+        te = np.asarray(t_eval, dtype=float).reshape(-1)
+        lo, hi = min(t0, tf), max(t0, tf)
+        if np.any(te < lo) or np.any(te > hi):
+            raise ValueError("t_eval values must lie within t_span.")
+        d = np.diff(te)
+        if (tf >= t0 and np.any(d <= 0)) or (tf < t0 and np.any(d >= 0)):
+            raise ValueError("t_eval must be strictly increasing (decreasing for tf < t0).")
+        te = np.ascontiguousarray(te)
+    if events is not None and callable(events):
+        events = [events]
+    wrapped = None if events is None else [_wrap_event(g, nq) for g in events]
+    ev, terminal, evdir = _check_events(wrapped)
+
+    out = _core.mech_simulate(
+        handle, mname, t0, tf, np.concatenate([q0, qd0]), atol_a, rtol,
+        h=h_fixed, first_step=fs, max_step=ms if math.isfinite(ms) else 0.0,
+        min_step=float(min_step), max_steps=msteps,
+        step_doubling=h is None and info.adaptive == "step doubling",
+        controller=1 if controller == "pi" else 0, error_per_unit_step=bool(error_per_unit_step),
+        safety=0.0 if safety is None else _pos("safety", safety),
+        fac_min=0.0 if fac_min is None else _pos("fac_min", fac_min),
+        fac_max=0.0 if fac_max is None else _pos("fac_max", fac_max),
+        t_eval=te, dense_output=bool(dense_output), events=ev, terminal=terminal,
+        direction=evdir, alpha=alpha, beta=beta, project=bool(project),
+        proj_tol=0.0 if proj_tol is None else _pos("proj_tol", proj_tol),
+        proj_max_iter=0 if proj_max_iter is None else int(proj_max_iter))
+    return Trajectory(model, out, method=mname, formulation=formulation,
+                      baumgarte=(alpha, beta), projected=bool(project), initial=initial,
+                      dense_output=bool(dense_output), has_events=ev is not None)

@@ -1,0 +1,427 @@
+"""``mbint.Trajectory``: the result of :func:`mbint.simulate`.
+
+Arrays are time-major: row k belongs to the output time ``t[k]``.  Energies,
+constraint violations and the mechanism's outputs are evaluated at the output
+points by the model's C kernels (or, for a :class:`MechanicalSystem`, its own
+functions).  Plots and the animation import matplotlib (and pillow) lazily.
+"""
+from __future__ import annotations
+
+import os
+from collections import namedtuple
+from pathlib import Path
+
+import numpy as np
+
+from . import _status
+from .dense import DenseOutput
+
+__all__ = ["Trajectory", "Energy", "Violation"]
+
+Energy = namedtuple("Energy", "kinetic potential total")
+Energy.__doc__ = "Energies at the output points, each of shape (m,)."
+Violation = namedtuple("Violation", "position velocity acceleration")
+Violation.__doc__ = ("Constraint residuals at the output points (max-norm over the rows, "
+                     "shape (m,)): |Phi|, |Phi_q qd + Phi_t|, |Phi_q qdd - gamma|.")
+
+_STATUS_PUBLIC = {_status.MB_OK: 0, _status.MB_TERMINATED: 1}
+
+
+class Trajectory:
+    """Motion of a mechanism computed by :func:`mbint.simulate`.
+
+    Attributes
+    ----------
+    t : ndarray, shape (m,)
+        Output times (every accepted step, or ``t_eval``).
+    q, qd, qdd : ndarray, shape (m, nq)
+        Coordinates, velocities and accelerations (q'' recomputed at the output
+        points from the index-1 system, with the run's Baumgarte terms).
+    lam : ndarray, shape (m, nc)
+        Lagrange multipliers (``M q'' + Phi_q^T lam = Q``).
+    model : PlanarModel or MechanicalSystem
+    method, formulation : str
+    status : int
+        -1 the integration failed (the trajectory up to the failure is kept),
+        0 reached the end, 1 a terminal event.
+    status_code : int
+        The C status (``mbint._status``).
+    message : str
+    success : bool
+    stats : dict
+        nfev, njev, nlu, nsteps, nreject, nfail.
+    t_steps, h_steps, err_steps : ndarray
+        End, size and normalized error estimate of every accepted step.
+    sol : DenseOutput or None
+        Continuous y = (q, qd) with ``dense_output=True``; see :meth:`state`.
+    t_events : list of ndarray or None
+    q_events, qd_events : list of ndarray (each (k, nq)) or None
+    initial : dict
+        q0, qd0 actually used (after projection) and their residuals.
+    baumgarte : tuple (alpha, beta)
+    projected : bool
+    """
+
+    def __init__(self, model, out, *, method, formulation, baumgarte, projected, initial,
+                 dense_output, has_events):
+        nq = model.nq
+        y = np.asarray(out["y"], float).reshape(-1, 2 * nq)
+        self.model = model
+        self.t = np.asarray(out["t"], float)
+        self.q = y[:, :nq]
+        self.qd = y[:, nq:]
+        self.qdd = np.asarray(out["qdd"], float)
+        self.lam = np.asarray(out["lam"], float)
+        self.method = method
+        self.formulation = formulation
+        self.baumgarte = baumgarte
+        self.projected = projected
+        self.initial = initial
+        self.status_code = out["status"]
+        self.status = _STATUS_PUBLIC.get(self.status_code, -1)
+        self.message = out["message"]
+        self.success = self.status >= 0
+        self.stats = {k: int(out[k]) for k in ("nfev", "njev", "nlu", "nsteps", "nreject", "nfail")}
+        self.t_steps, self.h_steps, self.err_steps = out["hist_t"], out["hist_h"], out["hist_err"]
+        self.sol = None
+        if dense_output and len(out["dense_t"]):
+            self.sol = DenseOutput(out["dense_t"], out["dense_h"], out["hist_t"][-1],
+                                   out["dense_deg"], out["dense_off"], out["dense_c"], 2 * nq)
+        if has_events:
+            self.t_events = out["t_events"]
+            ye = [np.asarray(v, float).reshape(-1, 2 * nq) for v in out["y_events"]]
+            self.q_events = [v[:, :nq] for v in ye]
+            self.qd_events = [v[:, nq:] for v in ye]
+        else:
+            self.t_events = self.q_events = self.qd_events = None
+        self._energy = None
+        self._violation = None
+
+    def __repr__(self):
+        return (f"<Trajectory {self.model.name!r} by {self.method}: {len(self.t)} points, "
+                f"t in [{self.t[0] if len(self.t) else float('nan'):g}, "
+                f"{self.t[-1] if len(self.t) else float('nan'):g}], status {self.status} "
+                f"({self.message})>")
+
+    # ---------------------------------------------------------------- values
+    def state(self, t):
+        """(q, qd) at arbitrary times from the dense output.
+
+        Parameters
+        ----------
+        t : float or array_like, shape (k,)
+
+        Returns
+        -------
+        q, qd : ndarray, shape (nq,) or (k, nq)
+        """
+        if self.sol is None:
+            raise ValueError("state: run simulate(..., dense_output=True) for the continuous "
+                             "solution.")
+        y = self.sol(t)
+        nq = self.model.nq
+        if y.ndim == 1:
+            return y[:nq], y[nq:]
+        return y[:nq].T, y[nq:].T
+
+    def energy(self):
+        """Kinetic, potential and total energy at the output points.
+
+        Returns
+        -------
+        Energy
+            Named tuple of arrays of shape (m,).
+        """
+        if self._energy is None:
+            if len(self.t) == 0:
+                T = V = np.zeros(0)
+            else:
+                T, V = self.model.kinetic_potential(self.q, self.qd, self.t)
+            self._energy = Energy(np.asarray(T), np.asarray(V), np.asarray(T) + np.asarray(V))
+        return self._energy
+
+    def violation(self, per_row=False):
+        """Constraint violation at position, velocity and acceleration level.
+
+        The acceleration level uses the trajectory's q'' (from the index-1 system:
+        round-off level without Baumgarte terms, ``-2 alpha Phi' - beta^2 Phi`` with
+        them).
+
+        Parameters
+        ----------
+        per_row : bool
+            Return the residual of every constraint row, shape (m, nc), instead
+            of its max-norm, shape (m,).
+
+        Returns
+        -------
+        Violation
+        """
+        if self._violation is None:
+            m = self.model
+            if m.nc == 0 or len(self.t) == 0:
+                z = np.zeros((len(self.t), m.nc))
+                self._violation = Violation(z, z, z)
+            else:
+                P = m.constraint_jacobian(self.q, self.t)
+                pos = m.phi(self.q, self.t)
+                vel = np.einsum("kij,kj->ki", P, self.qd) + m.phi_t(self.q, self.t)
+                acc = np.einsum("kij,kj->ki", P, self.qdd) - m.gamma(self.q, self.qd, self.t)
+                self._violation = Violation(pos, vel, acc)
+        if per_row:
+            return self._violation
+        return Violation(*(np.abs(v).max(axis=1) if v.shape[1] else np.zeros(v.shape[0])
+                           for v in self._violation))
+
+    def output(self, name):
+        """A named output of the model (``model.outputs[name](q, qd, t)``) at the output points."""
+        try:
+            fn = self.model.outputs[name]
+        except KeyError:
+            raise ValueError(f"output: unknown output {name!r}; the model has "
+                             f"{sorted(self.model.outputs)}.") from None
+        return np.asarray(fn(self.q, self.qd, self.t))
+
+    def coordinate(self, body, coord="theta"):
+        """One coordinate of a body of a PlanarModel ("x", "y" or "theta"), shape (m,)."""
+        idx = self._coord_index(body, coord)
+        return self.q[:, idx]
+
+    def _coord_index(self, body, coord):
+        from .model import _COORDS
+
+        if not hasattr(self.model, "body"):
+            raise ValueError("coordinate: bodies exist in a PlanarModel only; index q directly.")
+        b = self.model.body(body)
+        if b.is_ground:
+            raise ValueError("coordinate: the ground has no coordinates.")
+        if coord not in _COORDS:
+            raise ValueError(f"coordinate: coord must be 'x', 'y' or 'theta', got {coord!r}.")
+        return 3 * b.index + _COORDS[coord]
+
+    # ---------------------------------------------------------------- plots
+    def plot(self, quantity="q", bodies=None, coords=None, ax=None):
+        """Plot coordinates, velocities, multipliers or a named output against time.
+
+        Parameters
+        ----------
+        quantity : str
+            ``"x"``, ``"y"``, ``"theta"`` (of ``bodies``; PlanarModel), ``"q"``,
+            ``"qd"``, ``"qdd"`` (entries ``coords``), ``"lam"`` (rows ``coords``) or
+            a name of ``model.outputs``.
+        bodies : sequence of Body, names or indices, optional
+            Default: every body.
+        coords : sequence of int or str, optional
+            Indices (or coordinate names) into q/qd/qdd, or rows of lam.
+        ax : matplotlib.axes.Axes, optional
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
+        from .plot import _axes
+
+        fig, ax = _axes(ax)
+        m = self.model
+        if quantity in ("x", "y", "theta"):
+            if not hasattr(m, "bodies"):
+                raise ValueError(f"plot: {quantity!r} needs a PlanarModel; use 'q' with coords.")
+            bl = m.bodies if bodies is None else [m.body(b) for b in bodies]
+            for b in bl:
+                ax.plot(self.t, self.coordinate(b, quantity), label=f"{quantity} {b.name}")
+            ax.set_ylabel(quantity)
+        elif quantity in ("q", "qd", "qdd", "lam"):
+            data = getattr(self, quantity)
+            names = m.constraint_names if quantity == "lam" else m.coordinate_names
+            if coords is None:
+                idx = list(range(data.shape[1]))
+            else:
+                idx = [names.index(c) if isinstance(c, str) else int(c) for c in coords]
+            for i in idx:
+                ax.plot(self.t, data[:, i], label=f"{quantity} {names[i]}")
+            ax.set_ylabel(quantity)
+        else:
+            v = self.output(quantity)
+            if v.ndim == 1:
+                ax.plot(self.t, v, label=quantity)
+            else:
+                for k in range(v.shape[-1]):
+                    ax.plot(self.t, v[..., k], label=f"{quantity}[{k}]")
+            ax.set_ylabel(quantity)
+        ax.set_xlabel("t")
+        ax.set_title(f"{m.name}: {self.method}")
+        ax.legend(fontsize="small")
+        ax.grid(True, alpha=0.3)
+        return fig
+
+    def plot_energy(self, ax=None, relative=False):
+        """Kinetic, potential and total energy (or, with ``relative``, the drift of
+        the total energy, E(t) - E(t0)) against time."""
+        from .plot import _axes
+
+        fig, ax = _axes(ax)
+        E = self.energy()
+        if relative:
+            ax.plot(self.t, E.total - E.total[0], label="E - E(t0)")
+            ax.set_ylabel("total energy drift")
+        else:
+            for name, v in zip(E._fields, E):
+                ax.plot(self.t, v, label=name)
+            ax.set_ylabel("energy")
+        ax.set_xlabel("t")
+        ax.set_title(f"{self.model.name}: energy ({self.method})")
+        ax.legend(fontsize="small")
+        ax.grid(True, alpha=0.3)
+        return fig
+
+    def plot_violation(self, ax=None):
+        """Constraint violation at position, velocity and acceleration level (log scale)."""
+        from .plot import _axes
+
+        fig, ax = _axes(ax)
+        V = self.violation()
+        tiny = np.finfo(float).tiny
+        for name, v in zip(V._fields, V):
+            ax.semilogy(self.t, np.maximum(v, tiny), label=name)
+        ax.set_xlabel("t")
+        ax.set_ylabel("max |residual|")
+        ax.set_title(f"{self.model.name}: constraint violation ({self.method})")
+        ax.legend(fontsize="small")
+        ax.grid(True, alpha=0.3, which="both")
+        return fig
+
+    # ---------------------------------------------------------------- animation
+    def _frames_q(self, fps, max_frames):
+        t0, t1 = self.t[0], self.t[-1]
+        n = int(min(max_frames, max(2, round((t1 - t0) * fps) + 1)))
+        ts = np.linspace(t0, t1, n)
+        if self.sol is not None:
+            q = self.state(ts)[0]
+        else:
+            q = np.column_stack([np.interp(ts, self.t, self.q[:, k]) for k in range(self.model.nq)])
+        return ts, q.reshape(n, self.model.nq)
+
+    def _shapes(self, q):
+        """Polylines, circles (center, radius) and ground markers at one configuration."""
+        m = self.model
+        if hasattr(m, "geometry") and callable(getattr(m, "geometry")) and hasattr(m, "bodies"):
+            pts, ground, circles, lines = m.geometry()
+            polys = []
+            for b, P in zip(m.bodies, pts):
+                G = b.point((0.0, 0.0), q)  # centre of mass
+                for s in P[1:]:
+                    polys.append(np.vstack([G, b.point(s, q)]))
+                if len(P) == 1:
+                    polys.append(G[None, :])
+            circ = []
+            for bi, s, r in circles:
+                if r > 0:
+                    b = m.body(bi)
+                    circ.append((b.point(s, q), r))
+            return polys, circ, ground, lines
+        geom = getattr(m, "geometry_fn", None)
+        if geom is None:
+            raise ValueError("animate: this MechanicalSystem has no geometry; pass "
+                             "geometry=geometry(q) -> list of (k, 2) polylines.")
+        return [np.asarray(p, float).reshape(-1, 2) for p in geom(q)], [], np.zeros((0, 2)), []
+
+    def animate(self, path, fps=25, max_frames=250, size=(5.0, 5.0), dpi=80, trace=None):
+        """Draw the mechanism over time into a GIF or a PNG image sequence.
+
+        Parameters
+        ----------
+        path : str or path-like
+            ``*.gif``: one animated GIF.  Otherwise a PNG sequence: a directory
+            (frames ``frame_0000.png``, ...), or a pattern containing ``{}`` or
+            ``%d``-style formatting (``"out/dp_{:04d}.png"``).
+        fps : float
+            Frames per second of simulated time (frames are resampled uniformly,
+            from the dense output when there is one).
+        max_frames : int
+            Upper bound on the number of frames.
+        size : (float, float)
+            Figure size in inches.
+        dpi : int
+        trace : Body, optional
+            Draw the path of this body's centre of mass.
+
+        Returns
+        -------
+        list of pathlib.Path
+            The written files.
+        """
+        if len(self.t) < 1:
+            raise ValueError("animate: the trajectory is empty.")
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+        from matplotlib.patches import Circle
+
+        fps = float(fps)
+        if not fps > 0:
+            raise ValueError("animate: fps must be positive.")
+        ts, Q = self._frames_q(fps, int(max_frames))
+        shapes = [self._shapes(q) for q in Q]
+        allpts = [p for polys, circ, g, _ in shapes for p in polys] + \
+                 [np.array([[c[0] - r, c[1] - r], [c[0] + r, c[1] + r]]) for _, circ, _, _ in shapes
+                  for c, r in circ] + [shapes[0][2]] + [p0[None, :] for p0, _ in shapes[0][3]]
+        P = np.vstack([p for p in allpts if len(p)])
+        lo, hi = P.min(axis=0), P.max(axis=0)
+        span = max(hi - lo) * 0.55 + 1e-9
+        mid = (lo + hi) / 2
+        xl, yl = (mid[0] - span, mid[0] + span), (mid[1] - span, mid[1] + span)
+        tr = None
+        if trace is not None:
+            b = self.model.body(trace)
+            tr = b.point((0.0, 0.0), Q)
+
+        fig = Figure(figsize=size, dpi=dpi)
+        canvas = FigureCanvasAgg(fig)
+        ax = fig.add_subplot(1, 1, 1)
+        images = []
+        path = Path(path)
+        gif = path.suffix.lower() == ".gif"
+        written = []
+        if not gif:
+            pattern = str(path)
+            if "{" not in pattern and "%" not in pattern:
+                path.mkdir(parents=True, exist_ok=True)
+                pattern = str(path / "frame_{:04d}.png")
+            else:
+                Path(pattern).parent.mkdir(parents=True, exist_ok=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        for k, (t, (polys, circ, ground, lines)) in enumerate(zip(ts, shapes)):
+            ax.clear()
+            ax.set_xlim(*xl)
+            ax.set_ylim(*yl)
+            ax.set_aspect("equal")
+            ax.grid(True, alpha=0.3)
+            for p0, nrm in lines:
+                d = np.array([nrm[1], -nrm[0]])
+                seg = np.array([p0 - 3 * span * d, p0 + 3 * span * d])
+                ax.plot(seg[:, 0], seg[:, 1], color="0.3", lw=2)
+            if len(ground):
+                ax.plot(ground[:, 0], ground[:, 1], "k^", ms=8)
+            for p in polys:
+                ax.plot(p[:, 0], p[:, 1], "o-", color="C0", lw=3, ms=4)
+            for c, r in circ:
+                ax.add_patch(Circle(c, r, fill=False, color="C1", lw=1.5))
+            if tr is not None:
+                ax.plot(tr[:k + 1, 0], tr[:k + 1, 1], "-", color="C3", lw=1)
+            ax.set_title(f"{self.model.name}   t = {t:.3f}")
+            canvas.draw()
+            if gif:
+                images.append(np.asarray(canvas.buffer_rgba())[..., :3].copy())
+            else:
+                name = pattern.format(k) if "{" in pattern else pattern % k
+                fig.savefig(name)
+                written.append(Path(name))
+        if gif:
+            from PIL import Image
+
+            frames = [Image.fromarray(a).convert("P", palette=Image.Palette.ADAPTIVE)
+                      for a in images]
+            frames[0].save(os.fspath(path), save_all=True, append_images=frames[1:],
+                           duration=max(1, int(round(1000.0 / fps))), loop=0)
+            written.append(path)
+        return written

@@ -1,0 +1,289 @@
+"""``mbint.simulate`` and ``mbint.Trajectory`` (mbint/simulate.py, mbint/trajectory.py,
+csrc/python/model_py.c mech_simulate).
+
+Checks: the fields of a Trajectory and their shapes; q'' and lambda at the output
+points solve the saddle-point system; dense output between the steps; t_eval;
+events g(t, q, qd) (contact instants, terminal events) through simulate; options
+passed to the driver as in solve_ivp (fixed step, max_step, second-order and
+SUNDIALS methods); argument errors; runs from several threads at once (the GIL
+is released for C models); plots, and the animation written as a GIF and as a
+PNG sequence.
+"""
+import math
+import threading
+
+import matplotlib
+import numpy as np
+import pytest
+
+import mbint
+from mbint import models, simulate
+
+matplotlib.use("Agg")
+
+NAMES = {m.name for m in mbint.methods()}
+
+
+@pytest.fixture(scope="module")
+def pendulum():
+    return models.two_link_manipulator()
+
+
+@pytest.fixture(scope="module")
+def traj(pendulum):
+    return simulate(pendulum, (0.0, 2.0), rtol=1e-8, atol=1e-10, dense_output=True)
+
+
+def test_trajectory_fields(traj, pendulum):
+    m = len(traj.t)
+    nq, nc = pendulum.nq, pendulum.nc
+    assert traj.success and traj.status == 0 and "successfully" in traj.message
+    assert traj.t[0] == 0.0 and traj.t[-1] == 2.0 and np.all(np.diff(traj.t) > 0)
+    for name, shape in (("q", (m, nq)), ("qd", (m, nq)), ("qdd", (m, nq)), ("lam", (m, nc))):
+        assert getattr(traj, name).shape == shape, name
+    assert np.array_equal(traj.q[0], pendulum.q0) and np.array_equal(traj.qd[0], pendulum.qd0)
+    assert set(traj.stats) == {"nfev", "njev", "nlu", "nsteps", "nreject", "nfail"}
+    assert traj.stats["nsteps"] == m - 1 == len(traj.t_steps)
+    assert traj.method == "dopri5" and traj.formulation == "index1"
+    assert traj.initial["consistent"] and traj.initial["rank"] == nc
+    assert "Trajectory" in repr(traj)
+    E = traj.energy()
+    assert E._fields == ("kinetic", "potential", "total")
+    assert all(v.shape == (m,) for v in E)
+    assert np.allclose(E.total, E.kinetic + E.potential)
+    V = traj.violation()
+    assert V._fields == ("position", "velocity", "acceleration") and V.position.shape == (m,)
+    # q'' and lambda at every output point solve M q'' + Phi_q^T lam = Q, Phi_q q'' = gamma
+    k = m // 2
+    q, qd, t = traj.q[k], traj.qd[k], traj.t[k]
+    P = pendulum.constraint_jacobian(q, t)
+    assert np.allclose(pendulum.mass(q) @ traj.qdd[k] + P.T @ traj.lam[k],
+                       pendulum.forces(t, q, qd), atol=1e-10)
+    assert np.allclose(P @ traj.qdd[k], pendulum.gamma(q, qd, t), atol=1e-10)
+    # outputs and coordinates
+    assert np.array_equal(traj.coordinate("link2", "theta"), traj.q[:, 5])
+    assert np.array_equal(traj.output("theta1"), traj.q[:, 2])
+    with pytest.raises(ValueError, match="unknown output 'nope'"):
+        traj.output("nope")
+
+
+def test_dense_output(traj, pendulum):
+    ts = np.linspace(0.05, 1.95, 17)
+    q, qd = traj.state(ts)
+    assert q.shape == (17, pendulum.nq) and qd.shape == (17, pendulum.nq)
+    fine = simulate(pendulum, (0.0, 2.0), rtol=1e-11, atol=1e-13, t_eval=ts)
+    assert np.abs(q - fine.q).max() < 1e-6 and np.abs(qd - fine.qd).max() < 1e-5
+    q1, qd1 = traj.state(traj.t[7])
+    assert np.allclose(q1, traj.q[7], atol=1e-12)
+    plain = simulate(pendulum, (0.0, 0.5))
+    assert plain.sol is None
+    with pytest.raises(ValueError, match="dense_output=True"):
+        plain.state(0.1)
+
+
+def test_t_eval(pendulum):
+    te = np.linspace(0.0, 1.0, 11)
+    tr = simulate(pendulum, (0.0, 1.0), t_eval=te, rtol=1e-8, atol=1e-10)
+    assert np.array_equal(tr.t, te)
+    assert tr.q.shape == (11, 6) and tr.lam.shape == (11, 4) and tr.energy().total.shape == (11,)
+    with pytest.raises(ValueError, match="t_eval values must lie within t_span"):
+        simulate(pendulum, (0.0, 1.0), t_eval=[0.5, 2.0])
+    back = simulate(pendulum, (1.0, 0.0), t_eval=te[::-1], rtol=1e-8, atol=1e-10)
+    assert back.t[0] == 1.0 and back.t[-1] == 0.0
+
+
+def test_events_through_simulate():
+    """Contact instants of the bouncing balls as events g(t, q, qd), against the
+    paper's ODE with solve_ivp."""
+    m = models.bouncing_balls()
+    tr = simulate(m, (0.0, 1.5), rtol=1e-10, atol=1e-12, max_step=0.005,
+                  events=m.contact_events())
+    f = models.bouncing_balls_ode()
+    ref = mbint.solve_ivp(f.fun, (0.0, 1.5), f.y0, rtol=1e-10, atol=1e-12, max_step=0.005,
+                          events=f.events)
+    assert len(tr.t_events) == 2 and len(tr.t_events[1]) >= 2
+    for k in range(2):
+        assert len(tr.t_events[k]) == len(ref.t_events[k])
+        assert np.abs(tr.t_events[k] - ref.t_events[k]).max() < 1e-6
+        # at each event the gap is zero
+        gaps = m.contact_gaps(tr.q_events[k])
+        assert np.abs(gaps[:, k]).max() < 1e-8
+    assert tr.qd_events[1].shape == (len(tr.t_events[1]), 6)
+
+    # a terminal event: the lower ball first touches the ground (gap rising through 0)
+    def touch(t, q, qd):
+        return m.contact_gaps(q)[1]
+
+    touch.terminal = True
+    touch.direction = 1
+    hit = simulate(m, (0.0, 3.0), max_step=0.01, events=touch, rtol=1e-8, atol=1e-10)
+    assert hit.status == 1 and "termination event" in hit.message
+    assert hit.t[-1] == pytest.approx(math.sqrt(2 * 0.9 / 9.81), abs=1e-6)
+
+    def bad(t, q, qd):
+        raise RuntimeError("event bug")
+
+    with pytest.raises(RuntimeError, match="event bug"):
+        simulate(m, (0.0, 0.1), events=[bad])
+
+
+def test_methods_and_options(pendulum):
+    te = np.linspace(0, 1, 5)
+    ref = simulate(pendulum, (0.0, 1.0), rtol=1e-10, atol=1e-12, t_eval=te)
+    fixed = simulate(pendulum, (0.0, 1.0), method="rk4", h=0.01, t_eval=te)
+    assert fixed.stats["nsteps"] == 100 and np.abs(fixed.q - ref.q).max() < 1e-4
+    capped = simulate(pendulum, (0.0, 1.0), max_step=0.05)
+    assert np.diff(capped.t).max() <= 0.05 + 1e-12
+    # the second-order view q'' = a(t, q, q') (a depends on q' through gamma: order 1)
+    errs = [np.abs(simulate(pendulum, (0.0, 1.0), method="nystrom_midpoint", h=h,
+                            t_eval=te).q - ref.q).max() for h in (2e-3, 1e-3)]
+    assert errs[1] < 0.05 and 1.6 < errs[0] / errs[1] < 2.5
+    ad = simulate(pendulum, (0.0, 1.0), method="ode113", rtol=1e-8, atol=1e-10, t_eval=te)
+    assert ad.method == "adams" and np.abs(ad.q - ref.q).max() < 1e-5
+    for name in ("cvode_bdf", "ida", "arkode_dirk"):
+        if name in NAMES:
+            tr = simulate(pendulum, (0.0, 1.0), method=name, rtol=1e-8, atol=1e-10, t_eval=te)
+            assert tr.success, (name, tr.message)
+            assert np.abs(tr.q - ref.q).max() < 1e-4, name
+            with pytest.raises(ValueError, match="SUNDIALS method .* no projection"):
+                simulate(pendulum, (0.0, 1.0), method=name, project=True)
+    fail = simulate(pendulum, (0.0, 1.0), max_steps=5)
+    assert fail.status == -1 and not fail.success and len(fail.t) >= 1
+
+
+def test_argument_errors(pendulum):
+    with pytest.raises(ValueError, match="unknown method"):
+        simulate(pendulum, (0, 1), method="nope")
+    with pytest.raises(ValueError, match="formulation: 'index3' is not available"):
+        simulate(pendulum, (0, 1), formulation="index3")
+    with pytest.raises(ValueError, match="consistent must be"):
+        simulate(pendulum, (0, 1), consistent="maybe")
+    with pytest.raises(ValueError, match="q0 must have nq = 6 entries"):
+        simulate(pendulum, (0, 1), q0=[0, 0])
+    with pytest.raises(ValueError, match="rtol must be positive"):
+        simulate(pendulum, (0, 1), rtol=-1.0)
+    with pytest.raises(ValueError, match="atol must be a scalar or have 2 nq = 12"):
+        simulate(pendulum, (0, 1), atol=[1e-6] * 3)
+    with pytest.raises(ValueError, match="baumgarte"):
+        simulate(pendulum, (0, 1), baumgarte=(-1.0, 2.0))
+    with pytest.raises(ValueError, match="every event must be callable"):
+        simulate(pendulum, (0, 1), events=[3])
+    with pytest.raises(ValueError, match="PlanarModel or a MechanicalSystem"):
+        simulate(lambda t, y: y, (0, 1))
+
+
+def test_threads_release_the_gil():
+    """C models run concurrently from threads (no Python per step) with the same results."""
+    m = models.double_pendulum_stiff_spring()
+    ref = simulate(m, (0.0, 0.5), rtol=1e-8, atol=1e-10)
+    out = [None] * 4
+
+    def work(k):
+        out[k] = simulate(m, (0.0, 0.5), rtol=1e-8, atol=1e-10)
+
+    ths = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join()
+    for tr in out:
+        assert np.array_equal(tr.q, ref.q)
+    assert not mbint._core.mech_info(m.compile().handle)["python"]
+
+
+def test_plots(traj):
+    import matplotlib.pyplot as plt
+
+    figs = [traj.plot("theta"), traj.plot("theta", bodies=["link1"]),
+            traj.plot("q", coords=[0, "link2.y"]), traj.plot("lam"), traj.plot("tip_y"),
+            traj.plot_energy(), traj.plot_energy(relative=True), traj.plot_violation()]
+    assert all(f.axes for f in figs)
+    assert len(figs[1].axes[0].lines) == 1 and len(figs[2].axes[0].lines) == 2
+    for f in figs:
+        plt.close(f)
+
+
+def test_animation_writes_files(tmp_path, traj):
+    gif = traj.animate(tmp_path / "arm.gif", fps=5, trace="link2")
+    assert gif == [tmp_path / "arm.gif"] and gif[0].stat().st_size > 1000
+    from PIL import Image
+
+    with Image.open(gif[0]) as im:
+        assert im.n_frames == 11
+    pngs = traj.animate(tmp_path / "frames", fps=2)
+    assert len(pngs) == 5 and all(p.suffix == ".png" and p.exists() for p in pngs)
+    pattern = traj.animate(str(tmp_path / "seq" / "f_{:03d}.png"), fps=2, max_frames=3)
+    assert [p.name for p in pattern] == ["f_000.png", "f_001.png", "f_002.png"]
+    # a MechanicalSystem draws its own geometry
+    from test_model import two_link_relative
+
+    ms = two_link_relative()
+    tr = simulate(ms, (0.0, 0.4))
+    assert tr.animate(tmp_path / "ms.gif", fps=10)[0].exists()
+    bare = mbint.MechanicalSystem(mass=np.eye(1), forces=lambda t, q, qd: -q, q0=[1.0])
+    with pytest.raises(ValueError, match="no geometry"):
+        simulate(bare, (0, 0.1)).animate(tmp_path / "x.gif")
+
+
+def test_demo_models_writes_figures(tmp_path):
+    from mbint import demo_models
+
+    rows = demo_models.run(tmp_path, quick=True)
+    names = {r["model"] for r in rows}
+    assert names == set(models.PAPER_MODELS)
+    assert all(r["status"] == 0 for r in rows)
+    out = tmp_path / "models"
+    for name in models.PAPER_MODELS:
+        assert (out / f"{name}_motion.png").exists() and (out / f"{name}_energy.png").exists()
+    assert (out / "two_link_manipulator_violation.png").exists()
+    assert "two_link_manipulator" in (out / "models.md").read_text()
+    proj = [r for r in rows if r["method"] == "dopri5 + projection"][0]
+    assert proj["violation_position"] < 1e-10
+
+
+@pytest.mark.parametrize("method", sorted(NAMES))
+def test_every_method_runs_planar_model_and_mechanical_system(method):
+    """Every registered method on the index-1 formulation of a PlanarModel and of a
+    MechanicalSystem (the Cartesian pendulum, gamma by differences)."""
+    from test_model import cartesian_pendulum
+
+    info = mbint.methods()[[m.name for m in mbint.methods()].index(method)]
+    kw = dict(rtol=1e-6, atol=1e-8)
+    if info.adaptive in ("none", "step doubling"):
+        kw = dict(h=1e-3, rtol=1e-8, atol=1e-10)
+    te = np.linspace(0.0, 0.5, 3)
+    for model in (models.two_link_manipulator(), cartesian_pendulum(gamma=False)):
+        ref = simulate(model, (0.0, 0.5), rtol=1e-10, atol=1e-12, t_eval=te)
+        tr = simulate(model, (0.0, 0.5), method=method, t_eval=te, **kw)
+        assert tr.success, (method, model.name, tr.message)
+        assert np.abs(tr.q - ref.q).max() < 1e-2, (method, model.name)
+
+
+def test_no_memory_growth():
+    import gc
+    import tracemalloc
+
+    from test_model import cartesian_pendulum
+
+    pm, ms = models.two_link_manipulator(), cartesian_pendulum(gamma=False)
+
+    def work():
+        simulate(pm, (0, 0.1), dense_output=True, events=[lambda t, q, qd: q[0] - 0.2])
+        simulate(ms, (0, 0.1))
+        pm.jacobian(0.0, np.r_[pm.q0, pm.qd0])
+        pm.accelerations(np.tile(pm.q0, (3, 1)), np.tile(pm.qd0, (3, 1)))
+        with pytest.raises(ValueError):
+            mbint._core.mech_eval(pm.compile().handle, "nope", 0.0, pm.q0)
+        mbint._core.mech_project(pm.compile().handle, 0.0, pm.q0 + 0.01, pm.qd0)
+
+    for _ in range(5):
+        work()
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for _ in range(100):
+        work()
+    gc.collect()
+    grown = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert grown < 50_000, grown
