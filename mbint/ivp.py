@@ -221,6 +221,8 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
         return v
 
     h_fixed = 0.0 if h is None else _pos("h", h)
+    if h is None and info.adaptive == "none":
+        raise ValueError(f"h: method {mname!r} runs with a fixed step only; give h=.")
     if h is not None and info.adaptive == "variable order":
         raise ValueError(f"h: method {mname!r} chooses its own steps; a fixed step is not supported.")
     fs = 0.0 if first_step is None else _pos("first_step", first_step)

@@ -163,6 +163,10 @@ class NumpyReference:
     ----------
     nq, nc : int
         Numbers of coordinates (3 per body) and constraint rows.
+    joint_groups, force_groups : dict of str -> _Group
+        The elements of each kind as parameter arrays (one row per element).
+    contact_elements : list of Element
+        The contacts, in the order of :meth:`contact_gaps`.
 
     Notes
     -----
@@ -188,17 +192,20 @@ class NumpyReference:
                                  f"expected {row}.")
             row += _JOINT_ROWS[e.kind]
         self.nc = row
-        self.joints = {k: _Group(k, [e for e in model.joint_elements if e.kind == k])
+        self.joint_groups = {k: _Group(k, [e for e in model.joint_elements if e.kind == k])
                        for k in _JOINT_ROWS}
         for e in model.force_elements:
             if e.kind not in _FORCE_KINDS:
                 raise ValueError(f"NumpyReference: unknown force kind {e.kind!r} ({e.name}).")
-        self.forces_ = {k: _Group(k, [e for e in model.force_elements if e.kind == k])
+        self.force_groups = {k: _Group(k, [e for e in model.force_elements if e.kind == k])
                         for k in _FORCE_KINDS}
         self.contact_elements = [e for e in model.force_elements
                                  if e.kind in ("contact_line", "contact_circles")]
+        self._joints_used = [G for G in self.joint_groups.values() if G.n]
+        self._loads_used = [self.force_groups[k] for k in ("tsda", "rsda", "contact_line",
+                                                       "contact_circles") if self.force_groups[k].n]
         self._scatter = self._force_scatter()
-        G = self.forces_["generalized"]
+        G = self.force_groups["generalized"]
         self._scatter_gen = np.zeros((G.n, self.nq))
         self._scatter_gen[np.arange(G.n), G.coord] = 1.0
 
@@ -215,24 +222,23 @@ class NumpyReference:
         return np.mod(3 * idx[:, None] + np.arange(3), self.nq + 3)
 
     def _force_scatter(self):
-        """Matrix (3 k, nq) adding the per-element body loads (i then j of every
+        """Matrix (6 k, nq) adding the per-element body loads (i then j of every
         element, in the order of :meth:`_force_loads`) into Q."""
         blocks = []
-        for kind in ("tsda", "rsda", "contact_line", "contact_circles"):
-            G = self.forces_[kind]
+        for G in self._loads_used:
             blocks += [self._cols(G.i), self._cols(G.j)]
         cols = np.concatenate([b.reshape(-1) for b in blocks]) if blocks else np.zeros(0, int)
         S = np.zeros((cols.size, self.nq + 3))
         S[np.arange(cols.size), cols] = 1.0
         return S[:, :self.nq]
 
-    def _states(self, G, q, qd=None):
-        """r, phi (and rates) of bodies i and j of group G: dicts of arrays."""
-        qb = self._ext(q)
+    @staticmethod
+    def _states(G, qb, vb=None):
+        """r, phi (and rates) of bodies i and j of group G from the extended body
+        states qb, vb of :meth:`_ext`: a dict of arrays."""
         out = dict(ri=qb[..., G.i, :2], phii=qb[..., G.i, 2],
                    rj=qb[..., G.j, :2], phij=qb[..., G.j, 2])
-        if qd is not None:
-            vb = self._ext(qd)
+        if vb is not None:
             out.update(vi=vb[..., G.i, :2], wi=vb[..., G.i, 2],
                        vj=vb[..., G.j, :2], wj=vb[..., G.j, 2])
         return out
@@ -243,20 +249,21 @@ class NumpyReference:
         return np.zeros(shape + (r, 3)), np.zeros(shape + (r, 3))
 
     # ------------------------------------------------------------ joints
-    def _joint_terms(self, G, q, qd, t):
+    def _joint_terms(self, G, qb, vb, t):
         """Phi (..., K, r), Jacobian blocks Ji, Jj (..., K, r, 3), Phi_t (..., K, r)
-        and gamma (..., K, r) of the joints of group G (gamma only when qd is given)."""
-        s = self._states(G, q, qd)
+        and gamma (..., K, r) of the joints of group G at the extended body states
+        qb, vb (gamma only when vb is given)."""
+        s = self._states(G, qb, vb)
         shape = s["phii"].shape
         kind, r = G.kind, _JOINT_ROWS[G.kind]
         Ji, Jj = self._blocks(shape, r)
         phi_t = np.zeros(shape + (r,))
-        gam = np.zeros(shape + (r,)) if qd is not None else None
+        gam = np.zeros(shape + (r,)) if vb is not None else None
         if kind in ("revolute", "fixed", "translational", "distance"):
             Asi, Asj = _rot(s["phii"], G.si), _rot(s["phij"], G.sj)
             Bsi, Bsj = _perp(Asi), _perp(Asj)
             d = s["rj"] + Asj - s["ri"] - Asi
-            if qd is not None:
+            if vb is not None:
                 dd = s["vj"] + Bsj * s["wj"][..., None] - s["vi"] - Bsi * s["wi"][..., None]
                 # dq: the velocity-quadratic part of d'' (d'' = ... + A_i s_i wi^2 - A_j s_j wj^2)
                 dq = Asi * s["wi"][..., None] ** 2 - Asj * s["wj"][..., None] ** 2
@@ -267,7 +274,7 @@ class NumpyReference:
             Ji[..., :2, 2] = Bsi
             Jj[..., 0, 0] = Jj[..., 1, 1] = -1.0
             Jj[..., :2, 2] = -Bsj
-            if qd is not None:
+            if vb is not None:
                 gam[..., :2] = dq
             if kind == "fixed":
                 phi[..., 2] = s["phij"] - s["phii"] - G.phi0
@@ -283,7 +290,7 @@ class NumpyReference:
             Ji[..., 1, 2] = -_dot(An, d) - _dot(u, Bsi)
             Jj[..., 1, :2] = u
             Jj[..., 1, 2] = _dot(u, Bsj)
-            if qd is not None:
+            if vb is not None:
                 wi = s["wi"]
                 ud = -An * wi[..., None]
                 # (u.d)'' = u''.d + 2 u'.d' + u.d'', u'' = -u wi^2 - An wi'
@@ -294,14 +301,14 @@ class NumpyReference:
             Ji[..., 0, 2] = -_dot(d, Bsi)
             Jj[..., 0, :2] = d
             Jj[..., 0, 2] = _dot(d, Bsj)
-            if qd is not None:
+            if vb is not None:
                 gam[..., 0] = -_dot(dd, dd) - _dot(d, dq)
         elif kind == "driver_coord":
             f, fd, fdd = _timefn(G.tf, t)
-            phi = (self._ext(q)[..., G.i, G.coord] - f)[..., None] + np.zeros(shape + (1,))
+            phi = (qb[..., G.i, G.coord] - f)[..., None] + np.zeros(shape + (1,))
             Ji[..., 0, :] = np.eye(3)[G.coord]
             phi_t = (-fd + np.zeros(shape))[..., None]
-            if qd is not None:
+            if vb is not None:
                 gam[..., 0] = fdd
         else:  # driver_angle
             f, fd, fdd = _timefn(G.tf, t)
@@ -309,7 +316,7 @@ class NumpyReference:
             Ji[..., 0, 2] = -1.0
             Jj[..., 0, 2] = 1.0
             phi_t = (-fd + np.zeros(shape))[..., None]
-            if qd is not None:
+            if vb is not None:
                 gam[..., 0] = fdd
         return phi, Ji, Jj, phi_t, gam
 
@@ -322,10 +329,10 @@ class NumpyReference:
         P = np.zeros(lead + (self.nc, ext))
         pt = np.zeros(lead + (self.nc,))
         gam = np.zeros(lead + (self.nc,)) if qd is not None else None
-        for G in self.joints.values():
-            if G.n == 0:
-                continue
-            ph, Ji, Jj, ptk, gk = self._joint_terms(G, q, qd, t)
+        qb = self._ext(q)
+        vb = None if qd is None else self._ext(qd)
+        for G in self._joints_used:
+            ph, Ji, Jj, ptk, gk = self._joint_terms(G, qb, vb, t)
             r = _JOINT_ROWS[G.kind]
             rows = G.row[:, None] + np.arange(r)                 # (K, r)
             phi[..., rows] = ph
@@ -363,19 +370,20 @@ class NumpyReference:
 
     def _force_loads(self, t, q, qd):
         """Per-element loads (f_x, f_y, n) on bodies i and j of every TSDA, RSDA and
-        contact, concatenated as in :meth:`_force_scatter`: shape (..., 3 k)."""
+        contact, concatenated as in :meth:`_force_scatter`: shape (..., 6 k)."""
         loads = []
-        for kind in ("tsda", "rsda", "contact_line", "contact_circles"):
-            G = self.forces_[kind]
-            s = self._states(G, q, qd)
+        qb, vb = self._ext(q), self._ext(qd)
+        for G in self._loads_used:
+            kind = G.kind
+            s = self._states(G, qb, vb)
             shape = s["phii"].shape
             Li, Lj = np.zeros(shape + (3,)), np.zeros(shape + (3,))
-            if G.n and kind == "rsda":
+            if kind == "rsda":
                 e = s["phij"] - s["phii"] - G.L0
                 e = np.where(G.wrap, wrap_angle(e), e)
                 T = G.k * e + G.c * (s["wj"] - s["wi"])
                 Li[..., 2], Lj[..., 2] = T, -T
-            elif G.n and kind == "contact_line":
+            elif kind == "contact_line":
                 Asi = _rot(s["phii"], G.si)
                 Bsi = _perp(Asi)
                 delta = G.ri - _dot(s["ri"] + Asi - G.p0, G.nrm)
@@ -383,7 +391,7 @@ class NumpyReference:
                 F = self._contact_law(G, delta, ddelta)
                 Fv = F[..., None] * G.nrm
                 Li[..., :2], Li[..., 2] = Fv, _dot(Bsi, Fv)
-            elif G.n:  # tsda, contact_circles: along the line between P_i and P_j
+            else:  # tsda, contact_circles: along the line between P_i and P_j
                 Asi, Asj = _rot(s["phii"], G.si), _rot(s["phij"], G.sj)
                 Bsi, Bsj = _perp(Asi), _perp(Asj)
                 d = s["rj"] + Asj - s["ri"] - Asi
@@ -420,10 +428,10 @@ class NumpyReference:
         Q[..., 1::3] += self.body_mass * self.g[1]
         if self._scatter.shape[0]:
             Q += self._force_loads(t, q, qd) @ self._scatter
-        G = self.forces_["generalized"]
+        G = self.force_groups["generalized"]
         if G.n:
             Q += _timefn(G.fa, t)[0] @ self._scatter_gen
-        py = self.forces_["python"]
+        py = self.force_groups["python"]
         if py.n:
             Q += self._python_forces(t, q, qd, py)
         return Q
@@ -472,14 +480,14 @@ class NumpyReference:
         q, qd = np.asarray(q, float), np.asarray(qd, float)
         kin = 0.5 * (self.mass_vec * qd * qd).sum(-1)
         pot = -(self.body_mass * (q[..., 0::3] * self.g[0] + q[..., 1::3] * self.g[1])).sum(-1)
-        G = self.forces_["tsda"]
+        G = self.force_groups["tsda"]
         if G.n:
-            s = self._states(G, q)
+            s = self._states(G, self._ext(q))
             d = s["rj"] + _rot(s["phij"], G.sj) - s["ri"] - _rot(s["phii"], G.si)
             pot = pot + (0.5 * G.k * (np.sqrt(_dot(d, d)) - G.L0) ** 2).sum(-1)
-        G = self.forces_["rsda"]
+        G = self.force_groups["rsda"]
         if G.n:
-            s = self._states(G, q)
+            s = self._states(G, self._ext(q))
             e = s["phij"] - s["phii"] - G.L0
             e = np.where(G.wrap, wrap_angle(e), e)
             pot = pot + (0.5 * G.k * e * e).sum(-1)

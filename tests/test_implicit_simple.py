@@ -125,10 +125,11 @@ def test_adaptive_stiff(method, order):
 
 @pytest.mark.parametrize("method", ["backward_euler", "trapezoid"])
 def test_newton_failures_recover_vdp(method):
-    """Van der Pol mu = 1000 at a loose tolerance: steps too large for Newton are
-    retried with h / 2 (h_fail_factor) and the run completes on the limit cycle."""
+    """Van der Pol mu = 1000 at a loose tolerance, starting with a step far too large
+    for Newton: steps are retried with h / 2 (h_fail_factor) and the run completes on
+    the limit cycle."""
     r = mbint.solve_ivp(P.c_rhs("vdp1000"), (0.0, 2.0), P.VDP_Y0, method=method, rtol=1e-2,
-                        atol=1e-2, jac=P.c_jac("vdp1000"))
+                        atol=1e-2, jac=P.c_jac("vdp1000"), first_step=0.3)
     assert r.status == 0
     assert r.nfail > 0
     # J is kept across steps: re-evaluated only when Newton fails with an old J

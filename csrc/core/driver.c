@@ -407,6 +407,9 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
                 if (m->order < q) q = m->order;
                 double k = o->error_per_unit_step ? q : q + 1;
                 factor = mb_controller_factor(&ctl, err_norm, k, accepted, after_reject);
+                /* keep h (and so the method's LU) for small growth, as RADAU5 does */
+                if (accepted && (m->flags & MB_LU_REUSE) && factor >= 1.0 && factor <= 1.2)
+                    factor = 1.0;
             }
             if (!accepted) {
                 res->stats.nreject++;

@@ -41,7 +41,9 @@ enum {
     MB_VARIABLE_ORDER = 1u << 6, /* chooses its order and step size in after_step */
     MB_IMPLICIT   = 1u << 7,
     MB_FIXED_ONLY = 1u << 8,  /* fixed step only (no error estimate, no step doubling) */
-    MB_MASS       = 1u << 9   /* supports a constant mass matrix M y' = f */
+    MB_MASS       = 1u << 9,  /* supports a constant mass matrix M y' = f */
+    MB_LU_REUSE   = 1u << 10  /* reuses its LU while h is unchanged: the driver keeps h
+                                 when the controller proposes a growth of less than 20 % */
 };
 
 typedef struct mb_stats {

@@ -5,15 +5,19 @@
  * Step.  The stage increments Z = (Z_1, ..., Z_s) solve
  *     G(Z) = h (A (x) I) F(Z) - (I (x) M) Z = 0,  F_i = f(t + c_i h, y + Z_i),
  * by simplified Newton with the frozen real matrix E = I_s (x) M - h A (x) J of
- * size s n (one LU, mb_lu_factor):  E dZ = G(Z_k), Z_{k+1} = Z_k + dZ, from
- * Z_0 = 0, under the shared monitor (newton.h) with tolerance
+ * size s n (one LU, mb_lu_factor):  E dZ = G(Z_k), Z_{k+1} = Z_k + dZ, from the
+ * last step's dense polynomial extrapolated to t + c_i h (Z_0 = 0 on the first
+ * step), under the shared monitor (newton.h), at most 15 iterations (a fixed
+ * step cannot be shortened, so the iteration gets more room than RADAU5's 7),
+ * with tolerance
  * kappa = max(10 eps / rtol, min(0.03, sqrt(rtol))) in the run's weighted RMS
  * norm: a fixed-step run iterates to the rtol/atol it is given.  Then
  * y_new = y + sum_i d_i Z_i (d^T = b^T A^{-1}; = Z_s for the stiffly accurate
  * families).  M is the problem's mass matrix (identity when NULL).
  *
  * Jacobian and LU reuse.  J = df/dy(t, y) is kept across steps while Newton
- * contracts fast (rate theta <= 1e-3, as RADAU5) and the LU while h and J are
+ * contracts fast (rate theta <= 1e-3 when more than two iterations were needed,
+ * as RADAU5 and SciPy's Radau) and the LU while h and J are
  * unchanged (a fixed-step run factors once per Jacobian).  When Newton fails with
  * an old J, the step re-evaluates J at (t, y) and solves again; when it fails
  * with a fresh J it returns a recoverable failure.
@@ -23,7 +27,8 @@
  * (tableaus_irk.h), the collocation polynomial for Radau IIA.
  *
  * Workspace: a state struct, J (n x n), E (N x N, N = s n), its pivots (N ints
- * in N doubles), Z, F, dZ (N each), two vectors of size n.
+ * in N doubles), Z, F, dZ (N each), the last dense polynomial Q (N + n), two
+ * vectors of size n.
  */
 #include <complex.h>
 #include <float.h>
@@ -35,7 +40,7 @@
 #include "norm.h"
 #include "status.h"
 
-enum { IRK_SMAX = 8 };
+enum { IRK_SMAX = 8, NEWTON_MAXITER = 15 };
 
 static const double THETA_REUSE_JAC = 1e-3; /* RADAU5's THET */
 
@@ -45,7 +50,9 @@ typedef struct irk_state {
     int jac_fresh; /* J was evaluated at the start of the current step */
     int need_jac;  /* evaluate J before the next step */
     int lu_ok;     /* E holds the LU of I (x) M - h_lu A (x) J */
+    int poly_ok;   /* Q holds the dense polynomial of the last accepted step */
     double h_lu;
+    double h_old;  /* size of the last accepted step */
 } irk_state;
 
 static size_t header_doubles(void)
@@ -57,11 +64,11 @@ static size_t irk_work_size(const mb_problem *p, const void *data)
 {
     const mb_irk_tableau *T = data;
     size_t n = (size_t)p->n, N = (size_t)T->s * n;
-    return header_doubles() + n * n + N * N + 4 * N + 2 * n;
+    return header_doubles() + n * n + N * N + 5 * N + 3 * n;
 }
 
 typedef struct irk_ws {
-    double *J, *E, *Z, *F, *dZ, *yt, *v;
+    double *J, *E, *Z, *F, *dZ, *Q, *yt, *v;
     int *ipiv;
 } irk_ws;
 
@@ -77,6 +84,7 @@ static irk_ws workspace(mb_stepper *s)
     w.Z = b; b += N;
     w.F = b; b += N;
     w.dZ = b; b += N;
+    w.Q = b; b += N + n;
     w.yt = b; b += n;
     w.v = b;
     return w;
@@ -97,7 +105,7 @@ static int irk_init(mb_stepper *s)
 {
     irk_state *st = state(s);
     memset(st, 0, sizeof *st);
-    mb_newton_init(&st->nw, newton_kappa(s->rtol), 7);
+    mb_newton_init(&st->nw, newton_kappa(s->rtol), NEWTON_MAXITER);
     return MB_OK;
 }
 
@@ -144,15 +152,39 @@ static double stage_norm(const mb_stepper *s, int ns, const double *x, const dou
     return sqrt(sum / ns);
 }
 
-/* Simplified Newton from Z = 0.  *conv = 1 when converged.  Returns MB_OK or the
- * code of a failed f evaluation. */
+/* starting values: the last accepted step's dense polynomial u extrapolated,
+ * Z_i = u(1 + c_i h / h_old) - u(1); zero on the first step */
+static void start_values(mb_stepper *s, const irk_ws *w, double h)
+{
+    const mb_irk_tableau *T = s->m->data;
+    irk_state *st = state(s);
+    ptrdiff_t n = s->n;
+    if (!st->poly_ok) {
+        memset(w->Z, 0, (size_t)(T->s * n) * sizeof(double));
+        return;
+    }
+    for (int i = 0; i < T->s; i++) {
+        double sg = 1.0 + T->c[i] * h / st->h_old, pk = 1.0;
+        double *z = w->Z + (ptrdiff_t)i * n;
+        memset(z, 0, (size_t)n * sizeof(double));
+        for (int k = 1; k <= T->m; k++) {
+            pk *= sg;
+            const double *q = w->Q + (ptrdiff_t)k * n;
+            for (ptrdiff_t l = 0; l < n; l++)
+                z[l] += (pk - 1.0) * q[l];
+        }
+    }
+}
+
+/* Simplified Newton from the starting values.  *conv = 1 when converged.
+ * Returns MB_OK or the code of a failed f evaluation. */
 static int newton(mb_stepper *s, const irk_ws *w, double t, double h, const double *y, int *conv)
 {
     const mb_irk_tableau *T = s->m->data;
     irk_state *st = state(s);
     ptrdiff_t n = s->n, ns = T->s, N = ns * n;
     *conv = 0;
-    memset(w->Z, 0, (size_t)N * sizeof(double));
+    start_values(s, w, h);
     mb_newton_begin(&st->nw);
     for (;;) {
         for (ptrdiff_t i = 0; i < ns; i++) {
@@ -207,7 +239,8 @@ static int irk_step(mb_stepper *s, double t, double h, const double *y, double *
             st->need_jac = 0;
             st->lu_ok = 0;
         }
-        if (!st->lu_ok || st->h_lu != h) {
+        /* h of a fixed-step run varies in its last bits (t0 + k h - t) */
+        if (!st->lu_ok || fabs(h - st->h_lu) > 1e-12 * fabs(h)) {
             st->lu_ok = 0;
             if (factor(s, &w, h) != MB_OK) {
                 s->h_fail_factor = 0.5;
@@ -228,7 +261,7 @@ static int irk_step(mb_stepper *s, double t, double h, const double *y, double *
         }
         st->need_jac = 1;  /* retry with J at (t, y) */
     }
-    st->need_jac = st->nw.theta > THETA_REUSE_JAC;
+    st->need_jac = st->nw.iter > 2 && st->nw.theta > THETA_REUSE_JAC;
     for (ptrdiff_t l = 0; l < n; l++) {
         double acc = 0.0;
         for (int i = 0; i < T->s; i++)
@@ -240,8 +273,16 @@ static int irk_step(mb_stepper *s, double t, double h, const double *y, double *
 
 static int irk_accept(mb_stepper *s, double t_new, const double *y_new)
 {
-    (void)t_new; (void)y_new;
-    state(s)->jac_fresh = 0;
+    const mb_irk_tableau *T = s->m->data;
+    irk_state *st = state(s);
+    irk_ws w = workspace(s);
+    st->jac_fresh = 0;
+    double t_end = s->t_last + s->h_last;
+    st->poly_ok = fabs(t_new - t_end) <= 4.0 * DBL_EPSILON * (fabs(t_end) + fabs(s->h_last));
+    if (st->poly_ok) {  /* else a terminal event cut the step: no extrapolation */
+        mb_irk_dense_coeffs(T, s->n, s->y_last, y_new, w.Z, w.Q);
+        st->h_old = s->h_last;
+    }
     return MB_OK;
 }
 

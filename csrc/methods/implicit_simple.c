@@ -274,7 +274,7 @@ static int theta_amplification(const mb_method *m, double zr, double zi, double 
         .order = p,                                                                        \
         .error_order = q,                                                                  \
         .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_USES_F0 | MB_FSAL | MB_IMPLICIT |        \
-                 MB_DENSE_HERMITE,                                                         \
+                 MB_DENSE_HERMITE | MB_LU_REUSE,                                           \
         .max_dense_degree = 3,                                                             \
         .data = &T,                                                                        \
         .work_size = theta_work_size,                                                      \

@@ -22,7 +22,8 @@
  * the estimate.
  *
  * Jacobian and LU reuse.  J is evaluated at the start of a step and kept for the
- * next steps while Newton contracts fast (theta <= 1e-3, RADAU5's THET); after a
+ * next steps while Newton contracts fast (RADAU5's theta <= 1e-3, counted only
+ * when Newton needed more than two iterations, as SciPy's Radau); after a
  * rejection or a Newton failure it is re-evaluated unless it is already current.
  * Both LUs are kept while h and J are unchanged.  A Newton failure with an old J
  * re-evaluates J and solves again with the same h (as SciPy's Radau); with a
@@ -292,7 +293,8 @@ static int radau_step(mb_stepper *s, double t, double h, const double *y, double
             st->need_jac = 0;
             st->lu_ok = 0;
         }
-        if (!st->lu_ok || st->h_lu != h) {
+        /* h of a fixed-step run varies in its last bits (t0 + k h - t) */
+        if (!st->lu_ok || fabs(h - st->h_lu) > 1e-12 * fabs(h)) {
             st->lu_ok = 0;
             if (factor(s, &w, h) != MB_OK) {
                 if (++st->nsing >= MAX_SINGULAR)
@@ -319,7 +321,7 @@ static int radau_step(mb_stepper *s, double t, double h, const double *y, double
             return MB_RECOVERABLE;
         }
     }
-    st->theta = st->nw.theta;
+    st->theta = st->nw.iter > 2 ? st->nw.theta : 0.0;  /* for the J decision */
     for (ptrdiff_t l = 0; l < n; l++)
         y_new[l] = y[l] + w.Z[2 * n + l];
 
@@ -399,7 +401,7 @@ const mb_method mb_method_radau_iia = {
     .name = "radau_iia",
     .order = 5,
     .error_order = 3,
-    .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_USES_F0 | MB_IMPLICIT | MB_MASS,
+    .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_USES_F0 | MB_IMPLICIT | MB_MASS | MB_LU_REUSE,
     .max_dense_degree = 3,
     .data = &mb_radau5_constants_iia3,
     .work_size = radau_work_size,

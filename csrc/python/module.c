@@ -646,7 +646,7 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
 #define FLAG(x) if (PyModule_AddIntConstant(mod, #x, x)) { Py_DECREF(mod); return NULL; }
     FLAG(MB_EMBEDDED) FLAG(MB_FSAL) FLAG(MB_USES_F0) FLAG(MB_NEEDS_JAC) FLAG(MB_SECOND_ORDER)
-    FLAG(MB_DENSE_HERMITE) FLAG(MB_VARIABLE_ORDER) FLAG(MB_IMPLICIT) FLAG(MB_FIXED_ONLY) FLAG(MB_MASS)
+    FLAG(MB_DENSE_HERMITE) FLAG(MB_VARIABLE_ORDER) FLAG(MB_IMPLICIT) FLAG(MB_FIXED_ONLY) FLAG(MB_MASS) FLAG(MB_LU_REUSE)
 #undef FLAG
     if (PyModule_AddFunctions(mod, mb_model_methods)) {  /* model_py.c */
         Py_DECREF(mod);
