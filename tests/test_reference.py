@@ -315,11 +315,10 @@ def _coincident_tsda(length0):
     return m
 
 
-@pytest.mark.xfail(strict=True, reason="csrc/mbs/forces.c tsda(): at coincident attachment "
-                   "points (l = 0) the C kernel returns before computing the potential "
-                   "k/2 (l - L0)^2 (0 instead of k/2 L0^2) and the stiffness (Q_q = 0 instead "
-                   "of k dd/dq for a spring of free length 0, which is smooth there)")
 def test_tsda_at_coincident_points():
+    """At coincident attachment points (l = 0) the potential is k/2 L0^2 and a spring of
+    free length 0 keeps its stiffness (its force k d is smooth there); the C kernel once
+    returned early and dropped both."""
     m = _coincident_tsda(0.5)
     ref = NumpyReference(m)
     q, qd = m.q0, np.zeros(6)
