@@ -6,6 +6,13 @@ data the C kernel integrates with): R(z) = 1 + z b^T (I - z A)^{-1} 1.
 The Nystrom midpoint scheme works on q'' = a(q, q'); its amplification is the
 spectral radius of its step matrix on the linear oscillator
 q'' + 2 beta w q' + w^2 q = 0 whose eigenvalues are z/h and conj(z)/h (LN 7.4).
+
+Multistep methods (LN 7.8: Adams-Bashforth, Adams-Moulton, the Adams PECE pair of
+ode113, BDF) are not one-step maps: their stability at z is the spectral radius of
+the roots of the characteristic polynomial (:func:`multistep_amplification`), and
+the boundary of the region lies on the boundary locus
+(:func:`multistep_region_boundary`).  Their coefficients are computed here exactly
+(:func:`multistep_coefficients`), independently of the C kernels.
 """
 from __future__ import annotations
 
