@@ -1,7 +1,10 @@
-"""Dense output of a run: the piecewise polynomials written by the C driver."""
+"""Dense output of a run: the piecewise polynomials (or a method's dense records)
+written by the C driver."""
 from __future__ import annotations
 
 import numpy as np
+
+from . import _core
 
 
 class DenseOutput:
@@ -9,7 +12,10 @@ class DenseOutput:
 
     Each accepted step k covers [ts[k], ts[k+1]] and carries its method's
     interpolant as a polynomial in theta = (t - t_k) / h_k,
-    ``y(theta) = sum_j C[k, j] theta^j``.
+    ``y(theta) = sum_j C[k, j] theta^j``, or, for a method whose continuous
+    output is not a polynomial (degree -1: ``llm``'s
+    ``y_k + phi(t_k, y_k; t - t_k)``, LLM eq 18), the step's *dense record*,
+    evaluated in C by ``_core.dense_record_eval``.
 
     Parameters
     ----------
@@ -20,24 +26,38 @@ class DenseOutput:
     t_end : float
         End of the last segment (t_final, or a terminal event's time).
     deg, off : ndarray of int, shape (nseg,)
-        Degree of each polynomial and offset of its coefficients in ``c``.
+        Degree of each polynomial (-1: a dense record) and offset of its
+        coefficients (or record) in ``c``.
     c : ndarray
-        Coefficients, ``(deg+1) * n`` per segment, theta power major.
+        Coefficients, ``(deg+1) * n`` per segment, theta power major; a record
+        takes the method's record length.
     n : int
         State size.
+    method : str, optional
+        The method that wrote the records (needed to evaluate segments of
+        degree -1).
     """
 
-    def __init__(self, t0, h, t_end, deg, off, c, n):
+    def __init__(self, t0, h, t_end, deg, off, c, n, method=None):
         self.n = int(n)
+        self.method = method
         self.t_min_step = np.asarray(t0, float)
         self.h = np.asarray(h, float)
         self.ts = np.append(self.t_min_step, t_end)
         self.n_segments = len(self.h)
+        deg = np.asarray(deg, dtype=np.int64)
+        off = np.asarray(off, dtype=np.int64)
+        c = np.asarray(c, float)
         dmax = int(deg.max()) if len(deg) else 0
-        C = np.zeros((self.n_segments, dmax + 1, self.n))
+        C = np.zeros((self.n_segments, max(dmax, 0) + 1, self.n))
+        self.records = {}
+        ends = np.append(off[1:], len(c)) if len(off) else off
         for k in range(self.n_segments):
             d = int(deg[k])
-            C[k, : d + 1] = c[off[k] : off[k] + (d + 1) * self.n].reshape(d + 1, self.n)
+            if d < 0:
+                self.records[k] = c[off[k]:ends[k]]
+            else:
+                C[k, : d + 1] = c[off[k] : off[k] + (d + 1) * self.n].reshape(d + 1, self.n)
         self.C = C
         self.ascending = self.n_segments == 0 or self.h[0] >= 0
         self.t_min, self.t_max = (self.ts.min(), self.ts.max()) if len(self.ts) else (0.0, 0.0)
@@ -66,4 +86,16 @@ class DenseOutput:
         y = C[:, -1, :].copy()
         for j in range(C.shape[1] - 2, -1, -1):
             y = y * theta[:, None] + C[:, j, :]
+        if self.records:
+            if self.method is None:
+                raise ValueError("DenseOutput: the segments hold dense records; set the method "
+                                 "that wrote them (method=).")
+            for seg in np.unique(k):
+                rec = self.records.get(int(seg))
+                if rec is None:
+                    continue
+                sel = k == seg
+                y[sel] = _core.dense_record_eval(self.method, self.n, rec,
+                                                 float(self.t_min_step[seg]),
+                                                 float(self.h[seg]), theta[sel])
         return y[0] if scalar else y.T

@@ -35,6 +35,8 @@ class OdeResult(OptimizeResult):
     success : bool
     nsteps, nreject, nfail : int
         Accepted steps, steps rejected by the error test, failed step attempts.
+    nrestart : int
+        Restarts at switching events.
     t_steps, h_steps, err_steps : ndarray
         End time, size and normalized error estimate of every accepted step.
     method : str
@@ -80,6 +82,20 @@ def _check_events(events):
     return events, np.array(terminal, dtype=np.intc), np.array(direction, dtype=np.intc)
 
 
+def _switching_flags(events):
+    """The ``switching`` attribute of every event (checked by _check_events), as
+    an int array, or None when no event is a switching event."""
+    if not events:
+        return None
+    flags = []
+    for i, ev in enumerate(events):
+        sw = getattr(ev, "switching", False)
+        if not isinstance(sw, (bool, np.bool_)):
+            raise ValueError(f"events[{i}].switching must be a bool.")
+        flags.append(1 if sw else 0)
+    return np.array(flags, dtype=np.intc) if any(flags) else None
+
+
 def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
               events=None, vectorized=False, args=None, *, rtol=1e-3, atol=1e-6,
               first_step=None, max_step=np.inf, min_step=0.0, max_steps=None, h=None,
@@ -118,7 +134,17 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     events : callable or list of callables
         ``g(t, y, *args)``; attributes ``terminal`` (bool, or the number of
         occurrences after which to stop) and ``direction`` as in SciPy.  Roots
-        are located on the dense output by Brent's method.
+        are located on the dense output by Brent's method.  An event with the
+        attribute ``switching = True`` marks a change of the dynamics (a contact
+        closing or opening, where ``fun`` switches branches; LLM paper section
+        3): no step straddles its roots.  A step in which it changes sign is
+        retried to end just before the root t* (located on the dense output;
+        for ``llm`` the continuous solution of eq 18), a short step crosses t*
+        and is cut there, the root is reported in ``t_events`` like any other,
+        and the integration restarts from t* with the method re-initialized (a
+        new Jacobian, no multistep history).  The retries count in ``nreject``,
+        the restarts in ``nrestart``; a fixed step ``h`` keeps its grid.  Not
+        available with the SUNDIALS methods.
     vectorized : bool
         Accepted for SciPy compatibility; mbint calls ``fun`` with 1-D ``y``.
     args : tuple, optional
@@ -276,6 +302,10 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
         raise ValueError("fun must be callable or a scipy.LowLevelCallable.")
 
     ev, terminal, evdir = _check_events(events)
+    switching = _switching_flags(ev)
+    if switching is not None and info.backend == "sundials":
+        raise ValueError(f"events: switching events restart the integration inside mbint's "
+                         f"driver; method {mname!r} (SUNDIALS) runs its own step loop.")
 
     jac_arg = None
     if jac is not None and info.needs_jacobian:
@@ -319,7 +349,7 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
         fac_max=0.0 if fac_max is None else _pos("fac_max", fac_max),
         t_eval=te, dense_output=bool(dense_output), events=ev,
         terminal=terminal, direction=evdir, args=args, nq=int(nq), jac=jac_arg, mass=mass_arg,
-        jac_sparsity=sp_arg)
+        jac_sparsity=sp_arg, switching=switching)
     return _make_result(out, mname, n, bool(dense_output), ev is not None)
 
 
@@ -331,7 +361,7 @@ def _make_result(out, mname, n, dense_output, has_events):
     if dense_output and len(out["dense_t"]):
         t_end = out["hist_t"][-1]
         sol = DenseOutput(out["dense_t"], out["dense_h"], t_end, out["dense_deg"],
-                          out["dense_off"], out["dense_c"], n)
+                          out["dense_off"], out["dense_c"], n, method=mname)
     return OdeResult(
         t=t, y=np.ascontiguousarray(out["y"].T), sol=sol,
         t_events=out["t_events"] if has_events else None,
@@ -339,5 +369,6 @@ def _make_result(out, mname, n, dense_output, has_events):
         nfev=out["nfev"], njev=out["njev"], nlu=out["nlu"],
         status=status, message=out["message"], success=status >= 0,
         nsteps=out["nsteps"], nreject=out["nreject"], nfail=out["nfail"],
+        nrestart=out["nrestart"],
         t_steps=out["hist_t"], h_steps=out["hist_h"], err_steps=out["hist_err"],
         method=mname, status_code=code)

@@ -37,6 +37,7 @@ _DESCRIPTIONS = {
     "ros4": ("Rosenbrock 4(3), 4 stages (3 f evaluations), L-stable, gamma = 0.57281606, dense output, mass matrix", "RN paper section 4; Hairer & Wanner II, IV.7"),
     "ros2": ("Modified Rosenbrock 2(3) of ode23s, L-stable, FSAL, own dense output", "Shampine & Reichelt 1997"),
     "rodas4": ("RODAS 4(3), 6 stages, stiffly accurate, L-stable, dense output, mass matrix", "Hairer & Wanner II, IV.7 (rodas.f)"),
+    "llm": ("Local Linearization Method: exponential integrator y + phi from exp of the block matrix [[f_y, f_t, f], [0, 0, 1], [0, 0, 0]] (Van Loan), order 2, exact on linear problems, R(z) = e^z; local error estimate of eqs 29-33, continuous output eq 18", "LLM paper, Gil, Sanfelice, Nikravesh, eqs 1-6, 18, 29-34"),
     "w2": ("W-method of order 2 (1), L-stable, keeps its Jacobian across steps", "RN paper section 4; Verwer et al. 1999"),
     "cvode_bdf": ("SUNDIALS CVODE, variable-order BDF 1-5, Newton, dense direct linear solver", "Hindmarsh et al. 2005 (SUNDIALS)"),
     "cvode_adams": ("SUNDIALS CVODE, variable-order Adams-Moulton 1-12, Newton, dense direct linear solver", "Hindmarsh et al. 2005 (SUNDIALS)"),

@@ -20,7 +20,7 @@ import numbers
 import numpy as np
 
 from . import _core
-from .ivp import _check_events
+from .ivp import _check_events, _switching_flags
 from .methods import method_info, resolve
 from ._kernels import baumgarte_pair
 from .trajectory import Trajectory
@@ -105,7 +105,7 @@ def _wrap_event(g, nq):
     def gy(t, y):
         return g(t, y[:nq], y[nq:])
 
-    for attr in ("terminal", "direction"):
+    for attr in ("terminal", "direction", "switching"):
         if hasattr(g, attr):
             setattr(gy, attr, getattr(g, attr))
     gy.__name__ = getattr(g, "__name__", "event")
@@ -117,7 +117,7 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
              dense_output=False, events=None, rtol=1e-3, atol=1e-6, h=None, first_step=None,
              max_step=np.inf, min_step=0.0, max_steps=None, controller="pi",
              error_per_unit_step=False, safety=None, fac_min=None, fac_max=None,
-             tol=None, proj_tol=None, proj_max_iter=None):
+             tol=None, proj_tol=None, proj_max_iter=None, contact_switching=True):
     """Simulate a mechanism with a method of :func:`mbint.methods`.
 
     Parameters
@@ -149,18 +149,30 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         As in :func:`mbint.solve_ivp`; ``atol`` may be a scalar or have 2 nq
         entries (q then q').
     events : callable or list of callables
-        ``g(t, q, qd)`` with the attributes ``terminal`` and ``direction`` of
-        :func:`mbint.solve_ivp` (:meth:`PlanarModel.contact_events` gives the
-        contact instants of a model with penalty contacts).
+        ``g(t, q, qd)`` with the attributes ``terminal``, ``direction`` and
+        ``switching`` of :func:`mbint.solve_ivp` (:meth:`PlanarModel.contact_events`
+        gives the contact instants of a model with penalty contacts).
     tol : float, optional
         Tolerance of the initial-condition check (see
         :func:`check_initial_conditions`).
     proj_tol, proj_max_iter : optional
         Tolerance (max-norm of Phi and Phi') and iteration limit of the projection.
+    contact_switching : bool
+        For a :class:`PlanarModel` with penalty contacts and a method of mbint's
+        driver (not SUNDIALS): the contact gap functions Psi (LLM eqs 17-19, in C)
+        are switching events, so that every step that closes or opens a contact
+        ends at the contact instant t* (found on the continuous solution, eq 18)
+        and the integration restarts there with a new Jacobian (LLM section 3;
+        with ``llm`` the piecewise-linear bouncing balls are then integrated
+        exactly).  The instants are returned in ``t_contacts``.
 
     Returns
     -------
     Trajectory
+        With ``contact_switching`` on a model with contacts also ``t_contacts``
+        (list of arrays, one per contact in the order of ``model.contacts``: the
+        instants where its gap changed sign); with switching events (contacts or
+        the user's) ``stats["nrestart"]``, the number of restarts.
 
     Raises
     ------
@@ -272,6 +284,12 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         events = [events]
     wrapped = None if events is None else [_wrap_event(g, nq) for g in events]
     ev, terminal, evdir = _check_events(wrapped)
+    switching = _switching_flags(ev)
+    if switching is not None and info.backend == "sundials":
+        raise ValueError(f"events: switching events restart the integration inside mbint's "
+                         f"driver; method {mname!r} (SUNDIALS) runs its own step loop.")
+    n_contacts = len(getattr(model, "contacts", ()))
+    contact_sw = bool(contact_switching) and n_contacts > 0 and info.backend == "mbint"
 
     out = _core.mech_simulate(
         handle, mname, t0, tf, np.concatenate([q0, qd0]), atol_a, rtol,
@@ -285,7 +303,21 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         t_eval=te, dense_output=bool(dense_output), events=ev, terminal=terminal,
         direction=evdir, alpha=alpha, beta=beta, project=bool(project),
         proj_tol=0.0 if proj_tol is None else _pos("proj_tol", proj_tol),
-        proj_max_iter=0 if proj_max_iter is None else int(proj_max_iter))
-    return Trajectory(model, out, method=mname, formulation=formulation,
+        proj_max_iter=0 if proj_max_iter is None else int(proj_max_iter),
+        switching=switching, contact_switching=contact_sw)
+    t_contacts = None
+    if contact_sw:  # the contact events follow the user's: split them off
+        n_user = 0 if ev is None else len(ev)
+        t_contacts = list(out["t_events"][n_user:])
+        out["t_events"] = out["t_events"][:n_user]
+        out["y_events"] = out["y_events"][:n_user]
+    traj = Trajectory(model, out, method=mname, formulation=formulation,
                       baumgarte=(alpha, beta), projected=bool(project), initial=initial,
                       dense_output=bool(dense_output), has_events=ev is not None)
+    if contact_sw or switching is not None:
+        traj.stats["nrestart"] = int(out["nrestart"])
+    if traj.sol is not None:
+        traj.sol.method = mname  # evaluates dense records (llm)
+    if t_contacts is not None:
+        traj.t_contacts = t_contacts
+    return traj

@@ -29,6 +29,13 @@ typedef struct run {
     int dense_deg;
     ptrdiff_t next_eval;
     int hermite;            /* dense output by cubic Hermite */
+    int record;             /* dense output by the method's dense records (method.h) */
+    double *rec, *rec_work; /* the record of the current step and its evaluation scratch */
+    ptrdiff_t rec_len;
+    int n_switch;           /* number of switching events */
+    double t_dense, h_dense; /* the step the dense output in C / rec belongs to */
+    int dense_rc;           /* status of a failed dense evaluation inside the root finder */
+    int g_new_ok;           /* g_new holds g at the end of the current attempt */
 } run;
 
 static int ensure_f0(run *r, double t)
@@ -118,10 +125,36 @@ static int want_dense(const run *r)
     return r->o->dense_output || r->o->t_eval || r->o->n_events > 0;
 }
 
-/* the dense polynomial of the accepted step [t, t+h] into r->C */
+/* the dense output of the step [t, t+h] (r->C or r->rec) at theta */
+static int dense_at(run *r, double theta, double *y)
+{
+    if (r->record)
+        return r->m->dense_record_eval(r->m, r->n, r->rec, r->t_dense, r->h_dense, theta, y,
+                                       r->rec_work);
+    mb_dense_eval(r->n, r->dense_deg, r->C, theta, y);
+    return MB_OK;
+}
+
+/* dense_at as the root finder's mb_dense_fn; keeps the status of a failure */
+static int dense_fn(void *dctx, double theta, double *y)
+{
+    run *r = dctx;
+    int rc = dense_at(r, theta, y);
+    if (rc != MB_OK)
+        r->dense_rc = rc;
+    return rc;
+}
+
+/* the dense output (polynomial or record) of the step [t, t+h] */
 static int build_dense(run *r, double t, double h)
 {
     mb_stepper *s = &r->s;
+    r->t_dense = t;
+    r->h_dense = h;
+    if (r->record) {
+        r->dense_deg = -1;
+        return s->m->dense_record(s, r->rec);
+    }
     if (r->hermite) {
         if (!s->f1_ok) {
             int rc = mb_rhs(s, t + h, r->y_new, r->f1);
@@ -140,17 +173,79 @@ static int build_dense(run *r, double t, double h)
     return s->m->dense(s, r->C);
 }
 
-/* events in the accepted step [t, t+h]; may shorten it to a terminal root */
-static int handle_events(run *r, double t, double h, double *t_end, int *terminated)
+static int is_switching(const run *r, ptrdiff_t i)
+{
+    return r->o->switching && r->o->switching[i];
+}
+
+/* root theta of event i in the step [t, t+h] whose dense output is built, given the
+ * sign change g_old[i] -> g_new[i]; maps failures to statuses */
+static int locate(run *r, ptrdiff_t i, double t, double h, double *th)
+{
+    const mb_options *o = r->o;
+    r->dense_rc = MB_OK;
+    int rc = mb_event_locate(o->events, o->event_ctx, i, dense_fn, r, t, h, 1.0, r->g_old[i],
+                             r->g_new[i], r->g_buf, r->ybuf, th);
+    if (rc == 0)
+        return MB_OK;
+    if (r->dense_rc != MB_OK)
+        return r->dense_rc;
+    return rc == MB_ERR_CALLBACK ? rc : MB_ERR_EVENT_FAIL;
+}
+
+static int eval_events(run *r, double t, const double *y, double *g)
+{
+    int rc = r->o->events(t, y, g, r->o->event_ctx);
+    if (rc != 0)
+        return rc < 0 && rc == MB_ERR_CALLBACK ? rc : MB_ERR_EVENT_FAIL;
+    return MB_OK;
+}
+
+/* Move the root theta of switching event i forward (by a few ulps of t at a time,
+ * not past the step's end) until g_i has strictly the sign it takes after the switch,
+ * so that the restart sees the new regime: a right-hand side that tests g > 0 would
+ * still take the old branch at g == 0. */
+static int past_switch(run *r, ptrdiff_t i, double t, double h, double *th)
+{
+    double go = r->g_old[i], gn = r->g_new[i];
+    double sign = gn != 0.0 ? (gn > 0 ? 1.0 : -1.0) : (go > 0 ? -1.0 : 1.0);
+    double dth = 4.0 * DBL_EPSILON * fmax(fabs(t), fabs(t + h)) / fabs(h), th_k = *th;
+    for (int k = 0; k < 48; k++) {
+        const double *y = r->y_new;
+        if (th_k < 1.0) {
+            int rc = dense_at(r, th_k, r->ybuf);
+            if (rc != MB_OK)
+                return rc;
+            y = r->ybuf;
+        }
+        int rc = eval_events(r, t + th_k * h, y, r->g_buf);
+        if (rc != MB_OK)
+            return rc;
+        if (r->g_buf[i] * sign > 0.0) {
+            *th = th_k;
+            return MB_OK;
+        }
+        if (th_k >= 1.0)
+            break;
+        th_k = fmin(1.0, th_k + dth);
+        dth *= 2.0;
+    }
+    return MB_OK;  /* no such point inside the step: keep the root */
+}
+
+/* events in the accepted step [t, t+h]; may shorten it to a terminal root
+ * (*terminated) or to a switching root (*cut: the run restarts there) */
+static int handle_events(run *r, double t, double h, double *t_end, int *terminated, int *cut)
 {
     const mb_options *o = r->o;
     ptrdiff_t ne = o->n_events, n = r->n;
     *terminated = 0;
+    *cut = 0;
     if (ne <= 0)
         return MB_OK;
-    int rc = o->events(t + h, r->y_new, r->g_new, o->event_ctx);
-    if (rc != 0)
-        return rc < 0 && rc == MB_ERR_CALLBACK ? rc : MB_ERR_EVENT_FAIL;
+    int rc;
+    if (!r->g_new_ok && (rc = eval_events(r, t + h, r->y_new, r->g_new)) != MB_OK)
+        return rc;
     double th_stop = 1.0;
     /* roots found, processed in time order: simple selection over at most ne roots */
     double *roots = r->g_buf + ne;  /* ne thetas */
@@ -160,14 +255,18 @@ static int handle_events(run *r, double t, double h, double *t_end, int *termina
         if (!mb_event_active(r->g_old[i], r->g_new[i], o->direction ? o->direction[i] : 0))
             continue;
         double th;
-        rc = mb_event_locate(o->events, o->event_ctx, i, n, r->dense_deg, r->C, t, h, 1.0,
-                             r->g_old[i], r->g_new[i], r->g_buf, r->ybuf, &th);
-        if (rc != 0)
-            return rc == MB_ERR_CALLBACK ? rc : MB_ERR_EVENT_FAIL;
-        double te = t + th * h;
-        if (th == 0.0 && r->ev_last[i] == te)
-            continue;  /* the root at the step's start was reported by the last step */
-        found[i] = 1;
+        if ((rc = locate(r, i, t, h, &th)) != MB_OK)
+            return rc;
+        /* a root at the step's start was reported by the last step; a switching
+         * event still restarts just past it (the last step ended on g == 0) */
+        int again = th == 0.0 && r->ev_last[i] == t;
+        if (again && !is_switching(r, i))
+            continue;
+        if (is_switching(r, i) && (rc = past_switch(r, i, t, h, &th)) != MB_OK)
+            return rc;
+        if (again && th == 0.0)
+            continue;
+        found[i] = again ? 2 : 1;  /* 2: restart only, already reported */
         roots[i] = th;
     }
     for (;;) {
@@ -177,28 +276,67 @@ static int handle_events(run *r, double t, double h, double *t_end, int *termina
                 best = i;
         if (best < 0 || roots[best] > th_stop)
             break;
+        int report = found[best] == 1;
         found[best] = 0;
         double th = roots[best], te = t + th * h;
-        if (th == 1.0)
-            memcpy(r->ybuf, r->y_new, (size_t)n * sizeof(double));
-        else
-            mb_dense_eval(n, r->dense_deg, r->C, th, r->ybuf);
-        rc = mb_result_push_event(r->res, best, te, r->ybuf);
-        if (rc != MB_OK)
-            return rc;
-        r->ev_last[best] = te;
-        r->ev_hits[best]++;
-        int term = o->terminal ? o->terminal[best] : 0;
+        if (report) {
+            if (th == 1.0)
+                memcpy(r->ybuf, r->y_new, (size_t)n * sizeof(double));
+            else if ((rc = dense_at(r, th, r->ybuf)) != MB_OK)
+                return rc;
+            if ((rc = mb_result_push_event(r->res, best, te, r->ybuf)) != MB_OK)
+                return rc;
+            r->ev_last[best] = te;
+            r->ev_hits[best]++;
+        }
+        int term = report && o->terminal ? o->terminal[best] : 0;
         if (term > 0 && r->ev_hits[best] >= term) {
             th_stop = th;
             *terminated = 1;
+        } else if (is_switching(r, best) && !*terminated) {
+            /* a switch strictly inside the step ends it there; one at its end (or
+             * too close to its start to make progress) restarts at the end */
+            *cut = 1;
+            if (te != t && th < 1.0)
+                th_stop = th;
         }
     }
-    if (*terminated) {
+    if (*terminated || (*cut && th_stop < 1.0)) {
         *t_end = t + th_stop * h;
-        if (th_stop < 1.0)
-            mb_dense_eval(n, r->dense_deg, r->C, th_stop, r->y_new);
+        if (th_stop < 1.0 && (rc = dense_at(r, th_stop, r->y_new)) != MB_OK)
+            return rc;
         r->s.f1_ok = 0;
+    }
+    return MB_OK;
+}
+
+/* The earliest switching root inside the step [t, t+h] just computed, as theta, or
+ * -1 when no switching event changes sign there.  Leaves g at the step's end in
+ * g_new; builds the step's dense output when there is a root. */
+static int switching_root(run *r, double t, double h, double *th_out)
+{
+    const mb_options *o = r->o;
+    ptrdiff_t ne = o->n_events;
+    *th_out = -1.0;
+    int rc = eval_events(r, t + h, r->y_new, r->g_new);
+    if (rc != MB_OK)
+        return rc;
+    r->g_new_ok = 1;
+    int built = 0;
+    for (ptrdiff_t i = 0; i < ne; i++) {
+        if (!is_switching(r, i) ||
+            !mb_event_active(r->g_old[i], r->g_new[i], o->direction ? o->direction[i] : 0))
+            continue;
+        if (!built) {
+            if ((rc = build_dense(r, t, h)) != MB_OK)
+                return rc;
+            built = 1;
+        }
+        double th;
+        if ((rc = locate(r, i, t, h, &th)) != MB_OK)
+            return rc;
+        if (th > 0.0 && (*th_out < 0.0 || th < *th_out))
+            *th_out = th;
     }
     return MB_OK;
 }
@@ -214,8 +352,9 @@ static int emit_eval(run *r, double t, double h, double t_new, const double *yne
         if (te == t_new) {
             rc = mb_result_push_point(r->res, te, ynew);
         } else {
-            mb_dense_eval(r->n, r->dense_deg, r->C, (te - t) / h, r->ybuf);
-            rc = mb_result_push_point(r->res, te, r->ybuf);
+            rc = dense_at(r, (te - t) / h, r->ybuf);
+            if (rc == MB_OK)
+                rc = mb_result_push_point(r->res, te, r->ybuf);
         }
         if (rc != MB_OK)
             return rc;
@@ -230,7 +369,9 @@ static int setup(run *r, const mb_method *m, const mb_problem *p, const mb_optio
     ptrdiff_t n = p->n, ne = o->n_events > 0 ? o->n_events : 0;
     int degmax = m->max_dense_degree > 3 ? m->max_dense_degree : 3;
     size_t wsz = m->work_size ? m->work_size(p, m->data) : 0;
-    size_t nd = (size_t)n * (size_t)(13 + degmax + 1) + 4 * (size_t)ne + wsz + 8;
+    size_t rec_work = 0, rec_len = r->record ? m->dense_record_size(n, m->data, &rec_work) : 0;
+    size_t nd = (size_t)n * (size_t)(13 + degmax + 1) + 4 * (size_t)ne + wsz + rec_len +
+                rec_work + 8;
     double *b = calloc(nd, sizeof(double));
     ptrdiff_t *hits = calloc((size_t)ne + 1, sizeof(ptrdiff_t));
     int *found = calloc((size_t)ne + 1, sizeof(int));
@@ -254,6 +395,9 @@ static int setup(run *r, const mb_method *m, const mb_problem *p, const mb_optio
     r->g_new = b; b += ne;
     r->g_buf = b; b += 2 * ne;      /* values, then root thetas */
     r->ev_last = b; b += 2 * ne;    /* last root times */
+    r->rec_len = (ptrdiff_t)rec_len;
+    r->rec = rec_len ? b : NULL; b += rec_len;
+    r->rec_work = rec_work ? b : NULL; b += rec_work;
     r->s.work = wsz ? b : NULL;
     (void)res;
     return MB_OK;
@@ -273,6 +417,12 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
     res->message[0] = '\0';
     r.m = m; r.p = p; r.o = o; r.res = res; r.n = n;
     r.dir = tf >= t0 ? 1.0 : -1.0;
+    int fixed = o->h > 0;
+    int doubling = !fixed && !(m->flags & MB_EMBEDDED);
+    r.record = !doubling && m->dense_record_size && m->dense_record && m->dense_record_eval;
+    r.hermite = !r.record && (doubling || (m->flags & MB_DENSE_HERMITE) || !m->dense);
+    for (ptrdiff_t i = 0; o->switching && i < o->n_events; i++)
+        r.n_switch += o->switching[i] != 0;
     rc = setup(&r, m, p, o, res, &block);
     if (rc != MB_OK)
         goto done;
@@ -284,6 +434,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
     s->f0 = r.f0; s->f1 = r.f1;
     s->order = m->order;
     s->h_fail_factor = 0.25;
+    s->err_wanted = !fixed;
     if (p->jac_sparsity) {
         r.jac_groups = malloc((size_t)n * sizeof(int));
         if (!r.jac_groups) { rc = MB_ERR_MEM; goto done; }
@@ -296,13 +447,10 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
     s->msg = res->message; s->msg_len = sizeof res->message;
     memcpy(r.y, y0, (size_t)n * sizeof(double));
 
-    int fixed = o->h > 0;
-    int doubling = !fixed && !(m->flags & MB_EMBEDDED);
     if (!fixed && (m->flags & MB_FIXED_ONLY)) {
         rc = mb_fail(s, MB_ERR_NOT_SUPPORTED, "Method '%s' runs with a fixed step only: give h.", m->name);
         goto done;
     }
-    r.hermite = doubling || (m->flags & MB_DENSE_HERMITE) || !m->dense;
     if (m->init && (rc = m->init(s)) != MB_OK)
         goto done;
 
@@ -315,10 +463,8 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
     } else if ((rc = mb_result_push_point(res, t0, r.y)) != MB_OK) {
         goto done;
     }
-    if (o->n_events > 0) {
-        rc = o->events(t0, r.y, r.g_old, o->event_ctx);
-        if (rc != 0) { rc = rc == MB_ERR_CALLBACK ? rc : MB_ERR_EVENT_FAIL; goto done; }
-    }
+    if (o->n_events > 0 && (rc = eval_events(&r, t0, r.y, r.g_old)) != MB_OK)
+        goto done;
     if (t0 == tf)
         goto done;
 
@@ -341,6 +487,12 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
     h_abs = fmin(h_abs, max_step);
 
     double t = t0;
+    /* switching events (driver.h): a step that contains a switch is retried, first
+     * ending just before it, then with a short step across it (phase2), which is
+     * accepted without the error test and cut at the switch */
+    int phase2 = 0;
+    double h_aim = 0.0;     /* fixed steps: size of the next attempt when aiming at a switch */
+    double h_resume = 0.0;  /* adaptive: step size to go on with after the switch */
     int after_reject = 0;
     for (;;) {
         if (o->max_steps > 0 && res->stats.nsteps + res->stats.nreject >= o->max_steps) {
@@ -349,14 +501,18 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
             goto done;
         }
         double t_new;
-        int last = 0;
-        if (fixed) {
+        int last = 0, on_grid = 0;
+        double min_h = 10.0 * DBL_EPSILON * fmax(fabs(t), fabs(tf));
+        if (o->min_step > min_h) min_h = o->min_step;
+        if (fixed && h_aim > 0.0) {
+            t_new = t + r.dir * h_aim;
+            h_aim = 0.0;
+        } else if (fixed) {
             k_fixed++;
+            on_grid = 1;
             last = k_fixed >= n_fixed;
             t_new = last ? tf : t0 + r.dir * (double)k_fixed * o->h;
         } else {
-            double min_h = 10.0 * DBL_EPSILON * fmax(fabs(t), fabs(tf));
-            if (o->min_step > min_h) min_h = o->min_step;
             if (h_abs < min_h) {
                 rc = mb_fail(s, MB_ERR_STEP_TOO_SMALL,
                              "Required step size is less than spacing between numbers (h = %.3g at t = %.17g).",
@@ -375,6 +531,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
             goto done;
         s->f1_ok = 0;
         s->t_last = t; s->h_last = h; s->y_last = r.y;
+        r.g_new_ok = 0;
         rc = doubling ? step_doubled(&r, t, h) : m->step(s, t, h, r.y, r.y_new, r.err);
         if (rc < 0)
             goto done;
@@ -387,6 +544,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
             h_abs *= s->h_fail_factor > 0 && s->h_fail_factor < 1 ? s->h_fail_factor : 0.25;
             s->h_fail_factor = 0.25;
             after_reject = 1;
+            phase2 = 0;
             rc = MB_OK;
             continue;
         }
@@ -398,6 +556,38 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
             if (o->error_per_unit_step)
                 err_norm /= fabs(h);
             accepted = err_norm <= 1.0;
+        }
+        if (r.n_switch > 0 && !phase2) {
+            /* A switch inside the step: its stages (and its error estimate) mix the two
+             * regimes, with an error O(h |jump of f|) however little of the step lies
+             * past the switch.  Retry ending just before the switch; when the switch
+             * is that close to the start, cross it with a step of twice the distance,
+             * short enough for any error, and cut that step at the switch. */
+            double th;
+            if ((rc = switching_root(&r, t, h, &th)) != MB_OK)
+                goto done;
+            if (th > 0.0) {
+                double d = th * fabs(h), ulp = DBL_EPSILON * fmax(fabs(t), fabs(t_new)), h_try;
+                if (d <= 1e-8 * fabs(h) || d <= 64.0 * ulp) {
+                    h_try = fmax(2.0 * d, d + 4.0 * min_h);
+                    phase2 = 1;
+                    h_resume = fabs(h);  /* after the switch, go on with this step */
+                } else {
+                    h_try = d - fmax(1e-10 * d, 16.0 * ulp);
+                }
+                res->stats.nreject++;
+                if (fixed) {
+                    h_aim = h_try;
+                    if (on_grid)
+                        k_fixed--;  /* the grid point is still ahead */
+                } else {
+                    h_abs = h_try;
+                    after_reject = 1;
+                }
+                continue;
+            }
+        }
+        if (!fixed && !phase2) {
             if (m->after_step && (m->flags & MB_VARIABLE_ORDER)) {
                 rc = m->after_step(s, h, err_norm, accepted, &factor);
                 if (rc < 0) goto done;
@@ -421,15 +611,24 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
 
         /* accepted */
         after_reject = 0;
-        int terminated = 0;
+        phase2 = 0;
+        int terminated = 0, cut = 0;
         double t_end = t_new;
         if (want_dense(&r)) {
             if ((rc = build_dense(&r, t, h)) != MB_OK) goto done;
-            if ((rc = handle_events(&r, t, h, &t_end, &terminated)) != MB_OK) goto done;
-            if (o->dense_output &&
-                (rc = mb_result_push_dense(res, t, h, r.dense_deg, r.C)) != MB_OK)
-                goto done;
+            if ((rc = handle_events(&r, t, h, &t_end, &terminated, &cut)) != MB_OK) goto done;
+            if (o->dense_output) {
+                rc = r.record ? mb_result_push_record(res, t, h, r.rec, r.rec_len)
+                              : mb_result_push_dense(res, t, h, r.dense_deg, r.C);
+                if (rc != MB_OK)
+                    goto done;
+            }
             if (o->t_eval && (rc = emit_eval(&r, t, h, t_end, r.y_new)) != MB_OK) goto done;
+        }
+        if (t_end != t_new) {  /* cut short: not the last step, and keep the fixed grid */
+            last = terminated;
+            if (on_grid && !terminated)
+                k_fixed--;
         }
         if (p->project) {  /* e.g. back onto a mechanism's constraints */
             rc = p->project(t_end, r.y_new, p->ctx);
@@ -442,11 +641,18 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
         }
         if (!o->t_eval && (rc = mb_result_push_point(res, t_end, r.y_new)) != MB_OK)
             goto done;
-        if ((rc = mb_result_push_hist(res, t_end, h, err_norm)) != MB_OK)
+        if ((rc = mb_result_push_hist(res, t_end, cut ? t_end - t : h, err_norm)) != MB_OK)
             goto done;
         if (m->accept && (rc = m->accept(s, t_end, r.y_new)) != MB_OK)
             goto done;
         res->stats.nsteps++;
+        if (cut && !terminated) {  /* restart at the switch: drop histories and caches */
+            res->stats.nrestart++;
+            s->order = m->order;
+            if (m->init && (rc = m->init(s)) != MB_OK)
+                goto done;
+            ctl.has_prev = 0;
+        }
 
         /* advance */
         double *tmp = r.y; r.y = r.y_new; r.y_new = tmp;
@@ -461,10 +667,9 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
         s->f1_ok = 0;
         if (o->n_events > 0) {
             tmp = r.g_old; r.g_old = r.g_new; r.g_new = tmp;
-            if (terminated) {  /* g at the terminal point, for completeness */
-                rc = o->events(t, r.y, r.g_old, o->event_ctx);
-                if (rc != 0) { rc = rc == MB_ERR_CALLBACK ? rc : MB_ERR_EVENT_FAIL; goto done; }
-            }
+            /* g at a point inside the step (terminal or switching root) */
+            if ((terminated || t != t_new) && (rc = eval_events(&r, t, r.y, r.g_old)) != MB_OK)
+                goto done;
         }
         if (terminated) {
             rc = MB_TERMINATED;
@@ -473,7 +678,9 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
         if (last)
             break;
         if (!fixed)
-            h_abs = fmin(fabs(h) * factor, max_step);
+            h_abs = fmin(cut && h_resume > 0.0 ? h_resume : fabs(h) * factor, max_step);
+        if (cut)
+            h_resume = 0.0;
     }
     rc = MB_OK;
 

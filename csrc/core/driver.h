@@ -5,8 +5,23 @@
  * It accepts or rejects steps by the weighted RMS error norm (RN paper eqs 13-14),
  * chooses step sizes with the controller (controller.h), runs fixed steps when
  * opts->h > 0, estimates errors by step doubling for methods without an embedded
- * estimate, stores the trajectory (every step or at t_eval), the dense output,
- * and locates events on the dense output.  No global state: all in the run.
+ * estimate, stores the trajectory (every step or at t_eval), the dense output
+ * (polynomials, or a method's dense records: method.h), and locates events on the
+ * dense output.  No global state: all in the run.
+ *
+ * Switching events (opts->switching[i] != 0) mark a change of the dynamics (a
+ * contact closing or opening, LLM paper section 3, eqs 17-18; f or f_y jumps there).
+ * A step whose end has g_i of the other sign is not accepted as it is: its stages
+ * mix both regimes, with an error O(h |jump|) however little of it lies past the
+ * switch.  The root t* is located on the step's dense output (the earliest of all
+ * switching roots) and the step is retried ending just before t*; the next step,
+ * which starts within 1e-10 of a step of t*, crosses it with a step of twice that
+ * distance, accepted without the error test and cut at t* (moved by ulps if need
+ * be so that g_i has strictly its new sign there).  The event is reported like any
+ * other, and the run continues from t* with the method re-initialized (method.h,
+ * "Restarts").  These retries count as rejected steps (stats.nreject), restarts in
+ * stats.nrestart.  A fixed-step run keeps its grid: the two extra steps lie between
+ * two grid points.
  */
 #include <stddef.h>
 #include "problem.h"
@@ -33,6 +48,7 @@ typedef struct mb_options {
     ptrdiff_t n_events;
     const int *terminal;    /* size n_events: number of occurrences that stop (0: none) */
     const int *direction;   /* size n_events: -1, 0, +1 */
+    const int *switching;   /* size n_events: nonzero = switching (restart) event, or NULL */
     void *event_ctx;
 } mb_options;
 
@@ -43,9 +59,10 @@ typedef struct mb_result {
     double *t, *y;              /* t[nt], y[nt*n] (row k = point k) */
     ptrdiff_t nsteps_d, cap_d;  /* dense records */
     double *d_t, *d_h;          /* step start and size */
-    int *d_deg;                 /* polynomial degree */
+    int *d_deg;                 /* polynomial degree; -1: a method's dense record */
     ptrdiff_t *d_off;           /* offset into d_c */
-    double *d_c;                /* coefficients: (deg+1)*n per step */
+    double *d_c;                /* coefficients: (deg+1)*n per step, or d_rec_len */
+    ptrdiff_t d_rec_len;        /* doubles per dense record (0: no records) */
     ptrdiff_t len_c, cap_c;
     ptrdiff_t n_events;
     ptrdiff_t *ev_count, *ev_cap;   /* per event */

@@ -1,7 +1,6 @@
 #include <float.h>
 #include <math.h>
 #include "events.h"
-#include "driver.h"
 
 int mb_event_active(double g_old, double g_new, int dir)
 {
@@ -12,18 +11,20 @@ int mb_event_active(double g_old, double g_new, int dir)
     return up || down;
 }
 
-static int gval(mb_event_fn g, void *ctx, ptrdiff_t i, ptrdiff_t n, int deg, const double *C,
+static int gval(mb_event_fn g, void *ctx, ptrdiff_t i, mb_dense_fn y_at, void *dctx,
                 double t0, double h, double th, double *gbuf, double *ybuf, double *out)
 {
-    mb_dense_eval(n, deg, C, th, ybuf);
-    int rc = g(t0 + th * h, ybuf, gbuf, ctx);
+    int rc = y_at(dctx, th, ybuf);
+    if (rc != 0)
+        return rc;
+    rc = g(t0 + th * h, ybuf, gbuf, ctx);
     *out = gbuf[i];
     return rc;
 }
 
-int mb_event_locate(mb_event_fn g, void *ctx, ptrdiff_t i, ptrdiff_t n, int deg,
-                    const double *C, double t0, double h, double th_hi, double g_lo,
-                    double g_hi, double *gbuf, double *ybuf, double *theta)
+int mb_event_locate(mb_event_fn g, void *ctx, ptrdiff_t i, mb_dense_fn y_at, void *dctx,
+                    double t0, double h, double th_hi, double g_lo, double g_hi, double *gbuf,
+                    double *ybuf, double *theta)
 {
     /* Brent's zero finder (Brent 1973, ch. 4) in the variable theta */
     double a = 0.0, b = th_hi, fa = g_lo, fb = g_hi;
@@ -70,11 +71,15 @@ int mb_event_locate(mb_event_fn g, void *ctx, ptrdiff_t i, ptrdiff_t n, int deg,
         a = b;
         fa = fb;
         b += fabs(d) > tol ? d : (m > 0 ? tol : -tol);
-        int rc = gval(g, ctx, i, n, deg, C, t0, h, b, gbuf, ybuf, &fb);
+        int rc = gval(g, ctx, i, y_at, dctx, t0, h, b, gbuf, ybuf, &fb);
         if (rc != 0)
             return rc;
     }
-    /* report the end of the bracket on the far side of the sign change */
+    /* report the end of the final bracket on the far side of the sign change (g
+     * there has g_hi's sign, or is 0): the state reported is past the event, which
+     * a switching event needs to restart in the new regime */
+    if (fb != 0.0 && (fb > 0) != (g_hi > 0) && (fc > 0) == (g_hi > 0))
+        b = c;
     *theta = b;
     return 0;
 }

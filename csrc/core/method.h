@@ -7,9 +7,10 @@
  * THE STEP CONTRACT (stated here and nowhere else):
  *   step(s, t, h, y, y_new, err) advances y(t) to y_new ~ y(t + h).
  *   return 0 (MB_OK):   step computed; err (size n) holds the local error
- *                       estimate y_new - y_hat when the method has MB_EMBEDDED,
- *                       otherwise err is untouched.  The driver applies the
- *                       weighted RMS norm and the step controller.
+ *                       estimate y_new - y_hat when the method has MB_EMBEDDED
+ *                       (a method may skip it when s->err_wanted is 0: fixed
+ *                       steps), otherwise err is untouched.  The driver applies
+ *                       the weighted RMS norm and the step controller.
  *   return > 0:         recoverable failure: the driver shrinks h and retries.
  *   return < 0:         fatal failure: the run stops with that status.
  *   The step may use s->f0 = f(t, y) when s->f0_ok (the driver guarantees it
@@ -27,6 +28,26 @@
  *   a polynomial in theta = (t - t_n)/h,  y(theta) = sum_k C[k*n + i] theta^k,
  *   k = 0..dense_degree(s).  Methods with MB_DENSE_HERMITE have no interpolant of
  *   their own; the driver builds the cubic Hermite one from f0 and f1.
+ * Dense records (a continuous output that is not a polynomial, e.g. the LLM's
+ *   y(t_n + tau) = y_n + phi(t_n, y_n; tau), LLM eq 18): a method that sets all
+ *   three hooks dense_record_size, dense_record and dense_record_eval has its
+ *   dense output served by them instead of dense()/dense_degree():
+ *   dense_record_size(n, data, &work) is the number of doubles of one step's
+ *   record (the same for every step of a run) and writes into work the doubles
+ *   of scratch that dense_record_eval needs; dense_record(s, rec) writes the
+ *   record of the last computed step (called where dense() would be);
+ *   dense_record_eval(m, n, rec, t0, h, theta, y, work) writes y(t0 + theta h)
+ *   from a record alone (no stepper: it is also called after the run, from
+ *   Python's DenseOutput through _core.dense_record_eval) and returns MB_OK or a
+ *   status; theta = 1 must reproduce the step's y_new.  The result stores a
+ *   record with degree -1 (mb_result.d_deg) and its length in d_rec_len; the
+ *   driver locates events and serves t_eval on it like on a polynomial.
+ * Restarts: at a switching event (mb_options.switching, driver.h) the step across
+ *   the switch is cut at its root t* (through the dense output, like a terminal
+ *   event) and the run continues from t*: after accept(t*, y*) the driver sets
+ *   s->order = m->order and calls init() again, so init() must drop every
+ *   history and cache (multistep history, kept Jacobians and LUs); f0 is
+ *   evaluated afresh at t*, and the controller forgets its PI memory.
  */
 #include <stddef.h>
 #include "problem.h"
@@ -48,6 +69,7 @@ enum {
 
 typedef struct mb_stats {
     long nfev, njev, nlu, nsteps, nreject, nfail;
+    long nrestart;   /* restarts at switching events */
 } mb_stats;
 
 typedef struct mb_stepper mb_stepper;
@@ -61,7 +83,8 @@ typedef struct mb_method {
     const void *data;   /* family data (e.g. a Butcher tableau) */
     /* doubles of workspace needed for a problem of size n (0 if none) */
     size_t (*work_size)(const mb_problem *p, const void *data);
-    /* called once before the first step (workspace s->work is allocated) */
+    /* called before the first step (workspace s->work is allocated), and again
+     * after a restart at a switching event: it must reset every history and cache */
     int (*init)(mb_stepper *s);
     int (*step)(mb_stepper *s, double t, double h, const double *y, double *y_new, double *err);
     /* optional: called after an accepted step (commit history) */
@@ -78,6 +101,11 @@ typedef struct mb_method {
      * z = h lambda = zr + i zi; writes R = Rr + i Ri.  Returns MB_OK. */
     int (*amplification)(const struct mb_method *m, double zr, double zi, double *Rr,
                          double *Ri);
+    /* optional dense record (see "Dense records" above); all three or none */
+    size_t (*dense_record_size)(ptrdiff_t n, const void *data, size_t *work_size);
+    int (*dense_record)(mb_stepper *s, double *rec);
+    int (*dense_record_eval)(const struct mb_method *m, ptrdiff_t n, const double *rec,
+                             double t0, double h, double theta, double *y, double *work);
 } mb_method;
 
 struct mb_stepper {
@@ -99,6 +127,7 @@ struct mb_stepper {
     const int *jac_groups; /* column groups for sparse finite differences (n) or NULL */
     int n_groups;
     double h_fail_factor; /* factor on h after a recoverable failure (method may set; default 0.25) */
+    int err_wanted;  /* 0 in a fixed-step run: err is not used, a method may skip its estimate */
     /* last step, for dense output */
     double t_last, h_last;
     const double *y_last;

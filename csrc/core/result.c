@@ -65,7 +65,9 @@ int mb_result_push_point(mb_result *r, double t, const double *y)
     return MB_OK;
 }
 
-int mb_result_push_dense(mb_result *r, double t, double h, int deg, const double *C)
+/* one dense segment: degree deg (-1: record) and len doubles of data */
+static int push_segment(mb_result *r, double t, double h, int deg, const double *C,
+                        ptrdiff_t len)
 {
     ptrdiff_t k = r->nsteps_d, c1 = r->cap_d, c2 = r->cap_d, c3 = r->cap_d, c4 = r->cap_d;
     if (grow((void **)&r->d_t, &c1, k + 1, sizeof(double)) ||
@@ -74,7 +76,6 @@ int mb_result_push_dense(mb_result *r, double t, double h, int deg, const double
         grow((void **)&r->d_off, &c4, k + 1, sizeof(ptrdiff_t)))
         return MB_ERR_MEM;
     r->cap_d = c1;
-    ptrdiff_t len = (ptrdiff_t)(deg + 1) * r->n;
     if (grow((void **)&r->d_c, &r->cap_c, r->len_c + len, sizeof(double)))
         return MB_ERR_MEM;
     r->d_t[k] = t;
@@ -85,6 +86,17 @@ int mb_result_push_dense(mb_result *r, double t, double h, int deg, const double
     r->len_c += len;
     r->nsteps_d++;
     return MB_OK;
+}
+
+int mb_result_push_dense(mb_result *r, double t, double h, int deg, const double *C)
+{
+    return push_segment(r, t, h, deg, C, (ptrdiff_t)(deg + 1) * r->n);
+}
+
+int mb_result_push_record(mb_result *r, double t, double h, const double *rec, ptrdiff_t len)
+{
+    r->d_rec_len = len;
+    return push_segment(r, t, h, -1, rec, len);
 }
 
 int mb_result_push_event(mb_result *r, ptrdiff_t i, double t, const double *y)

@@ -7,6 +7,7 @@
 #include "bdf.h"
 #include "implicit_simple.h"
 #include "rosenbrock.h"
+#include "llm.h"
 
 static const mb_method *const all_methods[] = {
 #define MB_METHOD(name, obj) &obj,

@@ -729,11 +729,35 @@ done:
 
 PyDoc_STRVAR(mech_simulate_doc,
 "mech_simulate(handle, method, t0, tf, y0, atol, rtol, ..., alpha=0, beta=0,\n"
-"              project=False, proj_tol=0, proj_max_iter=0) -> dict\n--\n\n"
+"              project=False, proj_tol=0, proj_max_iter=0, switching=None,\n"
+"              contact_switching=False) -> dict\n--\n\n"
 "Run a registered method on the index-1 formulation of the mechanism, with the\n"
 "options of _core.solve (validated in mbint/simulate.py); y0 = (q0, qd0).  Returns\n"
 "_core.solve's dict plus 'qdd' (nt, nq) and 'lam' (nt, nc) at the output points\n"
-"(NaN where the saddle-point system is singular) and 'nq', 'nc'.");
+"(NaN where the saddle-point system is singular) and 'nq', 'nc'.\n"
+"switching: one int per event (nonzero: a switching event, the run restarts at its\n"
+"roots).  contact_switching: the contact gaps of a planar model (in C, no Python)\n"
+"become switching events after the user's events (LLM paper section 3): t_events\n"
+"and y_events then hold the user's events followed by one entry per contact.");
+
+/* the events of a simulation: the user's (Python) ones, then the contact gap
+ * functions of a planar model (LLM eqs 17-19) */
+typedef struct sim_events_ctx {
+    py_events_ctx *user;
+    ptrdiff_t n_user;
+    const mb_planar_model *pm;   /* contact gaps after the user's events, or NULL */
+} sim_events_ctx;
+
+static int sim_events(double t, const double *y, double *g, void *ctx)
+{
+    sim_events_ctx *c = ctx;
+    if (c->n_user > 0) {
+        int rc = py_events(t, y, g, c->user);
+        if (rc != 0)
+            return rc;
+    }
+    return c->pm ? mb_planar_contact_gaps(c->pm, y, g + c->n_user) : 0;
+}
 
 static PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
 {
@@ -743,20 +767,21 @@ static PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
                              "step_doubling", "controller", "error_per_unit_step", "safety",
                              "fac_min", "fac_max", "t_eval", "dense_output", "events",
                              "terminal", "direction", "alpha", "beta", "project", "proj_tol",
-                             "proj_max_iter", NULL};
+                             "proj_max_iter", "switching", "contact_switching", NULL};
     const char *mname;
     PyObject *ho, *y0o, *atolo, *t_evalo = Py_None, *events = Py_None, *termo = Py_None,
-                                      *diro = Py_None;
+                                      *diro = Py_None, *swo = Py_None;
     double t0, tf, rtol, h = 0, first_step = 0, max_step = 0, min_step = 0, safety = 0,
                          fac_min = 0, fac_max = 0, alpha = 0, beta = 0, proj_tol = 0;
     long max_steps = 0;
-    int doubling = 0, controller = 1, epus = 0, dense = 0, project = 0, proj_max_iter = 0;
-    if (!PyArg_ParseTupleAndKeywords(a, kw, "OsddOOd|ddddlpiidddOpOOOddpdi", kwlist, &ho, &mname,
-                                     &t0, &tf, &y0o, &atolo, &rtol, &h, &first_step, &max_step,
-                                     &min_step, &max_steps, &doubling, &controller, &epus,
-                                     &safety, &fac_min, &fac_max, &t_evalo, &dense, &events,
-                                     &termo, &diro, &alpha, &beta, &project, &proj_tol,
-                                     &proj_max_iter))
+    int doubling = 0, controller = 1, epus = 0, dense = 0, project = 0, proj_max_iter = 0,
+        contact_sw = 0;
+    if (!PyArg_ParseTupleAndKeywords(a, kw, "OsddOOd|ddddlpiidddOpOOOddpdiOp", kwlist, &ho,
+                                     &mname, &t0, &tf, &y0o, &atolo, &rtol, &h, &first_step,
+                                     &max_step, &min_step, &max_steps, &doubling, &controller,
+                                     &epus, &safety, &fac_min, &fac_max, &t_evalo, &dense,
+                                     &events, &termo, &diro, &alpha, &beta, &project, &proj_tol,
+                                     &proj_max_iter, &swo, &contact_sw))
         return NULL;
     mech_handle *mh = get_handle(ho);
     if (!mh)
@@ -767,9 +792,11 @@ static PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
         return PyErr_Format(PyExc_ValueError, "method: unknown method '%s'.", mname);
     ptrdiff_t nq = mh->nq, nc = mh->nc, n = 2 * nq;
 
-    PyArrayObject *y0 = NULL, *atol = NULL, *te = NULL, *term = NULL, *dir = NULL;
+    PyArrayObject *y0 = NULL, *atol = NULL, *te = NULL, *term = NULL, *dir = NULL, *sw = NULL;
     PyObject *out = NULL, *qdd = NULL, *lam = NULL;
     py_events_ctx pye = {0};
+    sim_events_ctx sev = {&pye, 0, NULL};
+    int *ev_flags = NULL;  /* terminal, direction, switching of all events */
     mb_result res;
     memset(&res, 0, sizeof res);
     int have_res = 0, have_f = 0;
@@ -829,32 +856,66 @@ static PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
         o.t_eval = PyArray_DATA(te);
         o.n_eval = PyArray_SIZE(te);
     }
+    Py_ssize_t nev = 0, ncont = 0;
     if (events != Py_None) {
-        Py_ssize_t nev = PySequence_Size(events);
+        nev = PySequence_Size(events);
         if (nev < 0)
             goto done;
         if (nev > 0) {
             term = (PyArrayObject *)PyArray_FROMANY(termo, NPY_INT, 1, 1, NPY_ARRAY_CARRAY);
             dir = term ? (PyArrayObject *)PyArray_FROMANY(diro, NPY_INT, 1, 1, NPY_ARRAY_CARRAY)
                        : NULL;
-            if (!dir)
+            sw = dir && swo != Py_None
+                     ? (PyArrayObject *)PyArray_FROMANY(swo, NPY_INT, 1, 1, NPY_ARRAY_CARRAY)
+                     : NULL;
+            if (!dir || (swo != Py_None && !sw))
                 goto done;
-            if (PyArray_SIZE(term) != nev || PyArray_SIZE(dir) != nev) {
+            if (PyArray_SIZE(term) != nev || PyArray_SIZE(dir) != nev ||
+                (sw && PyArray_SIZE(sw) != nev)) {
                 PyErr_SetString(PyExc_ValueError,
-                                "terminal and direction need one entry per event.");
+                                "terminal, direction and switching need one entry per event.");
                 goto done;
             }
             pye.events = events;
             pye.args = NULL;
             pye.n = n;
             pye.nev = nev;
-            o.events = py_events;
-            o.n_events = nev;
-            o.terminal = PyArray_DATA(term);
-            o.direction = PyArray_DATA(dir);
-            o.event_ctx = &pye;
             python_per_step = 1;
         }
+    }
+    if (contact_sw && mh->planar && mh->ncontact > 0 && m)
+        ncont = mh->ncontact;
+    if (sm && sw) {
+        for (Py_ssize_t i = 0; i < nev; i++)
+            if (((const int *)PyArray_DATA(sw))[i]) {
+                PyErr_Format(PyExc_ValueError, "events: switching events restart the integration "
+                             "inside mbint's driver; SUNDIALS method '%s' runs its own step "
+                             "loop.", mname);
+                goto done;
+            }
+    }
+    if (nev + ncont > 0) {
+        Py_ssize_t ne = nev + ncont;
+        ev_flags = PyMem_Calloc((size_t)(3 * ne), sizeof(int));
+        if (!ev_flags) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < nev; i++) {
+            ev_flags[i] = ((const int *)PyArray_DATA(term))[i];
+            ev_flags[ne + i] = ((const int *)PyArray_DATA(dir))[i];
+            ev_flags[2 * ne + i] = sw ? ((const int *)PyArray_DATA(sw))[i] : 0;
+        }
+        for (Py_ssize_t i = nev; i < ne; i++)
+            ev_flags[2 * ne + i] = 1;  /* contacts: non-terminal, both directions, switching */
+        sev.n_user = nev;
+        sev.pm = ncont ? &mh->pm : NULL;
+        o.events = sim_events;
+        o.n_events = ne;
+        o.terminal = ev_flags;
+        o.direction = ev_flags + ne;
+        o.switching = ev_flags + 2 * ne;
+        o.event_ctx = &sev;
     }
 
     have_res = 1;
@@ -925,6 +986,8 @@ done:
     Py_XDECREF(te);
     Py_XDECREF(term);
     Py_XDECREF(dir);
+    Py_XDECREF(sw);
+    PyMem_Free(ev_flags);
     return out;
 }
 

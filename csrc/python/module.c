@@ -73,12 +73,14 @@ PyObject *result_to_dict(const mb_result *r)  /* shared with model_py.c */
         dict_set(d, "nsteps", PyLong_FromLong(r->stats.nsteps)) ||
         dict_set(d, "nreject", PyLong_FromLong(r->stats.nreject)) ||
         dict_set(d, "nfail", PyLong_FromLong(r->stats.nfail)) ||
+        dict_set(d, "nrestart", PyLong_FromLong(r->stats.nrestart)) ||
         dict_set(d, "hist_t", vec_from(r->hist_t, r->n_hist)) ||
         dict_set(d, "hist_h", vec_from(r->hist_h, r->n_hist)) ||
         dict_set(d, "hist_err", vec_from(r->hist_err, r->n_hist)) ||
         dict_set(d, "dense_t", vec_from(r->d_t, r->nsteps_d)) ||
         dict_set(d, "dense_h", vec_from(r->d_h, r->nsteps_d)) ||
-        dict_set(d, "dense_c", vec_from(r->d_c, r->len_c)))
+        dict_set(d, "dense_c", vec_from(r->d_c, r->len_c)) ||
+        dict_set(d, "dense_rec_len", PyLong_FromSsize_t((Py_ssize_t)r->d_rec_len)))
         goto fail;
     {
         npy_intp dims[1] = {(npy_intp)r->nsteps_d};
@@ -155,22 +157,22 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
                              "step_doubling", "controller", "error_per_unit_step", "safety",
                              "fac_min", "fac_max", "t_eval", "dense_output", "events",
                              "terminal", "direction", "args", "nq", "jac", "mass",
-                             "jac_sparsity", NULL};
+                             "jac_sparsity", "switching", NULL};
     const char *mname;
     PyObject *fun, *y0o, *atolo, *t_evalo = Py_None, *events = Py_None, *termo = Py_None,
                                    *diro = Py_None, *args = NULL, *jaco = Py_None,
-                                   *masso = Py_None, *spo = Py_None;
+                                   *masso = Py_None, *spo = Py_None, *swo = Py_None;
     double t0, tf, rtol, h = 0, first_step = 0, max_step = 0, min_step = 0, safety = 0,
                          fac_min = 0, fac_max = 0;
     long max_steps = 0;
     int doubling = 0, controller = 1, epus = 0, dense = 0;
     Py_ssize_t nq = 0;
-    if (!PyArg_ParseTupleAndKeywords(a, kw, "sOddOOd|ddddlpiidddOpOOOO!nOOO", kwlist, &mname, &fun,
-                                     &t0, &tf, &y0o, &atolo, &rtol, &h, &first_step, &max_step,
-                                     &min_step, &max_steps, &doubling, &controller, &epus,
-                                     &safety, &fac_min, &fac_max, &t_evalo, &dense, &events,
-                                     &termo, &diro, &PyTuple_Type, &args, &nq, &jaco, &masso,
-                                     &spo))
+    if (!PyArg_ParseTupleAndKeywords(a, kw, "sOddOOd|ddddlpiidddOpOOOO!nOOOO", kwlist, &mname,
+                                     &fun, &t0, &tf, &y0o, &atolo, &rtol, &h, &first_step,
+                                     &max_step, &min_step, &max_steps, &doubling, &controller,
+                                     &epus, &safety, &fac_min, &fac_max, &t_evalo, &dense,
+                                     &events, &termo, &diro, &PyTuple_Type, &args, &nq, &jaco,
+                                     &masso, &spo, &swo))
         return NULL;
     const mb_method *m = mb_method_find(mname);
     const mb_sundials_method *sm = m ? NULL : mb_sundials_find(mname);
@@ -178,7 +180,7 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
         return PyErr_Format(PyExc_ValueError, "method: unknown method '%s'.", mname);
 
     PyArrayObject *y0 = NULL, *atol = NULL, *te = NULL, *term = NULL, *dir = NULL, *mass = NULL,
-                  *sp = NULL;
+                  *sp = NULL, *sw = NULL;
     jac_ctx jc;
     memset(&jc, 0, sizeof jc);
     problem_ctx pc = {0};
@@ -301,6 +303,23 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
             o.direction = PyArray_DATA(dir);
             o.event_ctx = &pye;
             python_per_step = 1;
+            if (swo != Py_None) {
+                sw = (PyArrayObject *)PyArray_FROMANY(swo, NPY_INT, 1, 1, NPY_ARRAY_CARRAY);
+                if (!sw)
+                    goto done;
+                if (PyArray_SIZE(sw) != nev) {
+                    PyErr_SetString(PyExc_ValueError, "switching needs one entry per event.");
+                    goto done;
+                }
+                o.switching = PyArray_DATA(sw);
+                for (Py_ssize_t i = 0; sm && i < nev; i++)
+                    if (o.switching[i]) {
+                        PyErr_Format(PyExc_ValueError, "events: switching events restart the "
+                                     "integration inside mbint's driver; SUNDIALS method '%s' "
+                                     "runs its own step loop.", mname);
+                        goto done;
+                    }
+            }
         }
     }
 
@@ -331,6 +350,7 @@ done:
     Py_XDECREF(dir);
     Py_XDECREF(mass);
     Py_XDECREF(sp);
+    Py_XDECREF(sw);
     jac_ctx_free(&jc);
     return out;
 }
@@ -592,6 +612,70 @@ static PyObject *core_amplification(PyObject *self, PyObject *a)
     return (PyObject *)R;
 }
 
+PyDoc_STRVAR(dense_record_eval_doc,
+"dense_record_eval(method, n, rec, t0, h, theta) -> ndarray\n\n"
+"Evaluate one step's dense record (the continuous output of a method whose dense\n"
+"output is not a polynomial, e.g. llm: y_n + phi(t_n, y_n; t - t_n), LLM eq 18) at\n"
+"t0 + theta h.  rec: the step's record (dense_rec_len doubles of a result's dense_c);\n"
+"theta: a float (result shape (n,)) or a 1-D array (result shape (len(theta), n)).");
+
+static PyObject *core_dense_record_eval(PyObject *self, PyObject *a)
+{
+    (void)self;
+    const char *name;
+    Py_ssize_t n;
+    PyObject *reco, *tho;
+    double t0, h;
+    if (!PyArg_ParseTuple(a, "snOddO", &name, &n, &reco, &t0, &h, &tho))
+        return NULL;
+    const mb_method *m = mb_method_find(name);
+    if (!m)
+        return PyErr_Format(PyExc_ValueError, "method: unknown method '%s'.", name);
+    if (!m->dense_record_size || !m->dense_record || !m->dense_record_eval)
+        return PyErr_Format(PyExc_ValueError, "method '%s' has no dense records.", name);
+    if (n <= 0)
+        return PyErr_Format(PyExc_ValueError, "n must be positive, got %zd.", n);
+    size_t wsz = 0, len = m->dense_record_size((ptrdiff_t)n, m->data, &wsz);
+    PyArrayObject *rec = as_vec(reco, (ptrdiff_t)len, "rec");
+    if (!rec)
+        return NULL;
+    PyArrayObject *th = (PyArrayObject *)PyArray_FROMANY(tho, NPY_DOUBLE, 0, 1,
+                                                        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    PyObject *out = NULL;
+    double *work = NULL;
+    if (!th)
+        goto done;
+    npy_intp m_pts = PyArray_SIZE(th);
+    int scalar = PyArray_NDIM(th) == 0;
+    npy_intp dims[2] = {m_pts, (npy_intp)n};
+    out = scalar ? PyArray_SimpleNew(1, dims + 1, NPY_DOUBLE) : PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    work = PyMem_Malloc((wsz + 1) * sizeof(double));
+    if (!out || !work) {
+        if (!work)
+            PyErr_NoMemory();
+        Py_CLEAR(out);
+        goto done;
+    }
+    const double *thv = PyArray_DATA(th), *rv = PyArray_DATA(rec);
+    double *yv = PyArray_DATA((PyArrayObject *)out);
+    int rc = MB_OK;
+    npy_intp k;
+    Py_BEGIN_ALLOW_THREADS
+    for (k = 0; k < m_pts && rc == MB_OK; k++)
+        rc = m->dense_record_eval(m, (ptrdiff_t)n, rv, t0, h, thv[k], yv + k * n, work);
+    Py_END_ALLOW_THREADS
+    if (rc != MB_OK) {
+        PyErr_Format(PyExc_RuntimeError, "dense_record_eval: %s (status %d) at theta = %g.",
+                     mb_status_str(rc), rc, thv[k - 1]);
+        Py_CLEAR(out);
+    }
+done:
+    PyMem_Free(work);
+    Py_XDECREF(th);
+    Py_DECREF(rec);
+    return out;
+}
+
 static void capsule_noop(PyObject *c) { (void)c; }
 
 static PyObject *core_c_problem(PyObject *self, PyObject *arg)
@@ -618,6 +702,59 @@ static PyObject *core_c_problem_jac(PyObject *self, PyObject *arg)
     return PyCapsule_New((void *)f, "int (double, double *, double *, long, void *)", capsule_noop);
 }
 
+#include "expm.h"
+
+/* expm(A[, info]): exp(A) by mb_expm_ex (test and benchmark hook); with info true, also
+ * {"m", "s", "products"} (Pade degree, squarings, matrix products). */
+static PyObject *core_expm(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *ao;
+    int info = 0;
+    if (!PyArg_ParseTuple(args, "O|p", &ao, &info))
+        return NULL;
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(ao, NPY_DOUBLE, 2, 2,
+                                                       NPY_ARRAY_F_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    if (!a)
+        return NULL;
+    npy_intp n = PyArray_DIM(a, 0);
+    if (PyArray_DIM(a, 1) != n) {
+        Py_DECREF(a);
+        return PyErr_Format(PyExc_ValueError, "expm: A must be square, got %ld x %ld.",
+                            (long)n, (long)PyArray_DIM(a, 1));
+    }
+    npy_intp dims[2] = {n, n};
+    PyArrayObject *E = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 1);
+    size_t lw = mb_expm_work_size((ptrdiff_t)n);
+    double *work = PyMem_Malloc((lw ? lw : 1) * sizeof *work);
+    int *ipiv = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *ipiv);
+    if (!E || !work || !ipiv) {
+        Py_DECREF(a);
+        Py_XDECREF(E);
+        PyMem_Free(work);
+        PyMem_Free(ipiv);
+        return PyErr_NoMemory();
+    }
+    mb_expm_stats st;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = mb_expm_ex((ptrdiff_t)n, PyArray_DATA(a), (ptrdiff_t)(n ? n : 1), PyArray_DATA(E),
+                    (ptrdiff_t)(n ? n : 1), work, ipiv, &st);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(a);
+    PyMem_Free(work);
+    PyMem_Free(ipiv);
+    if (rc != MB_OK) {
+        Py_DECREF(E);
+        return PyErr_Format(PyExc_RuntimeError, "expm failed (status %d: %s): non-finite "
+                            "input, exp(A) overflows, or a singular Pade denominator.", rc,
+                            mb_status_str(rc));
+    }
+    if (!info)
+        return (PyObject *)E;
+    return Py_BuildValue("N{s:i,s:i,s:i}", E, "m", st.m, "s", st.s, "products", st.products);
+}
+
 static PyMethodDef core_methods_def[] = {
     {"solve", (PyCFunction)(void (*)(void))core_solve, METH_VARARGS | METH_KEYWORDS, solve_doc},
     {"solve_dae", (PyCFunction)(void (*)(void))core_solve_dae, METH_VARARGS | METH_KEYWORDS,
@@ -628,8 +765,10 @@ static PyMethodDef core_methods_def[] = {
     {"amplification", core_amplification, METH_VARARGS,
      "amplification(method, z): the method's stability function R(z) (complex array)."},
     {"status_table", core_status_table, METH_NOARGS, "(name, code, message) of every status."},
+    {"dense_record_eval", core_dense_record_eval, METH_VARARGS, dense_record_eval_doc},
     {"c_problem", core_c_problem, METH_O,
      "PyCapsule of a built-in C right-hand side (signature int (double, double *, double *, void *))."},
+    {"expm", core_expm, METH_VARARGS, "expm(A[, info]): exp(A); with info true, (E, {m, s, products})."},
     {"c_problem_jac", core_c_problem_jac, METH_O,
      "PyCapsule of a built-in C Jacobian (int (double, double *, double *, long ld, void *), column-major)."},
     {NULL, NULL, 0, NULL}};

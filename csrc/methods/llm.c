@@ -1,0 +1,312 @@
+/* The Local Linearization Method (LLM paper, Gil, Sanfelice, Nikravesh).
+ *
+ * Step (eqs 1-6).  With J = f_y(t_n, y_n), f = f(t_n, y_n), f_t = df/dt(t_n, y_n),
+ *   y_{n+1} = y_n + phi(tau = h),  phi(tau) = int_0^tau e^{J (tau - u)} (f + f_t u) du.
+ * Substituting u = tau s, phi = int_0^1 e^{tau J (1 - s)} (tau f + tau^2 f_t s) ds, which
+ * by Van Loan's theorem (eq 4, the block H_1) is the top-right column of exp(M) with
+ *   M = [[tau J, tau^2 f_t / c, tau f / c], [0, 0, 1], [0, 0, 0]]  ((n+2) x (n+2)),
+ * times c.  This is the paper's exp(h C_n) of eq 6 with the columns rescaled: the
+ * chain entry is 1 instead of h and the vector columns are divided by the power of
+ * two c >= max(|tau f|, |tau^2 f_t|), so that they do not inflate the norm that
+ * sets the number of squarings of the exponential (phi is linear in them).  When
+ * f_t = 0 (an autonomous problem: the finite-difference f_t is then exactly 0) the
+ * f_t column is dropped and M = [[tau J, tau f / c], [0, 0]] is (n+1) x (n+1).
+ *
+ * Local error (eqs 29-33).  r(t) = f(t, y) - [f + J (y - y_n) + f_t (t - t_n)] is
+ * approximated by v (t - t_n)^2 with v = r(t_{n+1}, y_{n+1}) / h^2 (eq 30; for
+ * autonomous problems the f_t term vanishes and this is the paper's formula), and
+ *   l_{n+1} = int_0^h e^{J (h - u)} v u^2 du = h^3 int_0^1 e^{hJ(1 - s)} v s^2 ds.
+ * Van Loan's K_1 of the (n+3) x (n+3) matrix
+ *   L = [[h J, w / c, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [0, 0, 0, 0]]
+ * is int_0^1 e^{hJ(1-s)} w s^2 / 2 ds / c, so w = 2 h^3 v = 2 h r gives l (eqs 32-33
+ * with the same rescaling).  l is written into err: the driver's norm, EPS/EPUS
+ * (eq 39) and controllers (eqs 38, 40) apply.  l = O(h^3) (eq 34): the method has
+ * order 2 and y_{n+1} + l order 3 (error_order).
+ *
+ * Work per step: J and f_t (mb_jac, mb_dfdt) once per (t_n, y_n) -- a rejected step
+ * retried from the same point with a smaller h reuses them and recomputes only the
+ * two exponentials --, f(t_{n+1}, y_{n+1}) (also the next step's f0), and the two
+ * exponentials (one LU each, counted in nlu); a fixed-step run (s->err_wanted == 0)
+ * skips the estimate and its exponential.
+ *
+ * Continuous output (eq 18): y(t_n + tau) = y_n + phi(tau) for tau in [0, h], exact
+ * for the linearized problem, served as a dense record (method.h) holding
+ * (y_n, f, f_t, J): 3n + n^2 doubles per step.
+ */
+#include <math.h>
+#include <string.h>
+#include "llm.h"
+#include "dense.h"
+#include "expm.h"
+#include "status.h"
+
+typedef struct llm_state {
+    int jac_ok;       /* J, f, f_t below belong to (tJ, yJ) */
+    int autonomous;   /* f_t == 0: the (n+1) block matrix suffices */
+    double tJ;
+} llm_state;
+
+/* named views into s->work; the record (yJ, fJ, ft, J) is contiguous */
+typedef struct llm_ws {
+    llm_state *st;
+    double *yJ, *fJ, *ft, *J;   /* the linearization point and the linear model */
+    double *d, *Jd;             /* n each */
+    double *M;                  /* (n+3)^2: block matrix, overwritten by its exponential */
+    double *ework;
+    int *ipiv;
+} llm_ws;
+
+static size_t header_doubles(void)
+{
+    return (sizeof(llm_state) + sizeof(double) - 1) / sizeof(double);
+}
+
+static size_t int_doubles(ptrdiff_t m)
+{
+    return ((size_t)m * sizeof(int) + sizeof(double) - 1) / sizeof(double);
+}
+
+static size_t llm_work_size(const mb_problem *p, const void *data)
+{
+    (void)data;
+    size_t n = (size_t)p->n, N = n + 3;
+    return header_doubles() + 5 * n + n * n + N * N + mb_expm_work_size((ptrdiff_t)N) +
+           int_doubles((ptrdiff_t)N);
+}
+
+static void carve(mb_stepper *s, llm_ws *w)
+{
+    ptrdiff_t n = s->n, N = n + 3;
+    double *b = s->work;
+    w->st = (llm_state *)(void *)b; b += header_doubles();
+    w->yJ = b; b += n;
+    w->fJ = b; b += n;
+    w->ft = b; b += n;
+    w->J = b; b += n * n;
+    w->d = b; b += n;
+    w->Jd = b; b += n;
+    w->M = b; b += N * N;
+    w->ework = b; b += mb_expm_work_size(N);
+    w->ipiv = (int *)(void *)b;
+}
+
+/* the power of two >= x (x > 0) */
+static double pow2_above(double x)
+{
+    int e;
+    frexp(x, &e);
+    return ldexp(1.0, e);
+}
+
+static double max_abs(ptrdiff_t n, const double *x, double scale)
+{
+    double m = 0.0;
+    for (ptrdiff_t i = 0; i < n; i++)
+        m = fmax(m, fabs(scale * x[i]));
+    return m;
+}
+
+static int all_zero(ptrdiff_t n, const double *x)
+{
+    for (ptrdiff_t i = 0; i < n; i++)
+        if (x[i] != 0.0)
+            return 0;
+    return 1;
+}
+
+/* M (N x N, ld N) = [[tau J, 0...], [0...]]: the top-left block, zeros elsewhere */
+static void put_jacobian(ptrdiff_t n, ptrdiff_t N, const double *J, double tau, double *M)
+{
+    memset(M, 0, (size_t)(N * N) * sizeof(double));
+    for (ptrdiff_t j = 0; j < n; j++)
+        for (ptrdiff_t i = 0; i < n; i++)
+            M[j * N + i] = tau * J[j * n + i];
+}
+
+/* phi(tau) of the step (see the top of the file); M: (n+2)^2 scratch at least, the
+ * block matrix exponentiated in place.  Returns MB_OK or mb_expm's status. */
+static int llm_phi(ptrdiff_t n, const double *J, const double *f, const double *ft,
+                   int autonomous, double tau, double *phi, double *M, double *ework,
+                   int *ipiv)
+{
+    double mx = max_abs(n, f, tau);
+    if (!autonomous)
+        mx = fmax(mx, max_abs(n, ft, tau * tau));
+    if (mx == 0.0) {  /* an equilibrium of the linear model */
+        memset(phi, 0, (size_t)n * sizeof(double));
+        return MB_OK;
+    }
+    double c = pow2_above(mx), ic = 1.0 / c;
+    ptrdiff_t N = autonomous ? n + 1 : n + 2;
+    put_jacobian(n, N, J, tau, M);
+    double *last = M + (N - 1) * N;
+    for (ptrdiff_t i = 0; i < n; i++)
+        last[i] = tau * f[i] * ic;
+    if (!autonomous) {
+        double *col = M + n * N;
+        for (ptrdiff_t i = 0; i < n; i++)
+            col[i] = tau * tau * ft[i] * ic;
+        last[n] = 1.0;
+    }
+    int rc = mb_expm(N, M, N, M, N, ework, ipiv, NULL);
+    if (rc != MB_OK)
+        return rc;
+    for (ptrdiff_t i = 0; i < n; i++)
+        phi[i] = c * last[i];
+    return MB_OK;
+}
+
+/* l = K_1 of the (n+3) matrix of the error estimate with w = 2 h r (top of the file) */
+static int llm_error(ptrdiff_t n, const double *J, const double *r, double h, double *l,
+                     double *M, double *ework, int *ipiv)
+{
+    double mx = max_abs(n, r, 2.0 * h);
+    if (mx == 0.0) {  /* the linear model is exact at the step's end */
+        memset(l, 0, (size_t)n * sizeof(double));
+        return MB_OK;
+    }
+    double c = pow2_above(mx), ic = 1.0 / c;
+    ptrdiff_t N = n + 3;
+    put_jacobian(n, N, J, h, M);
+    for (ptrdiff_t i = 0; i < n; i++)
+        M[n * N + i] = 2.0 * h * r[i] * ic;
+    M[(n + 1) * N + n] = 1.0;
+    M[(n + 2) * N + n + 1] = 1.0;
+    int rc = mb_expm(N, M, N, M, N, ework, ipiv, NULL);
+    if (rc != MB_OK)
+        return rc;
+    const double *e = M + (N - 1) * N;
+    for (ptrdiff_t i = 0; i < n; i++)
+        l[i] = c * e[i];
+    return MB_OK;
+}
+
+static int llm_init(mb_stepper *s)
+{
+    if (s->p->mass)
+        return mb_fail(s, MB_ERR_NOT_SUPPORTED,
+                       "Method 'llm' does not take a mass matrix (use radau_iia, bdf or rodas4).");
+    llm_ws w;
+    carve(s, &w);
+    memset(w.st, 0, sizeof *w.st);  /* also after a restart: no linearization kept */
+    return MB_OK;
+}
+
+static int llm_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
+                    double *err)
+{
+    llm_ws w;
+    carve(s, &w);
+    llm_state *st = w.st;
+    ptrdiff_t n = s->n;
+    size_t bytes = (size_t)n * sizeof(double);
+    int rc;
+    if (!(st->jac_ok && st->tJ == t && memcmp(w.yJ, y, bytes) == 0)) {
+        st->jac_ok = 0;
+        if ((rc = mb_jac(s, t, y, s->f0, w.J)) != MB_OK)
+            return rc;
+        if ((rc = mb_dfdt(s, t, y, s->f0, w.ft)) != MB_OK)
+            return rc;
+        memcpy(w.yJ, y, bytes);
+        memcpy(w.fJ, s->f0, bytes);
+        st->tJ = t;
+        st->autonomous = all_zero(n, w.ft);
+        st->jac_ok = 1;
+    }
+    /* y_{n+1} = y_n + phi(h) (eq 1) */
+    s->stats->nlu++;
+    /* an exponential that overflows (or a singular Pade denominator) is a failed
+     * step: a smaller h may do */
+    rc = llm_phi(n, w.J, w.fJ, w.ft, st->autonomous, h, w.d, w.M, w.ework, w.ipiv);
+    if (rc != MB_OK)
+        return rc == MB_ERR_LINALG ? MB_RECOVERABLE : rc;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        y_new[i] = y[i] + w.d[i];
+        if (!isfinite(y_new[i]))
+            return MB_RECOVERABLE;
+    }
+    /* f(t_{n+1}, y_{n+1}): the residual of eq 30 and the next step's f0 */
+    if ((rc = mb_rhs(s, t + h, y_new, s->f1)) != MB_OK)
+        return rc;
+    s->f1_ok = 1;
+    if (!s->err_wanted)  /* a fixed-step run: no estimate needed */
+        return MB_OK;
+    /* r = f(t_{n+1}, y_{n+1}) - f - J (y_{n+1} - y_n) - f_t h, into d */
+    mb_gemv(n, n, 1.0, w.J, n, w.d, 0.0, w.Jd);
+    for (ptrdiff_t i = 0; i < n; i++)
+        w.d[i] = s->f1[i] - w.fJ[i] - w.Jd[i] - (st->autonomous ? 0.0 : h * w.ft[i]);
+    s->stats->nlu++;
+    rc = llm_error(n, w.J, w.d, h, err, w.M, w.ework, w.ipiv);
+    if (rc != MB_OK)
+        return rc == MB_ERR_LINALG ? MB_RECOVERABLE : rc;
+    return MB_OK;
+}
+
+/* ---- continuous output (eq 18) as a dense record ---- */
+
+static size_t llm_record_size(ptrdiff_t n, const void *data, size_t *work_size)
+{
+    (void)data;
+    size_t N = (size_t)n + 2;
+    *work_size = N * N + mb_expm_work_size((ptrdiff_t)N) + int_doubles((ptrdiff_t)N);
+    return 3 * (size_t)n + (size_t)(n * n);
+}
+
+static int llm_record(mb_stepper *s, double *rec)
+{
+    llm_ws w;
+    carve(s, &w);
+    if (!w.st->jac_ok)
+        return mb_fail(s, MB_ERR_ILL_INPUT, "llm: dense output requested before any step.");
+    /* yJ, fJ, ft and J are contiguous in the workspace */
+    memcpy(rec, w.yJ, (size_t)(3 * s->n + s->n * s->n) * sizeof(double));
+    return MB_OK;
+}
+
+static int llm_record_eval(const mb_method *m, ptrdiff_t n, const double *rec, double t0,
+                           double h, double theta, double *y, double *work)
+{
+    (void)m;
+    (void)t0;
+    const double *yn = rec, *f = rec + n, *ft = rec + 2 * n, *J = rec + 3 * n;
+    double tau = theta * h;
+    if (tau == 0.0) {
+        memcpy(y, yn, (size_t)n * sizeof(double));
+        return MB_OK;
+    }
+    ptrdiff_t N = n + 2;
+    double *M = work, *ework = M + N * N;
+    int *ipiv = (int *)(void *)(ework + mb_expm_work_size(N));
+    int rc = llm_phi(n, J, f, ft, all_zero(n, ft), tau, y, M, ework, ipiv);
+    if (rc != MB_OK)
+        return rc;
+    for (ptrdiff_t i = 0; i < n; i++)
+        y[i] += yn[i];
+    return MB_OK;
+}
+
+/* R(z) = e^z: the LLM is exact on y' = lambda y */
+static int llm_amplification(const mb_method *m, double zr, double zi, double *Rr, double *Ri)
+{
+    (void)m;
+    double a = exp(zr);
+    *Rr = a * cos(zi);
+    *Ri = a * sin(zi);
+    return MB_OK;
+}
+
+const mb_method mb_method_llm = {
+    .name = "llm",
+    .order = 2,
+    .error_order = 3,
+    .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_USES_F0 | MB_FSAL,
+    .max_dense_degree = 0,
+    .data = NULL,
+    .work_size = llm_work_size,
+    .init = llm_init,
+    .step = llm_step,
+    .amplification = llm_amplification,
+    .dense_record_size = llm_record_size,
+    .dense_record = llm_record,
+    .dense_record_eval = llm_record_eval,
+};
