@@ -99,7 +99,8 @@ def _switching_flags(events):
 def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
               events=None, vectorized=False, args=None, *, rtol=1e-3, atol=1e-6,
               first_step=None, max_step=np.inf, min_step=0.0, max_steps=None, h=None,
-              jac=None, jac_sparsity=None, mass=None, controller="pi",
+              jac=None, jac_sparsity=None, mass=None, dfdt=None, autonomous=False,
+              controller="pi",
               error_per_unit_step=False, safety=None, fac_min=None, fac_max=None, nq=None):
     """Solve an initial value problem ``y' = fun(t, y)`` with a method of mbint.
 
@@ -170,6 +171,11 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     jac_sparsity : array_like, shape (n, n), optional
         Nonzero pattern of df/dy: finite differences then perturb structurally
         independent columns together.
+    dfdt : callable, optional
+        ``dfdt(t, y, *args) -> (n,)``, the partial derivative df/dt, for methods
+        that use it (Rosenbrock, ``llm``); otherwise a forward difference.
+    autonomous : bool
+        f does not depend on t explicitly: df/dt = 0 without evaluating f.
     mass : array_like, shape (n, n), optional
         Constant (possibly singular) mass matrix M of ``M y' = f(t, y)``, for the
         methods whose ``mass_matrix`` property is true.
@@ -326,6 +332,15 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
         mass_arg = np.asfortranarray(mass, dtype=float)
         if mass_arg.shape != (n, n) or not np.all(np.isfinite(mass_arg)):
             raise ValueError(f"mass must be a finite array of shape ({n}, {n}).")
+    dfdt_arg = None
+    if autonomous:
+        if dfdt is not None:
+            raise ValueError("dfdt: give either dfdt or autonomous=True, not both.")
+        dfdt_arg = "zero"
+    elif dfdt is not None:
+        if not callable(dfdt):
+            raise ValueError("dfdt must be callable dfdt(t, y, *args).")
+        dfdt_arg = dfdt
     sp_arg = None
     if jac_sparsity is not None:
         sp_arg = np.asfortranarray(np.asarray(jac_sparsity) != 0, dtype=np.uint8)
@@ -349,7 +364,7 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
         fac_max=0.0 if fac_max is None else _pos("fac_max", fac_max),
         t_eval=te, dense_output=bool(dense_output), events=ev,
         terminal=terminal, direction=evdir, args=args, nq=int(nq), jac=jac_arg, mass=mass_arg,
-        jac_sparsity=sp_arg, switching=switching)
+        jac_sparsity=sp_arg, switching=switching, dfdt=dfdt_arg)
     return _make_result(out, mname, n, bool(dense_output), ev is not None)
 
 

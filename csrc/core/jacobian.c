@@ -94,7 +94,8 @@ int mb_dfdt(mb_stepper *s, double t, const double *y, const double *fy, double *
             return MB_RECOVERABLE;
         return check_finite(s, ft, n, "df/dt", t);
     }
-    double d = sqrt(DBL_EPSILON) * fmax(1e-5, fabs(t));
+    /* increment relative to the time scale 1 (|t| near 0 would make it vanish) */
+    double d = sqrt(DBL_EPSILON) * fmax(1.0, fabs(t));
     volatile double tp = t + d;
     d = tp - t;
     int rc = mb_rhs(s, tp, y, ft);

@@ -107,11 +107,11 @@ static int erk_amplification(const mb_method *m, double zr, double zi, double *R
  * here and tests/c/test_tableaus.c checks they equal the tableau's. */
 #define ERK_FIXED(var, T, name, p)                                                       \
     const mb_method var = {name, p, 0, MB_USES_F0 | MB_DENSE_HERMITE, 3, &T,             \
-                           erk_work_size, 0, erk_step, 0, 0, 0, 0, erk_amplification}
+                           erk_work_size, 0, erk_step, 0, 0, 0, 0, erk_amplification, 0, 0, 0}
 #define ERK_EMBEDDED(var, T, name, p, q)                                                 \
     const mb_method var = {name, p, q, MB_USES_F0 | MB_EMBEDDED | MB_FSAL, 13, &T,        \
                            erk_work_size, 0, erk_step, 0, 0, erk_dense, erk_dense_degree,     \
-                           erk_amplification}
+                           erk_amplification, 0, 0, 0}
 
 ERK_FIXED(mb_method_euler, mb_erk_euler, "euler", 1);
 ERK_FIXED(mb_method_heun, mb_erk_heun, "heun", 2);

@@ -157,22 +157,23 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
                              "step_doubling", "controller", "error_per_unit_step", "safety",
                              "fac_min", "fac_max", "t_eval", "dense_output", "events",
                              "terminal", "direction", "args", "nq", "jac", "mass",
-                             "jac_sparsity", "switching", NULL};
+                             "jac_sparsity", "switching", "dfdt", NULL};
     const char *mname;
     PyObject *fun, *y0o, *atolo, *t_evalo = Py_None, *events = Py_None, *termo = Py_None,
                                    *diro = Py_None, *args = NULL, *jaco = Py_None,
-                                   *masso = Py_None, *spo = Py_None, *swo = Py_None;
+                                   *masso = Py_None, *spo = Py_None, *swo = Py_None,
+                                   *dfdto = Py_None;
     double t0, tf, rtol, h = 0, first_step = 0, max_step = 0, min_step = 0, safety = 0,
                          fac_min = 0, fac_max = 0;
     long max_steps = 0;
     int doubling = 0, controller = 1, epus = 0, dense = 0;
     Py_ssize_t nq = 0;
-    if (!PyArg_ParseTupleAndKeywords(a, kw, "sOddOOd|ddddlpiidddOpOOOO!nOOOO", kwlist, &mname,
+    if (!PyArg_ParseTupleAndKeywords(a, kw, "sOddOOd|ddddlpiidddOpOOOO!nOOOOO", kwlist, &mname,
                                      &fun, &t0, &tf, &y0o, &atolo, &rtol, &h, &first_step,
                                      &max_step, &min_step, &max_steps, &doubling, &controller,
                                      &epus, &safety, &fac_min, &fac_max, &t_evalo, &dense,
                                      &events, &termo, &diro, &PyTuple_Type, &args, &nq, &jaco,
-                                     &masso, &spo, &swo))
+                                     &masso, &spo, &swo, &dfdto))
         return NULL;
     const mb_method *m = mb_method_find(mname);
     const mb_sundials_method *sm = m ? NULL : mb_sundials_find(mname);
@@ -224,6 +225,20 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
 
     p.rhs = problem_rhs;
     p.ctx = &pc;
+    pc.n = n;
+    pc.args = args;
+    if (dfdto != Py_None) {
+        if (PyUnicode_Check(dfdto) && PyUnicode_CompareWithASCIIString(dfdto, "zero") == 0) {
+            p.dfdt = zero_dfdt;
+        } else if (PyCallable_Check(dfdto)) {
+            pc.dfdt = dfdto;
+            p.dfdt = py_dfdt;
+            python_per_step = 1;
+        } else {
+            PyErr_SetString(PyExc_TypeError, "dfdt must be callable or 'zero'.");
+            goto done;
+        }
+    }
     if (jaco != Py_None) {
         if (jac_from_object(jaco, args, n, &jc))
             goto done;

@@ -89,6 +89,41 @@ int problem_rhs(double t, const double *y, double *ydot, void *ctx)
     return c->rhs(t, y, ydot, c->rhs_ctx);
 }
 
+int zero_dfdt(double t, const double *y, double *ft, void *ctx)
+{
+    (void)t; (void)y;
+    memset(ft, 0, (size_t)((problem_ctx *)ctx)->n * sizeof(double));
+    return 0;
+}
+
+int py_dfdt(double t, const double *y, double *ft, void *ctx)
+{
+    problem_ctx *c = ctx;
+    npy_intp dims[1] = {(npy_intp)c->n};
+    PyObject *ya = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    if (!ya)
+        return MB_ERR_CALLBACK;
+    memcpy(PyArray_DATA((PyArrayObject *)ya), y, (size_t)c->n * sizeof(double));
+    PyObject *r = call_with(c->dfdt, c->args, t, ya);
+    Py_DECREF(ya);
+    if (!r)
+        return MB_ERR_CALLBACK;
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(r, NPY_DOUBLE, 0, 1,
+                                                       NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    Py_DECREF(r);
+    if (!a)
+        return MB_ERR_CALLBACK;
+    if (PyArray_SIZE(a) != c->n) {
+        PyErr_Format(PyExc_ValueError, "dfdt(t, y) returned %zd values; expected %zd.",
+                     (Py_ssize_t)PyArray_SIZE(a), (Py_ssize_t)c->n);
+        Py_DECREF(a);
+        return MB_ERR_CALLBACK;
+    }
+    memcpy(ft, PyArray_DATA(a), (size_t)c->n * sizeof(double));
+    Py_DECREF(a);
+    return 0;
+}
+
 int c_rhs(double t, const double *y, double *ydot, void *ctx)
 {
     c_fun_ctx *c = ctx;

@@ -49,9 +49,15 @@ typedef struct problem_ctx {
     mb_rhs_fn rhs;
     void *rhs_ctx;
     jac_ctx *jac;
+    PyObject *dfdt;     /* Python callable dfdt(t, y, *args) -> (n,), or NULL */
+    PyObject *args;
+    ptrdiff_t n;
 } problem_ctx;
 
 int problem_rhs(double t, const double *y, double *ydot, void *ctx);
+/* df/dt trampolines: a Python callable (ctx->dfdt), or identically zero (autonomous) */
+int py_dfdt(double t, const double *y, double *ft, void *ctx);
+int zero_dfdt(double t, const double *y, double *ft, void *ctx);
 
 int py_rhs(double t, const double *y, double *ydot, void *ctx);
 int c_rhs(double t, const double *y, double *ydot, void *ctx);
