@@ -568,7 +568,11 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
                 goto done;
             if (th > 0.0) {
                 double d = th * fabs(h), ulp = DBL_EPSILON * fmax(fabs(t), fabs(t_new)), h_try;
-                if (d <= 1e-8 * fabs(h) || d <= 64.0 * ulp) {
+                /* cross the switch when it is too close to stop short of it: within
+                 * a few ulps, or so close that the shortened step would fall below the
+                 * driver's minimum step size */
+                if (d <= 1e-8 * fabs(h) || d <= 64.0 * ulp ||
+                    d - fmax(1e-10 * d, 16.0 * ulp) < min_h) {
                     h_try = fmax(2.0 * d, d + 4.0 * min_h);
                     phase2 = 1;
                     h_resume = fabs(h);  /* after the switch, go on with this step */
