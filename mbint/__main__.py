@@ -417,8 +417,15 @@ def section_models(out, summary, quick):
     demo_models.section_models(out, summary, quick, progress=_progress)
 
 
+def section_llm(out, summary, quick):
+    """The LLM paper's figures 2, 5, 6 and 7 (mbint.demo_llm)."""
+    from . import demo_llm
+
+    demo_llm.section_llm(out, summary, quick, progress=_progress)
+
+
 SECTIONS = (section_msd, section_pendulum, section_stability, section_error_study,
-            section_work_precision, section_models)
+            section_work_precision, section_models, section_llm)
 
 
 def demo(out="out", quick=False):
