@@ -20,42 +20,11 @@ References
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from . import _core
-from .dense import DenseOutput
-from .ivp import _as_capsule, _check_events, _make_result
-
-
-def _float_vector(name, v, n=None):
-    a = np.asarray(v)
-    if np.iscomplexobj(a):
-        raise ValueError(f"{name}: complex values are not supported.")
-    try:
-        a = np.array(a, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an array of numbers.") from None
-    if a.ndim != 1:
-        raise ValueError(f"{name} must be 1-dimensional, got shape {a.shape}.")
-    if n is None and a.size == 0:
-        raise ValueError(f"{name} must not be empty.")
-    if n is not None and a.size != n:
-        raise ValueError(f"{name} must have the size of y0 ({n}), got {a.size}.")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} must be finite (no NaN or Inf).")
-    return a
-
-
-def _positive(name, v, allow_inf=False):
-    try:
-        v = float(v)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive float.") from None
-    if not v > 0 or (not allow_inf and not np.isfinite(v)):
-        raise ValueError(f"{name} must be positive{'' if allow_inf else ' and finite'}, got {v}.")
-    return v
+from . import _validate as check
+from .ivp import _make_result
 
 
 def _derivative(sol, t):
@@ -138,37 +107,13 @@ def solve_dae(residual, t_span, y0, yp0=None, algebraic_vars=None, t_eval=None,
     >>> r = solve_dae(F, (0, 40), [1, 0, 0], [0, 0, 0], algebraic_vars=[0, 0, 1],
     ...               rtol=1e-6, atol=[1e-8, 1e-12, 1e-8])
     """
-    # ---- residual ----
-    if args is not None:
-        if not isinstance(args, tuple):
-            args = (args,)
-    else:
-        args = ()
-    capsule = _as_capsule(residual)
-    if capsule is not None:
-        if args:
-            raise ValueError("args: extra arguments go to Python callables only; pass user_data "
-                             "to the LowLevelCallable instead.")
-        rfun = capsule
-    elif callable(residual):
-        rfun = residual
-    else:
-        raise ValueError("residual must be callable residual(t, y, yp) or a "
-                         "scipy.LowLevelCallable.")
-
-    # ---- t_span, y0, yp0, algebraic_vars ----
-    try:
-        t_span = tuple(float(v) for v in t_span)
-    except (TypeError, ValueError):
-        raise ValueError("t_span must be a sequence of two floats (t0, tf).") from None
-    if len(t_span) != 2:
-        raise ValueError(f"t_span must have length 2, got {len(t_span)}.")
-    t0, tf = t_span
-    if not (np.isfinite(t0) and np.isfinite(tf)):
-        raise ValueError("t_span must be finite.")
-    y0a = _float_vector("y0", y0)
+    args = check.args_tuple(args)
+    rfun = check.callable_or_capsule(residual, args, "residual must be callable residual(t, y, "
+                                     "yp) or a scipy.LowLevelCallable.")
+    t0, tf = check.t_span(t_span)
+    y0a = check.float_vector("y0", y0)
     n = y0a.size
-    yp0a = np.zeros(n) if yp0 is None else _float_vector("yp0", yp0, n)
+    yp0a = np.zeros(n) if yp0 is None else check.float_vector("yp0", yp0, n)
     alg = None
     if algebraic_vars is not None:
         av = np.asarray(algebraic_vars)
@@ -179,58 +124,17 @@ def solve_dae(residual, t_span, y0, yp0=None, algebraic_vars=None, t_eval=None,
         alg = np.ascontiguousarray(av.astype(np.uint8))
     if not isinstance(calc_ic, (bool, np.bool_)):
         raise ValueError("calc_ic must be a bool.")
-
-    # ---- tolerances and steps ----
-    try:
-        rtol = float(rtol)
-    except (TypeError, ValueError):
-        raise ValueError("rtol must be a positive float.") from None
-    if not (rtol > 0) or not np.isfinite(rtol):
-        raise ValueError(f"rtol must be positive and finite, got {rtol}.")
-    try:
-        atol_a = np.asarray(atol, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError("atol must be a non-negative float or array.") from None
-    if atol_a.ndim == 0:
-        atol_a = np.full(n, float(atol_a))
-    if atol_a.shape != (n,):
-        raise ValueError(f"atol must be a scalar or have shape ({n},), got shape {atol_a.shape}.")
-    if np.any(atol_a < 0) or not np.all(np.isfinite(atol_a)):
-        raise ValueError("atol must be non-negative and finite.")
-    fs = 0.0 if first_step is None else _positive("first_step", first_step)
-    ms = _positive("max_step", max_step, allow_inf=True)
-    try:
-        min_step = float(min_step)
-    except (TypeError, ValueError):
-        raise ValueError("min_step must be a non-negative float.") from None
-    if not min_step >= 0:
-        raise ValueError("min_step must be non-negative.")
-    if max_steps is not None and (not isinstance(max_steps, numbers.Integral) or max_steps <= 0):
-        raise ValueError("max_steps must be a positive integer.")
+    rtol = check.positive("rtol", rtol)
+    atol_a = check.atol_vector(atol, n)
+    bounds = check.step_bounds(first_step, max_step, min_step, max_steps)
     if jac is not None and not callable(jac):
         raise ValueError("jac must be callable jac(t, y, yp, cj) -> (n, n).")
-
-    # ---- t_eval ----
-    te = None
-    if t_eval is not None:
-        te = np.asarray(t_eval, dtype=float)
-        if te.ndim != 1:
-            raise ValueError("t_eval must be 1-dimensional.")
-        lo, hi = min(t0, tf), max(t0, tf)
-        if np.any(te < lo) or np.any(te > hi):
-            raise ValueError("t_eval values must lie within t_span.")
-        d = np.diff(te)
-        if (tf >= t0 and np.any(d <= 0)) or (tf < t0 and np.any(d >= 0)):
-            raise ValueError("t_eval must be strictly increasing (decreasing for tf < t0).")
-        te = np.ascontiguousarray(te)
-
-    ev, terminal, evdir = _check_events(events)
+    te = check.t_eval(t_eval, t0, tf)
+    ev, terminal, evdir = check.check_events(events)
 
     # dense records are always kept: yp at the output points comes from them
     out = _core.solve_dae(
-        rfun, t0, tf, y0a, yp0a, atol_a, rtol, first_step=fs,
-        max_step=ms if np.isfinite(ms) else 0.0, min_step=min_step,
-        max_steps=0 if max_steps is None else int(max_steps), t_eval=te, dense_output=True,
+        rfun, t0, tf, y0a, yp0a, atol_a, rtol, **bounds, t_eval=te, dense_output=True,
         events=ev, terminal=terminal, direction=evdir, args=args, algebraic=alg,
         calc_ic=bool(calc_ic), jac=jac)
     res = _make_result(out, "ida", n, True, ev is not None)

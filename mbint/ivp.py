@@ -1,19 +1,15 @@
 """``mbint.solve_ivp``: SciPy's signature over mbint's C driver."""
 from __future__ import annotations
 
-import ctypes
-import math
-import numbers
-
 import numpy as np
 
 from . import _core, _status
+from . import _validate as check
 from .dense import DenseOutput
 from .methods import method_info, resolve
 from .methods import methods as mbint_methods
 
 try:  # scipy is a dependency, but keep import errors readable
-    from scipy import LowLevelCallable
     from scipy.optimize import OptimizeResult
 except ImportError as exc:  # pragma: no cover
     raise ImportError("mbint needs SciPy") from exc
@@ -44,56 +40,6 @@ class OdeResult(OptimizeResult):
 
 
 _STATUS_PUBLIC = {_status.MB_OK: 0, _status.MB_TERMINATED: 1}
-
-
-def _as_capsule(fun):
-    """PyCapsule of a LowLevelCallable or ctypes function, else None."""
-    if isinstance(fun, LowLevelCallable):
-        return tuple.__getitem__(fun, 0)
-    if isinstance(fun, ctypes._CFuncPtr):
-        return tuple.__getitem__(LowLevelCallable(fun), 0)
-    return None
-
-
-def _check_events(events):
-    if events is None:
-        return None, None, None
-    if callable(events):
-        events = [events]
-    events = list(events)
-    if not events:
-        return None, None, None
-    terminal, direction = [], []
-    for i, ev in enumerate(events):
-        if not callable(ev):
-            raise ValueError(f"events[{i}] must be callable g(t, y), got {type(ev).__name__}.")
-        term = getattr(ev, "terminal", False)
-        if isinstance(term, (bool, np.bool_)):
-            term = 1 if term else 0
-        elif isinstance(term, numbers.Integral) and term >= 0:
-            term = int(term)
-        else:
-            raise ValueError(f"events[{i}].terminal must be a bool or a non-negative int.")
-        d = getattr(ev, "direction", 0)
-        if d not in (-1, 0, 1) and not (isinstance(d, numbers.Real) and np.isfinite(d)):
-            raise ValueError(f"events[{i}].direction must be a number (its sign is used).")
-        terminal.append(term)
-        direction.append(int(np.sign(d)))
-    return events, np.array(terminal, dtype=np.intc), np.array(direction, dtype=np.intc)
-
-
-def _switching_flags(events):
-    """The ``switching`` attribute of every event (checked by _check_events), as
-    an int array, or None when no event is a switching event."""
-    if not events:
-        return None
-    flags = []
-    for i, ev in enumerate(events):
-        sw = getattr(ev, "switching", False)
-        if not isinstance(sw, (bool, np.bool_)):
-            raise ValueError(f"events[{i}].switching must be a bool.")
-        flags.append(1 if sw else 0)
-    return np.array(flags, dtype=np.intc) if any(flags) else None
 
 
 def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
@@ -196,76 +142,11 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     mname = resolve(method)
     info = method_info(mname)
 
-    # ---- t_span, y0 ----
-    try:
-        t_span = tuple(float(v) for v in t_span)
-    except (TypeError, ValueError):
-        raise ValueError("t_span must be a sequence of two floats (t0, tf).") from None
-    if len(t_span) != 2:
-        raise ValueError(f"t_span must have length 2, got {len(t_span)}.")
-    t0, tf = t_span
-    if not (math.isfinite(t0) and math.isfinite(tf)):
-        raise ValueError("t_span must be finite.")
-    y0a = np.asarray(y0)
-    if y0a.dtype.kind == "c":
-        raise ValueError("y0: complex states are not supported; split into real and imaginary parts.")
-    try:
-        y0a = np.array(y0a, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError("y0 must be an array of numbers.") from None
-    if y0a.ndim != 1:
-        raise ValueError(f"y0 must be 1-dimensional, got shape {y0a.shape}.")
-    if y0a.size == 0:
-        raise ValueError("y0 must not be empty.")
-    if not math.isfinite(y0a.sum()) and not np.isfinite(y0a).all():
-        raise ValueError("y0 must be finite (no NaN or Inf).")
+    t0, tf = check.t_span(t_span)
+    y0a = check.float_vector("y0", y0)
     n = y0a.size
-
-    # ---- tolerances ----
-    try:
-        rtol = float(rtol)
-    except (TypeError, ValueError):
-        raise ValueError("rtol must be a positive float.") from None
-    if not (rtol > 0) or not math.isfinite(rtol):
-        raise ValueError(f"rtol must be positive and finite, got {rtol}.")
-    if isinstance(atol, numbers.Real):
-        a = float(atol)
-        if not (a >= 0) or not math.isfinite(a):
-            raise ValueError("atol must be non-negative and finite.")
-        atol_a = np.full(n, a)
-    else:
-        atol_a = np.asarray(atol, dtype=float)
-        if atol_a.ndim == 0:
-            atol_a = np.full(n, float(atol_a))
-        if atol_a.shape != (n,):
-            raise ValueError(f"atol must be a scalar or have shape ({n},), got shape {atol_a.shape}.")
-        if not (atol_a.min() >= 0) or not math.isfinite(atol_a.sum()):
-            raise ValueError("atol must be non-negative and finite.")
-
-    # ---- steps ----
-    def _pos(name, v, allow_inf=False):
-        try:
-            v = float(v)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be a positive float.") from None
-        if not v > 0 or (not allow_inf and not math.isfinite(v)):
-            raise ValueError(f"{name} must be positive{'' if allow_inf else ' and finite'}, got {v}.")
-        return v
-
-    h_fixed = 0.0 if h is None else _pos("h", h)
-    if h is None and info.adaptive == "none":
-        raise ValueError(f"h: method {mname!r} runs with a fixed step only; give h=.")
-    if h is not None and info.adaptive == "variable order":
-        raise ValueError(f"h: method {mname!r} chooses its own steps; a fixed step is not supported.")
-    fs = 0.0 if first_step is None else _pos("first_step", first_step)
-    ms = math.inf if max_step is np.inf else _pos("max_step", max_step, allow_inf=True)
-    if min_step is None or float(min_step) < 0:
-        raise ValueError("min_step must be non-negative.")
-    msteps = 0 if max_steps is None else int(max_steps)
-    if max_steps is not None and msteps <= 0:
-        raise ValueError("max_steps must be a positive integer.")
-    if controller not in ("pi", "i"):
-        raise ValueError(f"controller must be 'pi' or 'i', got {controller!r}.")
+    rtol = check.positive("rtol", rtol)
+    atol_a = check.atol_vector(atol, n)
     if info.backend == "sundials":
         for name, value, default in (("controller", controller, "pi"),
                                      ("error_per_unit_step", error_per_unit_step, False),
@@ -274,48 +155,18 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
             if value != default:
                 raise ValueError(f"{name}: method {mname!r} (SUNDIALS) uses its own step-size "
                                  f"control; {name} does not apply to it.")
-
-    # ---- t_eval ----
-    direction = 1.0 if tf >= t0 else -1.0
-    te = None
-    if t_eval is not None:
-        te = np.asarray(t_eval, dtype=float)
-        if te.ndim != 1:
-            raise ValueError("t_eval must be 1-dimensional.")
-        lo, hi = min(t0, tf), max(t0, tf)
-        if np.any(te < lo) or np.any(te > hi):
-            raise ValueError("t_eval values must lie within t_span.")
-        d = np.diff(te)
-        if (direction > 0 and np.any(d <= 0)) or (direction < 0 and np.any(d >= 0)):
-            raise ValueError("t_eval must be strictly increasing (decreasing for tf < t0).")
-        te = np.ascontiguousarray(te)
-
-    # ---- args, fun ----
-    if args is not None:
-        if not isinstance(args, tuple):
-            args = (args,)
-    else:
-        args = ()
-    capsule = _as_capsule(fun)
-    if capsule is not None:
-        if args:
-            raise ValueError("args: extra arguments go to Python callables only; pass user_data "
-                             "to the LowLevelCallable instead.")
-        cfun = capsule
-    elif callable(fun):
-        cfun = fun
-    else:
-        raise ValueError("fun must be callable or a scipy.LowLevelCallable.")
-
-    ev, terminal, evdir = _check_events(events)
-    switching = _switching_flags(ev)
-    if switching is not None and info.backend == "sundials":
-        raise ValueError(f"events: switching events restart the integration inside mbint's "
-                         f"driver; method {mname!r} (SUNDIALS) runs its own step loop.")
+    control = check.step_control(info, mname, h, controller, error_per_unit_step, safety,
+                                 fac_min, fac_max)
+    bounds = check.step_bounds(first_step, max_step, min_step, max_steps)
+    te = check.t_eval(t_eval, t0, tf)
+    args = check.args_tuple(args)
+    cfun = check.callable_or_capsule(fun, args, "fun must be callable or a scipy.LowLevelCallable.")
+    ev, terminal, evdir = check.check_events(events)
+    switching = check.switching_flags(ev, info, mname)
 
     jac_arg = None
     if jac is not None and info.needs_jacobian:
-        cap = _as_capsule(jac)
+        cap = check.as_capsule(jac)
         if cap is not None:
             jac_arg = cap
         elif callable(jac):
@@ -354,14 +205,7 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
                          f"n = 2 nq (got n = {n}, nq = {nq}).")
 
     out = _core.solve(
-        mname, cfun, t0, tf, y0a, atol_a, rtol,
-        h=h_fixed, first_step=fs, max_step=ms if math.isfinite(ms) else 0.0,
-        min_step=float(min_step), max_steps=msteps,
-        step_doubling=h is None and info.adaptive == "step doubling",
-        controller=1 if controller == "pi" else 0, error_per_unit_step=bool(error_per_unit_step),
-        safety=0.0 if safety is None else _pos("safety", safety),
-        fac_min=0.0 if fac_min is None else _pos("fac_min", fac_min),
-        fac_max=0.0 if fac_max is None else _pos("fac_max", fac_max),
+        mname, cfun, t0, tf, y0a, atol_a, rtol, **control, **bounds,
         t_eval=te, dense_output=bool(dense_output), events=ev,
         terminal=terminal, direction=evdir, args=args, nq=int(nq), jac=jac_arg, mass=mass_arg,
         jac_sparsity=sp_arg, switching=switching, dfdt=dfdt_arg)

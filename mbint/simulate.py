@@ -14,13 +14,10 @@ Phi_q q' + Phi_t = 0 after every accepted step.
 """
 from __future__ import annotations
 
-import math
-import numbers
-
 import numpy as np
 
 from . import _core
-from .ivp import _check_events, _switching_flags
+from . import _validate as check
 from .methods import method_info, resolve
 from ._kernels import baumgarte_pair
 from .trajectory import Trajectory
@@ -85,16 +82,6 @@ def check_initial_conditions(model, q0=None, qd0=None, t0=0.0, tol=None):
         names = model.constraint_names
         out["dependent"] = [names[r] for r in _dependent_rows(P, rtol)]
     return out
-
-
-def _pos(name, v, allow_inf=False):
-    try:
-        v = float(v)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive float.") from None
-    if not v > 0 or (not allow_inf and not math.isfinite(v)):
-        raise ValueError(f"{name} must be positive{'' if allow_inf else ' and finite'}, got {v}.")
-    return v
 
 
 def _wrap_event(g, nq):
@@ -193,12 +180,7 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
     alpha, beta = baumgarte_pair(baumgarte)
 
     # ---- t_span, state ----
-    try:
-        t0, tf = (float(v) for v in t_span)
-    except (TypeError, ValueError):
-        raise ValueError("t_span must be a sequence of two floats (t0, tf).") from None
-    if not (math.isfinite(t0) and math.isfinite(tf)):
-        raise ValueError("t_span must be finite.")
+    t0, tf = check.t_span(t_span)
     nq = model.nq
     handle = model._mech_handle()
 
@@ -229,7 +211,7 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
             f"{chk['velocity']:.3e} (tolerance {chk['tol']:.1e}).  Pass consistent='project' "
             f"to project them onto the constraints, or fix q0 and qd0.")
     if consistent == "project" and model.nc > 0:
-        ptol = 0.0 if proj_tol is None else _pos("proj_tol", proj_tol)
+        ptol = 0.0 if proj_tol is None else check.positive("proj_tol", proj_tol)
         try:
             q0, qd0, rp, rv = _core.mech_project(handle, t0, q0, qd0, ptol,
                                                  0 if proj_max_iter is None else int(proj_max_iter))
@@ -241,68 +223,26 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
 
     # ---- options (as solve_ivp) ----
     n = 2 * nq
-    rtol = _pos("rtol", rtol)
-    if isinstance(atol, numbers.Real):
-        if not (atol >= 0) or not math.isfinite(atol):
-            raise ValueError("atol must be non-negative and finite.")
-        atol_a = np.full(n, float(atol))
-    else:
-        atol_a = np.asarray(atol, dtype=float).reshape(-1)
-        if atol_a.size == 1:
-            atol_a = np.full(n, float(atol_a[0]))
-        if atol_a.shape != (n,):
-            raise ValueError(f"atol must be a scalar or have 2 nq = {n} entries, "
-                             f"got {atol_a.size}.")
-        if not (atol_a.min() >= 0) or not np.all(np.isfinite(atol_a)):
-            raise ValueError("atol must be non-negative and finite.")
-    h_fixed = 0.0 if h is None else _pos("h", h)
-    if h is not None and info.adaptive == "variable order":
-        raise ValueError(f"h: method {mname!r} chooses its own steps; "
-                         "a fixed step is not supported.")
-    if h is None and info.adaptive == "none":
-        raise ValueError(f"h: method {mname!r} runs with a fixed step only; pass h=.")
-    fs = 0.0 if first_step is None else _pos("first_step", first_step)
-    ms = math.inf if max_step is np.inf else _pos("max_step", max_step, allow_inf=True)
-    if min_step is None or float(min_step) < 0:
-        raise ValueError("min_step must be non-negative.")
-    msteps = 0 if max_steps is None else int(max_steps)
-    if max_steps is not None and msteps <= 0:
-        raise ValueError("max_steps must be a positive integer.")
-    if controller not in ("pi", "i"):
-        raise ValueError(f"controller must be 'pi' or 'i', got {controller!r}.")
-    te = None
-    if t_eval is not None:
-        te = np.asarray(t_eval, dtype=float).reshape(-1)
-        lo, hi = min(t0, tf), max(t0, tf)
-        if np.any(te < lo) or np.any(te > hi):
-            raise ValueError("t_eval values must lie within t_span.")
-        d = np.diff(te)
-        if (tf >= t0 and np.any(d <= 0)) or (tf < t0 and np.any(d >= 0)):
-            raise ValueError("t_eval must be strictly increasing (decreasing for tf < t0).")
-        te = np.ascontiguousarray(te)
+    rtol = check.positive("rtol", rtol)
+    atol_a = check.atol_vector(atol, n, entries=f"2 nq = {n} entries")
+    control = check.step_control(info, mname, h, controller, error_per_unit_step, safety,
+                                 fac_min, fac_max)
+    bounds = check.step_bounds(first_step, max_step, min_step, max_steps)
+    te = check.t_eval(None if t_eval is None else np.asarray(t_eval, dtype=float).reshape(-1),
+                      t0, tf)
     if events is not None and callable(events):
         events = [events]
     wrapped = None if events is None else [_wrap_event(g, nq) for g in events]
-    ev, terminal, evdir = _check_events(wrapped)
-    switching = _switching_flags(ev)
-    if switching is not None and info.backend == "sundials":
-        raise ValueError(f"events: switching events restart the integration inside mbint's "
-                         f"driver; method {mname!r} (SUNDIALS) runs its own step loop.")
+    ev, terminal, evdir = check.check_events(wrapped)
+    switching = check.switching_flags(ev, info, mname)
     n_contacts = len(getattr(model, "contacts", ()))
     contact_sw = bool(contact_switching) and n_contacts > 0 and info.backend == "mbint"
 
     out = _core.mech_simulate(
-        handle, mname, t0, tf, np.concatenate([q0, qd0]), atol_a, rtol,
-        h=h_fixed, first_step=fs, max_step=ms if math.isfinite(ms) else 0.0,
-        min_step=float(min_step), max_steps=msteps,
-        step_doubling=h is None and info.adaptive == "step doubling",
-        controller=1 if controller == "pi" else 0, error_per_unit_step=bool(error_per_unit_step),
-        safety=0.0 if safety is None else _pos("safety", safety),
-        fac_min=0.0 if fac_min is None else _pos("fac_min", fac_min),
-        fac_max=0.0 if fac_max is None else _pos("fac_max", fac_max),
+        handle, mname, t0, tf, np.concatenate([q0, qd0]), atol_a, rtol, **control, **bounds,
         t_eval=te, dense_output=bool(dense_output), events=ev, terminal=terminal,
         direction=evdir, alpha=alpha, beta=beta, project=bool(project),
-        proj_tol=0.0 if proj_tol is None else _pos("proj_tol", proj_tol),
+        proj_tol=0.0 if proj_tol is None else check.positive("proj_tol", proj_tol),
         proj_max_iter=0 if proj_max_iter is None else int(proj_max_iter),
         switching=switching, contact_switching=contact_sw)
     t_contacts = None

@@ -11,74 +11,44 @@
  * Both: adaptive with ARKODE's default controller, or fixed steps (opts->h);
  * dense output from ARKODE's cubic Hermite interpolant (degree 3).
  * The run itself is in sundials_common.c. */
-#include <math.h>
-#include <stdio.h>
 #include <arkode/arkode_arkstep.h>
 #include <arkode/arkode_erkstep.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
 #include "status.h"
 #include "sundials_impl.h"
 
 #define ARK_DEGREE 3  /* Hermite interpolant degree used for dense output */
 
-static int ark_rhs(realtype t, N_Vector y, N_Vector ydot, void *ud)
-{
-    return mb_sun_rhs(ud, t, y, ydot);
-}
-
-static int ark_root(realtype t, N_Vector y, realtype *g, void *ud)
-{
-    return mb_sun_events(ud, t, y, g);
-}
-
-static int ark_jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vector tmp1,
-                   N_Vector tmp2, N_Vector tmp3)
-{
-    (void)fy; (void)tmp1; (void)tmp2; (void)tmp3;
-    return mb_sun_jac(ud, t, y, J);
-}
-
-#define TRY(call, name)                                   \
-    do {                                                  \
-        int flag_ = (call);                               \
-        if (flag_ < 0)                                    \
-            return mb_sun_setup_fail(r, flag_, name);     \
-    } while (0)
-
 /* ------------------------------------------------------------------ ERKStep */
+
+static int erk_root_init(void *mem, int n_events)
+{
+    return ERKStepRootInit(mem, n_events, mb_sun_events);
+}
+
+static long erk_nfev(void *mem)
+{
+    long nfe = 0;
+    ERKStepGetNumRhsEvals(mem, &nfe);
+    return nfe;
+}
+
+static const sun_api erk_api = {
+    SUN_API_COMMON(ERKStep),
+    .set_max_hnil_warns = ERKStepSetMaxHnilWarns,
+    .set_fixed_step = ERKStepSetFixedStep,
+    .root_init = erk_root_init,
+    .nfev = erk_nfev,
+    .degree = ARK_DEGREE,
+};
 
 static int erk_setup(sun_run *r, double t0, double tf)
 {
-    const mb_options *o = r->o;
-    r->mem = ERKStepCreate(ark_rhs, t0, r->y, r->ctx);
-    if (!r->mem) {
-        snprintf(r->res->message, sizeof r->res->message, "ERKStepCreate failed.");
-        return MB_ERR_MEM;
-    }
-    void *mem = r->mem;
-    TRY(ERKStepSetErrHandlerFn(mem, mb_sun_err_handler, r), "ERKStepSetErrHandlerFn");
-    TRY(ERKStepSetUserData(mem, r), "ERKStepSetUserData");
-    TRY(ERKStepSVtolerances(mem, o->rtol, r->atol), "ERKStepSVtolerances");
-    TRY(ERKStepSetTableNum(mem, ARKODE_ZONNEVELD_5_3_4), "ERKStepSetTableNum");
-    TRY(ERKStepSetInterpolantDegree(mem, ARK_DEGREE), "ERKStepSetInterpolantDegree");
-    TRY(ERKStepSetMaxNumSteps(mem, -1), "ERKStepSetMaxNumSteps");
-    TRY(ERKStepSetMaxHnilWarns(mem, -1), "ERKStepSetMaxHnilWarns");
-    TRY(ERKStepSetStopTime(mem, tf), "ERKStepSetStopTime");
-    if (o->h > 0)
-        TRY(ERKStepSetFixedStep(mem, r->dir * o->h), "ERKStepSetFixedStep");
-    if (o->first_step > 0 && !(o->h > 0))
-        TRY(ERKStepSetInitStep(mem, r->dir * o->first_step), "ERKStepSetInitStep");
-    if (o->max_step > 0 && isfinite(o->max_step))
-        TRY(ERKStepSetMaxStep(mem, o->max_step), "ERKStepSetMaxStep");
-    if (o->min_step > 0)
-        TRY(ERKStepSetMinStep(mem, o->min_step), "ERKStepSetMinStep");
-    if (o->n_events > 0) {
-        TRY(ERKStepRootInit(mem, (int)o->n_events, ark_root), "ERKStepRootInit");
-        TRY(ERKStepSetRootDirection(mem, r->rootdir), "ERKStepSetRootDirection");
-        TRY(ERKStepSetNoInactiveRootWarn(mem), "ERKStepSetNoInactiveRootWarn");
-    }
-    return MB_OK;
+    int rc = mb_sun_attach(r, ERKStepCreate(mb_sun_rhs, t0, r->y, r->ctx));
+    if (rc != MB_OK)
+        return rc;
+    SUN_TRY(r, ERKStepSetTableNum(r->mem, ARKODE_ZONNEVELD_5_3_4), "ERKStepSetTableNum");
+    SUN_TRY(r, ERKStepSetInterpolantDegree(r->mem, ARK_DEGREE), "ERKStepSetInterpolantDegree");
+    return mb_sun_configure(r, tf, 0);
 }
 
 static int erk_evolve(sun_run *r, double tf, double *t_ret)
@@ -86,158 +56,63 @@ static int erk_evolve(sun_run *r, double tf, double *t_ret)
     return ERKStepEvolve(r->mem, tf, r->y, t_ret, ARK_ONE_STEP);
 }
 
-static int erk_dky(sun_run *r, double t, int k, N_Vector out)
-{
-    return ERKStepGetDky(r->mem, t, k, out);
-}
-
-static int erk_last_step(sun_run *r, double *tn, double *hu, int *deg)
-{
-    int flag = ERKStepGetCurrentTime(r->mem, tn);
-    if (flag >= 0)
-        flag = ERKStepGetLastStep(r->mem, hu);
-    *deg = ARK_DEGREE;
-    return flag;
-}
-
-static int erk_root_info(sun_run *r, int *found)
-{
-    return ERKStepGetRootInfo(r->mem, found);
-}
-
-static int erk_local_error(sun_run *r, N_Vector ewt, N_Vector ele)
-{
-    if (r->o->h > 0)
-        return -1;  /* fixed steps: no error estimate */
-    int flag = ERKStepGetErrWeights(r->mem, ewt);
-    return flag < 0 ? flag : ERKStepGetEstLocalErrors(r->mem, ele);
-}
-
-static void erk_stats(sun_run *r, mb_stats *st)
-{
-    long nfe = 0, nst = 0, netf = 0;
-    ERKStepGetNumRhsEvals(r->mem, &nfe);
-    ERKStepGetNumSteps(r->mem, &nst);
-    ERKStepGetNumErrTestFails(r->mem, &netf);
-    st->nfev = nfe;
-    st->njev = 0;
-    st->nlu = 0;
-    st->nsteps = nst;
-    st->nreject = netf;
-    st->nfail = 0;
-}
-
-static void erk_free(sun_run *r)
-{
-    ERKStepFree(&r->mem);
-}
-
 /* ------------------------------------------------------------------ ARKStep */
+
+static int ark_root_init(void *mem, int n_events)
+{
+    return ARKStepRootInit(mem, n_events, mb_sun_events);
+}
+
+static int ark_set_jac(void *mem)
+{
+    return ARKStepSetJacFn(mem, mb_sun_ode_jac);
+}
+
+static long ark_nfev(void *mem)
+{
+    long nfe = 0, nfi = 0;
+    ARKStepGetNumRhsEvals(mem, &nfe, &nfi);
+    return nfe + nfi;
+}
+
+static const sun_api ark_api = {
+    SUN_API_COMMON(ARKStep),
+    .set_linear_solver = ARKStepSetLinearSolver,
+    .set_max_hnil_warns = ARKStepSetMaxHnilWarns,
+    .set_fixed_step = ARKStepSetFixedStep,
+    .get_num_step_solve_fails = ARKStepGetNumStepSolveFails,
+    .get_num_jac_evals = ARKStepGetNumJacEvals,
+    .get_num_lin_solv_setups = ARKStepGetNumLinSolvSetups,
+    .get_num_lin_rhs_evals = ARKStepGetNumLinRhsEvals,
+    .root_init = ark_root_init,
+    .set_jac = ark_set_jac,
+    .nfev = ark_nfev,
+    .degree = ARK_DEGREE,
+};
 
 static int dirk_setup(sun_run *r, double t0, double tf)
 {
-    const mb_options *o = r->o;
-    r->mem = ARKStepCreate(NULL, ark_rhs, t0, r->y, r->ctx);
-    if (!r->mem) {
-        snprintf(r->res->message, sizeof r->res->message, "ARKStepCreate failed.");
-        return MB_ERR_MEM;
-    }
+    int rc = mb_sun_attach(r, ARKStepCreate(NULL, mb_sun_rhs, t0, r->y, r->ctx));
+    if (rc != MB_OK)
+        return rc;
     void *mem = r->mem;
-    TRY(ARKStepSetErrHandlerFn(mem, mb_sun_err_handler, r), "ARKStepSetErrHandlerFn");
-    TRY(ARKStepSetUserData(mem, r), "ARKStepSetUserData");
-    TRY(ARKStepSVtolerances(mem, o->rtol, r->atol), "ARKStepSVtolerances");
-    TRY(ARKStepSetTableNum(mem, ARKODE_ARK436L2SA_DIRK_6_3_4, ARKODE_ERK_NONE),
-        "ARKStepSetTableNum");
-    r->A = SUNDenseMatrix(r->n, r->n, r->ctx);
-    r->LS = r->A ? SUNLinSol_Dense(r->y, r->A, r->ctx) : NULL;
-    if (!r->A || !r->LS) {
-        snprintf(r->res->message, sizeof r->res->message, "SUNDenseMatrix/SUNLinSol_Dense failed.");
-        return MB_ERR_MEM;
-    }
-    TRY(ARKStepSetLinearSolver(mem, r->LS, r->A), "ARKStepSetLinearSolver");
-    if (r->p->jac)
-        TRY(ARKStepSetJacFn(mem, ark_jac), "ARKStepSetJacFn");
-    TRY(ARKStepSetInterpolantDegree(mem, ARK_DEGREE), "ARKStepSetInterpolantDegree");
+    SUN_TRY(r, ARKStepSetTableNum(mem, ARKODE_ARK436L2SA_DIRK_6_3_4, ARKODE_ERK_NONE),
+            "ARKStepSetTableNum");
+    SUN_TRY(r, ARKStepSetInterpolantDegree(mem, ARK_DEGREE), "ARKStepSetInterpolantDegree");
     /* Newton to 1e-7 of the error tolerance (8 iterations at most), as in
      * SUNDIALS' own Robertson example: the ESDIRK error estimate
      * h sum_i d_i f(z_i) multiplies stage errors by |h lambda|, and with the
      * default coefficient 0.1 (and the convergence rate remembered from earlier
      * solves) unconverged stages fail the error test on Robertson or spoil a
      * step (y' = -y: 1e5 times the tolerance at tf). */
-    TRY(ARKStepSetNonlinConvCoef(mem, 1e-7), "ARKStepSetNonlinConvCoef");
-    TRY(ARKStepSetMaxNonlinIters(mem, 8), "ARKStepSetMaxNonlinIters");
-    TRY(ARKStepSetMaxNumSteps(mem, -1), "ARKStepSetMaxNumSteps");
-    TRY(ARKStepSetMaxHnilWarns(mem, -1), "ARKStepSetMaxHnilWarns");
-    TRY(ARKStepSetStopTime(mem, tf), "ARKStepSetStopTime");
-    if (o->h > 0)
-        TRY(ARKStepSetFixedStep(mem, r->dir * o->h), "ARKStepSetFixedStep");
-    if (o->first_step > 0 && !(o->h > 0))
-        TRY(ARKStepSetInitStep(mem, r->dir * o->first_step), "ARKStepSetInitStep");
-    if (o->max_step > 0 && isfinite(o->max_step))
-        TRY(ARKStepSetMaxStep(mem, o->max_step), "ARKStepSetMaxStep");
-    if (o->min_step > 0)
-        TRY(ARKStepSetMinStep(mem, o->min_step), "ARKStepSetMinStep");
-    if (o->n_events > 0) {
-        TRY(ARKStepRootInit(mem, (int)o->n_events, ark_root), "ARKStepRootInit");
-        TRY(ARKStepSetRootDirection(mem, r->rootdir), "ARKStepSetRootDirection");
-        TRY(ARKStepSetNoInactiveRootWarn(mem), "ARKStepSetNoInactiveRootWarn");
-    }
-    return MB_OK;
+    SUN_TRY(r, ARKStepSetNonlinConvCoef(mem, 1e-7), "ARKStepSetNonlinConvCoef");
+    SUN_TRY(r, ARKStepSetMaxNonlinIters(mem, 8), "ARKStepSetMaxNonlinIters");
+    return mb_sun_configure(r, tf, r->p->jac != NULL);
 }
 
 static int dirk_evolve(sun_run *r, double tf, double *t_ret)
 {
     return ARKStepEvolve(r->mem, tf, r->y, t_ret, ARK_ONE_STEP);
-}
-
-static int dirk_dky(sun_run *r, double t, int k, N_Vector out)
-{
-    return ARKStepGetDky(r->mem, t, k, out);
-}
-
-static int dirk_last_step(sun_run *r, double *tn, double *hu, int *deg)
-{
-    int flag = ARKStepGetCurrentTime(r->mem, tn);
-    if (flag >= 0)
-        flag = ARKStepGetLastStep(r->mem, hu);
-    *deg = ARK_DEGREE;
-    return flag;
-}
-
-static int dirk_root_info(sun_run *r, int *found)
-{
-    return ARKStepGetRootInfo(r->mem, found);
-}
-
-static int dirk_local_error(sun_run *r, N_Vector ewt, N_Vector ele)
-{
-    if (r->o->h > 0)
-        return -1;
-    int flag = ARKStepGetErrWeights(r->mem, ewt);
-    return flag < 0 ? flag : ARKStepGetEstLocalErrors(r->mem, ele);
-}
-
-static void dirk_stats(sun_run *r, mb_stats *st)
-{
-    long nfe = 0, nfi = 0, nfe_ls = 0, nje = 0, nsetups = 0, nst = 0, netf = 0, ncfn = 0;
-    ARKStepGetNumRhsEvals(r->mem, &nfe, &nfi);
-    ARKStepGetNumLinRhsEvals(r->mem, &nfe_ls);
-    ARKStepGetNumJacEvals(r->mem, &nje);
-    ARKStepGetNumLinSolvSetups(r->mem, &nsetups);
-    ARKStepGetNumSteps(r->mem, &nst);
-    ARKStepGetNumErrTestFails(r->mem, &netf);
-    ARKStepGetNumStepSolveFails(r->mem, &ncfn);
-    st->nfev = nfe + nfi + nfe_ls;
-    st->njev = nje;
-    st->nlu = nsetups;
-    st->nsteps = nst;
-    st->nreject = netf;
-    st->nfail = ncfn;
-}
-
-static void dirk_free(sun_run *r)
-{
-    ARKStepFree(&r->mem);
 }
 
 /* ------------------------------------------------------------------ both */
@@ -267,12 +142,5 @@ static int ark_status(int flag)
     }
 }
 
-const sun_backend mb_sun_arkode_erk = {
-    "ARKODE", erk_setup, erk_evolve, erk_dky, erk_last_step, erk_root_info, erk_local_error,
-    erk_stats, ark_status, erk_free,
-};
-
-const sun_backend mb_sun_arkode_dirk = {
-    "ARKODE", dirk_setup, dirk_evolve, dirk_dky, dirk_last_step, dirk_root_info,
-    dirk_local_error, dirk_stats, ark_status, dirk_free,
-};
+const sun_backend mb_sun_arkode_erk = {"ARKODE", &erk_api, erk_setup, erk_evolve, ark_status};
+const sun_backend mb_sun_arkode_dirk = {"ARKODE", &ark_api, dirk_setup, dirk_evolve, ark_status};

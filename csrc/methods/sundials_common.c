@@ -1,7 +1,9 @@
 /* The run of a SUNDIALS integrator (see sundials.h): set-up and clean-up, the
- * output loop over internal steps, dense records, events, statistics and
- * status.  The adapters (sundials_cvode.c, sundials_ida.c, sundials_arkode.c)
- * only create the integrator and answer the queries of sun_backend. */
+ * callbacks into the problem, the options every integrator takes, the output loop
+ * over internal steps, dense records, events, statistics and status, all through
+ * the integrator's sun_api (sundials_impl.h).  The adapters (sundials_cvode.c,
+ * sundials_ida.c, sundials_arkode.c) only fill that table, create and initialize
+ * the integrator, step it and map its failure flags. */
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 #include "result.h"
 #include "status.h"
+#include <sunlinsol/sunlinsol_dense.h>
 #include "sundials_impl.h"
 
 /* SUNDIALS return flags shared by CVODE, IDA and ARKODE */
@@ -71,29 +74,37 @@ int mb_sun_cb_fail(sun_run *r, int code, const char *fmt, ...)
     return -1;
 }
 
-int mb_sun_rhs(sun_run *r, double t, N_Vector y, N_Vector ydot)
+int mb_sun_check(sun_run *r, int rc, double t, const double *out, ptrdiff_t m, const char *what,
+                 const char *item)
 {
-    if (r->cb_status)
-        return -1;
-    double *f = N_VGetArrayPointer(ydot);
-    int rc = r->p->rhs(t, N_VGetArrayPointer(y), f, r->p->ctx);
     if (rc > 0)
         return 1;
     if (rc == MB_ERR_CALLBACK)
         return mb_sun_cb_fail(r, MB_ERR_CALLBACK, NULL);
     if (rc < 0)
-        return mb_sun_cb_fail(r, MB_ERR_RHS_FAIL,
-                              "The right-hand side returned failure code %d at t = %.17g.", rc, t);
-    for (sunindextype i = 0; i < r->n; i++)  /* fatal, as in the driver (mb_rhs) */
-        if (!isfinite(f[i]))
+        return mb_sun_cb_fail(r, MB_ERR_RHS_FAIL, "The %s returned failure code %d at t = %.17g.",
+                              what, rc, t);
+    for (ptrdiff_t i = 0; i < m; i++)  /* fatal, as in the driver (mb_rhs) */
+        if (!isfinite(out[i]))
             return mb_sun_cb_fail(r, MB_ERR_NONFINITE,
-                                  "The right-hand side returned a non-finite value (component %td) "
-                                  "at t = %.17g.", (ptrdiff_t)i, t);
+                                  "The %s returned a non-finite value (%s %td) at t = %.17g.", what,
+                                  item, i, t);
     return 0;
 }
 
-int mb_sun_events(sun_run *r, double t, N_Vector y, double *g)
+int mb_sun_rhs(realtype t, N_Vector y, N_Vector ydot, void *ud)
 {
+    sun_run *r = ud;
+    if (r->cb_status)
+        return -1;
+    double *f = N_VGetArrayPointer(ydot);
+    int rc = r->p->rhs(t, N_VGetArrayPointer(y), f, r->p->ctx);
+    return mb_sun_check(r, rc, t, f, (ptrdiff_t)r->n, "right-hand side", "component");
+}
+
+int mb_sun_events(realtype t, N_Vector y, realtype *g, void *ud)
+{
+    sun_run *r = ud;
     if (r->cb_status)
         return -1;
     int rc = r->o->events(t, N_VGetArrayPointer(y), g, r->o->event_ctx);
@@ -112,20 +123,14 @@ int mb_sun_jac(sun_run *r, double t, N_Vector y, SUNMatrix J)
     double *Jd = SUNDenseMatrix_Data(J);
     sunindextype ld = SUNDenseMatrix_Rows(J);
     int rc = r->p->jac(t, N_VGetArrayPointer(y), Jd, (ptrdiff_t)ld, r->p->ctx);
-    if (rc > 0)
-        return 1;
-    if (rc == MB_ERR_CALLBACK)
-        return mb_sun_cb_fail(r, MB_ERR_CALLBACK, NULL);
-    if (rc < 0)
-        return mb_sun_cb_fail(r, MB_ERR_RHS_FAIL,
-                              "The Jacobian returned failure code %d at t = %.17g.", rc, t);
-    for (sunindextype k = 0; k < r->n * ld; k++)
-        if (!isfinite(Jd[k]))
-            return mb_sun_cb_fail(r, MB_ERR_NONFINITE,
-                                  "The Jacobian returned a non-finite value (entry %td) at "
-                                  "t = %.17g.",
-                                  (ptrdiff_t)k, t);
-    return 0;
+    return mb_sun_check(r, rc, t, Jd, (ptrdiff_t)(r->n * ld), "Jacobian", "entry");
+}
+
+int mb_sun_ode_jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vector tmp1,
+                   N_Vector tmp2, N_Vector tmp3)
+{
+    (void)fy; (void)tmp1; (void)tmp2; (void)tmp3;
+    return mb_sun_jac(ud, t, y, J);
 }
 
 void mb_sun_err_handler(int error_code, const char *module, const char *function, char *msg,
@@ -150,13 +155,126 @@ int mb_sun_setup_fail(sun_run *r, int code, const char *call)
     return st;
 }
 
-double mb_sun_wrms(sunindextype n, N_Vector ewt, N_Vector ele)
+/* ------------------------------------------------------------------ set-up */
+
+/* a failed call prefix + name of the integrator's API */
+static int api_fail(sun_run *r, int flag, const char *name)
+{
+    char call[64];
+    snprintf(call, sizeof call, "%s%s", r->b->api->prefix, name);
+    return mb_sun_setup_fail(r, flag, call);
+}
+
+#define API_TRY(call, name)                     \
+    do {                                        \
+        int flag_ = (call);                     \
+        if (flag_ < 0)                          \
+            return api_fail(r, flag_, (name));  \
+    } while (0)
+
+int mb_sun_attach(sun_run *r, void *mem)
+{
+    r->mem = mem;
+    if (!mem) {
+        snprintf(r->res->message, sizeof r->res->message, "%sCreate failed.", r->b->api->prefix);
+        return MB_ERR_MEM;
+    }
+    API_TRY(r->b->api->set_err_handler(mem, mb_sun_err_handler, r), "SetErrHandlerFn");
+    return MB_OK;
+}
+
+int mb_sun_configure(sun_run *r, double tf, int use_jac)
+{
+    const sun_api *a = r->b->api;
+    const mb_options *o = r->o;
+    void *mem = r->mem;
+    API_TRY(a->set_user_data(mem, r), "SetUserData");
+    API_TRY(a->sv_tolerances(mem, o->rtol, r->atol), "SVtolerances");
+    if (a->set_linear_solver) {
+        r->A = SUNDenseMatrix(r->n, r->n, r->ctx);
+        r->LS = r->A ? SUNLinSol_Dense(r->y, r->A, r->ctx) : NULL;
+        if (!r->A || !r->LS) {
+            snprintf(r->res->message, sizeof r->res->message,
+                     "SUNDenseMatrix/SUNLinSol_Dense failed.");
+            return MB_ERR_MEM;
+        }
+        API_TRY(a->set_linear_solver(mem, r->LS, r->A), "SetLinearSolver");
+        if (use_jac)
+            API_TRY(a->set_jac(mem), "SetJacFn");
+    }
+    /* one step per call (ONE_STEP): the step limit is checked by the run */
+    API_TRY(a->set_max_num_steps(mem, -1), "SetMaxNumSteps");
+    if (a->set_max_hnil_warns)
+        API_TRY(a->set_max_hnil_warns(mem, -1), "SetMaxHnilWarns");
+    API_TRY(a->set_stop_time(mem, tf), "SetStopTime");
+    if (o->h > 0 && a->set_fixed_step)  /* validate refuses h for the others */
+        API_TRY(a->set_fixed_step(mem, r->dir * o->h), "SetFixedStep");
+    if (o->first_step > 0 && !(o->h > 0))
+        API_TRY(a->set_init_step(mem, r->dir * o->first_step), "SetInitStep");
+    if (o->max_step > 0 && isfinite(o->max_step))
+        API_TRY(a->set_max_step(mem, o->max_step), "SetMaxStep");
+    if (o->min_step > 0)
+        API_TRY(a->set_min_step(mem, o->min_step), "SetMinStep");
+    if (o->n_events > 0) {
+        API_TRY(a->root_init(mem, (int)o->n_events), "RootInit");
+        API_TRY(a->set_root_direction(mem, r->rootdir), "SetRootDirection");
+        API_TRY(a->set_no_inactive_root_warn(mem), "SetNoInactiveRootWarn");
+    }
+    return MB_OK;
+}
+
+/* ------------------------------------------------------------------ queries */
+
+/* wrms norm of ele in the weights ewt */
+static double wrms(sunindextype n, N_Vector ewt, N_Vector ele)
 {
     const double *w = N_VGetArrayPointer(ewt), *e = N_VGetArrayPointer(ele);
     double sum = 0.0;
     for (sunindextype i = 0; i < n; i++)
         sum += (w[i] * e[i]) * (w[i] * e[i]);
     return n > 0 ? sqrt(sum / (double)n) : 0.0;
+}
+
+/* end time, size and interpolant degree of the last step */
+static int last_step(sun_run *r, double *tn, double *hu, int *deg)
+{
+    const sun_api *a = r->b->api;
+    int flag = a->get_current_time(r->mem, tn);
+    if (flag >= 0)
+        flag = a->get_last_step(r->mem, hu);
+    if (flag >= 0 && a->get_last_order)
+        flag = a->get_last_order(r->mem, deg);  /* the Nordsieck polynomial's degree */
+    else if (flag >= 0)
+        *deg = a->degree;
+    return flag;
+}
+
+/* error weights and local error estimate of the last step */
+static int local_error(sun_run *r, N_Vector ewt, N_Vector ele)
+{
+    if (r->o->h > 0)
+        return -1;  /* fixed steps: no error estimate */
+    int flag = r->b->api->get_err_weights(r->mem, ewt);
+    return flag < 0 ? flag : r->b->api->get_est_local_errors(r->mem, ele);
+}
+
+static long count(int (*get)(void *, long *), void *mem)
+{
+    long v = 0;
+    if (get)
+        get(mem, &v);
+    return v;
+}
+
+static void stats(sun_run *r, mb_stats *st)
+{
+    const sun_api *a = r->b->api;
+    st->nfev = a->nfev(r->mem) + count(a->get_num_lin_rhs_evals, r->mem);
+    st->njev = count(a->get_num_jac_evals, r->mem);
+    st->nlu = count(a->get_num_lin_solv_setups, r->mem);
+    st->nsteps = count(a->get_num_steps, r->mem);
+    st->nreject = count(a->get_num_err_test_fails, r->mem);
+    st->nfail = count(a->get_num_step_solve_fails, r->mem);
 }
 
 /* ------------------------------------------------------------------ output */
@@ -184,7 +302,7 @@ static int emit_eval(sun_run *r, loop_state *ls, double t_end, N_Vector y_end)
         if (te == t_end) {
             rc = mb_result_push_point(r->res, te, N_VGetArrayPointer(y_end));
         } else {
-            int flag = r->b->dky(r, te, 0, r->v1);
+            int flag = r->b->api->get_dky(r->mem, te, 0, r->v1);
             if (flag < 0)
                 return query_fail(r, flag, "interpolation at a t_eval point");
             rc = mb_result_push_point(r->res, te, N_VGetArrayPointer(r->v1));
@@ -203,7 +321,7 @@ static int record_step(sun_run *r, loop_state *ls, double t_end, N_Vector y_end)
     ptrdiff_t n = (ptrdiff_t)r->n;
     double tn, hu;
     int deg, rc;
-    int flag = r->b->last_step(r, &tn, &hu, &deg);
+    int flag = last_step(r, &tn, &hu, &deg);
     if (flag < 0)
         return query_fail(r, flag, "step query");
     double t_start = tn - hu;
@@ -211,7 +329,7 @@ static int record_step(sun_run *r, loop_state *ls, double t_end, N_Vector y_end)
         /* y(theta) = sum_k y^(k)(t_start) (theta h)^k / k!, theta = (t - t_start)/h */
         double fac = 1.0;
         for (int k = 0; k <= deg; k++) {
-            flag = r->b->dky(r, t_start, k, r->v1);
+            flag = r->b->api->get_dky(r->mem, t_start, k, r->v1);
             if (flag < 0)
                 return query_fail(r, flag, "interpolant derivatives");
             if (k > 0)
@@ -224,8 +342,8 @@ static int record_step(sun_run *r, loop_state *ls, double t_end, N_Vector y_end)
             return rc;
     }
     double err = 0.0;
-    if (r->b->local_error(r, r->v1, r->v2) >= 0)
-        err = mb_sun_wrms(r->n, r->v1, r->v2);
+    if (local_error(r, r->v1, r->v2) >= 0)
+        err = wrms(r->n, r->v1, r->v2);
     if ((rc = mb_result_push_hist(r->res, t_end, hu, err)) != MB_OK)
         return rc;
     if (o->t_eval)
@@ -239,7 +357,7 @@ static int roots_found(sun_run *r, double t, int *terminated)
 {
     const mb_options *o = r->o;
     *terminated = 0;
-    int flag = r->b->root_info(r, r->found);
+    int flag = r->b->api->get_root_info(r->mem, r->found);
     if (flag < 0)
         return query_fail(r, flag, "root information");
     for (ptrdiff_t i = 0; i < o->n_events; i++) {
@@ -284,7 +402,7 @@ static int output_loop(sun_run *r, double t0, double tf, loop_state *ls)
         int flag = r->b->evolve(r, tf, &t_ret);
         if (flag < 0)
             return failure(r, flag);
-        r->b->stats(r, &res->stats);
+        stats(r, &res->stats);
         long nst = res->stats.nsteps;
         t = t_ret;
         if (flag == SUN_ROOT_RETURN) {
@@ -304,7 +422,7 @@ static int output_loop(sun_run *r, double t0, double tf, loop_state *ls)
              * that step again, so record it now */
             double tn, hu;
             int deg;
-            int qf = r->b->last_step(r, &tn, &hu, &deg);
+            int qf = last_step(r, &tn, &hu, &deg);
             if (qf < 0)
                 return query_fail(r, qf, "step query");
             if (nst > ls->processed &&
@@ -441,8 +559,8 @@ static int run(const mb_sundials_method *m, const mb_problem *p, const mb_dae_op
 
 done:
     if (r.mem) {
-        r.b->stats(&r, &res->stats);
-        r.b->free(&r);
+        stats(&r, &res->stats);
+        r.b->api->free(&r.mem);
     }
     res->stats.nfev += r.extra_nfev;
     if (r.cb_status && rc != MB_OK && rc != MB_TERMINATED)

@@ -13,8 +13,6 @@
 #include <string.h>
 #include <ida/ida.h>
 #include <ida/ida_ls.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
 #include "status.h"
 #include "sundials_impl.h"
 
@@ -25,19 +23,7 @@ static int dae_res(sun_run *r, double t, N_Vector y, N_Vector yp, N_Vector rr)
         return -1;
     double *F = N_VGetArrayPointer(rr);
     int rc = r->p->res(t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), F, r->p->ctx);
-    if (rc > 0)
-        return 1;
-    if (rc == MB_ERR_CALLBACK)
-        return mb_sun_cb_fail(r, MB_ERR_CALLBACK, NULL);
-    if (rc < 0)
-        return mb_sun_cb_fail(r, MB_ERR_RHS_FAIL,
-                              "The residual returned failure code %d at t = %.17g.", rc, t);
-    for (sunindextype i = 0; i < r->n; i++)
-        if (!isfinite(F[i]))
-            return mb_sun_cb_fail(r, MB_ERR_NONFINITE,
-                                  "The residual returned a non-finite value (component %td) at "
-                                  "t = %.17g.", (ptrdiff_t)i, t);
-    return 0;
+    return mb_sun_check(r, rc, t, F, (ptrdiff_t)r->n, "residual", "component");
 }
 
 static int ida_res(realtype t, N_Vector y, N_Vector yp, N_Vector rr, void *ud)
@@ -45,7 +31,7 @@ static int ida_res(realtype t, N_Vector y, N_Vector yp, N_Vector rr, void *ud)
     sun_run *r = ud;
     if (r->dae)
         return dae_res(r, t, y, yp, rr);
-    int rc = mb_sun_rhs(r, t, y, rr);  /* rr = f */
+    int rc = mb_sun_rhs(t, y, rr, r);  /* rr = f */
     if (rc != 0)
         return rc;
     sunindextype n = r->n;
@@ -68,7 +54,7 @@ static int ida_res(realtype t, N_Vector y, N_Vector yp, N_Vector rr, void *ud)
 static int ida_root(realtype t, N_Vector y, N_Vector yp, realtype *g, void *ud)
 {
     (void)yp;
-    return mb_sun_events(ud, t, y, g);
+    return mb_sun_events(t, y, g, ud);
 }
 
 static int ida_jac(realtype t, realtype cj, N_Vector y, N_Vector yp, N_Vector rr, SUNMatrix J,
@@ -83,20 +69,7 @@ static int ida_jac(realtype t, realtype cj, N_Vector y, N_Vector yp, N_Vector rr
             return -1;
         int rc = r->dae->jac(t, cj, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), Jd,
                              (ptrdiff_t)ld, r->p->ctx);
-        if (rc > 0)
-            return 1;
-        if (rc == MB_ERR_CALLBACK)
-            return mb_sun_cb_fail(r, MB_ERR_CALLBACK, NULL);
-        if (rc < 0)
-            return mb_sun_cb_fail(r, MB_ERR_RHS_FAIL,
-                                  "The Jacobian returned failure code %d at t = %.17g.", rc, t);
-        for (sunindextype k = 0; k < n * ld; k++)
-            if (!isfinite(Jd[k]))
-                return mb_sun_cb_fail(r, MB_ERR_NONFINITE,
-                                      "The Jacobian returned a non-finite value (entry %td) "
-                                      "at t = %.17g.",
-                                      (ptrdiff_t)k, t);
-        return 0;
+        return mb_sun_check(r, rc, t, Jd, (ptrdiff_t)(n * ld), "Jacobian", "entry");
     }
     int rc = mb_sun_jac(r, t, y, J);  /* J = df/dy */
     if (rc != 0)
@@ -107,13 +80,6 @@ static int ida_jac(realtype t, realtype cj, N_Vector y, N_Vector yp, N_Vector rr
             Jd[j * ld + i] = -Jd[j * ld + i] + cj * (M ? M[j * n + i] : (double)(i == j));
     return 0;
 }
-
-#define TRY(call, name)                                   \
-    do {                                                  \
-        int flag_ = (call);                               \
-        if (flag_ < 0)                                    \
-            return mb_sun_setup_fail(r, flag_, name);     \
-    } while (0)
 
 /* y'(t0), the differential/algebraic flags (into id: 1 / 0) and whether
  * IDACalcIC must run; returns an mb status */
@@ -135,7 +101,7 @@ static int initial_slope(sun_run *r, double t0, N_Vector id, int *calc_ic, int *
         N_VConst(1.0, id);
         *calc_ic = 0;
         r->extra_nfev++;
-        if (mb_sun_rhs(r, t0, r->y, r->yp) != 0) {
+        if (mb_sun_rhs(t0, r->y, r->yp, r) != 0) {
             if (r->cb_status)
                 return r->cb_status;
             snprintf(r->res->message, sizeof r->res->message,
@@ -191,103 +157,60 @@ static int consistent_ic(sun_run *r, double t0, double tf)
     N_VDestroy(y0);
     if (flag < 0)
         return mb_sun_setup_fail(r, flag, call);
-    TRY(IDAGetConsistentIC(mem, r->y, r->yp), "IDAGetConsistentIC");
+    SUN_TRY(r, IDAGetConsistentIC(mem, r->y, r->yp), "IDAGetConsistentIC");
     return MB_OK;
 }
 
+static int ida_root_init(void *mem, int n_events)
+{
+    return IDARootInit(mem, n_events, ida_root);
+}
+
+static int ida_set_jac(void *mem)
+{
+    return IDASetJacFn(mem, ida_jac);
+}
+
+static long ida_nfev(void *mem)
+{
+    long nre = 0;
+    IDAGetNumResEvals(mem, &nre);
+    return nre;
+}
+
+static const sun_api ida_api = {
+    SUN_API_COMMON(IDA),
+    .set_linear_solver = IDASetLinearSolver,
+    .get_last_order = IDAGetLastOrder,
+    .get_num_step_solve_fails = IDAGetNumStepSolveFails,
+    .get_num_jac_evals = IDAGetNumJacEvals,
+    .get_num_lin_solv_setups = IDAGetNumLinSolvSetups,
+    .get_num_lin_rhs_evals = IDAGetNumLinResEvals,
+    .root_init = ida_root_init,
+    .set_jac = ida_set_jac,
+    .nfev = ida_nfev,
+};
+
 static int ida_setup(sun_run *r, double t0, double tf)
 {
-    const mb_options *o = r->o;
     int calc_ic, has_alg;
     int rc = initial_slope(r, t0, r->v2, &calc_ic, &has_alg);
+    if (rc == MB_OK)
+        rc = mb_sun_attach(r, IDACreate(r->ctx));
     if (rc != MB_OK)
         return rc;
-    r->mem = IDACreate(r->ctx);
-    if (!r->mem) {
-        snprintf(r->res->message, sizeof r->res->message, "IDACreate failed.");
-        return MB_ERR_MEM;
-    }
-    void *mem = r->mem;
-    TRY(IDASetErrHandlerFn(mem, mb_sun_err_handler, r), "IDASetErrHandlerFn");
-    TRY(IDAInit(mem, ida_res, t0, r->y, r->yp), "IDAInit");
-    TRY(IDASetUserData(mem, r), "IDASetUserData");
-    TRY(IDASVtolerances(mem, o->rtol, r->atol), "IDASVtolerances");
-    r->A = SUNDenseMatrix(r->n, r->n, r->ctx);
-    r->LS = r->A ? SUNLinSol_Dense(r->y, r->A, r->ctx) : NULL;
-    if (!r->A || !r->LS) {
-        snprintf(r->res->message, sizeof r->res->message, "SUNDenseMatrix/SUNLinSol_Dense failed.");
-        return MB_ERR_MEM;
-    }
-    TRY(IDASetLinearSolver(mem, r->LS, r->A), "IDASetLinearSolver");
-    if (r->dae ? r->dae->jac != NULL : r->p->jac != NULL)
-        TRY(IDASetJacFn(mem, ida_jac), "IDASetJacFn");
-    TRY(IDASetMaxNumSteps(mem, -1), "IDASetMaxNumSteps");
-    TRY(IDASetStopTime(mem, tf), "IDASetStopTime");
-    if (o->first_step > 0)
-        TRY(IDASetInitStep(mem, r->dir * o->first_step), "IDASetInitStep");
-    if (o->max_step > 0 && isfinite(o->max_step))
-        TRY(IDASetMaxStep(mem, o->max_step), "IDASetMaxStep");
-    if (o->min_step > 0)
-        TRY(IDASetMinStep(mem, o->min_step), "IDASetMinStep");
-    if (o->n_events > 0) {
-        TRY(IDARootInit(mem, (int)o->n_events, ida_root), "IDARootInit");
-        TRY(IDASetRootDirection(mem, r->rootdir), "IDASetRootDirection");
-        TRY(IDASetNoInactiveRootWarn(mem), "IDASetNoInactiveRootWarn");
-    }
+    SUN_TRY(r, IDAInit(r->mem, ida_res, t0, r->y, r->yp), "IDAInit");
+    rc = mb_sun_configure(r, tf, r->dae ? r->dae->jac != NULL : r->p->jac != NULL);
+    if (rc != MB_OK)
+        return rc;
     if (has_alg || calc_ic)
-        TRY(IDASetId(mem, r->v2), "IDASetId");
-    if (calc_ic)
-        return consistent_ic(r, t0, tf);
-    return MB_OK;
+        SUN_TRY(r, IDASetId(r->mem, r->v2), "IDASetId");
+    return calc_ic ? consistent_ic(r, t0, tf) : MB_OK;
 }
 
 static int ida_evolve(sun_run *r, double tf, double *t_ret)
 {
     return IDASolve(r->mem, tf, t_ret, r->y, r->yp, IDA_ONE_STEP);
-}
-
-static int ida_dky(sun_run *r, double t, int k, N_Vector out)
-{
-    return IDAGetDky(r->mem, t, k, out);
-}
-
-static int ida_last_step(sun_run *r, double *tn, double *hu, int *deg)
-{
-    int flag = IDAGetCurrentTime(r->mem, tn);
-    if (flag >= 0)
-        flag = IDAGetLastStep(r->mem, hu);
-    if (flag >= 0)
-        flag = IDAGetLastOrder(r->mem, deg);
-    return flag;
-}
-
-static int ida_root_info(sun_run *r, int *found)
-{
-    return IDAGetRootInfo(r->mem, found);
-}
-
-static int ida_local_error(sun_run *r, N_Vector ewt, N_Vector ele)
-{
-    int flag = IDAGetErrWeights(r->mem, ewt);
-    return flag < 0 ? flag : IDAGetEstLocalErrors(r->mem, ele);
-}
-
-static void ida_stats(sun_run *r, mb_stats *st)
-{
-    long nre = 0, nre_ls = 0, nje = 0, nsetups = 0, nst = 0, netf = 0, ncfn = 0;
-    IDAGetNumResEvals(r->mem, &nre);
-    IDAGetNumLinResEvals(r->mem, &nre_ls);
-    IDAGetNumJacEvals(r->mem, &nje);
-    IDAGetNumLinSolvSetups(r->mem, &nsetups);
-    IDAGetNumSteps(r->mem, &nst);
-    IDAGetNumErrTestFails(r->mem, &netf);
-    IDAGetNumStepSolveFails(r->mem, &ncfn);
-    st->nfev = nre + nre_ls;
-    st->njev = nje;
-    st->nlu = nsetups;
-    st->nsteps = nst;
-    st->nreject = netf;
-    st->nfail = ncfn;
 }
 
 static int ida_status(int flag)
@@ -315,12 +238,4 @@ static int ida_status(int flag)
     }
 }
 
-static void ida_free(sun_run *r)
-{
-    IDAFree(&r->mem);
-}
-
-const sun_backend mb_sun_ida = {
-    "IDA", ida_setup, ida_evolve, ida_dky, ida_last_step, ida_root_info, ida_local_error,
-    ida_stats, ida_status, ida_free,
-};
+const sun_backend mb_sun_ida = {"IDA", &ida_api, ida_setup, ida_evolve, ida_status};

@@ -1,10 +1,13 @@
 #ifndef MB_METHODS_SUNDIALS_IMPL_H
 #define MB_METHODS_SUNDIALS_IMPL_H
 /* Private to sundials_*.c: one run of a SUNDIALS integrator.
- * sundials_common.c owns the run (context, vectors, output loop, events,
- * statistics, status); each adapter (sundials_cvode.c, sundials_ida.c,
- * sundials_arkode.c) supplies a sun_backend: how to create the integrator and
- * how to take one internal step and query it. */
+ * sundials_common.c owns the run (context, vectors, set-up of the options every
+ * integrator takes, output loop, events, statistics, status); it calls the
+ * integrator through a sun_api, the table of the SUNDIALS calls whose signature
+ * is the same in CVODE, IDA, ERKStep and ARKStep.  Each adapter
+ * (sundials_cvode.c, sundials_ida.c, sundials_arkode.c) fills one sun_api per
+ * integrator and one sun_backend per method: how to create the integrator, take
+ * one internal step and map its failure flags. */
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
 #include <sundials/sundials_linearsolver.h>
@@ -14,23 +17,71 @@
 
 typedef struct sun_run sun_run;
 
+/* CVErrHandlerFn, IDAErrHandlerFn and ARKErrHandlerFn */
+typedef void (*sun_err_fn)(int error_code, const char *module, const char *function, char *msg,
+                           void *eh_data);
+
+typedef struct sun_api {
+    const char *prefix;  /* "CVode", "IDA", "ERKStep", "ARKStep": prefix + "SetMaxStep" names
+                          * a call in messages */
+    int (*set_err_handler)(void *mem, sun_err_fn f, void *data);
+    int (*set_user_data)(void *mem, void *data);
+    int (*sv_tolerances)(void *mem, realtype rtol, N_Vector atol);
+    int (*set_linear_solver)(void *mem, SUNLinearSolver LS, SUNMatrix A);  /* NULL: explicit */
+    int (*set_max_num_steps)(void *mem, long mxsteps);
+    int (*set_max_hnil_warns)(void *mem, int mxhnil);                     /* or NULL */
+    int (*set_stop_time)(void *mem, realtype tstop);
+    int (*set_fixed_step)(void *mem, realtype h);                         /* or NULL */
+    int (*set_init_step)(void *mem, realtype h);
+    int (*set_max_step)(void *mem, realtype h);
+    int (*set_min_step)(void *mem, realtype h);
+    int (*set_root_direction)(void *mem, int *rootdir);
+    int (*set_no_inactive_root_warn)(void *mem);
+    int (*get_dky)(void *mem, realtype t, int k, N_Vector dky);
+    int (*get_current_time)(void *mem, realtype *t);
+    int (*get_last_step)(void *mem, realtype *h);
+    int (*get_last_order)(void *mem, int *q);  /* NULL: the interpolant has degree `degree` */
+    int (*get_root_info)(void *mem, int *found);
+    int (*get_err_weights)(void *mem, N_Vector ewt);
+    int (*get_est_local_errors)(void *mem, N_Vector ele);
+    int (*get_num_steps)(void *mem, long *n);
+    int (*get_num_err_test_fails)(void *mem, long *n);
+    /* the linear solver's counters; NULL for explicit methods */
+    int (*get_num_step_solve_fails)(void *mem, long *n);
+    int (*get_num_jac_evals)(void *mem, long *n);
+    int (*get_num_lin_solv_setups)(void *mem, long *n);
+    int (*get_num_lin_rhs_evals)(void *mem, long *n);  /* IDA: residual evaluations */
+    void (*free)(void **mem);
+    /* the calls whose arguments differ, wrapped by the adapter */
+    int (*root_init)(void *mem, int n_events);  /* with the adapter's root function */
+    int (*set_jac)(void *mem);                  /* with the adapter's Jacobian function */
+    long (*nfev)(void *mem);                    /* rhs (residual) evaluations of the method */
+    int degree;
+} sun_api;
+
+/* The calls of sun_api named alike in every integrator, for the table of prefix P. */
+#define SUN_API_COMMON(P)                                                                       \
+    .prefix = #P, .set_err_handler = P##SetErrHandlerFn, .set_user_data = P##SetUserData,      \
+    .sv_tolerances = P##SVtolerances, .set_max_num_steps = P##SetMaxNumSteps,                  \
+    .set_stop_time = P##SetStopTime, .set_init_step = P##SetInitStep,                          \
+    .set_max_step = P##SetMaxStep, .set_min_step = P##SetMinStep,                              \
+    .set_root_direction = P##SetRootDirection,                                                 \
+    .set_no_inactive_root_warn = P##SetNoInactiveRootWarn, .get_dky = P##GetDky,               \
+    .get_current_time = P##GetCurrentTime, .get_last_step = P##GetLastStep,                    \
+    .get_root_info = P##GetRootInfo, .get_err_weights = P##GetErrWeights,                      \
+    .get_est_local_errors = P##GetEstLocalErrors, .get_num_steps = P##GetNumSteps,             \
+    .get_num_err_test_fails = P##GetNumErrTestFails, .free = P##Free
+
 typedef struct sun_backend {
     const char *solver;  /* "CVODE", "IDA", "ARKODE" (messages) */
-    /* create r->mem for problem r->p (and r->A, r->LS); may correct r->y (IDA) */
+    const sun_api *api;
+    /* create r->mem for problem r->p (mb_sun_attach ... mb_sun_configure); may
+     * correct r->y and r->yp (IDA) */
     int (*setup)(sun_run *r, double t0, double tf);
     /* one internal step towards tf in ONE_STEP mode: raw SUNDIALS flag
      * (0 success, 1 tstop reached, 2 root found, < 0 failure) */
     int (*evolve)(sun_run *r, double tf, double *t_ret);
-    /* k-th derivative of the interpolant of the last step at t */
-    int (*dky)(sun_run *r, double t, int k, N_Vector out);
-    /* end time, size and interpolant degree of the last step */
-    int (*last_step)(sun_run *r, double *tn, double *hu, int *deg);
-    int (*root_info)(sun_run *r, int *found);
-    /* error weights and local error estimate of the last step */
-    int (*local_error)(sun_run *r, N_Vector ewt, N_Vector ele);
-    void (*stats)(sun_run *r, mb_stats *st);
     int (*status)(int flag);  /* flag < 0 -> MB_ERR_* of status.def */
-    void (*free)(sun_run *r); /* free r->mem */
 } sun_backend;
 
 struct sun_run {
@@ -58,12 +109,41 @@ struct sun_run {
 extern const sun_backend mb_sun_cvode_bdf, mb_sun_cvode_adams, mb_sun_ida, mb_sun_arkode_erk,
     mb_sun_arkode_dirk;
 
-/* Callback trampolines in the SUNDIALS conventions (0 ok, 1 recoverable, -1
- * fatal).  A fatal failure is kept in r->cb_status with its message, and no
- * user callback is called again in that run (a Python exception stays set). */
-int mb_sun_rhs(sun_run *r, double t, N_Vector y, N_Vector ydot);
-int mb_sun_events(sun_run *r, double t, N_Vector y, double *g);
+/* A set-up call of an adapter: on a negative flag, return the mb status of
+ * mb_sun_setup_fail from the enclosing function. */
+#define SUN_TRY(r, call, name)                              \
+    do {                                                    \
+        int flag_ = (call);                                 \
+        if (flag_ < 0)                                      \
+            return mb_sun_setup_fail((r), flag_, (name));   \
+    } while (0)
+
+/* Set-up, in this order: mb_sun_attach(r, XCreate(...)) keeps the new integrator
+ * (NULL: MB_ERR_MEM) and installs the error handler; the adapter then
+ * initializes it (CVodeInit, IDAInit) and sets what is its own; mb_sun_configure
+ * sets what every integrator takes: user data, tolerances, the dense linear
+ * solver (with the Jacobian when use_jac) for implicit methods, no step limit
+ * (the run counts), tf as stop time, the step bounds and fixed step of r->o and
+ * the events.  Both return an mb status. */
+int mb_sun_attach(sun_run *r, void *mem);
+int mb_sun_configure(sun_run *r, double tf, int use_jac);
+
+/* Callbacks in the SUNDIALS conventions (0 ok, 1 recoverable, -1 fatal); ud is
+ * the sun_run.  A fatal failure is kept in r->cb_status with its message, and no
+ * user callback is called again in that run (a Python exception stays set).
+ * mb_sun_rhs and mb_sun_events have the signatures of CVRhsFn / ARKRhsFn and
+ * CVRootFn / ARKRootFn, mb_sun_ode_jac that of CVLsJacFn / ARKLsJacFn. */
+int mb_sun_rhs(realtype t, N_Vector y, N_Vector ydot, void *ud);
+int mb_sun_events(realtype t, N_Vector y, realtype *g, void *ud);
+int mb_sun_ode_jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vector tmp1,
+                   N_Vector tmp2, N_Vector tmp3);
+/* J = df/dy of the problem, column-major in the dense matrix J */
 int mb_sun_jac(sun_run *r, double t, N_Vector y, SUNMatrix J);
+/* The SUNDIALS return of a user callback that returned rc after writing m values
+ * to out: what ("right-hand side", "residual", "Jacobian") and item ("component",
+ * "entry") name them in the message of a failure or of a non-finite value. */
+int mb_sun_check(sun_run *r, int rc, double t, const double *out, ptrdiff_t m, const char *what,
+                 const char *item);
 /* record a fatal callback failure (code of status.def) with a message */
 int mb_sun_cb_fail(sun_run *r, int code, const char *fmt, ...);
 /* error handler for SUNDIALS (stores the message of errors, drops warnings) */
@@ -71,7 +151,5 @@ void mb_sun_err_handler(int error_code, const char *module, const char *function
                         void *eh_data);
 /* a failed set-up call: message naming the call; returns the mb status */
 int mb_sun_setup_fail(sun_run *r, int code, const char *call);
-/* wrms norm of ele in the weights ewt */
-double mb_sun_wrms(sunindextype n, N_Vector ewt, N_Vector ele);
 
 #endif

@@ -1,7 +1,7 @@
 #ifndef MB_PYTHON_MECH_PY_H
 #define MB_PYTHON_MECH_PY_H
-/* Internal to csrc/python: the mech handle behind the capsules of model_py.c
- * (planar models) and system_py.c (MechanicalSystem kernels). */
+/* Internal to csrc/python: the mech handle behind the capsules of planar_py.c
+ * (planar models) and system_py.c (MechanicalSystem kernels), used by model_py.c. */
 #include "problem_py.h"
 #include "model.h"
 
@@ -38,8 +38,11 @@ typedef struct mech_handle {
 
 /* capsule owning h (h is released when the capsule cannot be made) */
 PyObject *new_handle_capsule(mech_handle *h);
-/* 1-D float64 array with a copy of x[0..m-1] */
-PyObject *vec_copy(const double *x, ptrdiff_t m);
+/* _core.planar_layout and _core.mech_planar (planar_py.c) */
+PyObject *planar_layout(PyObject *self, PyObject *noargs);
+extern const char planar_layout_doc[];
+PyObject *mech_planar(PyObject *self, PyObject *args, PyObject *kw);
+extern const char mech_planar_doc[];
 /* _core.mech_system (system_py.c) */
 PyObject *mech_system(PyObject *self, PyObject *args, PyObject *kw);
 extern const char mech_system_doc[];

@@ -22,7 +22,6 @@
  * Types and fields are those of mb_planar_joint / mb_planar_force (mbs/model.h);
  * body index -1 is the ground; row is the first row of the joint in Phi. */
 #include "problem_py.h"
-#include "driver.h"
 
 enum {
     MB_PY_JOINT_NCOLS = 19,
@@ -31,9 +30,5 @@ enum {
 
 /* The functions model_py.c adds to mbint._core (PyModule_AddFunctions). */
 extern PyMethodDef mb_model_methods[];
-
-/* Shared with module.c (defined there): the dict of an mb_result, as returned by
- * _core.solve. */
-PyObject *result_to_dict(const mb_result *r);
 
 #endif

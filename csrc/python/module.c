@@ -1,148 +1,16 @@
 /* mbint._core: parse, convert once, release the GIL when no Python runs per step,
- * call the driver, map the status.  Argument checking for users is done in
- * mbint/ivp.py; here arrays are re-checked only for memory safety. */
+ * call the driver, map the status (the run itself: options.h).  Argument checking
+ * for users is done in mbint/_validate.py; here arrays are re-checked only for
+ * memory safety. */
 #include "model_py.h"
+#include "options.h"
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 #include <string.h>
-#include "driver.h"
-#include "registry.h"
 #include "status.h"
-#include "sundials.h"
 #include "tableaus.h"
 #include "problems.h"
-
-static PyObject *vec_from(const double *x, ptrdiff_t m)
-{
-    npy_intp dims[1] = {(npy_intp)m};
-    PyObject *a = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
-    if (a && m > 0)
-        memcpy(PyArray_DATA((PyArrayObject *)a), x, (size_t)m * sizeof(double));
-    return a;
-}
-
-static PyObject *mat_from(const double *x, ptrdiff_t rows, ptrdiff_t cols)
-{
-    npy_intp dims[2] = {(npy_intp)rows, (npy_intp)cols};
-    PyObject *a = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
-    if (a && rows * cols > 0)
-        memcpy(PyArray_DATA((PyArrayObject *)a), x, (size_t)(rows * cols) * sizeof(double));
-    return a;
-}
-
-/* borrowed contiguous double array of exactly m entries, or NULL with ValueError */
-static PyArrayObject *as_vec(PyObject *o, ptrdiff_t m, const char *what)
-{
-    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(o, NPY_DOUBLE, 0, 1,
-                                                       NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
-    if (!a)
-        return NULL;
-    if (m >= 0 && PyArray_SIZE(a) != m) {
-        PyErr_Format(PyExc_ValueError, "%s must have %zd entries, got %zd.", what,
-                     (Py_ssize_t)m, (Py_ssize_t)PyArray_SIZE(a));
-        Py_DECREF(a);
-        return NULL;
-    }
-    return a;
-}
-
-static int dict_set(PyObject *d, const char *k, PyObject *v)
-{
-    if (!v)
-        return -1;
-    int rc = PyDict_SetItemString(d, k, v);
-    Py_DECREF(v);
-    return rc;
-}
-
-PyObject *result_to_dict(const mb_result *r)  /* shared with model_py.c */
-{
-    PyObject *d = PyDict_New();
-    if (!d)
-        return NULL;
-    ptrdiff_t n = r->n;
-    PyObject *evt = NULL, *evy = NULL;
-    if (dict_set(d, "t", vec_from(r->t, r->nt)) ||
-        dict_set(d, "y", mat_from(r->y, r->nt, n)) ||
-        dict_set(d, "status", PyLong_FromLong(r->status)) ||
-        dict_set(d, "message", PyUnicode_FromString(r->message)) ||
-        dict_set(d, "nfev", PyLong_FromLong(r->stats.nfev)) ||
-        dict_set(d, "njev", PyLong_FromLong(r->stats.njev)) ||
-        dict_set(d, "nlu", PyLong_FromLong(r->stats.nlu)) ||
-        dict_set(d, "nsteps", PyLong_FromLong(r->stats.nsteps)) ||
-        dict_set(d, "nreject", PyLong_FromLong(r->stats.nreject)) ||
-        dict_set(d, "nfail", PyLong_FromLong(r->stats.nfail)) ||
-        dict_set(d, "nrestart", PyLong_FromLong(r->stats.nrestart)) ||
-        dict_set(d, "hist_t", vec_from(r->hist_t, r->n_hist)) ||
-        dict_set(d, "hist_h", vec_from(r->hist_h, r->n_hist)) ||
-        dict_set(d, "hist_err", vec_from(r->hist_err, r->n_hist)) ||
-        dict_set(d, "dense_t", vec_from(r->d_t, r->nsteps_d)) ||
-        dict_set(d, "dense_h", vec_from(r->d_h, r->nsteps_d)) ||
-        dict_set(d, "dense_c", vec_from(r->d_c, r->len_c)) ||
-        dict_set(d, "dense_rec_len", PyLong_FromSsize_t((Py_ssize_t)r->d_rec_len)))
-        goto fail;
-    {
-        npy_intp dims[1] = {(npy_intp)r->nsteps_d};
-        PyObject *deg = PyArray_SimpleNew(1, dims, NPY_INT64);
-        PyObject *off = PyArray_SimpleNew(1, dims, NPY_INT64);
-        if (!deg || !off) {
-            Py_XDECREF(deg);
-            Py_XDECREF(off);
-            goto fail;
-        }
-        for (ptrdiff_t k = 0; k < r->nsteps_d; k++) {
-            ((npy_int64 *)PyArray_DATA((PyArrayObject *)deg))[k] = r->d_deg[k];
-            ((npy_int64 *)PyArray_DATA((PyArrayObject *)off))[k] = r->d_off[k];
-        }
-        if (dict_set(d, "dense_deg", deg)) {
-            Py_DECREF(off);
-            goto fail;
-        }
-        if (dict_set(d, "dense_off", off))
-            goto fail;
-    }
-    evt = PyList_New(r->n_events);
-    evy = PyList_New(r->n_events);
-    if (!evt || !evy)
-        goto fail;
-    for (ptrdiff_t i = 0; i < r->n_events; i++) {
-        PyObject *a = vec_from(r->ev_t[i], r->ev_count[i]);
-        PyObject *b = mat_from(r->ev_y[i], r->ev_count[i], n);
-        if (!a || !b) {
-            Py_XDECREF(a);
-            Py_XDECREF(b);
-            goto fail;
-        }
-        PyList_SET_ITEM(evt, i, a);
-        PyList_SET_ITEM(evy, i, b);
-    }
-    {
-        int bad = dict_set(d, "t_events", evt);  /* dict_set releases evt */
-        evt = NULL;
-        if (bad)
-            goto fail;
-        bad = dict_set(d, "y_events", evy);
-        evy = NULL;
-        if (bad)
-            goto fail;
-    }
-    return d;
-fail:
-    Py_XDECREF(evt);
-    Py_XDECREF(evy);
-    Py_DECREF(d);
-    return NULL;
-}
-
-/* the one driver for mbint's methods (m), SUNDIALS' own loop for the others */
-static int run_method(const mb_method *m, const char *mname, const mb_problem *p, double t0,
-                      double tf, const double *y0, const mb_options *o, mb_result *res)
-{
-    if (m)
-        return mb_driver_run(m, p, t0, tf, y0, o, res);
-    return mb_sundials_run(mname, p, t0, tf, y0, o, res);
-}
 
 PyDoc_STRVAR(solve_doc,
 "solve(method, fun, t0, tf, y0, atol, rtol, ...) -> dict\n\n"
@@ -153,59 +21,39 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
 {
     (void)self;
     static char *kwlist[] = {"method", "fun", "t0", "tf", "y0", "atol", "rtol", "h",
-                             "first_step", "max_step", "min_step", "max_steps",
-                             "step_doubling", "controller", "error_per_unit_step", "safety",
-                             "fac_min", "fac_max", "t_eval", "dense_output", "events",
-                             "terminal", "direction", "args", "nq", "jac", "mass",
-                             "jac_sparsity", "switching", "dfdt", NULL};
+                             RUN_KW_STEPS, RUN_KW_CONTROL, RUN_KW_OUTPUT, "args", "nq", "jac",
+                             "mass", "jac_sparsity", "switching", "dfdt", NULL};
     const char *mname;
-    PyObject *fun, *y0o, *atolo, *t_evalo = Py_None, *events = Py_None, *termo = Py_None,
-                                   *diro = Py_None, *args = NULL, *jaco = Py_None,
-                                   *masso = Py_None, *spo = Py_None, *swo = Py_None,
-                                   *dfdto = Py_None;
-    double t0, tf, rtol, h = 0, first_step = 0, max_step = 0, min_step = 0, safety = 0,
-                         fac_min = 0, fac_max = 0;
-    long max_steps = 0;
-    int doubling = 0, controller = 1, epus = 0, dense = 0;
+    PyObject *fun, *args = NULL, *jaco = Py_None, *masso = Py_None, *spo = Py_None,
+                   *dfdto = Py_None;
     Py_ssize_t nq = 0;
-    if (!PyArg_ParseTupleAndKeywords(a, kw, "sOddOOd|ddddlpiidddOpOOOO!nOOOOO", kwlist, &mname,
-                                     &fun, &t0, &tf, &y0o, &atolo, &rtol, &h, &first_step,
-                                     &max_step, &min_step, &max_steps, &doubling, &controller,
-                                     &epus, &safety, &fac_min, &fac_max, &t_evalo, &dense,
-                                     &events, &termo, &diro, &PyTuple_Type, &args, &nq, &jaco,
-                                     &masso, &spo, &swo, &dfdto))
+    run_args ra;
+    run_args_init(&ra);
+    if (!PyArg_ParseTupleAndKeywords(
+            a, kw, "sOddOOd|d" RUN_FMT_STEPS RUN_FMT_CONTROL RUN_FMT_OUTPUT "O!nOOOOO", kwlist,
+            &mname, &fun, &ra.t0, &ra.tf, &ra.y0, &ra.atol, &ra.rtol, &ra.h, RUN_ADDR_STEPS(ra),
+            RUN_ADDR_CONTROL(ra), RUN_ADDR_OUTPUT(ra), &PyTuple_Type, &args, &nq, &jaco, &masso,
+            &spo, &ra.switching, &dfdto))
         return NULL;
-    const mb_method *m = mb_method_find(mname);
-    const mb_sundials_method *sm = m ? NULL : mb_sundials_find(mname);
-    if (!m && !sm)
-        return PyErr_Format(PyExc_ValueError, "method: unknown method '%s'.", mname);
+    run_ctx r;
+    if (run_begin(&r, mname))
+        return NULL;
 
-    PyArrayObject *y0 = NULL, *atol = NULL, *te = NULL, *term = NULL, *dir = NULL, *mass = NULL,
-                  *sp = NULL, *sw = NULL;
+    PyArrayObject *mass = NULL, *sp = NULL;
     jac_ctx jc;
     memset(&jc, 0, sizeof jc);
     problem_ctx pc = {0};
     PyObject *out = NULL;
     py_fun_ctx pyf = {0};
     c_fun_ctx cf;
-    py_events_ctx pye = {0};
-    mb_result res;
-    memset(&res, 0, sizeof res);
-    int have_res = 0;
 
-    y0 = as_vec(y0o, -1, "y0");
-    if (!y0)
+    if (run_prepare(&r, &ra, -1, args))
         goto done;
-    ptrdiff_t n = PyArray_SIZE(y0);
-    atol = as_vec(atolo, n, "atol");
-    if (!atol)
-        goto done;
-
+    ptrdiff_t n = r.n;
     mb_problem p;
     memset(&p, 0, sizeof p);
     p.n = n;
     p.nq = nq;
-    int python_per_step = 0;
     if (PyCapsule_CheckExact(fun)) {
         if (c_fun_from_capsule(fun, n, &cf))
             goto done;
@@ -217,7 +65,7 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
         pyf.n = n;
         pc.rhs = py_rhs;
         pc.rhs_ctx = &pyf;
-        python_per_step = 1;
+        r.python = 1;
     } else {
         PyErr_SetString(PyExc_TypeError, "fun must be callable or a LowLevelCallable capsule.");
         goto done;
@@ -233,7 +81,7 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
         } else if (PyCallable_Check(dfdto)) {
             pc.dfdt = dfdto;
             p.dfdt = py_dfdt;
-            python_per_step = 1;
+            r.python = 1;
         } else {
             PyErr_SetString(PyExc_TypeError, "dfdt must be callable or 'zero'.");
             goto done;
@@ -245,127 +93,26 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
         pc.jac = &jc;
         p.jac = any_jac;
         if (jc.fun)
-            python_per_step = 1;
+            r.python = 1;
     }
     if (masso != Py_None) {
-        mass = (PyArrayObject *)PyArray_FROMANY(masso, NPY_DOUBLE, 2, 2,
-                                                NPY_ARRAY_F_CONTIGUOUS | NPY_ARRAY_ALIGNED);
-        if (!mass)
+        if (!(mass = as_square(masso, NPY_DOUBLE, n, "mass")))
             goto done;
-        if (PyArray_DIM(mass, 0) != n || PyArray_DIM(mass, 1) != n) {
-            PyErr_Format(PyExc_ValueError, "mass must have shape (%zd, %zd).", (Py_ssize_t)n,
-                         (Py_ssize_t)n);
-            goto done;
-        }
         p.mass = PyArray_DATA(mass);
     }
     if (spo != Py_None) {
-        sp = (PyArrayObject *)PyArray_FROMANY(spo, NPY_UINT8, 2, 2,
-                                              NPY_ARRAY_F_CONTIGUOUS | NPY_ARRAY_ALIGNED);
-        if (!sp)
+        if (!(sp = as_square(spo, NPY_UINT8, n, "jac_sparsity")))
             goto done;
-        if (PyArray_DIM(sp, 0) != n || PyArray_DIM(sp, 1) != n) {
-            PyErr_Format(PyExc_ValueError, "jac_sparsity must have shape (%zd, %zd).",
-                         (Py_ssize_t)n, (Py_ssize_t)n);
-            goto done;
-        }
         p.jac_sparsity = PyArray_DATA(sp);
     }
-
-    mb_options o;
-    memset(&o, 0, sizeof o);
-    o.rtol = rtol;
-    o.atol = PyArray_DATA(atol);
-    o.h = h;
-    o.first_step = first_step;
-    o.max_step = max_step;
-    o.min_step = min_step;
-    o.max_steps = max_steps;
-    o.step_doubling = doubling;
-    o.controller = controller ? MB_CONTROLLER_PI : MB_CONTROLLER_I;
-    o.error_per_unit_step = epus;
-    o.safety = safety;
-    o.fac_min = fac_min;
-    o.fac_max = fac_max;
-    o.dense_output = dense;
-    if (t_evalo != Py_None) {
-        te = as_vec(t_evalo, -1, "t_eval");
-        if (!te)
-            goto done;
-        o.t_eval = PyArray_DATA(te);
-        o.n_eval = PyArray_SIZE(te);
-    }
-    if (events != Py_None) {
-        Py_ssize_t nev = PySequence_Size(events);
-        if (nev < 0)
-            goto done;
-        if (nev > 0) {
-            term = (PyArrayObject *)PyArray_FROMANY(termo, NPY_INT, 1, 1, NPY_ARRAY_CARRAY);
-            dir = (PyArrayObject *)PyArray_FROMANY(diro, NPY_INT, 1, 1, NPY_ARRAY_CARRAY);
-            if (!term || !dir)
-                goto done;
-            if (PyArray_SIZE(term) != nev || PyArray_SIZE(dir) != nev) {
-                PyErr_SetString(PyExc_ValueError, "terminal and direction need one entry per event.");
-                goto done;
-            }
-            pye.events = events;
-            pye.args = args;
-            pye.n = n;
-            pye.nev = nev;
-            o.events = py_events;
-            o.n_events = nev;
-            o.terminal = PyArray_DATA(term);
-            o.direction = PyArray_DATA(dir);
-            o.event_ctx = &pye;
-            python_per_step = 1;
-            if (swo != Py_None) {
-                sw = (PyArrayObject *)PyArray_FROMANY(swo, NPY_INT, 1, 1, NPY_ARRAY_CARRAY);
-                if (!sw)
-                    goto done;
-                if (PyArray_SIZE(sw) != nev) {
-                    PyErr_SetString(PyExc_ValueError, "switching needs one entry per event.");
-                    goto done;
-                }
-                o.switching = PyArray_DATA(sw);
-                for (Py_ssize_t i = 0; sm && i < nev; i++)
-                    if (o.switching[i]) {
-                        PyErr_Format(PyExc_ValueError, "events: switching events restart the "
-                                     "integration inside mbint's driver; SUNDIALS method '%s' "
-                                     "runs its own step loop.", mname);
-                        goto done;
-                    }
-            }
-        }
-    }
-
-    have_res = 1;
-    if (python_per_step) {
-        run_method(m, mname, &p, t0, tf, PyArray_DATA(y0), &o, &res);
-    } else {
-        Py_BEGIN_ALLOW_THREADS
-        run_method(m, mname, &p, t0, tf, PyArray_DATA(y0), &o, &res);
-        Py_END_ALLOW_THREADS
-    }
-    if (PyErr_Occurred())   /* the user's own exception propagates */
-        goto done;
-    if (res.status == MB_ERR_MEM) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    out = result_to_dict(&res);
+    if (run_execute(&r, &p, &ra) == 0)
+        out = result_to_dict(&r.res);
 
 done:
-    if (have_res)
-        mb_result_free(&res);
+    run_free(&r);
     Py_XDECREF(pyf.ybuf);
-    Py_XDECREF(y0);
-    Py_XDECREF(atol);
-    Py_XDECREF(te);
-    Py_XDECREF(term);
-    Py_XDECREF(dir);
     Py_XDECREF(mass);
     Py_XDECREF(sp);
-    Py_XDECREF(sw);
     jac_ctx_free(&jc);
     return out;
 }
@@ -379,41 +126,33 @@ PyDoc_STRVAR(solve_dae_doc,
 static PyObject *core_solve_dae(PyObject *self, PyObject *a, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"residual", "t0", "tf", "y0", "yp0", "atol", "rtol", "first_step",
-                             "max_step", "min_step", "max_steps", "t_eval", "dense_output",
-                             "events", "terminal", "direction", "args", "algebraic", "calc_ic",
-                             "jac", NULL};
-    PyObject *fun, *y0o, *yp0o, *atolo, *t_evalo = Py_None, *events = Py_None, *termo = Py_None,
-                                        *diro = Py_None, *args = NULL, *algo = Py_None,
-                                        *jaco = Py_None;
-    double t0, tf, rtol, first_step = 0, max_step = 0, min_step = 0;
-    long max_steps = 0;
-    int dense = 0, calc_ic = 1;
-    if (!PyArg_ParseTupleAndKeywords(a, kw, "OddOOOd|dddlOpOOOO!OpO", kwlist, &fun, &t0, &tf,
-                                     &y0o, &yp0o, &atolo, &rtol, &first_step, &max_step,
-                                     &min_step, &max_steps, &t_evalo, &dense, &events, &termo,
-                                     &diro, &PyTuple_Type, &args, &algo, &calc_ic, &jaco))
+    static char *kwlist[] = {"residual", "t0", "tf", "y0", "yp0", "atol", "rtol", RUN_KW_STEPS,
+                             RUN_KW_OUTPUT, "args", "algebraic", "calc_ic", "jac", NULL};
+    PyObject *fun, *yp0o, *args = NULL, *algo = Py_None, *jaco = Py_None;
+    int calc_ic = 1;
+    run_args ra;
+    run_args_init(&ra);
+    if (!PyArg_ParseTupleAndKeywords(a, kw, "OddOOOd|" RUN_FMT_STEPS RUN_FMT_OUTPUT "O!OpO",
+                                     kwlist, &fun, &ra.t0, &ra.tf, &ra.y0, &yp0o, &ra.atol,
+                                     &ra.rtol, RUN_ADDR_STEPS(ra), RUN_ADDR_OUTPUT(ra),
+                                     &PyTuple_Type, &args, &algo, &calc_ic, &jaco))
         return NULL;
-    PyArrayObject *y0 = NULL, *yp0 = NULL, *atol = NULL, *te = NULL, *term = NULL, *dir = NULL,
-                  *alg = NULL;
+    run_ctx r;
+    if (run_begin(&r, "ida"))
+        return NULL;
+    PyArrayObject *yp0 = NULL, *alg = NULL;
     PyObject *out = NULL, *ypo = NULL;
     py_res_ctx rc_ctx;
-    py_events_ctx pye = {0};
-    mb_result res;
-    memset(&res, 0, sizeof res);
-    int have_res = 0;
 
-    y0 = as_vec(y0o, -1, "y0");
-    if (!y0)
+    if (run_prepare(&r, &ra, -1, args))
         goto done;
-    ptrdiff_t n = PyArray_SIZE(y0);
+    ptrdiff_t n = r.n;
     yp0 = as_vec(yp0o, n, "yp0");
-    atol = as_vec(atolo, n, "atol");
-    if (!yp0 || !atol)
+    if (!yp0)
         goto done;
     if (res_from_object(fun, args, n, &rc_ctx))
         goto done;
-    int python_per_step = rc_ctx.fun != NULL;
+    r.python |= rc_ctx.fun != NULL;
     mb_dae_options d = {PyArray_DATA(yp0), NULL, calc_ic, NULL};
     if (jaco != Py_None) {
         if (!PyCallable_Check(jaco)) {
@@ -422,7 +161,7 @@ static PyObject *core_solve_dae(PyObject *self, PyObject *a, PyObject *kw)
         }
         rc_ctx.jac = jaco;
         d.jac = py_dae_jac;
-        python_per_step = 1;
+        r.python = 1;
     }
     if (algo != Py_None) {
         alg = (PyArrayObject *)PyArray_FROMANY(algo, NPY_UINT8, 1, 1, NPY_ARRAY_CARRAY);
@@ -440,67 +179,15 @@ static PyObject *core_solve_dae(PyObject *self, PyObject *a, PyObject *kw)
     p.res = any_res;
     p.ctx = &rc_ctx;
 
-    mb_options o;
-    memset(&o, 0, sizeof o);
-    o.rtol = rtol;
-    o.atol = PyArray_DATA(atol);
-    o.first_step = first_step;
-    o.max_step = max_step;
-    o.min_step = min_step;
-    o.max_steps = max_steps;
-    o.dense_output = dense;
-    if (t_evalo != Py_None) {
-        te = as_vec(t_evalo, -1, "t_eval");
-        if (!te)
-            goto done;
-        o.t_eval = PyArray_DATA(te);
-        o.n_eval = PyArray_SIZE(te);
-    }
-    if (events != Py_None) {
-        Py_ssize_t nev = PySequence_Size(events);
-        if (nev < 0)
-            goto done;
-        if (nev > 0) {
-            term = (PyArrayObject *)PyArray_FROMANY(termo, NPY_INT, 1, 1, NPY_ARRAY_CARRAY);
-            dir = (PyArrayObject *)PyArray_FROMANY(diro, NPY_INT, 1, 1, NPY_ARRAY_CARRAY);
-            if (!term || !dir)
-                goto done;
-            if (PyArray_SIZE(term) != nev || PyArray_SIZE(dir) != nev) {
-                PyErr_SetString(PyExc_ValueError, "terminal and direction need one entry per event.");
-                goto done;
-            }
-            pye.events = events;
-            pye.args = args;
-            pye.n = n;
-            pye.nev = nev;
-            o.events = py_events;
-            o.n_events = nev;
-            o.terminal = PyArray_DATA(term);
-            o.direction = PyArray_DATA(dir);
-            o.event_ctx = &pye;
-            python_per_step = 1;
-        }
-    }
     npy_intp dims[1] = {(npy_intp)n};
     ypo = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
     if (!ypo)
         goto done;
-    double *yp_out = PyArray_DATA((PyArrayObject *)ypo);
-    have_res = 1;
-    if (python_per_step) {
-        mb_sundials_ida_run(&p, t0, tf, PyArray_DATA(y0), &d, &o, &res, yp_out);
-    } else {
-        Py_BEGIN_ALLOW_THREADS
-        mb_sundials_ida_run(&p, t0, tf, PyArray_DATA(y0), &d, &o, &res, yp_out);
-        Py_END_ALLOW_THREADS
-    }
-    if (PyErr_Occurred())
+    r.dae = &d;
+    r.yp0_out = PyArray_DATA((PyArrayObject *)ypo);
+    if (run_execute(&r, &p, &ra))
         goto done;
-    if (res.status == MB_ERR_MEM) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    out = result_to_dict(&res);
+    out = result_to_dict(&r.res);
     if (out) {
         int bad = dict_set(out, "yp0", ypo);  /* dict_set releases ypo */
         ypo = NULL;
@@ -509,15 +196,9 @@ static PyObject *core_solve_dae(PyObject *self, PyObject *a, PyObject *kw)
     }
 
 done:
-    if (have_res)
-        mb_result_free(&res);
+    run_free(&r);
     Py_XDECREF(ypo);
-    Py_XDECREF(y0);
     Py_XDECREF(yp0);
-    Py_XDECREF(atol);
-    Py_XDECREF(te);
-    Py_XDECREF(term);
-    Py_XDECREF(dir);
     Py_XDECREF(alg);
     return out;
 }

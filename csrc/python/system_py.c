@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "convert.h"
 #include "status.h"
 
 /* Python argument forms */
@@ -62,11 +63,11 @@ static int py_slot(mech_handle *h, int k, double t, const double *q, const doubl
     ptrdiff_t nq = h->nq, rows = dim_of(h, si->rows), cols = dim_of(h, si->cols);
     PyObject *argv[3] = {NULL, NULL, NULL};
     int na = 0, ok = 1;
-    PyObject *pt = PyFloat_FromDouble(t), *pq = vec_copy(q, nq), *pb = NULL;
+    PyObject *pt = PyFloat_FromDouble(t), *pq = vec_from(q, nq), *pb = NULL;
     if (si->form == A_T_Q_QD || si->form == A_Q_QD_T || si->form == A_Q_X_T)
-        pb = vec_copy(b, nq);
+        pb = vec_from(b, nq);
     else if (si->form == A_Q_LAM_T)
-        pb = vec_copy(b, h->nc);
+        pb = vec_from(b, h->nc);
     if (!pt || !pq || ((si->form != A_Q && si->form != A_Q_T) && !pb))
         ok = 0;
     if (ok) {
@@ -269,25 +270,6 @@ static int us_phiqT_lam_q(void *ctx, double t, const double *q, const double *la
     return call_slot(ctx, S_PHIQT_LAM_Q, t, q, lam, o, ld);
 }
 
-/* LowLevelCallable signature with spaces and 'const' removed */
-static int capsule_signature(PyObject *cap, char *sig, size_t len)
-{
-    const char *name = PyCapsule_GetName(cap);
-    if (!name && PyErr_Occurred())
-        return -1;
-    size_t k = 0;
-    for (const char *p = name ? name : ""; *p && k + 1 < len; p++) {
-        if (strncmp(p, "const", 5) == 0) {
-            p += 4;
-            continue;
-        }
-        if (*p != ' ')
-            sig[k++] = *p;
-    }
-    sig[k] = '\0';
-    return 0;
-}
-
 static int fill_slot(mech_handle *h, int k, PyObject *o)
 {
     slot *s = &h->s[k];
@@ -295,7 +277,8 @@ static int fill_slot(mech_handle *h, int k, PyObject *o)
         return 0;
     if (PyCapsule_CheckExact(o)) {
         char sig[256];
-        if (capsule_signature(o, sig, sizeof sig))
+        void *cf, *ud;
+        if (capsule_signature(o, sig, sizeof sig, &cf, &ud))
             return -1;
         if (strcmp(sig, slot_info[k].sig) != 0) {
             PyErr_Format(PyExc_ValueError,
@@ -304,12 +287,9 @@ static int fill_slot(mech_handle *h, int k, PyObject *o)
                          slot_info[k].name, sig, slot_info[k].sig);
             return -1;
         }
-        const char *name = PyCapsule_GetName(o);
-        s->cf = PyCapsule_GetPointer(o, name);
-        if (!s->cf)
-            return -1;
-        s->ud = PyCapsule_GetContext(o);
-        return PyErr_Occurred() ? -1 : 0;
+        s->cf = cf;
+        s->ud = ud;
+        return 0;
     }
     if (!PyCallable_Check(o)) {
         PyErr_Format(PyExc_TypeError, "%s must be callable, a LowLevelCallable or None.",

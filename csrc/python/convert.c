@@ -1,0 +1,150 @@
+/* Conversions at the boundary shared by the binding files (convert.h). */
+#include "convert.h"
+#define NO_IMPORT_ARRAY
+#define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+#include <string.h>
+
+PyObject *vec_from(const double *x, ptrdiff_t m)
+{
+    npy_intp dims[1] = {(npy_intp)m};
+    PyObject *a = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    if (a && m > 0)
+        memcpy(PyArray_DATA((PyArrayObject *)a), x, (size_t)m * sizeof(double));
+    return a;
+}
+
+PyObject *mat_from(const double *x, ptrdiff_t rows, ptrdiff_t cols)
+{
+    npy_intp dims[2] = {(npy_intp)rows, (npy_intp)cols};
+    PyObject *a = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (a && rows * cols > 0)
+        memcpy(PyArray_DATA((PyArrayObject *)a), x, (size_t)(rows * cols) * sizeof(double));
+    return a;
+}
+
+PyObject *as_vec_object(PyObject *o, ptrdiff_t m, const char *what)
+{
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(o, NPY_DOUBLE, 0, 1,
+                                                       NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    if (!a)
+        return NULL;
+    if (m >= 0 && PyArray_SIZE(a) != m) {
+        PyErr_Format(PyExc_ValueError, "%s must have %zd entries, got %zd.", what,
+                     (Py_ssize_t)m, (Py_ssize_t)PyArray_SIZE(a));
+        Py_DECREF(a);
+        return NULL;
+    }
+    return (PyObject *)a;
+}
+
+PyObject *as_square_object(PyObject *o, int typenum, ptrdiff_t n, const char *what)
+{
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(o, typenum, 2, 2,
+                                                       NPY_ARRAY_F_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    if (!a)
+        return NULL;
+    if (PyArray_DIM(a, 0) != n || PyArray_DIM(a, 1) != n) {
+        PyErr_Format(PyExc_ValueError, "%s must have shape (%zd, %zd).", what, (Py_ssize_t)n,
+                     (Py_ssize_t)n);
+        Py_DECREF(a);
+        return NULL;
+    }
+    return (PyObject *)a;
+}
+
+int dict_set(PyObject *d, const char *k, PyObject *v)
+{
+    if (!v)
+        return -1;
+    int rc = PyDict_SetItemString(d, k, v);
+    Py_DECREF(v);
+    return rc;
+}
+
+PyObject *call_lead(PyObject *fun, PyObject *args, PyObject *const *lead, int nl)
+{
+    Py_ssize_t na = args ? PyTuple_GET_SIZE(args) : 0;
+    PyObject *stack[16] = {NULL};
+    PyObject **argv = stack;
+    if (na + nl > 16) {
+        argv = PyMem_Malloc((size_t)(na + nl) * sizeof *argv);
+        if (!argv)
+            return PyErr_NoMemory();
+    }
+    for (int i = 0; i < nl; i++)
+        argv[i] = lead[i];
+    for (Py_ssize_t i = 0; i < na; i++)
+        argv[nl + i] = PyTuple_GET_ITEM(args, i);
+    PyObject *r = PyObject_Vectorcall(fun, argv, (size_t)(na + nl), NULL);
+    if (argv != stack)
+        PyMem_Free(argv);
+    return r;
+}
+
+PyObject *returned_vector_object(PyObject *r, int maxdim, ptrdiff_t n, const char *fmt)
+{
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(r, NPY_DOUBLE, 0, maxdim,
+                                                       NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    Py_DECREF(r);
+    if (!a)
+        return NULL;
+    if (PyArray_SIZE(a) != n) {
+        PyErr_Format(PyExc_ValueError, fmt, (Py_ssize_t)PyArray_SIZE(a), (Py_ssize_t)n);
+        Py_DECREF(a);
+        return NULL;
+    }
+    return (PyObject *)a;
+}
+
+int returned_matrix(PyObject *r, ptrdiff_t n, double *J, ptrdiff_t ld, const char *what)
+{
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(r, NPY_DOUBLE, 0, 2, NPY_ARRAY_ALIGNED);
+    Py_DECREF(r);
+    if (!a)
+        return -1;
+    if (PyArray_SIZE(a) != n * n || (PyArray_NDIM(a) == 2 && PyArray_DIM(a, 0) != n)) {
+        PyErr_Format(PyExc_ValueError, "%s must return shape (%zd, %zd).", what, (Py_ssize_t)n,
+                     (Py_ssize_t)n);
+        Py_DECREF(a);
+        return -1;
+    }
+    if (PyArray_NDIM(a) < 2) {  /* n == 1 */
+        J[0] = *(double *)PyArray_DATA(a);
+    } else {
+        for (ptrdiff_t c = 0; c < n; c++)
+            for (ptrdiff_t i = 0; i < n; i++)
+                J[c * ld + i] = *(double *)PyArray_GETPTR2(a, i, c);
+    }
+    Py_DECREF(a);
+    return 0;
+}
+
+int capsule_signature(PyObject *capsule, char *sig, size_t len, void **ptr, void **ud)
+{
+    const char *name = PyCapsule_GetName(capsule);
+    if (!name && PyErr_Occurred())
+        return -1;
+    size_t k = 0;
+    for (const char *p = name ? name : ""; *p && k + 1 < len; p++) {
+        if (strncmp(p, "const", 5) == 0) {
+            p += 4;
+            continue;
+        }
+        if (*p != ' ')
+            sig[k++] = *p;
+    }
+    sig[k] = '\0';
+    if (ptr) {
+        *ptr = PyCapsule_GetPointer(capsule, name);
+        if (!*ptr)
+            return -1;
+    }
+    if (ud) {
+        *ud = PyCapsule_GetContext(capsule);
+        if (PyErr_Occurred())
+            return -1;
+    }
+    return 0;
+}

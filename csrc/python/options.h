@@ -1,0 +1,86 @@
+#ifndef MB_PYTHON_OPTIONS_H
+#define MB_PYTHON_OPTIONS_H
+/* Internal to csrc/python: one run of an integrator from Python, shared by
+ * _core.solve and _core.solve_dae (module.c) and _core.mech_simulate (model_py.c).
+ *
+ *   run_args     the options all three accept, filled by each entry point's
+ *                PyArg_ParseTupleAndKeywords through the RUN_KW_* keyword names,
+ *                RUN_FMT_* format units and RUN_ADDR_* addresses below, so the
+ *                three keep the same names, types and order;
+ *   run_begin    the method by name: mbint's driver (registry.h) or SUNDIALS;
+ *   run_prepare  y0, atol, t_eval, events (terminal, direction, switching)
+ *                converted once into an mb_options and the arrays it points to;
+ *   run_execute  the run, with the GIL released when no Python runs per step;
+ *                the user's own exception propagates, MB_ERR_MEM is MemoryError,
+ *                any other failure stays in the result (status, message);
+ *   result_to_dict  the mb_result as the dict of _core.solve;
+ *   run_free     releases everything (also after a failure at any point).
+ * Arguments are validated for users in mbint/_validate.py; here they are
+ * re-checked only for memory safety. */
+#include "convert.h"
+#include "problem_py.h"
+#include "driver.h"
+#include "registry.h"
+#include "sundials.h"
+
+typedef struct run_args {
+    double t0, tf, rtol;
+    PyObject *y0, *atol;
+    double h, first_step, max_step, min_step, safety, fac_min, fac_max;
+    long max_steps;
+    int step_doubling, controller, error_per_unit_step, dense_output;
+    PyObject *t_eval, *events, *terminal, *direction, *switching;
+} run_args;
+
+/* step bounds, step-size control and output, in the order of _core.solve */
+#define RUN_KW_STEPS "first_step", "max_step", "min_step", "max_steps"
+#define RUN_FMT_STEPS "dddl"
+#define RUN_ADDR_STEPS(a) &(a).first_step, &(a).max_step, &(a).min_step, &(a).max_steps
+#define RUN_KW_CONTROL \
+    "step_doubling", "controller", "error_per_unit_step", "safety", "fac_min", "fac_max"
+#define RUN_FMT_CONTROL "piiddd"
+#define RUN_ADDR_CONTROL(a)                                                             \
+    &(a).step_doubling, &(a).controller, &(a).error_per_unit_step, &(a).safety, &(a).fac_min, \
+        &(a).fac_max
+#define RUN_KW_OUTPUT "t_eval", "dense_output", "events", "terminal", "direction"
+#define RUN_FMT_OUTPUT "OpOOO"
+#define RUN_ADDR_OUTPUT(a) \
+    &(a).t_eval, &(a).dense_output, &(a).events, &(a).terminal, &(a).direction
+
+/* defaults: zeros, the PI controller, every object None */
+void run_args_init(run_args *a);
+
+typedef struct run_ctx {
+    const mb_method *m;              /* a method of mbint's driver, or NULL: */
+    const char *name;                /* the method's name (SUNDIALS when m is NULL) */
+    const mb_dae_options *dae;       /* IDA on p->res (mb_sundials_ida_run), or NULL */
+    double *yp0_out;                 /* with dae: receives y'(t0) */
+    ptrdiff_t n;                     /* state size (from y0) */
+    int python;                      /* Python runs per step: keep the GIL */
+    /* events after the user's: n_extra C functions, non-terminal, both
+     * directions, switching (the contacts of simulate), or none */
+    ptrdiff_t n_extra;
+    mb_event_fn extra;
+    void *extra_ctx;
+    mb_options o;
+    mb_result res;
+    /* owned */
+    PyObject *y0, *atol, *t_eval;    /* float64 arrays */
+    int *ev_flags;                   /* terminal, direction, switching: 3 o.n_events */
+    py_events_ctx user;              /* the user's events g(t, y, *args) */
+} run_ctx;
+
+/* Zero r and look up the method `name`; -1 with ValueError when unknown. */
+int run_begin(run_ctx *r, const char *name);
+/* Convert y0 (n0 entries, or any size when n0 < 0), atol, t_eval and the events
+ * of a into r->o; args: the tuple passed to the events (or NULL).  0 or -1. */
+int run_prepare(run_ctx *r, const run_args *a, ptrdiff_t n0, PyObject *args);
+/* Run p from a->t0 to a->tf into r->res (see the header comment).  0 or -1. */
+int run_execute(run_ctx *r, const mb_problem *p, const run_args *a);
+void run_free(run_ctx *r);
+
+/* The dict of _core.solve: t, y, status, message, statistics, step history,
+ * dense records, t_events, y_events. */
+PyObject *result_to_dict(const mb_result *r);
+
+#endif

@@ -1,0 +1,237 @@
+"""Argument checks shared by :func:`mbint.solve_ivp`, :func:`mbint.solve_dae` and
+:func:`mbint.simulate`.
+
+Every check raises ``ValueError`` naming the argument before any C runs, and
+returns the value in the form the C entry points take (``_core.solve``,
+``_core.solve_dae``, ``_core.mech_simulate``; csrc/python/options.h), so the
+three front ends accept the same options with the same messages.
+"""
+from __future__ import annotations
+
+import ctypes
+import math
+import numbers
+
+import numpy as np
+
+try:  # scipy is a dependency, but keep import errors readable
+    from scipy import LowLevelCallable
+except ImportError as exc:  # pragma: no cover
+    raise ImportError("mbint needs SciPy") from exc
+
+
+def as_capsule(fun):
+    """PyCapsule of a LowLevelCallable or ctypes function, else None."""
+    if isinstance(fun, LowLevelCallable):
+        return tuple.__getitem__(fun, 0)
+    if isinstance(fun, ctypes._CFuncPtr):
+        return tuple.__getitem__(LowLevelCallable(fun), 0)
+    return None
+
+
+def args_tuple(args):
+    """Extra arguments as a tuple (a single non-tuple value is wrapped)."""
+    if args is None:
+        return ()
+    return args if isinstance(args, tuple) else (args,)
+
+
+def callable_or_capsule(fun, args, message):
+    """The capsule of a LowLevelCallable (which takes no ``args``) or the Python
+    callable itself; otherwise ValueError(message)."""
+    capsule = as_capsule(fun)
+    if capsule is not None:
+        if args:
+            raise ValueError("args: extra arguments go to Python callables only; pass user_data "
+                             "to the LowLevelCallable instead.")
+        return capsule
+    if callable(fun):
+        return fun
+    raise ValueError(message)
+
+
+def t_span(span):
+    """``(t0, tf)`` as two finite floats."""
+    try:
+        span = tuple(float(v) for v in span)
+    except (TypeError, ValueError):
+        raise ValueError("t_span must be a sequence of two floats (t0, tf).") from None
+    if len(span) != 2:
+        raise ValueError(f"t_span must have length 2, got {len(span)}.")
+    t0, tf = span
+    if not (math.isfinite(t0) and math.isfinite(tf)):
+        raise ValueError("t_span must be finite.")
+    return t0, tf
+
+
+def float_vector(name, v, n=None):
+    """A finite 1-D float array: non-empty, or of size n when n is given."""
+    a = np.asarray(v)
+    if np.iscomplexobj(a):
+        raise ValueError(f"{name}: complex states are not supported; split into real and "
+                         f"imaginary parts.")
+    try:
+        a = np.array(a, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of numbers.") from None
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional, got shape {a.shape}.")
+    if n is None and a.size == 0:
+        raise ValueError(f"{name} must not be empty.")
+    if n is not None and a.size != n:
+        raise ValueError(f"{name} must have the size of y0 ({n}), got {a.size}.")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must be finite (no NaN or Inf).")
+    return a
+
+
+def positive(name, v, allow_inf=False):
+    """v as a positive float (finite unless allow_inf)."""
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a positive float.") from None
+    if not v > 0 or (not allow_inf and not math.isfinite(v)):
+        raise ValueError(f"{name} must be positive{'' if allow_inf else ' and finite'}, got {v}.")
+    return v
+
+
+def atol_vector(atol, n, entries=None):
+    """atol as n non-negative finite floats; a scalar applies to every component.
+
+    entries : str, optional
+        How to name the n entries in the size error (simulate: ``"2 nq = 12
+        entries"``); an array atol is then flattened first and may have one entry.
+        Without it atol must have shape (n,).
+    """
+    if isinstance(atol, numbers.Real):
+        a = np.full(n, float(atol))
+    else:
+        try:
+            a = np.asarray(atol, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError("atol must be a non-negative float or array.") from None
+        if entries is not None:
+            a = a.reshape(-1)
+            if a.size == 1:
+                a = np.full(n, float(a[0]))
+            if a.shape != (n,):
+                raise ValueError(f"atol must be a scalar or have {entries}, got {a.size}.")
+        else:
+            if a.ndim == 0:
+                a = np.full(n, float(a))
+            if a.shape != (n,):
+                raise ValueError(f"atol must be a scalar or have shape ({n},), got shape "
+                                 f"{a.shape}.")
+    if not (a.min() >= 0) or not np.all(np.isfinite(a)):
+        raise ValueError("atol must be non-negative and finite.")
+    return a
+
+
+def step_bounds(first_step, max_step, min_step, max_steps):
+    """The step-size bounds as keywords of the C entry points: first_step (0:
+    automatic), max_step (0: none), min_step, max_steps (0: the default)."""
+    fs = 0.0 if first_step is None else positive("first_step", first_step)
+    ms = positive("max_step", max_step, allow_inf=True)
+    try:
+        min_step = float(min_step)
+    except (TypeError, ValueError):
+        raise ValueError("min_step must be a non-negative float.") from None
+    if not min_step >= 0:
+        raise ValueError("min_step must be non-negative.")
+    msteps = 0
+    if max_steps is not None:
+        try:
+            msteps = int(max_steps)
+        except (TypeError, ValueError, OverflowError):
+            msteps = 0
+        if msteps <= 0 or msteps != max_steps:  # 1e6 is accepted, 2.5 is not
+            raise ValueError("max_steps must be a positive integer.")
+    return dict(first_step=fs, max_step=ms if math.isfinite(ms) else 0.0, min_step=min_step,
+                max_steps=msteps)
+
+
+def step_control(info, mname, h, controller, error_per_unit_step, safety, fac_min, fac_max):
+    """Fixed step h or step-size control of method ``mname`` (``info``: its
+    :class:`mbint.methods.MethodInfo`) as keywords of the C entry points."""
+    h_fixed = 0.0 if h is None else positive("h", h)
+    if h is None and info.adaptive == "none":
+        raise ValueError(f"h: method {mname!r} runs with a fixed step only; give h=.")
+    if h is not None and info.adaptive == "variable order":
+        raise ValueError(f"h: method {mname!r} chooses its own steps; a fixed step is not "
+                         f"supported.")
+    if controller not in ("pi", "i"):
+        raise ValueError(f"controller must be 'pi' or 'i', got {controller!r}.")
+    return dict(h=h_fixed, step_doubling=h is None and info.adaptive == "step doubling",
+                controller=1 if controller == "pi" else 0,
+                error_per_unit_step=bool(error_per_unit_step),
+                safety=0.0 if safety is None else positive("safety", safety),
+                fac_min=0.0 if fac_min is None else positive("fac_min", fac_min),
+                fac_max=0.0 if fac_max is None else positive("fac_max", fac_max))
+
+
+def t_eval(times, t0, tf):
+    """Output times as a contiguous 1-D array inside [t0, tf], strictly monotone in
+    the direction of integration, or None."""
+    if times is None:
+        return None
+    te = np.asarray(times, dtype=float)
+    if te.ndim != 1:
+        raise ValueError("t_eval must be 1-dimensional.")
+    lo, hi = min(t0, tf), max(t0, tf)
+    if np.any(te < lo) or np.any(te > hi):
+        raise ValueError("t_eval values must lie within t_span.")
+    d = np.diff(te)
+    if (tf >= t0 and np.any(d <= 0)) or (tf < t0 and np.any(d >= 0)):
+        raise ValueError("t_eval must be strictly increasing (decreasing for tf < t0).")
+    return np.ascontiguousarray(te)
+
+
+def check_events(events):
+    """``(events, terminal, direction)``: the event callables as a list, with
+    SciPy's ``terminal`` (bool or count) and ``direction`` (its sign) attributes as
+    int arrays; ``(None, None, None)`` without events."""
+    if events is None:
+        return None, None, None
+    if callable(events):
+        events = [events]
+    events = list(events)
+    if not events:
+        return None, None, None
+    terminal, direction = [], []
+    for i, ev in enumerate(events):
+        if not callable(ev):
+            raise ValueError(f"events[{i}] must be callable g(t, y), got {type(ev).__name__}.")
+        term = getattr(ev, "terminal", False)
+        if isinstance(term, (bool, np.bool_)):
+            term = 1 if term else 0
+        elif isinstance(term, numbers.Integral) and term >= 0:
+            term = int(term)
+        else:
+            raise ValueError(f"events[{i}].terminal must be a bool or a non-negative int.")
+        d = getattr(ev, "direction", 0)
+        if d not in (-1, 0, 1) and not (isinstance(d, numbers.Real) and np.isfinite(d)):
+            raise ValueError(f"events[{i}].direction must be a number (its sign is used).")
+        terminal.append(term)
+        direction.append(int(np.sign(d)))
+    return events, np.array(terminal, dtype=np.intc), np.array(direction, dtype=np.intc)
+
+
+def switching_flags(events, info, mname):
+    """The ``switching`` attribute of every event (checked by :func:`check_events`)
+    as an int array, or None when no event is a switching event; switching events
+    need mbint's driver (``info.backend == "mbint"``)."""
+    if not events:
+        return None
+    flags = []
+    for i, ev in enumerate(events):
+        sw = getattr(ev, "switching", False)
+        if not isinstance(sw, (bool, np.bool_)):
+            raise ValueError(f"events[{i}].switching must be a bool.")
+        flags.append(1 if sw else 0)
+    if not any(flags):
+        return None
+    if info.backend == "sundials":
+        raise ValueError(f"events: switching events restart the integration inside mbint's "
+                         f"driver; method {mname!r} (SUNDIALS) runs its own step loop.")
+    return np.array(flags, dtype=np.intc)
