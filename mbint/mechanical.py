@@ -12,13 +12,13 @@ are taken by central differences in C.
 """
 from __future__ import annotations
 
-import ctypes
 import numbers
 
 import numpy as np
 
 from . import _core
 from ._kernels import Kernels
+from ._validate import as_capsule
 
 __all__ = ["MechanicalSystem"]
 
@@ -39,17 +39,6 @@ C_SIGNATURES = {
     "phiqT_lam_q":
         "int (void *, double t, const double *q, const double *lam, double *out, long ld)",
 }
-
-
-def _capsule(fun):
-    """PyCapsule of a LowLevelCallable or ctypes function, else None."""
-    from scipy import LowLevelCallable
-
-    if isinstance(fun, LowLevelCallable):
-        return tuple.__getitem__(fun, 0)
-    if isinstance(fun, ctypes._CFuncPtr):
-        return tuple.__getitem__(LowLevelCallable(fun), 0)
-    return None
 
 
 class MechanicalSystem(Kernels):
@@ -125,7 +114,7 @@ class MechanicalSystem(Kernels):
             if k == "constraint_t" and (v is False or (isinstance(v, numbers.Number) and v == 0)):
                 kernels[k] = False
                 continue
-            cap = _capsule(v)
+            cap = as_capsule(v)
             if cap is not None:
                 kernels[k] = cap
             elif callable(v):
