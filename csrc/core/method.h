@@ -137,6 +137,10 @@ struct mb_stepper {
  * (MB_ERR_NONFINITE otherwise) and maps callback codes (< 0 fatal -> that code
  * is returned as MB_ERR_RHS_FAIL unless it is MB_ERR_CALLBACK). */
 int mb_rhs(mb_stepper *s, double t, const double *y, double *ydot);
+/* mb_rhs at a Newton iterate: a non-finite f there means the iteration failed, not
+ * the run, so MB_ERR_NONFINITE becomes MB_RECOVERABLE (and the message it wrote is
+ * cleared); other codes pass through. */
+int mb_rhs_iterate(mb_stepper *s, double t, const double *y, double *ydot);
 /* Second-order view: qdd = a(t, q, qd); uses p->acc, else p->rhs on (q, qd)
  * with tmp (size 2n) as scratch. */
 int mb_acc(mb_stepper *s, double t, const double *q, const double *qd, double *qdd, double *tmp);

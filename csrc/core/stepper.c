@@ -45,6 +45,18 @@ int mb_rhs(mb_stepper *s, double t, const double *y, double *ydot)
     return MB_OK;
 }
 
+int mb_rhs_iterate(mb_stepper *s, double t, const double *y, double *ydot)
+{
+    int had_msg = s->msg && s->msg[0] != '\0';
+    int rc = mb_rhs(s, t, y, ydot);
+    if (rc == MB_ERR_NONFINITE) {
+        if (!had_msg && s->msg)
+            s->msg[0] = '\0';
+        return MB_RECOVERABLE;
+    }
+    return rc;
+}
+
 int mb_acc(mb_stepper *s, double t, const double *q, const double *qd, double *qdd, double *tmp)
 {
     const mb_problem *p = s->p;

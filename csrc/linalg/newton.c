@@ -1,6 +1,8 @@
 #include <float.h>
 #include <math.h>
+#include <string.h>
 #include "newton.h"
+#include "dense.h"
 
 void mb_newton_init(mb_newton *nw, double kappa, int max_iter)
 {
@@ -44,4 +46,28 @@ int mb_newton_check(mb_newton *nw, double dz_norm)
     if (nw->iter >= nw->max_iter)
         return MB_NEWTON_FAILED;
     return MB_NEWTON_CONTINUE;
+}
+
+int mb_newton_matrix_factor(ptrdiff_t n, const double *M, const double *J, double c,
+                            double *A, int *ipiv)
+{
+    ptrdiff_t nn = n * n;
+    for (ptrdiff_t q = 0; q < nn; q++)
+        A[q] = -c * J[q];
+    if (M) {
+        for (ptrdiff_t q = 0; q < nn; q++)
+            A[q] += M[q];
+    } else {
+        for (ptrdiff_t i = 0; i < n; i++)
+            A[i * n + i] += 1.0;
+    }
+    return mb_lu_factor(n, A, n, ipiv);
+}
+
+void mb_mass_apply(ptrdiff_t n, const double *M, const double *x, double *out)
+{
+    if (M)
+        mb_gemv(n, n, 1.0, M, n, x, 0.0, out);
+    else
+        memcpy(out, x, (size_t)n * sizeof(double));
 }

@@ -1,5 +1,6 @@
 #ifndef MB_LINALG_NEWTON_H
 #define MB_LINALG_NEWTON_H
+#include <stddef.h>
 /* Convergence control of simplified Newton iterations, shared by BDF, implicit
  * Runge-Kutta and the block methods (the role of Hairer's DECSOL drivers).
  *
@@ -22,6 +23,14 @@ typedef struct mb_newton {
 } mb_newton;
 
 enum { MB_NEWTON_CONVERGED = 0, MB_NEWTON_CONTINUE = 1, MB_NEWTON_FAILED = 2 };
+
+/* Iteration matrix A = M - c J (M == NULL: the identity), n x n column-major with
+ * leading dimension n, and its LU (ipiv: n).  Returns MB_OK or MB_ERR_LINALG. */
+int mb_newton_matrix_factor(ptrdiff_t n, const double *M, const double *J, double c,
+                            double *A, int *ipiv);
+
+/* out = M x (a copy of x when M == NULL: the identity) */
+void mb_mass_apply(ptrdiff_t n, const double *M, const double *x, double *out);
 
 /* set parameters once per run */
 void mb_newton_init(mb_newton *nw, double kappa, int max_iter);

@@ -38,7 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../linalg/dense.h" /* LU; core/dense.h has the same name */
+#include "../linalg/dense.h" /* LU */
 #include "index1.h"
 #include "status.h"
 

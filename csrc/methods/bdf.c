@@ -78,7 +78,7 @@
 #include <math.h>
 #include <string.h>
 #include "bdf.h"
-#include "../linalg/dense.h" /* LU; core/dense.h has the same name */
+#include "../linalg/dense.h" /* LU */
 #include "newton.h"
 #include "norm.h"
 #include "status.h"
@@ -215,21 +215,9 @@ void mb_bdf_change_D(ptrdiff_t n, int k, double factor, double *D, ptrdiff_t ld)
 /* LU of M - c J (I - c J without a mass matrix) */
 static int factor_matrix(mb_stepper *s, bdf_state *st, double c)
 {
-    ptrdiff_t n = s->n, nn = n * n;
-    const double *M = s->p->mass, *J = mat_J(s);
-    double *A = mat_LU(s);
-    for (ptrdiff_t q = 0; q < nn; q++)
-        A[q] = -c * J[q];
-    if (M) {
-        for (ptrdiff_t q = 0; q < nn; q++)
-            A[q] += M[q];
-    } else {
-        for (ptrdiff_t i = 0; i < n; i++)
-            A[i * n + i] += 1.0;
-    }
     s->stats->nlu++;
     st->lu_ok = 0;
-    int rc = mb_lu_factor(n, A, n, ipiv(s));
+    int rc = mb_newton_matrix_factor(s->n, s->p->mass, mat_J(s), c, mat_LU(s), ipiv(s));
     if (rc != MB_OK)
         return rc;
     st->lu_ok = 1;
@@ -242,19 +230,6 @@ static int lu_current(const bdf_state *st, double c)
     return st->lu_ok && fabs(c - st->c_lu) <= 1e-10 * fabs(c);
 }
 
-/* f through the stepper; a non-finite value at a Newton iterate is a convergence
- * failure (returned as MB_RECOVERABLE with the message left untouched) */
-static int eval_f(mb_stepper *s, double t, const double *y, double *f)
-{
-    int had_msg = s->msg && s->msg[0] != '\0';
-    int rc = mb_rhs(s, t, y, f);
-    if (rc == MB_ERR_NONFINITE) {
-        if (!had_msg && s->msg)
-            s->msg[0] = '\0';
-        return MB_RECOVERABLE;
-    }
-    return rc;
-}
 
 /* ---- history ---- */
 
@@ -345,7 +320,7 @@ static int newton(mb_stepper *s, bdf_state *st, double t, double c, int *rc_out)
     for (int it = 0; it < NEWTON_MAXITER; it++) {
         const double *fv = fp;
         if (it > 0) {
-            int rc = eval_f(s, t, yv, f);
+            int rc = mb_rhs_iterate(s, t, yv, f);
             if (rc < 0) { *rc_out = rc; return 0; }
             if (rc > 0) return 0;
             fv = f;
@@ -412,7 +387,7 @@ static int bdf_step(mb_stepper *s, double t, double h, const double *y, double *
         psi[i] = sg / ak;
     }
     double tn = t + h;
-    rc = eval_f(s, tn, yp, fp);
+    rc = mb_rhs_iterate(s, tn, yp, fp);
     if (rc != MB_OK) {
         if (rc > 0) s->h_fail_factor = 0.5;
         return rc;

@@ -34,7 +34,7 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
-#include "../linalg/dense.h" /* LU; core/dense.h has the same name */
+#include "../linalg/dense.h" /* LU */
 #include "implicit_rk.h"
 #include "newton.h"
 #include "norm.h"
@@ -109,14 +109,6 @@ static int irk_init(mb_stepper *s)
     return MB_OK;
 }
 
-/* out = M x (x when M is NULL) */
-static void mass_apply(ptrdiff_t n, const double *M, const double *x, double *out)
-{
-    if (M)
-        mb_gemv(n, n, 1.0, M, n, x, 0.0, out);
-    else
-        memcpy(out, x, (size_t)n * sizeof(double));
-}
 
 /* E = I_s (x) M - h A (x) J, factored */
 static int factor(mb_stepper *s, const irk_ws *w, double h)
@@ -197,7 +189,7 @@ static int newton(mb_stepper *s, const irk_ws *w, double t, double h, const doub
         /* dZ = G(Z) = h (A (x) I) F - (I (x) M) Z */
         for (ptrdiff_t i = 0; i < ns; i++) {
             double *g = w->dZ + i * n;
-            mass_apply(n, s->p->mass, w->Z + i * n, w->v);
+            mb_mass_apply(n, s->p->mass, w->Z + i * n, w->v);
             for (ptrdiff_t l = 0; l < n; l++) {
                 double acc = 0.0;
                 for (ptrdiff_t j = 0; j < ns; j++)

@@ -40,7 +40,7 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
-#include "../linalg/dense.h" /* LU; core/dense.h has the same name */
+#include "../linalg/dense.h" /* LU */
 #include "implicit_simple.h"
 #include "newton.h"
 #include "norm.h"
@@ -98,16 +98,9 @@ static int theta_init(mb_stepper *s)
 /* LU of I - c J */
 static int factor_matrix(mb_stepper *s, theta_state *st, double c)
 {
-    ptrdiff_t n = s->n, nn = n * n;
-    const double *J = mat_J(s);
-    double *A = mat_LU(s);
-    for (ptrdiff_t q = 0; q < nn; q++)
-        A[q] = -c * J[q];
-    for (ptrdiff_t i = 0; i < n; i++)
-        A[i * n + i] += 1.0;
     s->stats->nlu++;
     st->lu_ok = 0;
-    int rc = mb_lu_factor(n, A, n, ipiv(s));
+    int rc = mb_newton_matrix_factor(s->n, NULL, mat_J(s), c, mat_LU(s), ipiv(s));
     if (rc != MB_OK)
         return rc;
     st->lu_ok = 1;
@@ -115,18 +108,6 @@ static int factor_matrix(mb_stepper *s, theta_state *st, double c)
     return MB_OK;
 }
 
-/* a non-finite f at a Newton iterate is a convergence failure, not fatal */
-static int eval_f(mb_stepper *s, double t, const double *y, double *f)
-{
-    int had_msg = s->msg && s->msg[0] != '\0';
-    int rc = mb_rhs(s, t, y, f);
-    if (rc == MB_ERR_NONFINITE) {
-        if (!had_msg && s->msg)
-            s->msg[0] = '\0';
-        return MB_RECOVERABLE;
-    }
-    return rc;
-}
 
 /* simplified Newton on z from the predictor in V_Z; b = h (1 - g) f_n; fp = f at
  * the predictor.  Returns 1 if converged (*rc_out < 0: fatal). */
@@ -141,7 +122,7 @@ static int newton(mb_stepper *s, theta_state *st, double tn, const double *y, do
     for (int it = 0; it < NEWTON_MAXITER; it++) {
         const double *fv = fp;
         if (it > 0) {
-            int rc = eval_f(s, tn, yv, f);
+            int rc = mb_rhs_iterate(s, tn, yv, f);
             if (rc < 0) { *rc_out = rc; return 0; }
             if (rc > 0) return 0;
             fv = f;
@@ -203,7 +184,7 @@ static int theta_step(mb_stepper *s, double t, double h, const double *y, double
         mb_lu_solve(n, mat_LU(s), n, ipiv(s), z, 1);
         for (ptrdiff_t i = 0; i < n; i++)
             yv[i] = y[i] + z[i];
-        rc = eval_f(s, tn, yv, fp);
+        rc = mb_rhs_iterate(s, tn, yv, fp);
         if (rc < 0)
             return rc;
         if (rc > 0)

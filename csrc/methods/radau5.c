@@ -43,7 +43,7 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
-#include "../linalg/dense.h" /* LU; core/dense.h has the same name */
+#include "../linalg/dense.h" /* LU */
 #include "implicit_rk.h"
 #include "newton.h"
 #include "norm.h"
@@ -128,13 +128,6 @@ static int radau_init(mb_stepper *s)
     return MB_OK;
 }
 
-static void mass_apply(ptrdiff_t n, const double *M, const double *x, double *out)
-{
-    if (M)
-        mb_gemv(n, n, 1.0, M, n, x, 0.0, out);
-    else
-        memcpy(out, x, (size_t)n * sizeof(double));
-}
 
 /* E1 = gamma/h M - J, E2 = mu/h M - J, both factored */
 static int factor(mb_stepper *s, const radau_ws *w, double h)
@@ -227,15 +220,15 @@ static int newton(mb_stepper *s, const radau_ws *w, double t, double h, const do
         }
         transform(n, k->TI, w->F, w->F);
         /* real system */
-        mass_apply(n, M, W0, w->v);
+        mb_mass_apply(n, M, W0, w->v);
         for (ptrdiff_t l = 0; l < n; l++)
             dW[l] = w->F[l] - g * w->v[l];
         int rc = mb_lu_solve(n, w->E1, n, w->ip1, dW, 1);
         if (rc != MB_OK)
             return rc;
         /* complex system: mu/h M (W1 + i W2) */
-        mass_apply(n, M, W1, w->v);
-        mass_apply(n, M, W2, w->yt);
+        mb_mass_apply(n, M, W1, w->v);
+        mb_mass_apply(n, M, W2, w->yt);
         for (ptrdiff_t l = 0; l < n; l++) {
             double re = w->F[n + l] - (mr * w->v[l] - mi * w->yt[l]);
             double im = w->F[2 * n + l] - (mi * w->v[l] + mr * w->yt[l]);
@@ -328,7 +321,7 @@ static int radau_step(mb_stepper *s, double t, double h, const double *y, double
     /* error estimate */
     for (ptrdiff_t l = 0; l < n; l++)
         w.ZE[l] = (k->E[0] * w.Z[l] + k->E[1] * w.Z[n + l] + k->E[2] * w.Z[2 * n + l]) / h;
-    mass_apply(n, M, w.ZE, w.v);
+    mb_mass_apply(n, M, w.ZE, w.v);
     for (ptrdiff_t l = 0; l < n; l++) {
         w.ZE[l] = w.v[l];          /* keep M ZE for the refined estimate */
         err[l] = s->f0[l] + w.v[l];

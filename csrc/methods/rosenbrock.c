@@ -45,7 +45,7 @@
 #include <complex.h>
 #include <math.h>
 #include <string.h>
-#include "../linalg/dense.h" /* LAPACK LU (core/dense.h has the same name) */
+#include "../linalg/dense.h" /* LU */
 #include "rosenbrock.h"
 #include "status.h"
 
