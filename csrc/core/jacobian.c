@@ -80,6 +80,22 @@ int mb_jac(mb_stepper *s, double t, const double *y, const double *fy, double *J
     return MB_OK;
 }
 
+int mb_jac_refresh(mb_stepper *s, mb_jac_reuse *r, double t, const double *y, const double *fy,
+                   double *J, int *evaluated)
+{
+    *evaluated = 0;
+    if (r->ok && !(r->need && !r->fresh))
+        return MB_OK;
+    int rc = mb_jac(s, t, y, fy, J);
+    if (rc != MB_OK)
+        return rc;
+    r->ok = 1;
+    r->fresh = 1;
+    r->need = 0;
+    *evaluated = 1;
+    return MB_OK;
+}
+
 int mb_dfdt(mb_stepper *s, double t, const double *y, const double *fy, double *ft)
 {
     const mb_problem *p = s->p;

@@ -154,6 +154,16 @@ int mb_jac(mb_stepper *s, double t, const double *y, const double *fy, double *J
  * structurally orthogonal groups; writes groups[n], returns the number of groups
  * (-1: out of memory). */
 int mb_jac_groups(ptrdiff_t n, const unsigned char *pattern, int *groups);
+/* Jacobian reuse of implicit methods that keep J across steps while Newton
+ * converges: ok = J holds a Jacobian, fresh = it was evaluated at the start of the
+ * current step, need = evaluate a new one before the next attempt. */
+typedef struct mb_jac_reuse {
+    int ok, fresh, need;
+} mb_jac_reuse;
+/* Evaluate J at (t, y) (fy = f(t, y)) when none is held, or when a new one is needed
+ * and the one held is not fresh; *evaluated tells whether it did. */
+int mb_jac_refresh(mb_stepper *s, mb_jac_reuse *r, double t, const double *y, const double *fy,
+                   double *J, int *evaluated);
 /* df/dt at (t, y) with fy = f(t, y): the problem's dfdt, else a forward difference. */
 int mb_dfdt(mb_stepper *s, double t, const double *y, const double *fy, double *ft);
 /* Write a formatted message into the run's buffer; returns code. */

@@ -46,9 +46,7 @@ static const double THETA_REUSE_JAC = 1e-3; /* RADAU5's THET */
 
 typedef struct irk_state {
     mb_newton nw;
-    int jac_ok;    /* J holds a Jacobian */
-    int jac_fresh; /* J was evaluated at the start of the current step */
-    int need_jac;  /* evaluate J before the next step */
+    mb_jac_reuse jr; /* Jacobian reuse across steps (method.h) */
     int lu_ok;     /* E holds the LU of I (x) M - h_lu A (x) J */
     int poly_ok;   /* Q holds the dense polynomial of the last accepted step */
     double h_lu;
@@ -223,14 +221,11 @@ static int irk_step(mb_stepper *s, double t, double h, const double *y, double *
     int rc;
 
     for (int attempt = 0;; attempt++) {
-        if (!st->jac_ok || (st->need_jac && !st->jac_fresh)) {
-            if ((rc = mb_jac(s, t, y, s->f0, w.J)) != MB_OK)
-                return rc;
-            st->jac_ok = 1;
-            st->jac_fresh = 1;
-            st->need_jac = 0;
+        int jac_new;
+        if ((rc = mb_jac_refresh(s, &st->jr, t, y, s->f0, w.J, &jac_new)) != MB_OK)
+            return rc;
+        if (jac_new)
             st->lu_ok = 0;
-        }
         /* h of a fixed-step run varies in its last bits (t0 + k h - t) */
         if (!st->lu_ok || fabs(h - st->h_lu) > 1e-12 * fabs(h)) {
             st->lu_ok = 0;
@@ -246,14 +241,14 @@ static int irk_step(mb_stepper *s, double t, double h, const double *y, double *
             return rc;
         if (conv)
             break;
-        if (st->jac_fresh || attempt > 0) {
-            st->need_jac = 1;
+        if (st->jr.fresh || attempt > 0) {
+            st->jr.need = 1;
             s->h_fail_factor = 0.5;
             return MB_RECOVERABLE;
         }
-        st->need_jac = 1;  /* retry with J at (t, y) */
+        st->jr.need = 1;  /* retry with J at (t, y) */
     }
-    st->need_jac = st->nw.iter > 2 && st->nw.theta > THETA_REUSE_JAC;
+    st->jr.need = st->nw.iter > 2 && st->nw.theta > THETA_REUSE_JAC;
     for (ptrdiff_t l = 0; l < n; l++) {
         double acc = 0.0;
         for (int i = 0; i < T->s; i++)
@@ -268,7 +263,7 @@ static int irk_accept(mb_stepper *s, double t_new, const double *y_new)
     const mb_irk_tableau *T = s->m->data;
     irk_state *st = state(s);
     irk_ws w = workspace(s);
-    st->jac_fresh = 0;
+    st->jr.fresh = 0;
     double t_end = s->t_last + s->h_last;
     st->poly_ok = fabs(t_new - t_end) <= 4.0 * DBL_EPSILON * (fabs(t_end) + fabs(s->h_last));
     if (st->poly_ok) {  /* else a terminal event cut the step: no extrapolation */

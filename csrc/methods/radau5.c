@@ -56,9 +56,7 @@ _Static_assert(_Alignof(double complex) <= _Alignof(double), "double complex ali
 
 typedef struct radau_state {
     mb_newton nw;
-    int jac_ok;    /* J holds a Jacobian */
-    int jac_fresh; /* J was evaluated at the start of the current step */
-    int need_jac;  /* evaluate J before the next attempt */
+    mb_jac_reuse jr; /* Jacobian reuse across steps (method.h) */
     int lu_ok;     /* E1, E2 hold the LUs for h_lu and J */
     int first;     /* no step accepted yet */
     int pending;   /* an attempt waits for accept() (else: it was rejected) */
@@ -274,18 +272,15 @@ static int radau_step(mb_stepper *s, double t, double h, const double *y, double
 
     int reject = st->pending;  /* the last attempt was not accepted */
     st->pending = 1;
-    if (reject && !st->jac_fresh)
-        st->need_jac = 1;
+    if (reject && !st->jr.fresh)
+        st->jr.need = 1;
 
     for (int attempt = 0;; attempt++) {
-        if (!st->jac_ok || (st->need_jac && !st->jac_fresh)) {
-            if ((rc = mb_jac(s, t, y, s->f0, w.J)) != MB_OK)
-                return rc;
-            st->jac_ok = 1;
-            st->jac_fresh = 1;
-            st->need_jac = 0;
+        int jac_new;
+        if ((rc = mb_jac_refresh(s, &st->jr, t, y, s->f0, w.J, &jac_new)) != MB_OK)
+            return rc;
+        if (jac_new)
             st->lu_ok = 0;
-        }
         /* h of a fixed-step run varies in its last bits (t0 + k h - t) */
         if (!st->lu_ok || fabs(h - st->h_lu) > 1e-12 * fabs(h)) {
             st->lu_ok = 0;
@@ -308,8 +303,8 @@ static int radau_step(mb_stepper *s, double t, double h, const double *y, double
             return rc;
         if (conv)
             break;
-        st->need_jac = 1;
-        if (st->jac_fresh || attempt > 0) {
+        st->jr.need = 1;
+        if (st->jr.fresh || attempt > 0) {
             s->h_fail_factor = hfac;
             return MB_RECOVERABLE;
         }
@@ -350,8 +345,8 @@ static int radau_accept(mb_stepper *s, double t_new, const double *y_new)
     (void)y_new;
     st->pending = 0;
     st->first = 0;
-    st->jac_fresh = 0;
-    st->need_jac = st->need_jac || st->theta > THETA_REUSE_JAC;
+    st->jr.fresh = 0;
+    st->jr.need = st->jr.need || st->theta > THETA_REUSE_JAC;
     double t_end = s->t_last + s->h_last;
     if (fabs(t_new - t_end) > 4.0 * DBL_EPSILON * (fabs(t_end) + fabs(s->h_last))) {
         st->poly_ok = 0;  /* a terminal event cut the step: no extrapolation */
