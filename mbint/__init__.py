@@ -14,6 +14,7 @@ models      the source papers' mechanisms
 """
 from . import _status, errors, problems, stability
 from .dense import DenseOutput
+from ._interrupt import IntegrationInterrupted
 from .ivp import OdeResult, solve_ivp
 from .dae import solve_dae
 from .methods import MethodInfo, methods
@@ -25,5 +26,5 @@ from . import models
 
 __all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "DenseOutput", "stability",
            "errors", "problems", "_status", "PlanarModel", "MechanicalSystem", "simulate",
-           "Trajectory", "models"]
+           "Trajectory", "models", "IntegrationInterrupted"]
 __version__ = "0.1.0"

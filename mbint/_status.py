@@ -15,6 +15,7 @@ MB_ERR_EVENT_FAIL = -8
 MB_ERR_NOT_SUPPORTED = -9
 MB_ERR_LINALG = -10
 MB_ERR_CONV = -11
+MB_ERR_INTERRUPTED = -12
 
 MESSAGES = {
     0: 'The solver successfully reached the end of the integration interval.',
@@ -31,4 +32,5 @@ MESSAGES = {
     -9: 'The method does not support this problem or option.',
     -10: 'A linear solve failed (singular matrix).',
     -11: 'The nonlinear iteration failed to converge.',
+    -12: 'The run was interrupted (KeyboardInterrupt).',
 }

@@ -11,8 +11,11 @@ from __future__ import annotations
 import ctypes
 import math
 import numbers
+import warnings
 
 import numpy as np
+
+from . import _core
 
 try:  # scipy is a dependency, but keep import errors readable
     from scipy import LowLevelCallable
@@ -29,11 +32,28 @@ def as_capsule(fun):
     return None
 
 
+#: largest value of a C long (max_steps) and of a C int (event counts)
+C_LONG_MAX = 2 ** 63 - 1
+C_INT_MAX = 2 ** 31 - 1
+
+#: step attempts of a run without max_steps (C: MB_DEFAULT_MAX_STEPS)
+DEFAULT_MAX_STEPS = int(_core.MB_DEFAULT_MAX_STEPS)
+
+#: rtol below this is raised to it, with a warning (as SciPy: 100 machine epsilons)
+RTOL_FLOOR = 100 * np.finfo(float).eps
+
+
 def args_tuple(args):
-    """Extra arguments as a tuple (a single non-tuple value is wrapped)."""
+    """Extra arguments as a tuple, unpacked from any sequence as SciPy does
+    (``args=[a, b]`` passes two arguments); a single value that cannot be unpacked
+    is a TypeError, as in SciPy."""
     if args is None:
         return ()
-    return args if isinstance(args, tuple) else (args,)
+    try:
+        return tuple(args)
+    except TypeError:
+        raise TypeError("Supplied 'args' cannot be unpacked. Please supply `args` as a tuple "
+                        "or list (args=(value,) for a single extra argument).") from None
 
 
 def callable_or_capsule(fun, args, message):
@@ -50,22 +70,44 @@ def callable_or_capsule(fun, args, message):
     raise ValueError(message)
 
 
-def t_span(span):
-    """``(t0, tf)`` as two finite floats."""
+def t_span(span, allow_infinite_end=False):
+    """``(t0, tf)`` as two floats: t0 finite, tf finite or (with
+    ``allow_infinite_end``) +-inf, for a run that a terminal event ends."""
     try:
-        span = tuple(float(v) for v in span)
+        span = tuple(_real_float(v) for v in span)
     except (TypeError, ValueError):
-        raise ValueError("t_span must be a sequence of two floats (t0, tf).") from None
+        raise ValueError("t_span must be a sequence of two real numbers (t0, tf).") from None
     if len(span) != 2:
         raise ValueError(f"t_span must have length 2, got {len(span)}.")
     t0, tf = span
-    if not (math.isfinite(t0) and math.isfinite(tf)):
-        raise ValueError("t_span must be finite.")
+    if not math.isfinite(t0) or math.isnan(tf) or (math.isinf(tf) and not allow_infinite_end):
+        raise ValueError("t_span must be finite" + (" (tf may be +-inf when a terminal event "
+                                                     "ends the run)." if allow_infinite_end
+                                                     else "."))
     return t0, tf
 
 
-def float_vector(name, v, n=None):
-    """A finite 1-D float array: non-empty, or of size n when n is given."""
+def _real_float(v):
+    """float(v), refusing complex numbers (no silent truncation to the real part)."""
+    if isinstance(v, complex) or np.iscomplexobj(v):
+        raise ValueError("complex")
+    return float(v)
+
+
+def real_array(name, v, dtype=float):
+    """``np.asarray(v, dtype)``, refusing complex input with a ValueError naming it
+    (NumPy would drop the imaginary part with only a warning)."""
+    if np.iscomplexobj(v):
+        raise ValueError(f"{name} must be real, got complex values.")
+    try:
+        return np.asarray(v, dtype=dtype)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of real numbers.") from None
+
+
+def float_vector(name, v, n=None, allow_empty=False):
+    """A finite 1-D float array: non-empty (unless allow_empty), or of size n when n is
+    given."""
     a = np.asarray(v)
     if np.iscomplexobj(a):
         raise ValueError(f"{name}: complex states are not supported; split into real and "
@@ -76,11 +118,13 @@ def float_vector(name, v, n=None):
         raise ValueError(f"{name} must be an array of numbers.") from None
     if a.ndim != 1:
         raise ValueError(f"{name} must be 1-dimensional, got shape {a.shape}.")
-    if n is None and a.size == 0:
+    if n is None and a.size == 0 and not allow_empty:
         raise ValueError(f"{name} must not be empty.")
     if n is not None and a.size != n:
         raise ValueError(f"{name} must have the size of y0 ({n}), got {a.size}.")
     if not np.all(np.isfinite(a)):
+        if name == "y0":  # SciPy's wording
+            raise ValueError("All components of the initial state `y0` must be finite.")
         raise ValueError(f"{name} must be finite (no NaN or Inf).")
     return a
 
@@ -88,7 +132,7 @@ def float_vector(name, v, n=None):
 def positive(name, v, allow_inf=False):
     """v as a positive float (finite unless allow_inf)."""
     try:
-        v = float(v)
+        v = _real_float(v)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a positive float.") from None
     if not v > 0 or (not allow_inf and not math.isfinite(v)):
@@ -128,6 +172,50 @@ def atol_vector(atol, n, entries=None):
     return a
 
 
+def tolerances(rtol, atol, n):
+    """``(rtol, atol)``: rtol a positive scalar or an array of shape (n,) (entries below
+    100 machine epsilons raised to that floor with a warning, as SciPy does), atol as
+    :func:`atol_vector`.  rtol is returned as a float when all entries are equal,
+    else as an array of n floats."""
+    r = real_array("rtol", rtol)
+    if r.ndim == 0:
+        r = np.full(n, float(r))
+    elif r.shape != (n,):
+        raise ValueError(f"rtol must be a scalar or have shape ({n},), got shape {r.shape}.")
+    if not np.all(np.isfinite(r)) or np.any(r <= 0):
+        raise ValueError("rtol must be positive and finite.")
+    if np.any(r < RTOL_FLOOR):
+        warnings.warn(f"At least one element of `rtol` is too small. Setting "
+                      f"`rtol = np.maximum(rtol, {RTOL_FLOOR:.3g})` (100 machine epsilons).",
+                      UserWarning, stacklevel=3)
+        r = np.maximum(r, RTOL_FLOOR)
+    a = atol_vector(atol, n)
+    if n == 0:
+        return 1e-3, a
+    return (float(r[0]) if np.all(r == r[0]) else np.ascontiguousarray(r)), a
+
+
+def first_step_within(first_step, t0, tf):
+    """ValueError when first_step (0: automatic) exceeds the span |tf - t0|."""
+    slack = 4 * np.finfo(float).eps * max(abs(t0), abs(tf))  # tf - t0 is rounded
+    if first_step and first_step > abs(tf - t0) + slack:
+        raise ValueError(f"first_step = {first_step:g} exceeds the span |tf - t0| = "
+                         f"{abs(tf - t0):g} (`first_step` exceeds bounds).")
+
+
+def square_matrix(name, m, n, finite=True):
+    """An (n, n) float array from an array_like or a scipy.sparse matrix, refusing
+    complex values and (with finite) NaN/Inf."""
+    if hasattr(m, "toarray"):  # scipy.sparse
+        m = m.toarray()
+    a = real_array(name, m)
+    if a.shape != (n, n):
+        raise ValueError(f"{name} must have shape ({n}, {n}), got {a.shape}.")
+    if finite and not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must be finite (no NaN or Inf).")
+    return a
+
+
 def step_bounds(first_step, max_step, min_step, max_steps):
     """The step-size bounds as keywords of the C entry points: first_step (0:
     automatic), max_step (0: none), min_step, max_steps (0: the default)."""
@@ -147,6 +235,8 @@ def step_bounds(first_step, max_step, min_step, max_steps):
             msteps = 0
         if msteps <= 0 or msteps != max_steps:  # 1e6 is accepted, 2.5 is not
             raise ValueError("max_steps must be a positive integer.")
+        if msteps > C_LONG_MAX:
+            raise ValueError(f"max_steps must be at most {C_LONG_MAX}, got {max_steps}.")
     return dict(first_step=fs, max_step=ms if math.isfinite(ms) else 0.0, min_step=min_step,
                 max_steps=msteps)
 
@@ -162,22 +252,50 @@ def step_control(info, mname, h, controller, error_per_unit_step, safety, fac_mi
                          f"supported.")
     if controller not in ("pi", "i"):
         raise ValueError(f"controller must be 'pi' or 'i', got {controller!r}.")
+    sf = 0.0 if safety is None else positive("safety", safety)
+    fmin = 0.0 if fac_min is None else positive("fac_min", fac_min)
+    fmax = 0.0 if fac_max is None else positive("fac_max", fac_max, allow_inf=False)
+    if safety is not None and not sf <= 1.0:
+        raise ValueError(f"safety must satisfy 0 < safety <= 1, got {safety}.")
+    if fac_min is not None and not fmin < 1.0:
+        raise ValueError(f"fac_min must satisfy 0 < fac_min < 1 (the largest shrink factor of a "
+                         f"step), got {fac_min}.")
+    if fac_max is not None and not fmax > 1.0:
+        raise ValueError(f"fac_max must satisfy fac_max > 1 (the largest growth factor of a "
+                         f"step), got {fac_max}.")
     return dict(h=h_fixed, step_doubling=h is None and info.adaptive == "step doubling",
                 controller=1 if controller == "pi" else 0,
                 error_per_unit_step=bool(error_per_unit_step),
-                safety=0.0 if safety is None else positive("safety", safety),
-                fac_min=0.0 if fac_min is None else positive("fac_min", fac_min),
-                fac_max=0.0 if fac_max is None else positive("fac_max", fac_max))
+                safety=sf, fac_min=fmin, fac_max=fmax)
+
+
+def fixed_steps(h, t0, tf, max_steps):
+    """ValueError when a fixed step h needs more than max_steps (default
+    DEFAULT_MAX_STEPS) steps over [t0, tf], or cannot advance t0."""
+    if not h:
+        return
+    span = abs(tf - t0)
+    limit = max_steps if max_steps else DEFAULT_MAX_STEPS
+    steps = math.ceil(span / h - 1e-9) if math.isfinite(span) else math.inf
+    if steps > limit:
+        raise ValueError(f"h: the fixed step h = {h:g} needs {steps:.3g} steps over "
+                         f"[{t0:g}, {tf:g}], more than max_steps = {limit}; give a larger h or "
+                         f"a larger max_steps.")
+    if span > 0 and t0 + math.copysign(h, tf - t0) == t0:
+        raise ValueError(f"h: the fixed step h = {h:g} cannot advance t0 = {t0!r} (below the "
+                         f"spacing of floating-point numbers there).")
 
 
 def t_eval(times, t0, tf):
-    """Output times as a contiguous 1-D array inside [t0, tf], strictly monotone in
-    the direction of integration, or None."""
+    """Output times as a contiguous 1-D array of finite reals inside [t0, tf],
+    strictly monotone in the direction of integration, or None."""
     if times is None:
         return None
-    te = np.asarray(times, dtype=float)
+    te = real_array("t_eval", times)
     if te.ndim != 1:
         raise ValueError("t_eval must be 1-dimensional.")
+    if not np.all(np.isfinite(te)):
+        raise ValueError("t_eval must be finite (no NaN or Inf).")
     lo, hi = min(t0, tf), max(t0, tf)
     if np.any(te < lo) or np.any(te > hi):
         raise ValueError("t_eval values must lie within t_span.")
@@ -203,12 +321,16 @@ def check_events(events):
         if not callable(ev):
             raise ValueError(f"events[{i}] must be callable g(t, y), got {type(ev).__name__}.")
         term = getattr(ev, "terminal", False)
-        if isinstance(term, (bool, np.bool_)):
+        if term is None:  # as SciPy: not terminal
+            term = 0
+        elif isinstance(term, (bool, np.bool_)):
             term = 1 if term else 0
-        elif isinstance(term, numbers.Integral) and term >= 0:
+        elif isinstance(term, numbers.Integral) and 0 <= term <= C_INT_MAX:
             term = int(term)
         else:
-            raise ValueError(f"events[{i}].terminal must be a bool or a non-negative int.")
+            raise ValueError(f"The `terminal` attribute of each event must be a boolean or a "
+                             f"non-negative integer below 2**31 (the number of occurrences that "
+                             f"end the run); events[{i}].terminal = {term!r}.")
         d = getattr(ev, "direction", 0)
         if d not in (-1, 0, 1) and not (isinstance(d, numbers.Real) and np.isfinite(d)):
             raise ValueError(f"events[{i}].direction must be a number (its sign is used).")

@@ -24,6 +24,7 @@ import numpy as np
 
 from . import _core
 from . import _validate as check
+from ._interrupt import raise_if_interrupted
 from .ivp import _make_result
 
 
@@ -149,6 +150,7 @@ def solve_dae(residual, t_span, y0, yp0=None, algebraic_vars=None, t_eval=None,
     res.yp0 = out["yp0"]
     if not dense_output:
         res.sol = None
+    raise_if_interrupted(out, res)
     return res
 
 

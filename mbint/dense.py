@@ -39,6 +39,7 @@ class DenseOutput:
     """
 
     def __init__(self, t0, h, t_end, deg, off, c, n, method=None):
+        self.y_const = None
         self.n = int(n)
         self.method = method
         self.t_min_step = np.asarray(t0, float)
@@ -62,6 +63,18 @@ class DenseOutput:
         self.ascending = self.n_segments == 0 or self.h[0] >= 0
         self.t_min, self.t_max = (self.ts.min(), self.ts.max()) if len(self.ts) else (0.0, 0.0)
 
+    @classmethod
+    def constant(cls, t0, y0):
+        """The dense output of a run that took no step (t_span of zero length, or an
+        empty state): y0 at every t, as SciPy's ConstantDenseOutput."""
+        y0 = np.array(y0, float).reshape(-1)
+        out = cls(np.zeros(0), np.zeros(0), t0, np.zeros(0, int), np.zeros(0, int),
+                  np.zeros(0), y0.size)
+        out.y_const = y0
+        out.ts = np.array([t0, t0], float)
+        out.t_min = out.t_max = float(t0)
+        return out
+
     def __call__(self, t):
         """Evaluate the solution.
 
@@ -76,6 +89,9 @@ class DenseOutput:
         t = np.asarray(t, float)
         scalar = t.ndim == 0
         tt = np.atleast_1d(t)
+        if self.y_const is not None:
+            y = np.repeat(self.y_const[:, None], tt.size, axis=1)
+            return y[:, 0] if scalar else y
         if self.n_segments == 0:
             raise ValueError("the dense output is empty (no step was taken).")
         starts = self.t_min_step if self.ascending else -self.t_min_step

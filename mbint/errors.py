@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._validate import DEFAULT_MAX_STEPS
 from .ivp import solve_ivp
 from .methods import method_info
 
@@ -53,7 +54,9 @@ def step_size_study(fun, t_span, y0, method, levels=range(4, 18), exact=None, **
     hs, ys = [], []
     for k in levels:
         h = abs(T) / 2.0 ** k
-        r = solve_ivp(fun, t_span, y0, method=method, h=h, t_eval=[t_span[1]], **kwargs)
+        kw = dict(kwargs)
+        kw.setdefault("max_steps", max(DEFAULT_MAX_STEPS, 2 ** k + 8))  # the study asks for them
+        r = solve_ivp(fun, t_span, y0, method=method, h=h, t_eval=[t_span[1]], **kw)
         if not r.success:
             raise RuntimeError(f"step_size_study: integration failed at h = {h}: {r.message}")
         hs.append(h)

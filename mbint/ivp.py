@@ -5,6 +5,7 @@ import numpy as np
 
 from . import _core, _status
 from . import _validate as check
+from ._interrupt import raise_if_interrupted
 from .dense import DenseOutput
 from .methods import method_info, resolve
 from .methods import methods as mbint_methods
@@ -142,11 +143,18 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     mname = resolve(method)
     info = method_info(mname)
 
-    t0, tf = check.t_span(t_span)
-    y0a = check.float_vector("y0", y0)
+    t0, tf = check.t_span(t_span, allow_infinite_end=True)
+    if np.iscomplexobj(y0):
+        return _solve_complex(fun, (t0, tf), y0, mname, t_eval=t_eval, dense_output=dense_output,
+                              events=events, args=args, rtol=rtol, atol=atol, jac=jac,
+                              jac_sparsity=jac_sparsity, mass=mass, dfdt=dfdt,
+                              autonomous=autonomous, nq=nq, first_step=first_step,
+                              max_step=max_step, min_step=min_step, max_steps=max_steps, h=h,
+                              controller=controller, error_per_unit_step=error_per_unit_step,
+                              safety=safety, fac_min=fac_min, fac_max=fac_max)
+    y0a = check.float_vector("y0", y0, allow_empty=True)
     n = y0a.size
-    rtol = check.positive("rtol", rtol)
-    atol_a = check.atol_vector(atol, n)
+    rtol, atol_a = check.tolerances(rtol, atol, n)
     if info.backend == "sundials":
         for name, value, default in (("controller", controller, "pi"),
                                      ("error_per_unit_step", error_per_unit_step, False),
@@ -158,11 +166,15 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     control = check.step_control(info, mname, h, controller, error_per_unit_step, safety,
                                  fac_min, fac_max)
     bounds = check.step_bounds(first_step, max_step, min_step, max_steps)
+    check.first_step_within(bounds["first_step"], t0, tf)
+    check.fixed_steps(control["h"], t0, tf, bounds["max_steps"])
     te = check.t_eval(t_eval, t0, tf)
     args = check.args_tuple(args)
     cfun = check.callable_or_capsule(fun, args, "fun must be callable or a scipy.LowLevelCallable.")
     ev, terminal, evdir = check.check_events(events)
     switching = check.switching_flags(ev, info, mname)
+    if np.isinf(tf) and (ev is None or not np.any(terminal)):
+        raise ValueError("t_span: an infinite end time needs a terminal event to end the run.")
 
     jac_arg = None
     if jac is not None and info.needs_jacobian:
@@ -172,17 +184,13 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
         elif callable(jac):
             jac_arg = jac
         else:
-            jac_arg = np.asarray(jac, dtype=float)
-            if jac_arg.shape != (n, n) or not np.all(np.isfinite(jac_arg)):
-                raise ValueError(f"jac must be callable or a finite array of shape ({n}, {n}).")
+            jac_arg = check.square_matrix("jac", jac, n)
     mass_arg = None
     if mass is not None:
         if not info.mass_matrix:
             raise ValueError(f"mass: method {mname!r} does not accept a mass matrix; use one of "
                              f"{[m.name for m in mbint_methods() if m.mass_matrix]}.")
-        mass_arg = np.asfortranarray(mass, dtype=float)
-        if mass_arg.shape != (n, n) or not np.all(np.isfinite(mass_arg)):
-            raise ValueError(f"mass must be a finite array of shape ({n}, {n}).")
+        mass_arg = np.asfortranarray(check.square_matrix("mass", mass, n))
     dfdt_arg = None
     if autonomous:
         if dfdt is not None:
@@ -194,37 +202,151 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
         dfdt_arg = dfdt
     sp_arg = None
     if jac_sparsity is not None:
-        sp_arg = np.asfortranarray(np.asarray(jac_sparsity) != 0, dtype=np.uint8)
-        if sp_arg.shape != (n, n):
-            raise ValueError(f"jac_sparsity must have shape ({n}, {n}).")
+        sp_arg = np.asfortranarray(check.square_matrix("jac_sparsity", jac_sparsity, n,
+                                                       finite=False) != 0, dtype=np.uint8)
 
     if nq is None:
         nq = n // 2 if n % 2 == 0 else 0
-    if info.second_order and (2 * int(nq) != n):
+    if info.second_order and (2 * int(nq) != n or n == 0):
         raise ValueError(f"nq: method {mname!r} integrates y = (q, q') and needs an even state size "
                          f"n = 2 nq (got n = {n}, nq = {nq}).")
 
+    if n == 0:  # nothing to integrate (as SciPy: the empty solution at t0 and tf)
+        return _empty_result(t0, tf, te, mname, bool(dense_output), ev)
     out = _core.solve(
         mname, cfun, t0, tf, y0a, atol_a, rtol, **control, **bounds,
         t_eval=te, dense_output=bool(dense_output), events=ev,
         terminal=terminal, direction=evdir, args=args, nq=int(nq), jac=jac_arg, mass=mass_arg,
         jac_sparsity=sp_arg, switching=switching, dfdt=dfdt_arg)
-    return _make_result(out, mname, n, bool(dense_output), ev is not None)
+    res = _make_result(out, mname, n, bool(dense_output), ev is not None, y0=y0a, t_eval=te)
+    raise_if_interrupted(out, res)
+    return res
 
 
-def _make_result(out, mname, n, dense_output, has_events):
+def _empty_result(t0, tf, te, mname, dense_output, ev):
+    """The result of a run with an empty state (n = 0)."""
+    t = np.array([t0] if np.isinf(tf) else [t0, tf]) if te is None else te
+    return OdeResult(
+        t=t, y=np.zeros((0, t.size)),
+        sol=DenseOutput.constant(t0, np.zeros(0)) if dense_output else None,
+        t_events=None if ev is None else [np.zeros(0) for _ in ev],
+        y_events=None if ev is None else [np.zeros(0) for _ in ev],
+        nfev=0, njev=0, nlu=0, status=0, message=_status.MESSAGES[_status.MB_OK], success=True,
+        nsteps=0, nreject=0, nfail=0, nrestart=0, t_steps=np.zeros(0), h_steps=np.zeros(0),
+        err_steps=np.zeros(0), method=mname, status_code=_status.MB_OK)
+
+
+def _solve_complex(fun, t_span, y0, mname, *, t_eval, dense_output, events, args, rtol, atol,
+                   jac, jac_sparsity, mass, dfdt, autonomous, nq, **options):
+    """solve_ivp for complex y0: the state is integrated as real pairs z = (Re y, Im y)
+    of size 2n; a complex Jacobian J (f holomorphic) becomes [[Re J, -Im J], [Im J,
+    Re J]].  The result has complex y, sol and y_events."""
+    y0c = np.asarray(y0, dtype=complex)
+    if y0c.ndim != 1:
+        raise ValueError(f"y0 must be 1-dimensional, got shape {y0c.shape}.")
+    n = y0c.size
+    if check.as_capsule(fun) is not None:
+        raise ValueError("y0: a C right-hand side (LowLevelCallable) takes a real state; "
+                         "complex y0 needs a Python fun.")
+    if mass is not None or nq is not None:
+        raise ValueError("y0: complex states are integrated as real pairs (Re y, Im y); mass= "
+                         "and nq= are not supported with them.")
+    args = check.args_tuple(args)
+
+    def to_c(z):
+        return z[:n] + 1j * z[n:]
+
+    def to_r(y):
+        y = np.asarray(y).reshape(-1)
+        return np.concatenate([y.real, y.imag]).astype(float)
+
+    def fr(t, z, *a):
+        return to_r(fun(t, to_c(z), *a))
+
+    def real_jac(J):
+        if hasattr(J, "toarray"):
+            J = J.toarray()
+        J = np.asarray(J, dtype=complex).reshape(n, n)
+        return np.block([[J.real, -J.imag], [J.imag, J.real]])
+
+    jr = None
+    if jac is not None:
+        if check.as_capsule(jac) is not None:
+            raise ValueError("jac: a C Jacobian takes a real state; complex y0 needs a Python "
+                             "jac.")
+        jr = (lambda t, z, *a: real_jac(jac(t, to_c(z), *a))) if callable(jac) else real_jac(jac)
+    sp = None
+    if jac_sparsity is not None:
+        P = check.square_matrix("jac_sparsity", jac_sparsity, n, finite=False) != 0
+        sp = np.block([[P, P], [P, P]])
+    dfr = (lambda t, z, *a: to_r(dfdt(t, to_c(z), *a))) if callable(dfdt) else dfdt
+    evr = None
+    if events is not None:
+        evr = []
+        for g in ([events] if callable(events) else list(events)):
+            def gr(t, z, *a, g=g):
+                return g(t, to_c(z), *a)
+            for attr in ("terminal", "direction", "switching"):
+                if hasattr(g, attr):
+                    setattr(gr, attr, getattr(g, attr))
+            evr.append(gr)
+
+    def pairs(v, name):
+        a = np.asarray(v, float)
+        if a.ndim == 0:
+            return float(a)
+        if a.shape != (n,):
+            raise ValueError(f"{name} must be a scalar or have shape ({n},), got {a.shape}.")
+        return np.concatenate([a, a])
+
+    res = solve_ivp(fr, t_span, to_r(y0c), method=mname, t_eval=t_eval,
+                    dense_output=dense_output, events=evr, args=args, rtol=pairs(rtol, "rtol"),
+                    atol=pairs(atol, "atol"), jac=jr, jac_sparsity=sp, dfdt=dfr,
+                    autonomous=autonomous, **options)
+    res.y = res.y[:n] + 1j * res.y[n:]
+    if res.y_events is not None:
+        res.y_events = [ye[..., :n] + 1j * ye[..., n:] if ye.size else ye for ye in res.y_events]
+    if res.sol is not None:
+        res.sol = _ComplexDense(res.sol, n)
+    return res
+
+
+class _ComplexDense:
+    """The dense output of a complex state integrated as real pairs."""
+
+    def __init__(self, sol, n):
+        self._sol, self.n = sol, n
+
+    def __call__(self, t):
+        z = self._sol(t)
+        return z[: self.n] + 1j * z[self.n:]
+
+    def __getattr__(self, name):
+        return getattr(self._sol, name)
+
+
+def _make_result(out, mname, n, dense_output, has_events, y0=None, t_eval=None):
     code = out["status"]
     status = _STATUS_PUBLIC.get(code, -1)
     sol = None
-    t = out["t"]
-    if dense_output and len(out["dense_t"]):
-        t_end = out["hist_t"][-1]
-        sol = DenseOutput(out["dense_t"], out["dense_h"], t_end, out["dense_deg"],
-                          out["dense_off"], out["dense_c"], n, method=mname)
+    t, y = out["t"], np.ascontiguousarray(out["y"].T)
+    if dense_output:
+        if len(out["dense_t"]):
+            t_end = out["hist_t"][-1]
+            sol = DenseOutput(out["dense_t"], out["dense_h"], t_end, out["dense_deg"],
+                              out["dense_off"], out["dense_c"], n, method=mname)
+        elif y0 is not None and len(t) and len(out["hist_t"]) == 0:
+            sol = DenseOutput.constant(t[0], y0)  # no step taken (t0 == tf)
+    if t_eval is None and len(t) == 1 and len(out["hist_t"]) == 0 and code == _status.MB_OK:
+        # t0 == tf: the initial point at both ends, as SciPy
+        t, y = np.repeat(t, 2), np.repeat(y, 2, axis=1)
+    t_events = y_events = None
+    if has_events:
+        t_events = out["t_events"]
+        # as SciPy: an event that never fired has y_events entry of shape (0,)
+        y_events = [ye if len(te) else np.zeros(0) for te, ye in zip(t_events, out["y_events"])]
     return OdeResult(
-        t=t, y=np.ascontiguousarray(out["y"].T), sol=sol,
-        t_events=out["t_events"] if has_events else None,
-        y_events=out["y_events"] if has_events else None,
+        t=t, y=y, sol=sol, t_events=t_events, y_events=y_events,
         nfev=out["nfev"], njev=out["njev"], nlu=out["nlu"],
         status=status, message=out["message"], success=status >= 0,
         nsteps=out["nsteps"], nreject=out["nreject"], nfail=out["nfail"],

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _core
 from . import _validate as check
+from ._interrupt import raise_if_interrupted
 from .methods import method_info, resolve
 from ._kernels import baumgarte_pair
 from .trajectory import Trajectory
@@ -260,4 +261,5 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         traj.sol.method = mname  # evaluates dense records (llm)
     if t_contacts is not None:
         traj.t_contacts = t_contacts
+    raise_if_interrupted(out, traj)
     return traj

@@ -151,8 +151,10 @@ def test_step_too_small():
 
 
 def test_t0_equals_tf():
-    r = mbint.solve_ivp(problems.exp_decay, (1, 1), [2.0])
-    assert r.success and r.t.tolist() == [1.0] and r.y[0, 0] == 2.0
+    # as SciPy: the initial point at both ends of the empty interval, and a constant sol
+    r = mbint.solve_ivp(problems.exp_decay, (1, 1), [2.0], dense_output=True)
+    assert r.success and r.t.tolist() == [1.0, 1.0] and r.y.tolist() == [[2.0, 2.0]]
+    assert r.sol(1.0).tolist() == [2.0] and r.sol([1.0, 5.0]).tolist() == [[2.0, 2.0]]
 
 
 def test_aliases_and_result_fields():

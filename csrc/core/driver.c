@@ -1,6 +1,7 @@
 /* The one step loop (see driver.h).  Methods supply step/dense/accept; this file
  * owns acceptance, step-size selection, step doubling, output, events and stats. */
 #include <float.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,14 +191,26 @@ static int locate(run *r, ptrdiff_t i, double t, double h, double *th)
         return MB_OK;
     if (r->dense_rc != MB_OK)
         return r->dense_rc;
-    return rc == MB_ERR_CALLBACK ? rc : MB_ERR_EVENT_FAIL;
+    if (rc == MB_ERR_CALLBACK)
+        return rc;
+    if (r->res->message[0] == '\0')
+        mb_fail(&r->s, MB_ERR_EVENT_FAIL, "Event %td failed or returned a value that is not "
+                "finite while its root was located in [%.17g, %.17g].", i, t, t + h);
+    return MB_ERR_EVENT_FAIL;
 }
 
+/* g(t, y) of every event; a failure, or a value that is not finite (an event that
+ * is NaN would silently never fire), stops the run with a message */
 static int eval_events(run *r, double t, const double *y, double *g)
 {
     int rc = r->o->events(t, y, g, r->o->event_ctx);
     if (rc != 0)
         return rc < 0 && rc == MB_ERR_CALLBACK ? rc : MB_ERR_EVENT_FAIL;
+    for (ptrdiff_t i = 0; i < r->o->n_events; i++)
+        if (!isfinite(g[i]))
+            return mb_fail(&r->s, MB_ERR_EVENT_FAIL,
+                           "Event %td returned %g at t = %.17g: event functions must return "
+                           "finite values.", i, g[i], t);
     return MB_OK;
 }
 
@@ -363,16 +376,61 @@ static int emit_eval(run *r, double t, double h, double t_new, const double *yne
     return MB_OK;
 }
 
+/* The driver's work block: one layout, used both to size the block (b == NULL:
+ * nothing is assigned, the count of doubles is returned) and to carve it, so that
+ * the size and the pointers handed out can never disagree. */
+static size_t layout(run *r, double *b, ptrdiff_t n, ptrdiff_t ne, int degmax, size_t wsz,
+                     size_t rec_len, size_t rec_work)
+{
+    size_t off = 0;
+#define CARVE(ptr, count)                        \
+    do {                                         \
+        size_t c_ = (size_t)(count);             \
+        if (b) (ptr) = c_ ? b + off : NULL;      \
+        off += c_;                               \
+    } while (0)
+    CARVE(r->y, n);
+    CARVE(r->y_new, n);
+    CARVE(r->err, n);
+    CARVE(r->f0, n);
+    CARVE(r->f1, n);
+    CARVE(r->ybuf, 2 * n);
+    CARVE(r->y_full, n);
+    CARVE(r->y_mid, n);
+    CARVE(r->f_mid, n);
+    CARVE(r->C, (degmax + 1) * n);
+    CARVE(r->s.jac_work, 3 * n);
+    CARVE(r->g_old, ne);
+    CARVE(r->g_new, ne);
+    CARVE(r->g_buf, 2 * ne);   /* values, then root thetas */
+    CARVE(r->ev_last, ne);     /* time of the last reported root per event */
+    CARVE(r->rec, rec_len);
+    CARVE(r->rec_work, rec_work);
+    CARVE(r->s.work, wsz);
+#undef CARVE
+    return off;
+}
+
+/* The driver's work size in doubles for method m on problem p with ne events
+ * (the formula of layout(); exposed for the tests of its extremes). */
+size_t mb_driver_work_size(const mb_method *m, const mb_problem *p, ptrdiff_t ne, int record)
+{
+    run r;
+    int degmax = m->max_dense_degree > 3 ? m->max_dense_degree : 3;
+    size_t wsz = m->work_size ? m->work_size(p, m->data) : 0;
+    size_t rec_work = 0, rec_len = record ? m->dense_record_size(p->n, m->data, &rec_work) : 0;
+    return layout(&r, NULL, p->n, ne > 0 ? ne : 0, degmax, wsz, rec_len, rec_work);
+}
+
 static int setup(run *r, const mb_method *m, const mb_problem *p, const mb_options *o,
-                 mb_result *res, void **block)
+                 void **block)
 {
     ptrdiff_t n = p->n, ne = o->n_events > 0 ? o->n_events : 0;
     int degmax = m->max_dense_degree > 3 ? m->max_dense_degree : 3;
     size_t wsz = m->work_size ? m->work_size(p, m->data) : 0;
     size_t rec_work = 0, rec_len = r->record ? m->dense_record_size(n, m->data, &rec_work) : 0;
-    size_t nd = (size_t)n * (size_t)(13 + degmax + 1) + 4 * (size_t)ne + wsz + rec_len +
-                rec_work + 8;
-    double *b = calloc(nd, sizeof(double));
+    size_t nd = layout(r, NULL, n, ne, degmax, wsz, rec_len, rec_work);
+    double *b = calloc(nd ? nd : 1, sizeof(double));
     ptrdiff_t *hits = calloc((size_t)ne + 1, sizeof(ptrdiff_t));
     int *found = calloc((size_t)ne + 1, sizeof(int));
     *block = b;
@@ -380,27 +438,68 @@ static int setup(run *r, const mb_method *m, const mb_problem *p, const mb_optio
     r->ev_found = found;
     if (!b || !hits || !found)
         return MB_ERR_MEM;
-    r->y = b; b += n;
-    r->y_new = b; b += n;
-    r->err = b; b += n;
-    r->f0 = b; b += n;
-    r->f1 = b; b += n;
-    r->ybuf = b; b += 2 * n;
-    r->y_full = b; b += n;
-    r->y_mid = b; b += n;
-    r->f_mid = b; b += n;
-    r->C = b; b += (ptrdiff_t)(degmax + 1) * n;
-    r->s.jac_work = b; b += 3 * n;
-    r->g_old = b; b += ne;
-    r->g_new = b; b += ne;
-    r->g_buf = b; b += 2 * ne;      /* values, then root thetas */
-    r->ev_last = b; b += 2 * ne;    /* last root times */
+    layout(r, b, n, ne, degmax, wsz, rec_len, rec_work);
     r->rec_len = (ptrdiff_t)rec_len;
-    r->rec = rec_len ? b : NULL; b += rec_len;
-    r->rec_work = rec_work ? b : NULL; b += rec_work;
-    r->s.work = wsz ? b : NULL;
-    (void)res;
     return MB_OK;
+}
+
+double mb_min_step(double t)
+{
+    double sp = fabs(nextafter(t, t >= 0 ? INFINITY : -INFINITY) - t);
+    return 10.0 * sp;
+}
+
+int mb_options_check(const mb_options *o, ptrdiff_t n, double t0, double tf, char *msg,
+                     size_t msg_len)
+{
+#define BAD(...) do { snprintf(msg, msg_len, __VA_ARGS__); return MB_ERR_ILL_INPUT; } while (0)
+    if (n < 0)
+        BAD("The state size must not be negative (got %td).", n);
+    if (!isfinite(t0) || !isfinite(tf))
+        BAD("t0 and tf must be finite (got %g, %g).", t0, tf);
+    if (!(o->rtol > 0) || !isfinite(o->rtol))
+        BAD("rtol must be positive and finite (got %g).", o->rtol);
+    for (ptrdiff_t i = 0; i < n; i++)
+        if (!o->atol || !(o->atol[i] >= 0) || !isfinite(o->atol[i]))
+            BAD("atol must be given, non-negative and finite (atol[%td] = %g).", i,
+                o->atol ? o->atol[i] : NAN);
+    if (o->safety != 0 && !(o->safety > 0 && o->safety <= 1))
+        BAD("safety must satisfy 0 < safety <= 1 (got %g).", o->safety);
+    if (o->fac_min != 0 && !(o->fac_min > 0 && o->fac_min < 1))
+        BAD("fac_min must satisfy 0 < fac_min < 1 (got %g).", o->fac_min);
+    if (o->fac_max != 0 && !(o->fac_max > 1 && isfinite(o->fac_max)))
+        BAD("fac_max must satisfy 1 < fac_max < inf (got %g).", o->fac_max);
+    if (!(o->h >= 0) || !isfinite(o->h))
+        BAD("The fixed step h must be positive and finite (got %g).", o->h);
+    if (!(o->first_step >= 0) || !isfinite(o->first_step))
+        BAD("first_step must be positive and finite (got %g).", o->first_step);
+    if (!(o->max_step >= 0) || !(o->min_step >= 0) || !isfinite(o->min_step))
+        BAD("max_step and min_step must be non-negative (got %g, %g).", o->max_step,
+            o->min_step);
+    if (o->n_eval < 0 || (o->n_eval > 0 && !o->t_eval))
+        BAD("t_eval: %td points but no array.", o->n_eval);
+    double lo = fmin(t0, tf), hi = fmax(t0, tf), dir = tf >= t0 ? 1.0 : -1.0;
+    for (ptrdiff_t k = 0; k < o->n_eval; k++) {
+        double te = o->t_eval[k];
+        if (!(te >= lo && te <= hi))
+            BAD("t_eval[%td] = %g is not a finite time inside [%g, %g].", k, te, lo, hi);
+        if (k > 0 && !(dir * (te - o->t_eval[k - 1]) > 0))
+            BAD("t_eval must be strictly monotone in the direction of integration "
+                "(t_eval[%td] = %.17g after %.17g).", k, te, o->t_eval[k - 1]);
+    }
+    if (o->h > 0 && t0 != tf) {
+        long limit = o->max_steps > 0 ? o->max_steps : MB_DEFAULT_MAX_STEPS;
+        double steps = ceil(fabs(tf - t0) / o->h - 1e-9);
+        if (!(steps <= (double)limit))
+            BAD("The fixed step h = %g needs %.3g steps over [%g, %g], more than max_steps = "
+                "%ld; give a larger h or a larger max_steps.", o->h, steps, t0, tf, limit);
+        double t1 = t0 + dir * o->h;
+        if (t1 == t0)
+            BAD("The fixed step h = %g cannot advance t0 = %.17g (below its spacing).", o->h,
+                t0);
+    }
+    return MB_OK;
+#undef BAD
 }
 
 int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
@@ -423,10 +522,12 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
     r.hermite = !r.record && (doubling || (m->flags & MB_DENSE_HERMITE) || !m->dense);
     for (ptrdiff_t i = 0; o->switching && i < o->n_events; i++)
         r.n_switch += o->switching[i] != 0;
-    rc = setup(&r, m, p, o, res, &block);
+    if ((rc = mb_options_check(o, n, t0, tf, res->message, sizeof res->message)) != MB_OK)
+        goto done;
+    rc = setup(&r, m, p, o, &block);
     if (rc != MB_OK)
         goto done;
-    for (ptrdiff_t i = 0; i < 2 * o->n_events; i++)
+    for (ptrdiff_t i = 0; i < o->n_events; i++)
         r.ev_last[i] = NAN;
 
     mb_stepper *s = &r.s;
@@ -474,7 +575,9 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
     double max_step = o->max_step > 0 ? o->max_step : INFINITY;
     double h_abs;
     long n_fixed = 0, k_fixed = 0;
+    long limit = o->max_steps > 0 ? o->max_steps : MB_DEFAULT_MAX_STEPS;
     if (fixed) {
+        /* at most limit steps (mb_options_check): no overflow */
         n_fixed = (long)ceil(span / o->h - 1e-9);
         if (n_fixed < 1) n_fixed = 1;
         h_abs = o->h;
@@ -495,14 +598,27 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
     double h_resume = 0.0;  /* adaptive: step size to go on with after the switch */
     int after_reject = 0;
     for (;;) {
-        if (o->max_steps > 0 && res->stats.nsteps + res->stats.nreject >= o->max_steps) {
-            rc = mb_fail(s, MB_ERR_MAX_STEPS, "The maximum number of steps (%ld) was reached at t = %.17g.",
-                         o->max_steps, t);
+        /* step attempts; a fixed-step run counts those off its grid (at switches),
+         * its n_fixed grid steps being within the limit already */
+        long used = res->stats.nsteps + res->stats.nreject + res->stats.nfail -
+                    (fixed ? k_fixed : 0);
+        if (used >= limit) {
+            rc = mb_fail(s, MB_ERR_MAX_STEPS,
+                         "The maximum number of steps (%ld) was reached at t = %.17g.", limit, t);
+            goto done;
+        }
+        if (o->monitor && (rc = o->monitor(t, o->monitor_ctx)) != MB_OK) {
+            if (rc > 0)
+                rc = MB_ERR_INTERRUPTED;
+            if (res->message[0] == '\0')
+                mb_fail(s, rc, "%s (at t = %.17g)", mb_status_str(rc), t);
             goto done;
         }
         double t_new;
         int last = 0, on_grid = 0;
-        double min_h = 10.0 * DBL_EPSILON * fmax(fabs(t), fabs(tf));
+        /* spacing of floats at t (not at the span's end: a run from 0 to 1e11
+         * must be able to take small steps near 0) */
+        double min_h = mb_min_step(t);
         if (o->min_step > min_h) min_h = o->min_step;
         if (fixed && h_aim > 0.0) {
             t_new = t + r.dir * h_aim;
@@ -512,6 +628,12 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
             on_grid = 1;
             last = k_fixed >= n_fixed;
             t_new = last ? tf : t0 + r.dir * (double)k_fixed * o->h;
+            if (t_new == t) {
+                rc = mb_fail(s, MB_ERR_STEP_TOO_SMALL,
+                             "The fixed step h = %.3g cannot advance t = %.17g (below the spacing "
+                             "of numbers there).", o->h, t);
+                goto done;
+            }
         } else {
             if (h_abs < min_h) {
                 rc = mb_fail(s, MB_ERR_STEP_TOO_SMALL,
@@ -520,7 +642,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
                 goto done;
             }
             t_new = t + r.dir * h_abs;
-            if (r.dir * (t_new - tf) >= 0 || fabs(tf - t_new) < min_h) {
+            if (r.dir * (t_new - tf) >= 0 || fabs(tf - t_new) < fmax(min_h, mb_min_step(tf))) {
                 t_new = tf;
                 last = 1;
             }

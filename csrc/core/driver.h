@@ -35,11 +35,12 @@ typedef struct mb_options {
     double first_step;      /* > 0: initial step, else automatic */
     double max_step;        /* > 0: bound on |h| (inf allowed) */
     double min_step;        /* >= 0 */
-    long max_steps;         /* <= 0: unlimited */
+    long max_steps;         /* bound on step attempts; <= 0: MB_DEFAULT_MAX_STEPS */
     int step_doubling;      /* adaptive by step doubling (methods without estimate) */
     mb_controller_kind controller;
     int error_per_unit_step; /* EPUS (LLM eq 39) instead of EPS */
-    double safety, fac_min, fac_max; /* <= 0: defaults */
+    double safety, fac_min, fac_max; /* 0: defaults (0.9, 0.2, 10); else
+                                      * 0 < safety <= 1, 0 < fac_min < 1 < fac_max */
     const double *t_eval;   /* sorted in the direction of integration, or NULL */
     ptrdiff_t n_eval;
     int dense_output;       /* store the dense output of every step */
@@ -50,7 +51,29 @@ typedef struct mb_options {
     const int *direction;   /* size n_events: -1, 0, +1 */
     const int *switching;   /* size n_events: nonzero = switching (restart) event, or NULL */
     void *event_ctx;
+    /* optional: called with the current time before every step attempt (and by
+     * long inner loops); returns 0 to go on, or a status (< 0, e.g.
+     * MB_ERR_INTERRUPTED) that stops the run there with the trajectory so far.
+     * The binding uses it to notice Ctrl-C (and to report progress) at most every
+     * few milliseconds of wall time: it keeps its own clock. */
+    int (*monitor)(double t, void *ctx);
+    void *monitor_ctx;
 } mb_options;
+
+/* The step-attempt limit of a run that does not set mb_options.max_steps (the
+ * SUNDIALS adapters use the same). */
+#define MB_DEFAULT_MAX_STEPS 1000000L
+
+/* Check the options of a run of problem size n over [t0, tf] (finite times,
+ * tolerances, controller bounds, t_eval finite and monotone inside the span, the
+ * fixed step's number of steps within max_steps).  Returns MB_OK or
+ * MB_ERR_ILL_INPUT with a message in msg (msg_len bytes). */
+int mb_options_check(const mb_options *o, ptrdiff_t n, double t0, double tf, char *msg,
+                     size_t msg_len);
+
+/* The smallest step size the driver attempts at time t: 10 ulps of t, as SciPy
+ * (10 |nextafter(t, +-inf) - t|), so that the bound follows |t| and not the span. */
+double mb_min_step(double t);
 
 /* Growable result of a run.  Free with mb_result_free. */
 typedef struct mb_result {
@@ -81,6 +104,10 @@ void mb_result_free(mb_result *r);
  * Nothing computed is lost: on failure res holds the trajectory so far. */
 int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
                   const double *y0, const mb_options *opts, mb_result *res);
+
+/* Doubles of the driver's one work block for method m on problem p with ne events
+ * (record: dense records in use).  The same formula sizes and carves the block. */
+size_t mb_driver_work_size(const mb_method *m, const mb_problem *p, ptrdiff_t ne, int record);
 
 /* Evaluate a dense-output polynomial C ((deg+1) x n, see method.h) at theta. */
 void mb_dense_eval(ptrdiff_t n, int deg, const double *C, double theta, double *y);

@@ -1,6 +1,7 @@
 #include <float.h>
 #include <math.h>
 #include "events.h"
+#include "status.h"
 
 int mb_event_active(double g_old, double g_new, int dir)
 {
@@ -19,6 +20,8 @@ static int gval(mb_event_fn g, void *ctx, ptrdiff_t i, mb_dense_fn y_at, void *d
         return rc;
     rc = g(t0 + th * h, ybuf, gbuf, ctx);
     *out = gbuf[i];
+    if (rc == 0 && !isfinite(*out))
+        return MB_ERR_EVENT_FAIL;
     return rc;
 }
 

@@ -47,7 +47,7 @@
 #include "driver.h"
 #include "method.h"
 
-#define MB_SUNDIALS_MAX_STEPS 1000000L
+#define MB_SUNDIALS_MAX_STEPS MB_DEFAULT_MAX_STEPS
 
 typedef struct mb_sundials_method {
     const char *name;

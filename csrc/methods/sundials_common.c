@@ -113,6 +113,11 @@ int mb_sun_events(realtype t, N_Vector y, realtype *g, void *ud)
     if (rc != 0)
         return mb_sun_cb_fail(r, MB_ERR_EVENT_FAIL,
                               "An event function returned failure code %d at t = %.17g.", rc, t);
+    for (ptrdiff_t i = 0; i < r->o->n_events; i++)
+        if (!isfinite(g[i]))
+            return mb_sun_cb_fail(r, MB_ERR_EVENT_FAIL,
+                                  "Event %td returned %g at t = %.17g: event functions must "
+                                  "return finite values.", i, g[i], t);
     return 0;
 }
 
@@ -398,6 +403,14 @@ static int output_loop(sun_run *r, double t0, double tf, loop_state *ls)
                      "The maximum number of steps (%ld) was reached at t = %.17g.", limit, t);
             return MB_ERR_MAX_STEPS;
         }
+        int mrc = o->monitor ? o->monitor(t, o->monitor_ctx) : MB_OK;
+        if (mrc != MB_OK) {
+            if (mrc > 0)
+                mrc = MB_ERR_INTERRUPTED;
+            snprintf(res->message, sizeof res->message, "%s (at t = %.17g)", mb_status_str(mrc),
+                     t);
+            return mrc;
+        }
         double t_ret = t;
         int flag = r->b->evolve(r, tf, &t_ret);
         if (flag < 0)
@@ -476,6 +489,11 @@ static int validate(const sun_run *r, const mb_problem *p, const mb_options *o)
         snprintf(res->message, sizeof res->message, "%s: %s.", r->m->name, bad);
         return MB_ERR_ILL_INPUT;
     }
+    /* the same option checks as the driver's (finite times, tolerances, t_eval,
+     * a fixed step's step count within max_steps) */
+    int rc = mb_options_check(o, p->n, r->t0, r->tf, res->message, sizeof res->message);
+    if (rc != MB_OK)
+        return rc;
     if (p->mass && !(r->m->flags & MB_MASS)) {
         snprintf(res->message, sizeof res->message,
                  "Method '%s' does not accept a mass matrix (use 'ida').", r->m->name);
@@ -509,6 +527,8 @@ static int run(const mb_sundials_method *m, const mb_problem *p, const mb_dae_op
     r.res = res;
     r.n = (sunindextype)p->n;
     r.dir = tf >= t0 ? 1.0 : -1.0;
+    r.t0 = t0;
+    r.tf = tf;
     if (rc != MB_OK || (rc = validate(&r, p, o)) != MB_OK)
         goto done;
     if (SUNContext_Create(NULL, &r.ctx) != 0) {

@@ -93,6 +93,7 @@ struct sun_run {
     mb_result *res;
     sunindextype n;
     double dir;
+    double t0, tf;              /* the span of the run */
     SUNContext ctx;
     void *mem;                  /* the integrator */
     N_Vector y, yp, atol, v1, v2; /* state, y' (IDA), tolerances, scratch */

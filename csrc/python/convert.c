@@ -100,13 +100,26 @@ PyObject *returned_vector_object(PyObject *r, int maxdim, ptrdiff_t n, const cha
 
 int returned_matrix(PyObject *r, ptrdiff_t n, double *J, ptrdiff_t ld, const char *what)
 {
+    /* a scipy.sparse matrix (or anything with toarray()) is densified */
+    if (!PyArray_Check(r) && PyObject_HasAttrString(r, "toarray")) {
+        PyObject *d = PyObject_CallMethod(r, "toarray", NULL);
+        Py_DECREF(r);
+        if (!d)
+            return -1;
+        r = d;
+    }
     PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(r, NPY_DOUBLE, 0, 2, NPY_ARRAY_ALIGNED);
     Py_DECREF(r);
     if (!a)
         return -1;
-    if (PyArray_SIZE(a) != n * n || (PyArray_NDIM(a) == 2 && PyArray_DIM(a, 0) != n)) {
-        PyErr_Format(PyExc_ValueError, "%s must return shape (%zd, %zd).", what, (Py_ssize_t)n,
-                     (Py_ssize_t)n);
+    /* shape (n, n); for n == 1 also a scalar (a flat (n*n,) array is refused: its
+     * layout is ambiguous) */
+    int ok = PyArray_NDIM(a) == 2 ? PyArray_DIM(a, 0) == n && PyArray_DIM(a, 1) == n
+                                  : n == 1 && PyArray_NDIM(a) == 0;
+    if (!ok) {
+        PyErr_Format(PyExc_ValueError, "%s must return an array of shape (%zd, %zd), got %s%zd "
+                     "entries.", what, (Py_ssize_t)n, (Py_ssize_t)n,
+                     PyArray_NDIM(a) == 1 ? "a 1-D array of " : "", (Py_ssize_t)PyArray_SIZE(a));
         Py_DECREF(a);
         return -1;
     }

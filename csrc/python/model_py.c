@@ -534,7 +534,7 @@ static PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
         size_t len = strlen(res->message);
         snprintf(res->message + len, sizeof res->message - len, "%s%s", len ? " " : "", f.msg);
     }
-    out = result_to_dict(res);
+    out = result_dict_of_run(&r);
     if (out && (PyDict_SetItemString(out, "qdd", qdd) || PyDict_SetItemString(out, "lam", lam)))
         Py_CLEAR(out);
 

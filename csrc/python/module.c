@@ -106,7 +106,7 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
         p.jac_sparsity = PyArray_DATA(sp);
     }
     if (run_execute(&r, &p, &ra) == 0)
-        out = result_to_dict(&r.res);
+        out = result_dict_of_run(&r);
 
 done:
     run_free(&r);
@@ -187,7 +187,7 @@ static PyObject *core_solve_dae(PyObject *self, PyObject *a, PyObject *kw)
     r.yp0_out = PyArray_DATA((PyArrayObject *)ypo);
     if (run_execute(&r, &p, &ra))
         goto done;
-    out = result_to_dict(&r.res);
+    out = result_dict_of_run(&r);
     if (out) {
         int bad = dict_set(out, "yp0", ypo);  /* dict_set releases ypo */
         ypo = NULL;
@@ -482,6 +482,7 @@ PyMODINIT_FUNC PyInit__core(void)
 #define FLAG(x) if (PyModule_AddIntConstant(mod, #x, x)) { Py_DECREF(mod); return NULL; }
     FLAG(MB_EMBEDDED) FLAG(MB_FSAL) FLAG(MB_USES_F0) FLAG(MB_NEEDS_JAC) FLAG(MB_SECOND_ORDER)
     FLAG(MB_DENSE_HERMITE) FLAG(MB_VARIABLE_ORDER) FLAG(MB_IMPLICIT) FLAG(MB_FIXED_ONLY) FLAG(MB_MASS) FLAG(MB_LU_REUSE)
+    FLAG(MB_DEFAULT_MAX_STEPS)
 #undef FLAG
     if (PyModule_AddFunctions(mod, mb_model_methods)) {  /* model_py.c */
         Py_DECREF(mod);

@@ -6,6 +6,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 #include <string.h>
+#include <time.h>
 #include "status.h"
 
 void run_args_init(run_args *a)
@@ -135,9 +136,39 @@ int run_prepare(run_ctx *r, const run_args *a, ptrdiff_t n0, PyObject *args)
     return prepare_events(r, a, args);
 }
 
+static double monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* mb_options.monitor: Python's signal handlers, at most every MB_SIGNAL_INTERVAL s */
+static int run_monitor(double t, void *ctx)
+{
+    (void)t;
+    run_ctx *r = ctx;
+    double now = monotonic_seconds();
+    if (now - r->mon_last < MB_SIGNAL_INTERVAL)
+        return MB_OK;
+    r->mon_last = now;
+    int failed;
+    if (r->python) {  /* the GIL is held */
+        failed = PyErr_CheckSignals() < 0;
+    } else {
+        PyGILState_STATE g = PyGILState_Ensure();
+        failed = PyErr_CheckSignals() < 0;  /* the exception stays set in this thread */
+        PyGILState_Release(g);
+    }
+    return failed ? MB_ERR_INTERRUPTED : MB_OK;
+}
+
 int run_execute(run_ctx *r, const mb_problem *p, const run_args *a)
 {
     const double *y0 = PyArray_DATA((PyArrayObject *)r->y0);
+    r->o.monitor = run_monitor;
+    r->o.monitor_ctx = r;
+    r->mon_last = monotonic_seconds();
     PyThreadState *ts = r->python ? NULL : PyEval_SaveThread();
     if (r->dae)
         mb_sundials_ida_run(p, a->t0, a->tf, y0, r->dae, &r->o, &r->res, r->yp0_out);
@@ -147,13 +178,40 @@ int run_execute(run_ctx *r, const mb_problem *p, const run_args *a)
         mb_sundials_run(r->name, p, a->t0, a->tf, y0, &r->o, &r->res);
     if (ts)
         PyEval_RestoreThread(ts);
-    if (PyErr_Occurred())   /* the user's own exception propagates */
-        return -1;
+    if (PyErr_Occurred()) {
+        /* Ctrl-C (noticed by run_monitor or inside a Python callback): keep what was
+         * computed and hand the exception over with it; any other exception of the
+         * user's own propagates */
+        if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
+            return -1;
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_NormalizeException(&type, &value, &tb);
+        if (value && tb)
+            PyException_SetTraceback(value, tb);
+        Py_XDECREF(type);
+        Py_XDECREF(tb);
+        r->interrupt = value ? value : (Py_INCREF(Py_None), Py_None);
+        r->res.status = MB_ERR_INTERRUPTED;
+        snprintf(r->res.message, sizeof r->res.message, "%s",
+                 mb_status_str(MB_ERR_INTERRUPTED));
+        return 0;
+    }
     if (r->res.status == MB_ERR_MEM) {
         PyErr_NoMemory();
         return -1;
     }
     return 0;
+}
+
+PyObject *result_dict_of_run(run_ctx *r)
+{
+    PyObject *d = result_to_dict(&r->res);
+    PyObject *exc = r->interrupt ? r->interrupt : Py_None;
+    if (d && PyDict_SetItemString(d, "interrupted", exc) < 0)
+        Py_CLEAR(d);
+    Py_CLEAR(r->interrupt);
+    return d;
 }
 
 void run_free(run_ctx *r)
@@ -163,6 +221,7 @@ void run_free(run_ctx *r)
     Py_XDECREF(r->atol);
     Py_XDECREF(r->t_eval);
     PyMem_Free(r->ev_flags);
+    Py_CLEAR(r->interrupt);
     r->y0 = r->atol = r->t_eval = NULL;
     r->ev_flags = NULL;
 }

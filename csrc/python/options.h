@@ -68,6 +68,8 @@ typedef struct run_ctx {
     PyObject *y0, *atol, *t_eval;    /* float64 arrays */
     int *ev_flags;                   /* terminal, direction, switching: 3 o.n_events */
     py_events_ctx user;              /* the user's events g(t, y, *args) */
+    double mon_last;                 /* monotonic clock (s) of the last signal check */
+    PyObject *interrupt;             /* the KeyboardInterrupt that stopped the run, or NULL */
 } run_ctx;
 
 /* Zero r and look up the method `name`; -1 with ValueError when unknown. */
@@ -75,12 +77,22 @@ int run_begin(run_ctx *r, const char *name);
 /* Convert y0 (n0 entries, or any size when n0 < 0), atol, t_eval and the events
  * of a into r->o; args: the tuple passed to the events (or NULL).  0 or -1. */
 int run_prepare(run_ctx *r, const run_args *a, ptrdiff_t n0, PyObject *args);
-/* Run p from a->t0 to a->tf into r->res (see the header comment).  0 or -1. */
+/* Run p from a->t0 to a->tf into r->res (see the header comment).  0 or -1.
+ * Ctrl-C: the run checks for signals at most every MB_SIGNAL_INTERVAL seconds of
+ * wall time (taking the GIL only for that when it was released); a
+ * KeyboardInterrupt, raised there or inside a Python callback, stops the run with
+ * what it computed: run_execute then returns 0 with the exception held in
+ * r->interrupt (result_dict_of_run puts it under "interrupted"). */
 int run_execute(run_ctx *r, const mb_problem *p, const run_args *a);
 void run_free(run_ctx *r);
 
 /* The dict of _core.solve: t, y, status, message, statistics, step history,
  * dense records, t_events, y_events. */
 PyObject *result_to_dict(const mb_result *r);
+/* result_to_dict of r->res plus "interrupted": the KeyboardInterrupt that stopped
+ * the run (or None); releases r->interrupt. */
+PyObject *result_dict_of_run(run_ctx *r);
+
+#define MB_SIGNAL_INTERVAL 0.005
 
 #endif

@@ -46,7 +46,11 @@ int py_rhs(double t, const double *y, double *ydot, void *ctx)
     Py_DECREF(ya);
     if (!r)
         return MB_ERR_CALLBACK;
+    /* fast path: a float64 array in native byte order, aligned and contiguous, is
+     * copied as it is; anything else is converted (a big-endian '>f8' array has
+     * type NPY_DOUBLE too, but its bytes must be swapped) */
     if (PyArray_Check(r) && PyArray_TYPE((PyArrayObject *)r) == NPY_DOUBLE &&
+        PyArray_ISNOTSWAPPED((PyArrayObject *)r) && PyArray_ISALIGNED((PyArrayObject *)r) &&
         PyArray_SIZE((PyArrayObject *)r) == c->n && PyArray_IS_C_CONTIGUOUS((PyArrayObject *)r) &&
         PyArray_NDIM((PyArrayObject *)r) <= 2) {
         memcpy(ydot, PyArray_DATA((PyArrayObject *)r), (size_t)c->n * sizeof(double));

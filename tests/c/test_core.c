@@ -1,7 +1,9 @@
 /* C tests of the core without Python: tableau order conditions, the controller,
  * the norm, Hermite dense output, and the driver on problems with known
  * solutions (order of convergence, dense output, events, failures). */
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
@@ -350,6 +352,192 @@ static void test_norm_dense(void)
     CHECK(fabs(out - pow(1.6, 3)) < 1e-13, "cubic Hermite exact on a cubic");
 }
 
+
+/* ---- the driver's work block at its extremes (issue: 6 ne doubles were handed
+ * out of a block sized for 4 ne; under ASan any overrun is an error) ---- */
+
+/* n/2 uncoupled oscillators q_i'' = -q_i, y = (q, q') */
+static int f_oscn(double t, const double *y, double *f, void *ctx)
+{
+    (void)t;
+    ptrdiff_t nq = *(const ptrdiff_t *)ctx;
+    for (ptrdiff_t i = 0; i < nq; i++) {
+        f[i] = y[nq + i];
+        f[nq + i] = -y[i];
+    }
+    return 0;
+}
+
+typedef struct { ptrdiff_t n, ne; } evn_ctx;
+
+/* ne events, g_k = y_{k mod n} - c_k with c_k in (-1, 1): each fires several times */
+static int ev_many(double t, const double *y, double *g, void *ctx)
+{
+    (void)t;
+    const evn_ctx *c = ctx;
+    for (ptrdiff_t k = 0; k < c->ne; k++)
+        g[k] = y[k % c->n] - (-0.9 + 1.8 * (double)k / (double)(c->ne > 1 ? c->ne - 1 : 1));
+    return 0;
+}
+
+static void test_work_extremes(void)
+{
+    static const ptrdiff_t sizes[][2] = {{2, 0}, {2, 1}, {2, 5}, {2, 50}, {40, 50}};
+    double atol[40], y0[40];
+    int terminal[50], direction[50];
+    for (int i = 0; i < 50; i++) { terminal[i] = 0; direction[i] = 0; }
+    int runs = 0, bad = 0;
+    char what[256] = "";
+    for (size_t k = 0; k < mb_method_count(); k++) {
+        const mb_method *m = mb_method_at(k);
+        for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; c++) {
+            ptrdiff_t n = sizes[c][0], ne = sizes[c][1], nq = n / 2;
+            for (ptrdiff_t i = 0; i < n; i++) {
+                atol[i] = 1e-6;
+                y0[i] = i < nq ? 1.0 - 0.01 * (double)i : 0.0;
+            }
+            mb_problem p = {n, f_oscn, 0, 0, nq, 0, 0};
+            p.ctx = &nq;
+            evn_ctx ec = {n, ne};
+            mb_options o = defaults(atol, 1e-4);
+            o.events = ne ? ev_many : NULL;
+            o.n_events = ne;
+            o.event_ctx = &ec;
+            o.terminal = terminal;
+            o.direction = direction;
+            o.dense_output = 1;
+            o.max_step = 0.5;  /* roots are located between step ends: a step longer than
+                                * a half period could hide two crossings */
+            if (m->flags & MB_FIXED_ONLY)
+                o.h = 0.05;
+            mb_result r;
+            int rc = mb_driver_run(m, &p, 0.0, 7.0, y0, &o, &r);
+            ptrdiff_t fired = 0;
+            for (ptrdiff_t e = 0; e < ne; e++)
+                fired += r.ev_count[e];
+            /* every event crosses at least twice over more than a period */
+            if (rc != MB_OK || (ne > 0 && fired < 2 * ne)) {
+                bad++;
+                snprintf(what, sizeof what, "%s n = %td, %td events: status %d, %td roots (%s)",
+                         m->name, n, ne, rc, fired, r.message);
+            }
+            runs++;
+            size_t w = mb_driver_work_size(m, &p, ne, 0);
+            if (w < (size_t)(13 * n + 4 * ne)) {
+                bad++;
+                snprintf(what, sizeof what, "%s: work size %zu too small", m->name, w);
+            }
+            mb_result_free(&r);
+        }
+    }
+    CHECK(bad == 0, "%d runs of every method with 0, 1, 5 and 50 events and n = 2, 40 "
+          "(ASan watches the work block) %s", runs, what);
+}
+
+/* ---- option checks and guards that used to give silent wrong answers ---- */
+static int ev_nan(double t, const double *y, double *g, void *ctx)
+{
+    (void)t; (void)y; (void)ctx;
+    g[0] = NAN;
+    return 0;
+}
+
+typedef struct { int calls, stop_after; } mon_ctx;
+
+static int monitor_stop(double t, void *ctx)
+{
+    (void)t;
+    mon_ctx *c = ctx;
+    return ++c->calls >= c->stop_after ? MB_ERR_INTERRUPTED : MB_OK;
+}
+
+static void test_guards(void)
+{
+    const mb_method *rk4 = mb_method_find("rk4"), *dp = mb_method_find("dopri5");
+    mb_problem p = {1, f_decay, 0, 0, 0, 0, 0};
+    double atol[1] = {1e-6}, y0[1] = {1.0};
+    mb_result r;
+
+    /* a fixed step whose step count overflows a long used to "succeed" in one step */
+    mb_options o = defaults(atol, 1e-3);
+    o.h = 1e-20;
+    int rc = mb_driver_run(rk4, &p, 0.0, 1.0, y0, &o, &r);
+    CHECK(rc == MB_ERR_ILL_INPUT && r.nt == 0 && strstr(r.message, "max_steps"),
+          "h = 1e-20 over [0, 1] is refused: %s", r.message);
+    mb_result_free(&r);
+    o.h = 1.0;
+    rc = mb_driver_run(rk4, &p, 1e20, 1e20 + 1e6, y0, &o, &r);
+    CHECK(rc == MB_ERR_ILL_INPUT && strstr(r.message, "cannot advance"),
+          "h below the spacing of t0 is refused: %s", r.message);
+    mb_result_free(&r);
+
+    /* controller bounds: fac_min >= 1 used to reject steps forever */
+    mb_options oc = defaults(atol, 1e-3);
+    double bad_vals[][3] = {{1e9, 0, 0}, {0, 0.5, 0}, {0, 0, 1.5}, {-1, 0, 0}};
+    for (int k = 0; k < 4; k++) {
+        oc.fac_min = bad_vals[k][0];
+        oc.fac_max = bad_vals[k][1];
+        oc.safety = bad_vals[k][2];
+        rc = mb_driver_run(dp, &p, 0.0, 1.0, y0, &oc, &r);
+        CHECK(rc == MB_ERR_ILL_INPUT, "fac_min %g, fac_max %g, safety %g refused: %s",
+              oc.fac_min, oc.fac_max, oc.safety, r.message);
+        mb_result_free(&r);
+    }
+
+    /* NaN in t_eval */
+    mb_options ot = defaults(atol, 1e-3);
+    double te[3] = {0.0, NAN, 1.0};
+    ot.t_eval = te;
+    ot.n_eval = 3;
+    rc = mb_driver_run(dp, &p, 0.0, 1.0, y0, &ot, &r);
+    CHECK(rc == MB_ERR_ILL_INPUT, "NaN in t_eval refused: %s", r.message);
+    mb_result_free(&r);
+
+    /* an event that is always NaN used to be silently never triggered */
+    mb_options oe = defaults(atol, 1e-3);
+    int zero[1] = {0};
+    oe.events = ev_nan;
+    oe.n_events = 1;
+    oe.terminal = zero;
+    oe.direction = zero;
+    rc = mb_driver_run(dp, &p, 0.0, 1.0, y0, &oe, &r);
+    CHECK(rc == MB_ERR_EVENT_FAIL && strstr(r.message, "finite"), "NaN event: %s", r.message);
+    mb_result_free(&r);
+
+    /* default max_steps: a run that cannot finish stops with the trajectory so far */
+    mb_options om = defaults(atol, 1e-3);
+    rc = mb_driver_run(dp, &p, 0.0, 1e300, y0, &om, &r);
+    CHECK(rc == MB_ERR_MAX_STEPS && r.nt > 1000 && strstr(r.message, "1000000"),
+          "default max_steps = %ld: %s", MB_DEFAULT_MAX_STEPS, r.message);
+    mb_result_free(&r);
+
+    /* the monitor stops a run (Ctrl-C from the binding) and keeps what was computed */
+    mon_ctx mc = {0, 50};
+    mb_options oi = defaults(atol, 1e-10);
+    oi.monitor = monitor_stop;
+    oi.monitor_ctx = &mc;
+    rc = mb_driver_run(dp, &p, 0.0, 1e3, y0, &oi, &r);
+    CHECK(rc == MB_ERR_INTERRUPTED && r.nt >= 40 && r.t[r.nt - 1] > 0.0 &&
+              fabs(r.y[r.nt - 1] - exp(-r.t[r.nt - 1])) < 1e-5,
+          "interrupted after %d monitor calls (status %d): %td points kept, ends at t = %g, "
+          "y = %g", mc.calls, rc, r.nt, r.t[r.nt - 1], r.y[r.nt - 1]);
+    mb_result_free(&r);
+
+    /* the minimum step follows |t|, not the span: steps of 1e-5 near t = 0 on a
+     * span of 1e11 (it used to be 10 eps 1e11 = 2.2e-4) */
+    CHECK(mb_min_step(0.0) < 1e-300 && mb_min_step(1.0) == 10 * DBL_EPSILON &&
+              mb_min_step(-1.0) == 10 * DBL_EPSILON,
+          "mb_min_step: 10 ulps of t (%g at 0, %g at 1)", mb_min_step(0.0), mb_min_step(1.0));
+    mb_options os = defaults(atol, 1e-3);
+    os.first_step = 1e-5;
+    os.max_step = 1e-5;
+    os.max_steps = 5;
+    rc = mb_driver_run(dp, &p, 0.0, 1e11, y0, &os, &r);
+    CHECK(rc == MB_ERR_MAX_STEPS && r.nt == 6, "steps of 1e-5 from t = 0 towards 1e11 (%s)",
+          r.message);
+    mb_result_free(&r);
+}
+
 int main(void)
 {
     test_tableau(&mb_erk_euler, &mb_method_euler);
@@ -363,6 +551,8 @@ int main(void)
     test_adaptive();
     test_events();
     test_failures();
+    test_work_extremes();
+    test_guards();
     CHECK(strcmp(mb_status_str(MB_ERR_STEP_TOO_SMALL),
                  "Required step size is less than spacing between numbers.") == 0,
           "status messages from status.def");
