@@ -16,6 +16,11 @@ _DESCRIPTIONS = {
     "rk4": ("Classical 4-stage Runge-Kutta", "lecture notes 7.3"),
     "rk23": ("Bogacki-Shampine 3(2), FSAL, cubic dense output (ode23)", "lecture notes 7.8"),
     "dopri5": ("Dormand-Prince 5(4), FSAL, 4th-order dense output (ode45)", "lecture notes 7.8"),
+    "dop853": ("Dormand-Prince 8(5,3) (Hairer's DOP853), FSAL, 12 evaluations per step; error "
+               "|err5|^2 / sqrt(|err5|^2 + 0.01 |err3|^2), which behaves like an order-7 estimate "
+               "(error_order 7: step-size exponent 1/8); 7th-order dense output from 3 more "
+               "evaluations per output step",
+               "Hairer, Norsett & Wanner I, II.5-II.6 (DOP853); Prince & Dormand 1981"),
     "nystrom_midpoint": ("One-evaluation Nystrom midpoint scheme ('Euler 2') for q'' = a(t, q, q')",
                          "lecture notes 7.4"),
     "adams": ("Variable-step variable-order Adams-Bashforth-Moulton PECE, orders 1-12 (ode113)",

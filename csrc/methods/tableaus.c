@@ -10,7 +10,7 @@ static const double euler_c[] = {0.0};
 static const double euler_A[] = {0.0};
 static const double euler_b[] = {1.0};
 const mb_erk_tableau mb_erk_euler = {"euler", 1, 1, 0, 0, 0, euler_c, euler_A, euler_b,
-                                     0, 0, "LN 7.1"};
+                                     0, 0, "LN 7.1", 0, 0, 0, 0, 0};
 
 /* ---- Heun (LN 7.2, Butcher array with alpha = 1/2) ---- */
 static const double heun_c[] = {0.0, 1.0};
@@ -18,7 +18,7 @@ static const double heun_A[] = {0.0, 0.0,
                                 1.0, 0.0};
 static const double heun_b[] = {0.5, 0.5};
 const mb_erk_tableau mb_erk_heun = {"heun", 2, 2, 0, 0, 0, heun_c, heun_A, heun_b, 0, 0,
-                                    "LN 7.2"};
+                                    "LN 7.2", 0, 0, 0, 0, 0};
 
 /* ---- classical Runge-Kutta 4 (LN 7.3) ---- */
 static const double rk4_c[] = {0.0, 0.5, 0.5, 1.0};
@@ -27,7 +27,8 @@ static const double rk4_A[] = {0.0, 0.0, 0.0, 0.0,
                                0.0, 0.5, 0.0, 0.0,
                                0.0, 0.0, 1.0, 0.0};
 static const double rk4_b[] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
-const mb_erk_tableau mb_erk_rk4 = {"rk4", 4, 4, 0, 0, 0, rk4_c, rk4_A, rk4_b, 0, 0, "LN 7.3"};
+const mb_erk_tableau mb_erk_rk4 = {"rk4", 4, 4, 0, 0, 0, rk4_c, rk4_A, rk4_b, 0, 0, "LN 7.3",
+                                   0, 0, 0, 0, 0};
 
 /* ---- Bogacki-Shampine 3(2), ode23 (LN 7.8: A, B, E and ntrp23's BI) ---- */
 static const double rk23_c[] = {0.0, 0.5, 0.75};
@@ -42,7 +43,7 @@ static const double rk23_P[] = {1.0, -4.0 / 3, 5.0 / 9,
                                 0.0, 4.0 / 3, -8.0 / 9,
                                 0.0, -1.0, 1.0};
 const mb_erk_tableau mb_erk_rk23 = {"rk23", 3, 3, 2, 1, 3, rk23_c, rk23_A, rk23_b, rk23_e,
-                                    rk23_P, "Bogacki-Shampine 1989; LN 7.8 (ode23)"};
+                                    rk23_P, "Bogacki-Shampine 1989; LN 7.8 (ode23)", 0, 0, 0, 0, 0};
 
 /* ---- Dormand-Prince 5(4), ode45 (LN 7.8: A, B, E and ntrp45's BI) ---- */
 static const double dp_c[] = {0.0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1.0};
@@ -67,4 +68,5 @@ static const double dp_P[] = {
     0.0, -11.0 / 7, 11.0 / 3, -55.0 / 28,
     0.0, 3.0 / 2, -4.0, 5.0 / 2};
 const mb_erk_tableau mb_erk_dopri5 = {"dopri5", 6, 5, 4, 1, 4, dp_c, dp_A, dp_b, dp_e, dp_P,
-                                      "Dormand-Prince 1980; LN 7.8 (ode45, ntrp45)"};
+                                      "Dormand-Prince 1980; LN 7.8 (ode45, ntrp45)", 0, 0, 0,
+                                      0, 0};

@@ -240,13 +240,13 @@ static PyObject *core_tableau(PyObject *self, PyObject *arg)
     const mb_method *m = mb_method_find(name);
     const mb_erk_tableau *T = NULL;
     const mb_erk_tableau *all[] = {&mb_erk_euler, &mb_erk_heun, &mb_erk_rk4, &mb_erk_rk23,
-                                   &mb_erk_dopri5};
+                                   &mb_erk_dopri5, &mb_erk_dop853};
     for (size_t i = 0; m && i < sizeof all / sizeof all[0]; i++)
         if (m->data == all[i])
             T = all[i];
     if (!T)
         return PyErr_Format(PyExc_ValueError, "method '%s' has no explicit Runge-Kutta tableau.", name);
-    int s = T->s, nk = T->s + T->fsal;
+    int s = T->s, nk = T->s + T->fsal, nx = T->s_extra;
     PyObject *d = PyDict_New();
     if (!d)
         return NULL;
@@ -257,7 +257,11 @@ static PyObject *core_tableau(PyObject *self, PyObject *arg)
         dict_set(d, "order", PyLong_FromLong(T->order)) ||
         dict_set(d, "error_order", PyLong_FromLong(T->error_order)) ||
         dict_set(d, "fsal", PyBool_FromLong(T->fsal)) ||
-        dict_set(d, "reference", PyUnicode_FromString(T->reference))) {
+        dict_set(d, "reference", PyUnicode_FromString(T->reference)) ||
+        dict_set(d, "e3", T->e3 ? vec_from(T->e3, nk) : (Py_INCREF(Py_None), Py_None)) ||
+        dict_set(d, "c_extra", vec_from(T->c_extra, nx)) ||
+        dict_set(d, "A_extra", mat_from(T->A_extra, nx, nk + nx)) ||
+        dict_set(d, "D", T->D ? mat_from(T->D, 4, nk + nx) : (Py_INCREF(Py_None), Py_None))) {
         Py_DECREF(d);
         return NULL;
     }
@@ -457,7 +461,8 @@ static PyMethodDef core_methods_def[] = {
      solve_dae_doc},
     {"methods", core_methods, METH_NOARGS,
      "Registered methods: name, order, error_order, flags, backend ('mbint' or 'sundials')."},
-    {"tableau", core_tableau, METH_O, "Butcher tableau of an explicit Runge-Kutta method."},
+    {"tableau", core_tableau, METH_O, "Butcher tableau of an explicit Runge-Kutta method (c, A, b, e, P; DOP853 also e3, "
+     "its dense-output stages c_extra, A_extra and Hairer's dense form D: tableaus.h)."},
     {"amplification", core_amplification, METH_VARARGS,
      "amplification(method, z): the method's stability function R(z) (complex array)."},
     {"status_table", core_status_table, METH_NOARGS, "(name, code, message) of every status."},
