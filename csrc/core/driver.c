@@ -597,6 +597,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
     double h_aim = 0.0;     /* fixed steps: size of the next attempt when aiming at a switch */
     double h_resume = 0.0;  /* adaptive: step size to go on with after the switch */
     int after_reject = 0;
+    double t_sw_retry = NAN;  /* start of the last step retried to end before a switch */
     for (;;) {
         /* step attempts; a fixed-step run counts those off its grid (at switches),
          * its n_fixed grid steps being within the limit already */
@@ -700,6 +701,21 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
                     h_resume = fabs(h);  /* after the switch, go on with this step */
                 } else {
                     h_try = d - fmax(1e-10 * d, 16.0 * ulp);
+                    /* A retry from t that again contains a switch and fails its error
+                     * test: its dense output cannot place the root.  (A BDF step far
+                     * into a stiff contact ends on the contact's equilibrium, just past
+                     * the switch, and its interpolant through that end puts the root
+                     * just before the end: each retry was 1e-2..1e-10 of a step shorter,
+                     * up to 1e6 retries per contact.)  Retry no longer than the error
+                     * test allows. */
+                    if (!fixed && !accepted && t == t_sw_retry) {
+                        int q = m->error_order > 0 ? m->error_order : m->order;
+                        if (m->order < q) q = m->order;
+                        if ((m->flags & MB_VARIABLE_ORDER) && s->order >= 1) q = s->order;
+                        double k = o->error_per_unit_step ? q : q + 1;
+                        h_try = fmin(h_try, fabs(h) * mb_controller_factor(&ctl, err_norm, k, 0, 1));
+                    }
+                    t_sw_retry = t;
                 }
                 res->stats.nreject++;
                 if (fixed) {

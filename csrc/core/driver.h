@@ -14,8 +14,10 @@
  * A step whose end has g_i of the other sign is not accepted as it is: its stages
  * mix both regimes, with an error O(h |jump|) however little of it lies past the
  * switch.  The root t* is located on the step's dense output (the earliest of all
- * switching roots) and the step is retried ending just before t*; the next step,
- * which starts within 1e-10 of a step of t*, crosses it with a step of twice that
+ * switching roots) and the step is retried ending just before t* (when that retry
+ * too contains a switch and fails its error test, its dense output cannot be trusted
+ * to place t*: the next retry is at most as long as the error test allows); the next
+ * step, which starts within 1e-10 of a step of t*, crosses it with a step of twice that
  * distance, accepted without the error test and cut at t* (moved by ulps if need
  * be so that g_i has strictly its new sign there).  The event is reported like any
  * other, and the run continues from t* with the method re-initialized (method.h,
