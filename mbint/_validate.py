@@ -39,6 +39,10 @@ C_INT_MAX = 2 ** 31 - 1
 #: step attempts of a run without max_steps (C: MB_DEFAULT_MAX_STEPS)
 DEFAULT_MAX_STEPS = int(_core.MB_DEFAULT_MAX_STEPS)
 
+#: step-size controllers by name (C: mb_controller_kind, controller.h)
+CONTROLLERS = {"i": int(_core.MB_CONTROLLER_I), "pi": int(_core.MB_CONTROLLER_PI),
+               "predictive": int(_core.MB_CONTROLLER_PREDICTIVE)}
+
 #: rtol below this is raised to it, with a warning (as SciPy: 100 machine epsilons)
 RTOL_FLOOR = 100 * np.finfo(float).eps
 
@@ -167,7 +171,7 @@ def atol_vector(atol, n, entries=None):
             if a.shape != (n,):
                 raise ValueError(f"atol must be a scalar or have shape ({n},), got shape "
                                  f"{a.shape}.")
-    if not (a.min() >= 0) or not np.all(np.isfinite(a)):
+    if a.size and (not (a.min() >= 0) or not np.all(np.isfinite(a))):
         raise ValueError("atol must be non-negative and finite.")
     return a
 
@@ -250,8 +254,9 @@ def step_control(info, mname, h, controller, error_per_unit_step, safety, fac_mi
     if h is not None and info.adaptive == "variable order":
         raise ValueError(f"h: method {mname!r} chooses its own steps; a fixed step is not "
                          f"supported.")
-    if controller not in ("pi", "i"):
-        raise ValueError(f"controller must be 'pi' or 'i', got {controller!r}.")
+    if controller is not None and controller not in CONTROLLERS:
+        raise ValueError(f"controller must be one of {sorted(CONTROLLERS)} or None (the "
+                         f"method's own: {info.controller!r} for {mname!r}), got {controller!r}.")
     sf = 0.0 if safety is None else positive("safety", safety)
     fmin = 0.0 if fac_min is None else positive("fac_min", fac_min)
     fmax = 0.0 if fac_max is None else positive("fac_max", fac_max, allow_inf=False)
@@ -264,7 +269,7 @@ def step_control(info, mname, h, controller, error_per_unit_step, safety, fac_mi
         raise ValueError(f"fac_max must satisfy fac_max > 1 (the largest growth factor of a "
                          f"step), got {fac_max}.")
     return dict(h=h_fixed, step_doubling=h is None and info.adaptive == "step doubling",
-                controller=1 if controller == "pi" else 0,
+                controller=0 if controller is None else CONTROLLERS[controller],
                 error_per_unit_step=bool(error_per_unit_step),
                 safety=sf, fac_min=fmin, fac_max=fmax)
 

@@ -47,7 +47,7 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
               events=None, vectorized=False, args=None, *, rtol=1e-3, atol=1e-6,
               first_step=None, max_step=np.inf, min_step=0.0, max_steps=None, h=None,
               jac=None, jac_sparsity=None, mass=None, dfdt=None, autonomous=False,
-              controller="pi",
+              controller=None,
               error_per_unit_step=False, safety=None, fac_min=None, fac_max=None, nq=None):
     """Solve an initial value problem ``y' = fun(t, y)`` with a method of mbint.
 
@@ -126,8 +126,11 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     mass : array_like, shape (n, n), optional
         Constant (possibly singular) mass matrix M of ``M y' = f(t, y)``, for the
         methods whose ``mass_matrix`` property is true.
-    controller : {"pi", "i"}
-        PI controller (Gustafsson; LLM paper eq 40) or elementary (eq 38).
+    controller : {None, "pi", "i", "predictive"}
+        Step-size controller: PI (Gustafsson; LLM paper eq 40), elementary (eq 38)
+        or Gustafsson's predictive controller (RADAU5).  None (default): the
+        method's own (:attr:`MethodInfo.controller`: ``"predictive"`` for
+        ``radau_iia``, ``"pi"`` for the others).
     error_per_unit_step : bool
         Control the error per unit step (EPUS, LLM eq 39) instead of per step.
     safety, fac_min, fac_max : float, optional
@@ -156,7 +159,7 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     n = y0a.size
     rtol, atol_a = check.tolerances(rtol, atol, n)
     if info.backend == "sundials":
-        for name, value, default in (("controller", controller, "pi"),
+        for name, value, default in (("controller", controller, None),
                                      ("error_per_unit_step", error_per_unit_step, False),
                                      ("safety", safety, None), ("fac_min", fac_min, None),
                                      ("fac_max", fac_max, None)):

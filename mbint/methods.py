@@ -51,8 +51,12 @@ _DESCRIPTIONS = {
     "arkode_dirk": ("SUNDIALS ARKODE ARKStep, ESDIRK ARK4(3)6L[2]SA, L-stable, Newton, dense direct linear solver", "Kennedy & Carpenter 2003; Reynolds et al. 2023 (ARKODE)"),
 }
 
-# SciPy / MATLAB names accepted as aliases
-ALIASES = {"rk45": "dopri5", "ode45": "dopri5", "ode23": "rk23", "ode113": "adams"}
+# SciPy and MATLAB names accepted as aliases (matched case-insensitively): a script
+# written for scipy.integrate.solve_ivp or MATLAB's ode suite changes one word
+ALIASES = {
+    "rk45": "dopri5", "rk23": "rk23", "dop853": "dop853", "radau": "radau_iia", "bdf": "bdf",
+    "ode45": "dopri5", "ode23": "rk23", "ode113": "adams", "ode15s": "bdf", "ode23s": "ros2",
+}
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,11 @@ class MethodInfo:
     backend : str
         ``"mbint"`` (a step behind mbint's driver) or ``"sundials"`` (CVODE,
         IDA or ARKODE with its own time loop, see :mod:`mbint.dae`).
+    controller : str or None
+        The step-size controller used when ``controller=None`` (the default):
+        ``"pi"`` (Gustafsson's PI, LLM eq 40) for most methods, ``"predictive"``
+        (Gustafsson's predictive controller, as RADAU5) for ``radau_iia``; None for
+        the SUNDIALS methods, which control their own steps.
     """
 
     name: str
@@ -99,6 +108,7 @@ class MethodInfo:
     description: str
     reference: str
     backend: str = "mbint"
+    controller: str | None = None
 
 
 def _info(d):
@@ -126,6 +136,8 @@ def _info(d):
         description=desc,
         reference=ref,
         backend=d.get("backend", "mbint"),
+        controller={_core.MB_CONTROLLER_I: "i", _core.MB_CONTROLLER_PI: "pi",
+                    _core.MB_CONTROLLER_PREDICTIVE: "predictive"}.get(d.get("controller")),
     )
 
 
@@ -151,7 +163,15 @@ def method_info(name):
 
 
 def resolve(name):
-    """Canonical method name for ``name`` (aliases: RK45, RK23, ode45, ode23, ode113)."""
+    """Canonical method name for ``name``.
+
+    Aliases (case-insensitive): SciPy's ``RK45`` (dopri5), ``RK23``, ``DOP853``,
+    ``Radau`` (radau_iia), ``BDF`` and ``LSODA`` (see :data:`ALIASES`), MATLAB's
+    ``ode45``, ``ode23``, ``ode113`` (adams), ``ode15s`` (bdf), ``ode23s`` (ros2).
+    SciPy's solver classes (``scipy.integrate.RK45`` ...) are accepted by name.
+    """
+    if isinstance(name, type) and name.__module__.startswith("scipy.integrate"):
+        name = name.__name__  # method=scipy.integrate.RK45, as SciPy allows
     if not isinstance(name, str):
         raise ValueError(f"method must be a string naming one of mbint.methods(), got {name!r}.")
     key = name.lower()

@@ -103,7 +103,7 @@ def _wrap_event(g, nq):
 def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=None,
              project=False, baumgarte=None, consistent="check", *, t_eval=None,
              dense_output=False, events=None, rtol=1e-3, atol=1e-6, h=None, first_step=None,
-             max_step=np.inf, min_step=0.0, max_steps=None, controller="pi",
+             max_step=np.inf, min_step=0.0, max_steps=None, controller=None,
              error_per_unit_step=False, safety=None, fac_min=None, fac_max=None,
              tol=None, proj_tol=None, proj_max_iter=None, contact_switching=True):
     """Simulate a mechanism with a method of :func:`mbint.methods`.

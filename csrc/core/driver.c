@@ -58,15 +58,17 @@ static int initial_step(run *r, double t0, double tf, int order, double *h_out)
     double span = fabs(tf - t0);
     if (r->p->mass) {
         /* f is M y', not y': the derivative-based estimate does not apply; start
-         * small as RADAU5 does and let the controller grow the step */
-        *h_out = fmin(1e-6 * fmax(1.0, span), span);
+         * small as RADAU5 does and let the controller grow the step (tf may be
+         * infinite: a terminal event ends the run) */
+        *h_out = fmin(1e-6 * fmax(1.0, isfinite(span) ? span : fabs(t0)), span);
         return MB_OK;
     }
     int rc = ensure_f0(r, t0);
     if (rc != MB_OK)
         return rc;
-    double d0 = mb_wrms_norm(n, r->y, r->y, NULL, rtol, atol);
-    double d1 = mb_wrms_norm(n, r->f0, r->y, NULL, rtol, atol);
+    const double *rv = r->o->rtol_v;
+    double d0 = mb_wrms_norm_v(n, r->y, r->y, NULL, rtol, rv, atol);
+    double d1 = mb_wrms_norm_v(n, r->f0, r->y, NULL, rtol, rv, atol);
     double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
     if (h0 > span) h0 = span;
     for (ptrdiff_t i = 0; i < n; i++)
@@ -76,7 +78,7 @@ static int initial_step(run *r, double t0, double tf, int order, double *h_out)
         return rc;
     for (ptrdiff_t i = 0; i < n; i++)
         r->ybuf[i] = r->f_mid[i] - r->f0[i];
-    double d2 = mb_wrms_norm(n, r->ybuf, r->y, NULL, rtol, atol) / h0;
+    double d2 = mb_wrms_norm_v(n, r->ybuf, r->y, NULL, rtol, rv, atol) / h0;
     double dm = fmax(d1, d2);
     double h1 = dm <= 1e-15 ? fmax(1e-6, h0 * 1e-3) : pow(0.01 / dm, 1.0 / (order + 1));
     double h = fmin(100.0 * h0, h1);
@@ -455,10 +457,13 @@ int mb_options_check(const mb_options *o, ptrdiff_t n, double t0, double tf, cha
 #define BAD(...) do { snprintf(msg, msg_len, __VA_ARGS__); return MB_ERR_ILL_INPUT; } while (0)
     if (n < 0)
         BAD("The state size must not be negative (got %td).", n);
-    if (!isfinite(t0) || !isfinite(tf))
-        BAD("t0 and tf must be finite (got %g, %g).", t0, tf);
+    if (!isfinite(t0) || isnan(tf))
+        BAD("t0 must be finite and tf a number (got %g, %g).", t0, tf);
     if (!(o->rtol > 0) || !isfinite(o->rtol))
         BAD("rtol must be positive and finite (got %g).", o->rtol);
+    for (ptrdiff_t i = 0; o->rtol_v && i < n; i++)
+        if (!(o->rtol_v[i] > 0) || !isfinite(o->rtol_v[i]))
+            BAD("rtol must be positive and finite (rtol[%td] = %g).", i, o->rtol_v[i]);
     for (ptrdiff_t i = 0; i < n; i++)
         if (!o->atol || !(o->atol[i] >= 0) || !isfinite(o->atol[i]))
             BAD("atol must be given, non-negative and finite (atol[%td] = %g).", i,
@@ -543,7 +548,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
         if (s->n_groups < 0) { rc = MB_ERR_MEM; goto done; }
         s->jac_groups = r.jac_groups;
     }
-    s->atol = o->atol; s->rtol = o->rtol;
+    s->atol = o->atol; s->rtol = o->rtol; s->rtol_v = o->rtol_v;
     s->stats = &res->stats;
     s->msg = res->message; s->msg_len = sizeof res->message;
     memcpy(r.y, y0, (size_t)n * sizeof(double));
@@ -570,7 +575,10 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
         goto done;
 
     mb_controller ctl;
-    mb_controller_init(&ctl, o->controller, o->safety, o->fac_min, o->fac_max);
+    mb_controller_kind kind = o->controller != MB_CONTROLLER_DEFAULT ? o->controller
+                              : m->controller ? (mb_controller_kind)m->controller
+                                              : MB_CONTROLLER_PI;
+    mb_controller_init(&ctl, kind, o->safety, o->fac_min, o->fac_max);
     double span = fabs(tf - t0);
     double max_step = o->max_step > 0 ? o->max_step : INFINITY;
     double h_abs;
@@ -584,7 +592,13 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
     } else if (o->first_step > 0) {
         h_abs = fmin(o->first_step, span);
     } else {
-        if ((rc = initial_step(&r, t0, tf, s->order, &h_abs)) != MB_OK)
+        /* the order of the error estimate sets the scale, as SciPy's
+         * select_initial_step (error_estimator_order); variable-order methods start
+         * at their initial order s->order */
+        int q0 = s->order;
+        if (!(m->flags & MB_VARIABLE_ORDER) && m->error_order > 0 && m->error_order < q0)
+            q0 = m->error_order;
+        if ((rc = initial_step(&r, t0, tf, q0, &h_abs)) != MB_OK)
             goto done;
     }
     h_abs = fmin(h_abs, max_step);
@@ -653,6 +667,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
         if ((m->flags & MB_USES_F0) && (rc = ensure_f0(&r, t)) != MB_OK)
             goto done;
         s->f1_ok = 0;
+        s->safety_scale = 1.0;
         s->t_last = t; s->h_last = h; s->y_last = r.y;
         r.g_new_ok = 0;
         rc = doubling ? step_doubled(&r, t, h) : m->step(s, t, h, r.y, r.y_new, r.err);
@@ -675,7 +690,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
         double err_norm = 0.0, factor = 1.0;
         int accepted = 1;
         if (!fixed) {
-            err_norm = mb_wrms_norm(n, r.err, r.y, r.y_new, o->rtol, o->atol);
+            err_norm = mb_wrms_norm_v(n, r.err, r.y, r.y_new, o->rtol, o->rtol_v, o->atol);
             if (o->error_per_unit_step)
                 err_norm /= fabs(h);
             accepted = err_norm <= 1.0;
@@ -713,7 +728,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
                         if (m->order < q) q = m->order;
                         if ((m->flags & MB_VARIABLE_ORDER) && s->order >= 1) q = s->order;
                         double k = o->error_per_unit_step ? q : q + 1;
-                        h_try = fmin(h_try, fabs(h) * mb_controller_factor(&ctl, err_norm, k, 0, 1));
+                        h_try = fmin(h_try, fabs(h) * mb_controller_factor(&ctl, h, err_norm, k, 0, 1));
                     }
                     t_sw_retry = t;
                 }
@@ -738,7 +753,9 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
                 int q = m->error_order > 0 ? m->error_order : m->order;
                 if (m->order < q) q = m->order;
                 double k = o->error_per_unit_step ? q : q + 1;
-                factor = mb_controller_factor(&ctl, err_norm, k, accepted, after_reject);
+                ctl.safety_scale = s->safety_scale;
+                factor = mb_controller_factor(&ctl, h, err_norm, k, accepted, after_reject);
+                ctl.safety_scale = 1.0;
                 /* keep h (and so the method's LU) for small growth, as RADAU5 does */
                 if (accepted && (m->flags & MB_LU_REUSE) && factor >= 1.0 && factor <= 1.2)
                     factor = 1.0;

@@ -31,7 +31,9 @@
 #include "controller.h"
 
 typedef struct mb_options {
-    double rtol;
+    double rtol;            /* relative tolerance (with rtol_v: their minimum, for the
+                             * Newton tolerances of implicit methods) */
+    const double *rtol_v;   /* per-component relative tolerances (size n) or NULL */
     const double *atol;     /* size n */
     double h;               /* > 0: fixed step of this size */
     double first_step;      /* > 0: initial step, else automatic */
@@ -66,9 +68,10 @@ typedef struct mb_options {
  * SUNDIALS adapters use the same). */
 #define MB_DEFAULT_MAX_STEPS 1000000L
 
-/* Check the options of a run of problem size n over [t0, tf] (finite times,
- * tolerances, controller bounds, t_eval finite and monotone inside the span, the
- * fixed step's number of steps within max_steps).  Returns MB_OK or
+/* Check the options of a run of problem size n over [t0, tf]: t0 finite, tf finite
+ * or +-inf (a terminal event ends the run), tolerances, controller bounds, t_eval
+ * finite and monotone inside the span, the fixed step's number of steps within
+ * max_steps.  Returns MB_OK or
  * MB_ERR_ILL_INPUT with a message in msg (msg_len bytes). */
 int mb_options_check(const mb_options *o, ptrdiff_t n, double t0, double tf, char *msg,
                      size_t msg_len);

@@ -26,7 +26,8 @@ int mb_jac(mb_stepper *s, double t, const double *y, const double *fy, double *J
 {
     const mb_problem *p = s->p;
     ptrdiff_t n = p->n;
-    s->stats->njev++;
+    if (!(p->jac && p->jac_constant))
+        s->stats->njev++;
     if (p->jac) {
         int rc = p->jac(t, y, J, n, p->ctx);
         if (rc == MB_ERR_CALLBACK)

@@ -106,6 +106,9 @@ typedef struct mb_method {
     int (*dense_record)(mb_stepper *s, double *rec);
     int (*dense_record_eval)(const struct mb_method *m, ptrdiff_t n, const double *rec,
                              double t0, double h, double theta, double *y, double *work);
+    int controller;     /* preferred step-size controller (controller.h
+                         * mb_controller_kind; 0: the PI controller), used when the
+                         * run asks for MB_CONTROLLER_DEFAULT */
 } mb_method;
 
 struct mb_stepper {
@@ -119,7 +122,8 @@ struct mb_stepper {
     int order;       /* current order (variable-order methods change it) */
     double *work;    /* method workspace (work_size doubles) */
     const double *atol; /* per-component absolute tolerance (size n) */
-    double rtol;
+    double rtol;        /* relative tolerance (the smallest, when rtol_v is given) */
+    const double *rtol_v; /* per-component relative tolerances (size n) or NULL */
     mb_stats *stats;
     char *msg;       /* message buffer of the run */
     size_t msg_len;
@@ -128,6 +132,9 @@ struct mb_stepper {
     int n_groups;
     double h_fail_factor; /* factor on h after a recoverable failure (method may set; default 0.25) */
     int err_wanted;  /* 0 in a fixed-step run: err is not used, a method may skip its estimate */
+    double safety_scale; /* set to 1 before each step; a method may lower it to scale the
+                          * controller's safety factor for the next step size (RADAU5:
+                          * (2 nit + 1) / (newt + 2 nit) after newt Newton iterations) */
     /* last step, for dense output */
     double t_last, h_last;
     const double *y_last;
@@ -166,6 +173,9 @@ int mb_jac_refresh(mb_stepper *s, mb_jac_reuse *r, double t, const double *y, co
                    double *J, int *evaluated);
 /* df/dt at (t, y) with fy = f(t, y): the problem's dfdt, else a forward difference. */
 int mb_dfdt(mb_stepper *s, double t, const double *y, const double *fy, double *ft);
+/* The run's weighted RMS norm of e (RN eqs 13-14) with the run's tolerances (atol,
+ * rtol or rtol_v); y_new may be NULL. */
+double mb_norm(const mb_stepper *s, const double *e, const double *y, const double *y_new);
 /* Write a formatted message into the run's buffer; returns code. */
 int mb_fail(mb_stepper *s, int code, const char *fmt, ...);
 

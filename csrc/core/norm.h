@@ -6,4 +6,7 @@
  * y_new may be NULL (then sc_i = atol_i + |y_i| rtol). */
 double mb_wrms_norm(ptrdiff_t n, const double *e, const double *y, const double *y_new,
                     double rtol, const double *atol);
+/* The same with per-component relative tolerances rtol_v (size n; NULL: rtol). */
+double mb_wrms_norm_v(ptrdiff_t n, const double *e, const double *y, const double *y_new,
+                      double rtol, const double *rtol_v, const double *atol);
 #endif

@@ -42,6 +42,8 @@ typedef struct mb_problem {
     mb_res_fn res;      /* residual view F(t, y, y') = 0 or NULL */
     mb_project_fn project; /* called on y after each accepted step, or NULL */
     void *ctx;          /* user data for all callbacks */
+    int jac_constant;   /* jac returns one constant matrix: copying it is no Jacobian
+                         * evaluation (not counted in njev, as SciPy) */
 } mb_problem;
 
 #endif

@@ -4,8 +4,14 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "norm.h"
 #include "method.h"
 #include "status.h"
+
+double mb_norm(const mb_stepper *s, const double *e, const double *y, const double *y_new)
+{
+    return mb_wrms_norm_v(s->n, e, y, y_new, s->rtol, s->rtol_v, s->atol);
+}
 
 int mb_fail(mb_stepper *s, int code, const char *fmt, ...)
 {

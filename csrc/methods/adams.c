@@ -128,7 +128,7 @@ static double *vec_pk1(mb_stepper *s) { return phi(s, 0, 2 * KMAX + 2); }
 static double weight(const mb_stepper *s, ptrdiff_t i, double y, double y_new)
 {
     double ay = fmax(fabs(y), fabs(y_new));
-    double sc = (s->atol ? s->atol[i] : 0.0) + s->rtol * ay;
+    double sc = (s->atol ? s->atol[i] : 0.0) + (s->rtol_v ? s->rtol_v[i] : s->rtol) * ay;
     return sc > 0.0 ? 1.0 / sc : 1.0 / DBL_MIN;
 }
 

@@ -336,7 +336,7 @@ static int newton(mb_stepper *s, bdf_state *st, double t, double c, int *rc_out)
                 dy[i] = c * fv[i] - psi[i] - d[i];
         }
         mb_lu_solve(n, mat_LU(s), n, ipiv(s), dy, 1);
-        double dz = mb_wrms_norm(n, dy, yp, NULL, s->rtol, s->atol);
+        double dz = mb_norm(s, dy, yp, NULL);
         int status = mb_newton_check(&st->nw, dz);
         if (status == MB_NEWTON_FAILED)
             return 0;
@@ -437,19 +437,19 @@ static int bdf_step(mb_stepper *s, double t, double h, const double *y, double *
     }
     memcpy(D, y_new, (size_t)n * sizeof(double));
 
-    st->err_k = mb_wrms_norm(n, err, y, y_new, s->rtol, s->atol);
+    st->err_k = mb_norm(s, err, y, y_new);
     st->err_m = st->err_p = INFINITY;
     if (n_equal_new >= k + 1) {
         double *e = vec(s, V_TMP);
         if (k > 1) {
             for (ptrdiff_t i = 0; i < n; i++)
                 e[i] = st->err_const[k - 1] * D[k * n + i];
-            st->err_m = mb_wrms_norm(n, e, y, y_new, s->rtol, s->atol);
+            st->err_m = mb_norm(s, e, y, y_new);
         }
         if (k < KMAX) {
             for (ptrdiff_t i = 0; i < n; i++)
                 e[i] = st->err_const[k + 1] * Dk2[i];
-            st->err_p = mb_wrms_norm(n, e, y, y_new, s->rtol, s->atol);
+            st->err_p = mb_norm(s, e, y, y_new);
         }
     }
     st->k = k;

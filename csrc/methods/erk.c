@@ -58,8 +58,8 @@ static void erk_err_combined(mb_stepper *s, const double *y, const double *y_new
                              double *err5, const double *err3)
 {
     ptrdiff_t n = s->n;
-    double n5 = mb_wrms_norm(n, err5, y, y_new, s->rtol, s->atol);
-    double n3 = mb_wrms_norm(n, err3, y, y_new, s->rtol, s->atol);
+    double n5 = mb_norm(s, err5, y, y_new);
+    double n3 = mb_norm(s, err3, y, y_new);
     if (!isfinite(n5) || !isfinite(n3))
         return;
     double r = n5 > 0.0 ? n3 / n5 : 0.0;
@@ -207,11 +207,11 @@ static int erk_amplification(const mb_method *m, double zr, double zi, double *R
  * here and tests/c/test_core.c and test_dop853.c check they equal the tableau's. */
 #define ERK_FIXED(var, T, name, p)                                                       \
     const mb_method var = {name, p, 0, MB_USES_F0 | MB_DENSE_HERMITE, 3, &T,             \
-                           erk_work_size, 0, erk_step, 0, 0, 0, 0, erk_amplification, 0, 0, 0}
+                           erk_work_size, 0, erk_step, 0, 0, 0, 0, erk_amplification, 0, 0, 0, 0}
 #define ERK_EMBEDDED(var, T, name, p, q)                                                 \
     const mb_method var = {name, p, q, MB_USES_F0 | MB_EMBEDDED | MB_FSAL, 13, &T,        \
                            erk_work_size, 0, erk_step, 0, 0, erk_dense, erk_dense_degree,     \
-                           erk_amplification, 0, 0, 0}
+                           erk_amplification, 0, 0, 0, 0}
 
 ERK_FIXED(mb_method_euler, mb_erk_euler, "euler", 1);
 ERK_FIXED(mb_method_heun, mb_erk_heun, "heun", 2);

@@ -136,7 +136,7 @@ static double stage_norm(const mb_stepper *s, int ns, const double *x, const dou
     ptrdiff_t n = s->n;
     double sum = 0.0;
     for (int i = 0; i < ns; i++) {
-        double e = mb_wrms_norm(n, x + (ptrdiff_t)i * n, y, NULL, s->rtol, s->atol);
+        double e = mb_norm(s, x + (ptrdiff_t)i * n, y, NULL);
         sum += e * e;
     }
     return sqrt(sum / ns);

@@ -130,7 +130,7 @@ static int newton(mb_stepper *s, theta_state *st, double tn, const double *y, do
         for (ptrdiff_t i = 0; i < n; i++)
             dz[i] = b[i] + hg * fv[i] - z[i];
         mb_lu_solve(n, mat_LU(s), n, ipiv(s), dz, 1);
-        double nrm = mb_wrms_norm(n, dz, y, NULL, s->rtol, s->atol);
+        double nrm = mb_norm(s, dz, y, NULL);
         int status = mb_newton_check(&st->nw, nrm);
         if (status == MB_NEWTON_FAILED)
             return 0;

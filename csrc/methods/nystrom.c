@@ -69,4 +69,4 @@ static int nys_dense_degree(const mb_stepper *s)
 
 const mb_method mb_method_nystrom_midpoint = {
     "nystrom_midpoint", 1, 0, MB_SECOND_ORDER, 2, 0, nys_work_size, nys_init, nys_step,
-    0, 0, nys_dense, nys_dense_degree, 0, 0, 0, 0};
+    0, 0, nys_dense, nys_dense_degree, 0, 0, 0, 0, 0};

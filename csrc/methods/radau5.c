@@ -43,6 +43,7 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
+#include "controller.h"
 #include "../linalg/dense.h" /* LU */
 #include "implicit_rk.h"
 #include "newton.h"
@@ -155,7 +156,7 @@ static double block_norm(const mb_stepper *s, const double *x, const double *y)
     ptrdiff_t n = s->n;
     double sum = 0.0;
     for (int i = 0; i < 3; i++) {
-        double e = mb_wrms_norm(n, x + i * n, y, NULL, s->rtol, s->atol);
+        double e = mb_norm(s, x + i * n, y, NULL);
         sum += e * e;
     }
     return sqrt(sum / 3.0);
@@ -310,6 +311,8 @@ static int radau_step(mb_stepper *s, double t, double h, const double *y, double
         }
     }
     st->theta = st->nw.iter > 2 ? st->nw.theta : 0.0;  /* for the J decision */
+    /* RADAU5's safety: SAFE (1 + 2 NIT) / (NEWT + 2 NIT) after NEWT iterations */
+    s->safety_scale = fmin(1.0, (1.0 + 2.0 * NEWTON_MAXITER) / (st->nw.iter + 2.0 * NEWTON_MAXITER));
     for (ptrdiff_t l = 0; l < n; l++)
         y_new[l] = y[l] + w.Z[2 * n + l];
 
@@ -323,7 +326,7 @@ static int radau_step(mb_stepper *s, double t, double h, const double *y, double
     }
     if ((rc = mb_lu_solve(n, w.E1, n, w.ip1, err, 1)) != MB_OK)
         return rc;
-    if ((st->first || reject) && mb_wrms_norm(n, err, y, y_new, s->rtol, s->atol) >= 1.0) {
+    if ((st->first || reject) && mb_norm(s, err, y, y_new) >= 1.0) {
         for (ptrdiff_t l = 0; l < n; l++)
             w.yt[l] = y[l] + err[l];
         if ((rc = mb_rhs(s, t, w.yt, err)) != MB_OK)
@@ -390,6 +393,7 @@ const mb_method mb_method_radau_iia = {
     .order = 5,
     .error_order = 3,
     .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_USES_F0 | MB_IMPLICIT | MB_MASS | MB_LU_REUSE,
+    .controller = MB_CONTROLLER_PREDICTIVE,  /* as RADAU5 (Gustafsson 1994) */
     .max_dense_degree = 3,
     .data = &mb_radau5_constants_iia3,
     .work_size = radau_work_size,

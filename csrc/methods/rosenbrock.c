@@ -361,7 +361,7 @@ static int ros_amplification(const mb_method *m, double zr, double zi, double *R
 #define ROS_METHOD(var, T, name, p, q, extra)                                             \
     const mb_method var = {name, p, q, ROS_FLAGS | (extra), 3, &T,                        \
                            ros_work_size, ros_init, ros_step, ros_accept, 0, ros_dense,   \
-                           ros_dense_degree, ros_amplification, 0, 0, 0}
+                           ros_dense_degree, ros_amplification, 0, 0, 0, 0}
 
 ROS_METHOD(mb_method_ros4, mb_ros_ros4, "ros4", 4, 3, MB_MASS);
 ROS_METHOD(mb_method_ros2, mb_ros_ros2, "ros2", 2, 3, MB_FSAL);

@@ -188,13 +188,32 @@ int mb_sun_attach(sun_run *r, void *mem)
     return MB_OK;
 }
 
+/* error weights with per-component relative tolerances: 1 / (rtol_i |y_i| + atol_i)
+ * (SUNDIALS' own rule for scalar rtol) */
+static int sun_ewt(N_Vector y, N_Vector ewt, void *ud)
+{
+    const sun_run *r = ud;
+    const double *yv = N_VGetArrayPointer(y), *atol = r->o->atol, *rv = r->o->rtol_v;
+    double *w = N_VGetArrayPointer(ewt);
+    for (sunindextype i = 0; i < r->n; i++) {
+        double sc = rv[i] * fabs(yv[i]) + atol[i];
+        if (!(sc > 0))
+            return -1;  /* SUNDIALS reports the failure */
+        w[i] = 1.0 / sc;
+    }
+    return 0;
+}
+
 int mb_sun_configure(sun_run *r, double tf, int use_jac)
 {
     const sun_api *a = r->b->api;
     const mb_options *o = r->o;
     void *mem = r->mem;
     API_TRY(a->set_user_data(mem, r), "SetUserData");
-    API_TRY(a->sv_tolerances(mem, o->rtol, r->atol), "SVtolerances");
+    if (o->rtol_v)
+        API_TRY(a->wf_tolerances(mem, sun_ewt), "WFtolerances");
+    else
+        API_TRY(a->sv_tolerances(mem, o->rtol, r->atol), "SVtolerances");
     if (a->set_linear_solver) {
         r->A = SUNDenseMatrix(r->n, r->n, r->ctx);
         r->LS = r->A ? SUNLinSol_Dense(r->y, r->A, r->ctx) : NULL;
@@ -211,7 +230,12 @@ int mb_sun_configure(sun_run *r, double tf, int use_jac)
     API_TRY(a->set_max_num_steps(mem, -1), "SetMaxNumSteps");
     if (a->set_max_hnil_warns)
         API_TRY(a->set_max_hnil_warns(mem, -1), "SetMaxHnilWarns");
-    API_TRY(a->set_stop_time(mem, tf), "SetStopTime");
+    if (isfinite(tf))
+        API_TRY(a->set_stop_time(mem, tf), "SetStopTime");
+    else if (!(o->first_step > 0) && !(o->h > 0))
+        /* an infinite end (a terminal event ends the run): SUNDIALS' initial-step
+         * estimate scales with tout - t0, so start small and let it grow */
+        API_TRY(a->set_init_step(mem, r->dir * 1e-6 * fmax(1.0, fabs(r->t0))), "SetInitStep");
     if (o->h > 0 && a->set_fixed_step)  /* validate refuses h for the others */
         API_TRY(a->set_fixed_step(mem, r->dir * o->h), "SetFixedStep");
     if (o->first_step > 0 && !(o->h > 0))

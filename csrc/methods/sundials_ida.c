@@ -137,7 +137,8 @@ static int consistent_ic(sun_run *r, double t0, double tf)
     }
     N_VScale(1.0, r->y, y0);
     N_VScale(1.0, r->yp, yp0);
-    double span = tf - t0;
+    /* the scale of t for IDACalcIC's first Newton step (tf may be infinite) */
+    double span = isfinite(tf) ? tf - t0 : (tf > t0 ? 1.0 : -1.0) * fmax(1.0, fabs(t0));
     int flag = 0;
     const char *call = "IDACalcIC (consistent initial values)";
     for (int k = 0; k < 4; k++) {

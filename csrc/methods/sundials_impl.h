@@ -27,6 +27,9 @@ typedef struct sun_api {
     int (*set_err_handler)(void *mem, sun_err_fn f, void *data);
     int (*set_user_data)(void *mem, void *data);
     int (*sv_tolerances)(void *mem, realtype rtol, N_Vector atol);
+    /* tolerances through an error-weight function (per-component rtol); the
+     * CVEwtFn, IDAEwtFn and ARKEwtFn types are alike */
+    int (*wf_tolerances)(void *mem, int (*efun)(N_Vector y, N_Vector ewt, void *ud));
     int (*set_linear_solver)(void *mem, SUNLinearSolver LS, SUNMatrix A);  /* NULL: explicit */
     int (*set_max_num_steps)(void *mem, long mxsteps);
     int (*set_max_hnil_warns)(void *mem, int mxhnil);                     /* or NULL */
@@ -63,6 +66,7 @@ typedef struct sun_api {
 #define SUN_API_COMMON(P)                                                                       \
     .prefix = #P, .set_err_handler = P##SetErrHandlerFn, .set_user_data = P##SetUserData,      \
     .sv_tolerances = P##SVtolerances, .set_max_num_steps = P##SetMaxNumSteps,                  \
+    .wf_tolerances = P##WFtolerances,                                                          \
     .set_stop_time = P##SetStopTime, .set_init_step = P##SetInitStep,                          \
     .set_max_step = P##SetMaxStep, .set_min_step = P##SetMinStep,                              \
     .set_root_direction = P##SetRootDirection,                                                 \

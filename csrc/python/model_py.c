@@ -459,7 +459,7 @@ static PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
     run_args ra;
     run_args_init(&ra);
     if (!PyArg_ParseTupleAndKeywords(
-            a, kw, "OsddOOd|d" RUN_FMT_STEPS RUN_FMT_CONTROL RUN_FMT_OUTPUT "ddpdiOp", kwlist, &ho,
+            a, kw, "OsddOOO|d" RUN_FMT_STEPS RUN_FMT_CONTROL RUN_FMT_OUTPUT "ddpdiOp", kwlist, &ho,
             &mname, &ra.t0, &ra.tf, &ra.y0, &ra.atol, &ra.rtol, &ra.h, RUN_ADDR_STEPS(ra),
             RUN_ADDR_CONTROL(ra), RUN_ADDR_OUTPUT(ra), &alpha, &beta, &project, &proj_tol,
             &proj_max_iter, &ra.switching, &contact_sw))

@@ -30,7 +30,7 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
     run_args ra;
     run_args_init(&ra);
     if (!PyArg_ParseTupleAndKeywords(
-            a, kw, "sOddOOd|d" RUN_FMT_STEPS RUN_FMT_CONTROL RUN_FMT_OUTPUT "O!nOOOOO", kwlist,
+            a, kw, "sOddOOO|d" RUN_FMT_STEPS RUN_FMT_CONTROL RUN_FMT_OUTPUT "O!nOOOOO", kwlist,
             &mname, &fun, &ra.t0, &ra.tf, &ra.y0, &ra.atol, &ra.rtol, &ra.h, RUN_ADDR_STEPS(ra),
             RUN_ADDR_CONTROL(ra), RUN_ADDR_OUTPUT(ra), &PyTuple_Type, &args, &nq, &jaco, &masso,
             &spo, &ra.switching, &dfdto))
@@ -92,6 +92,7 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
             goto done;
         pc.jac = &jc;
         p.jac = any_jac;
+        p.jac_constant = jc.constant != NULL;
         if (jc.fun)
             r.python = 1;
     }
@@ -132,7 +133,7 @@ static PyObject *core_solve_dae(PyObject *self, PyObject *a, PyObject *kw)
     int calc_ic = 1;
     run_args ra;
     run_args_init(&ra);
-    if (!PyArg_ParseTupleAndKeywords(a, kw, "OddOOOd|" RUN_FMT_STEPS RUN_FMT_OUTPUT "O!OpO",
+    if (!PyArg_ParseTupleAndKeywords(a, kw, "OddOOOO|" RUN_FMT_STEPS RUN_FMT_OUTPUT "O!OpO",
                                      kwlist, &fun, &ra.t0, &ra.tf, &ra.y0, &yp0o, &ra.atol,
                                      &ra.rtol, RUN_ADDR_STEPS(ra), RUN_ADDR_OUTPUT(ra),
                                      &PyTuple_Type, &args, &algo, &calc_ic, &jaco))
@@ -214,8 +215,9 @@ static PyObject *core_methods(PyObject *self, PyObject *noargs)
         PyObject *d;
         if (i < nm) {
             const mb_method *m = mb_method_at(i);
-            d = Py_BuildValue("{s:s,s:i,s:i,s:I,s:s}", "name", m->name, "order", m->order,
-                              "error_order", m->error_order, "flags", m->flags, "backend", "mbint");
+            d = Py_BuildValue("{s:s,s:i,s:i,s:I,s:s,s:i}", "name", m->name, "order", m->order,
+                              "error_order", m->error_order, "flags", m->flags, "backend", "mbint",
+                              "controller", m->controller ? m->controller : MB_CONTROLLER_PI);
         } else {  /* SUNDIALS methods (sundials.h): own time loop */
             const mb_sundials_method *m = mb_sundials_at(i - nm);
             d = Py_BuildValue("{s:s,s:i,s:i,s:I,s:s}", "name", m->name, "order", m->order,
@@ -488,6 +490,8 @@ PyMODINIT_FUNC PyInit__core(void)
     FLAG(MB_EMBEDDED) FLAG(MB_FSAL) FLAG(MB_USES_F0) FLAG(MB_NEEDS_JAC) FLAG(MB_SECOND_ORDER)
     FLAG(MB_DENSE_HERMITE) FLAG(MB_VARIABLE_ORDER) FLAG(MB_IMPLICIT) FLAG(MB_FIXED_ONLY) FLAG(MB_MASS) FLAG(MB_LU_REUSE)
     FLAG(MB_DEFAULT_MAX_STEPS)
+    FLAG(MB_CONTROLLER_DEFAULT) FLAG(MB_CONTROLLER_I) FLAG(MB_CONTROLLER_PI)
+    FLAG(MB_CONTROLLER_PREDICTIVE)
 #undef FLAG
     if (PyModule_AddFunctions(mod, mb_model_methods)) {  /* model_py.c */
         Py_DECREF(mod);

@@ -5,6 +5,7 @@
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 #include "status.h"
@@ -12,8 +13,8 @@
 void run_args_init(run_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->controller = 1;
-    a->y0 = a->atol = Py_None;
+    a->controller = 0;  /* MB_CONTROLLER_DEFAULT: the method's preferred one */
+    a->y0 = a->atol = a->rtol = Py_None;
     a->t_eval = a->events = a->terminal = a->direction = a->switching = Py_None;
 }
 
@@ -112,7 +113,19 @@ int run_prepare(run_ctx *r, const run_args *a, ptrdiff_t n0, PyObject *args)
     if (!r->atol)
         return -1;
     mb_options *o = &r->o;
-    o->rtol = a->rtol;
+    if (PyFloat_Check(a->rtol) || PyLong_Check(a->rtol)) {
+        o->rtol = PyFloat_AsDouble(a->rtol);
+        if (o->rtol == -1.0 && PyErr_Occurred())
+            return -1;
+    } else {  /* per-component: the smallest sets the Newton tolerances */
+        r->rtol_v = as_vec_object(a->rtol, r->n, "rtol");
+        if (!r->rtol_v)
+            return -1;
+        o->rtol_v = PyArray_DATA((PyArrayObject *)r->rtol_v);
+        o->rtol = r->n > 0 ? o->rtol_v[0] : 1e-3;
+        for (ptrdiff_t i = 1; i < r->n; i++)
+            o->rtol = fmin(o->rtol, o->rtol_v[i]);
+    }
     o->atol = PyArray_DATA((PyArrayObject *)r->atol);
     o->h = a->h;
     o->first_step = a->first_step;
@@ -120,7 +133,11 @@ int run_prepare(run_ctx *r, const run_args *a, ptrdiff_t n0, PyObject *args)
     o->min_step = a->min_step;
     o->max_steps = a->max_steps;
     o->step_doubling = a->step_doubling;
-    o->controller = a->controller ? MB_CONTROLLER_PI : MB_CONTROLLER_I;
+    if (a->controller < MB_CONTROLLER_DEFAULT || a->controller > MB_CONTROLLER_PREDICTIVE) {
+        PyErr_Format(PyExc_ValueError, "controller: unknown controller code %d.", a->controller);
+        return -1;
+    }
+    o->controller = (mb_controller_kind)a->controller;
     o->error_per_unit_step = a->error_per_unit_step;
     o->safety = a->safety;
     o->fac_min = a->fac_min;
@@ -220,9 +237,10 @@ void run_free(run_ctx *r)
     Py_XDECREF(r->y0);
     Py_XDECREF(r->atol);
     Py_XDECREF(r->t_eval);
+    Py_XDECREF(r->rtol_v);
     PyMem_Free(r->ev_flags);
     Py_CLEAR(r->interrupt);
-    r->y0 = r->atol = r->t_eval = NULL;
+    r->y0 = r->atol = r->t_eval = r->rtol_v = NULL;
     r->ev_flags = NULL;
 }
 

@@ -24,7 +24,8 @@
 #include "sundials.h"
 
 typedef struct run_args {
-    double t0, tf, rtol;
+    double t0, tf;
+    PyObject *rtol;                  /* a float, or n floats (per-component) */
     PyObject *y0, *atol;
     double h, first_step, max_step, min_step, safety, fac_min, fac_max;
     long max_steps;
@@ -47,7 +48,7 @@ typedef struct run_args {
 #define RUN_ADDR_OUTPUT(a) \
     &(a).t_eval, &(a).dense_output, &(a).events, &(a).terminal, &(a).direction
 
-/* defaults: zeros, the PI controller, every object None */
+/* defaults: zeros (the method's preferred controller), every object None */
 void run_args_init(run_args *a);
 
 typedef struct run_ctx {
@@ -65,7 +66,7 @@ typedef struct run_ctx {
     mb_options o;
     mb_result res;
     /* owned */
-    PyObject *y0, *atol, *t_eval;    /* float64 arrays */
+    PyObject *y0, *atol, *t_eval, *rtol_v; /* float64 arrays (rtol_v: or NULL) */
     int *ev_flags;                   /* terminal, direction, switching: 3 o.n_events */
     py_events_ctx user;              /* the user's events g(t, y, *args) */
     double mon_last;                 /* monotonic clock (s) of the last signal check */

@@ -324,19 +324,32 @@ static void test_controller(void)
 {
     mb_controller c;
     mb_controller_init(&c, MB_CONTROLLER_I, 0.9, 0.2, 5.0);
-    double f = mb_controller_factor(&c, 0.5, 5.0, 1, 0);
+    double f = mb_controller_factor(&c, 0.1, 0.5, 5.0, 1, 0);
     CHECK(fabs(f - 0.9 * pow(2.0, 0.2)) < 1e-15, "elementary: 0.9 (1/err)^(1/k)");
-    f = mb_controller_factor(&c, 1e-30, 5.0, 1, 0);
+    f = mb_controller_factor(&c, 0.1, 1e-30, 5.0, 1, 0);
     CHECK(f == 5.0, "growth capped at fac_max");
-    f = mb_controller_factor(&c, 1e30, 5.0, 0, 0);
+    f = mb_controller_factor(&c, 0.1, 1e30, 5.0, 0, 0);
     CHECK(f == 0.2, "shrink capped at fac_min");
-    f = mb_controller_factor(&c, 1e-3, 5.0, 1, 1);
+    f = mb_controller_factor(&c, 0.1, 1e-3, 5.0, 1, 1);
     CHECK(f == 1.0, "no growth right after a rejection");
     mb_controller_init(&c, MB_CONTROLLER_PI, 0.9, 0.2, 5.0);
-    mb_controller_factor(&c, 0.5, 4.0, 1, 0);
-    f = mb_controller_factor(&c, 0.25, 4.0, 1, 0);
+    mb_controller_factor(&c, 0.1, 0.5, 4.0, 1, 0);
+    f = mb_controller_factor(&c, 0.1, 0.25, 4.0, 1, 0);
     CHECK(fabs(f - 0.9 * pow(4.0, 0.3 / 4) * pow(0.5 / 0.25, 0.4 / 4)) < 1e-15,
           "PI (LLM eq 40): (1/r)^kI (r_prev/r)^kP");
+    /* predictive (RADAU5): after an accepted step h_prev = 0.1, err_prev = 0.5, a step
+     * h = 0.2 with err = 0.25: h_g/h = 0.9 (0.2/0.1) (0.5/0.0625)^(1/4) = 3.03 is above
+     * the elementary 0.9 4^(1/4) = 1.27, which wins; with err growing to 0.8 the
+     * prediction 0.9 2 (0.25/0.64)^(1/4) = 1.41 ... is compared likewise */
+    mb_controller_init(&c, MB_CONTROLLER_PREDICTIVE, 0.9, 0.2, 5.0);
+    f = mb_controller_factor(&c, 0.1, 0.5, 4.0, 1, 0);
+    CHECK(fabs(f - 0.9 * pow(2.0, 0.25)) < 1e-15, "predictive: first step is elementary");
+    f = mb_controller_factor(&c, 0.2, 0.25, 4.0, 1, 0);
+    CHECK(fabs(f - 0.9 * pow(4.0, 0.25)) < 1e-15, "predictive: min(elementary, Gustafsson)");
+    f = mb_controller_factor(&c, 0.05, 0.9, 4.0, 1, 0);
+    double g = 0.9 * (0.05 / 0.2) * pow(0.25 / 0.81, 0.25);
+    CHECK(fabs(f - fmax(g, 0.2)) < 1e-15 && g < 0.9 * pow(1 / 0.9, 0.25),
+          "predictive: Gustafsson's step %.4f when the error grows", f);
 }
 
 static void test_norm_dense(void)
