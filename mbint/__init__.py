@@ -18,13 +18,10 @@ from ._interrupt import IntegrationInterrupted
 from .ivp import OdeResult, solve_ivp
 from .dae import solve_dae
 from .methods import MethodInfo, methods
-from .model import PlanarModel
-from .mechanical import MechanicalSystem
-from .simulate import simulate
-from .trajectory import Trajectory
-from . import models
+from .mbs import MechanicalSystem, PlanarModel, Trajectory, simulate
+from . import mbs, models
 
 __all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "DenseOutput", "stability",
            "errors", "problems", "_status", "PlanarModel", "MechanicalSystem", "simulate",
-           "Trajectory", "models", "IntegrationInterrupted"]
+           "Trajectory", "models", "mbs", "IntegrationInterrupted"]
 __version__ = "0.1.0"

@@ -1,4 +1,4 @@
-"""The LLM section of the demo (mbint.demo_llm.section_llm) in quick mode: the files it
+"""The LLM section of the demo (mbint.demo.llm.section_llm) in quick mode: the files it
 writes and the facts its summary reports (LLM paper Figs 2, 5, 6, 7)."""
 import math
 
@@ -10,7 +10,7 @@ import pytest  # noqa: E402
 
 pytest.importorskip("mbint._core")
 
-from mbint.demo_llm import section_llm  # noqa: E402
+from mbint.demo.llm import section_llm  # noqa: E402
 
 PNGS = ("fig2_double_pendulum.png", "fig5_bouncing_balls.png", "fig6_error_estimate.png",
         "fig7_adaptive.png")

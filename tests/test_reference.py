@@ -1,7 +1,7 @@
-"""The C planar kernels against the pure-NumPy oracle (mbint/reference.py).
+"""The C planar kernels against the pure-NumPy oracle (mbint/testing/reference.py).
 
 A second check of csrc/mbs beside the finite-difference tests of test_model.py:
-``mbint.reference.NumpyReference`` is written from the body-coordinate
+``mbint.testing.reference.NumpyReference`` is written from the body-coordinate
 formulation, not from the C code, so agreement to rounding error means that both
 implement the same physics.  Checked on every paper model and on a model with
 every joint and force type, at random (inconsistent) states, random times and
@@ -25,7 +25,7 @@ import pytest
 
 import mbint
 from mbint import PlanarModel, models
-from mbint.reference import NumpyReference, wrap_angle
+from mbint.testing.reference import NumpyReference, wrap_angle
 
 RTOL = 1e-12
 BACKWARD_TOL = 1e-14
@@ -346,10 +346,10 @@ def test_reference_is_plain_numpy():
     import ast
     import inspect
 
-    import mbint.reference as r
+    import mbint.testing.reference as r
     tree = ast.parse(inspect.getsource(r))
     names = {a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
              for a in n.names}
     mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert "_core" not in names and not any(m and "_core" in m for m in mods)
-    assert mbint.reference.NumpyReference.__doc__
+    assert mbint.testing.reference.NumpyReference.__doc__

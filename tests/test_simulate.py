@@ -1,4 +1,4 @@
-"""``mbint.simulate`` and ``mbint.Trajectory`` (mbint/simulate.py, mbint/trajectory.py,
+"""``mbint.simulate`` and ``mbint.Trajectory`` (mbint/mbs/simulate.py, mbint/mbs/trajectory.py,
 csrc/python/model_py.c mech_simulate).
 
 Checks: the fields of a Trajectory and their shapes; q'' and lambda at the output
@@ -226,7 +226,7 @@ def test_animation_writes_files(tmp_path, traj):
 
 
 def test_demo_models_writes_figures(tmp_path):
-    from mbint import demo_models
+    from mbint.demo import models as demo_models
 
     rows = demo_models.run(tmp_path, quick=True)
     names = {r["model"] for r in rows}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model import PlanarModel
+from ..mbs.planar import PlanarModel
 
 __all__ = ["double_pendulum_stiff_spring", "bouncing_balls", "bouncing_balls_ode", "OdeForm"]
 

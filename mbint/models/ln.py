@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import problems
-from ..model import PlanarModel
+from ..mbs.planar import PlanarModel
 
 __all__ = ["mass_spring_damper"]
 

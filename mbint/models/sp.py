@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..model import PlanarModel
+from ..mbs.planar import PlanarModel
 
 __all__ = ["pendulum_particle"]
 

@@ -7,7 +7,7 @@ For every model of :data:`mbint.models.PAPER_MODELS`:
     system, LLM eq 9).  C: ``model.rhs`` on one state (one Python call: argument
     handling, workspace set-up, the evaluation), and ``model.rhs`` on a batch of
     ``BATCH`` distinct states divided by ``BATCH`` (a loop inside C: the cost of
-    the evaluation itself).  NumPy: :class:`mbint.reference.NumpyReference`
+    the evaluation itself).  NumPy: :class:`mbint.testing.reference.NumpyReference`
     ``rhs`` on one state, and on the same batch divided by ``BATCH`` (vectorized
     over the states, for information).  The ratio of the issue ("f in C at least
     50x faster than the NumPy version") is NumPy on one state over C per state in
@@ -49,7 +49,7 @@ from scipy.integrate import solve_ivp as scipy_solve_ivp
 
 import mbint
 from mbint import models
-from mbint.reference import NumpyReference
+from mbint.testing.reference import NumpyReference
 
 RTOL = 1e-6
 REF_TOL = 1e-12
@@ -272,7 +272,7 @@ def report(res):
         "",
         "C batch: `model.rhs` / `model.jacobian` on a batch of "
         f"{BATCH} distinct states (a loop in C), per state. C call: one state per Python call. "
-        "NumPy: `mbint.reference.NumpyReference` on one state (f: saddle-point solve with "
+        "NumPy: `mbint.testing.reference.NumpyReference` on one state (f: saddle-point solve with "
         "`numpy.linalg.solve`; df/dy: central differences of the NumPy f, the 4 nq perturbed "
         "states in one vectorized call); NumPy batch: the NumPy f vectorized over the same "
         f"{BATCH} states, per state. Ratio = NumPy (one state) / C batch (the issue's target "

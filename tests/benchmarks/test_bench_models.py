@@ -5,7 +5,7 @@ in NumPy.  The measured ratios are printed and written to
 ``out/bench_models.md``; the tests assert versions that timing noise cannot
 break:
 
-* f: NumPy (``mbint.reference``, one state per call) over C (per state of a
+* f: NumPy (``mbint.testing.reference``, one state per call) over C (per state of a
   batch evaluated in C) >= 30x on every paper model;
 * df/dy: NumPy central differences over the C analytic Jacobian >= 20x;
 * a whole run: ``mbint.simulate(dopri5)`` >= 3x faster than SciPy's RK45 calling

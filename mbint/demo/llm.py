@@ -32,9 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import models
-from .ivp import solve_ivp
-from .simulate import simulate
+from .. import models
+from ..ivp import solve_ivp
+from ..mbs.simulate import simulate
 
 __all__ = ["section_llm"]
 

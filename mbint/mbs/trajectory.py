@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _status
-from .dense import DenseOutput
+from .. import _status
+from ..dense import DenseOutput
 
 __all__ = ["Trajectory", "Energy", "Violation"]
 
@@ -188,7 +188,7 @@ class Trajectory:
         return self.q[:, idx]
 
     def _coord_index(self, body, coord):
-        from .model import _COORDS
+        from .planar import _COORDS
 
         if not hasattr(self.model, "body"):
             raise ValueError("coordinate: bodies exist in a PlanarModel only; index q directly.")
@@ -219,7 +219,7 @@ class Trajectory:
         -------
         matplotlib.figure.Figure
         """
-        from .plot import _axes
+        from ..plot import _axes
 
         fig, ax = _axes(ax)
         m = self.model
@@ -257,7 +257,7 @@ class Trajectory:
     def plot_energy(self, ax=None, relative=False):
         """Kinetic, potential and total energy (or, with ``relative``, the drift of
         the total energy, E(t) - E(t0)) against time."""
-        from .plot import _axes
+        from ..plot import _axes
 
         fig, ax = _axes(ax)
         E = self.energy()
@@ -276,7 +276,7 @@ class Trajectory:
 
     def plot_violation(self, ax=None):
         """Constraint violation at position, velocity and acceleration level (log scale)."""
-        from .plot import _axes
+        from ..plot import _axes
 
         fig, ax = _axes(ax)
         V = self.violation()

@@ -16,9 +16,9 @@ import numbers
 
 import numpy as np
 
-from . import _core
+from .. import _core
 from ._kernels import Kernels
-from ._validate import as_capsule
+from .._validate import as_capsule
 
 __all__ = ["MechanicalSystem"]
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _core
-from . import _validate as check
-from ._interrupt import raise_if_interrupted
-from .methods import method_info, resolve
+from .. import _core
+from .. import _validate as check
+from .._interrupt import raise_if_interrupted
+from ..methods import method_info, resolve
 from ._kernels import baumgarte_pair
 from .trajectory import Trajectory
 

@@ -43,7 +43,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import _core
+from .. import _core
 from ._kernels import Kernels
 
 __all__ = ["PlanarModel", "Body", "Element", "CompiledModel"]

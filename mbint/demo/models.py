@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import models
-from .ivp import solve_ivp
-from .methods import methods
-from .simulate import simulate
+from .. import models
+from ..ivp import solve_ivp
+from ..methods import methods
+from ..mbs.simulate import simulate
 
 __all__ = ["section_models", "run"]
 

@@ -1,4 +1,4 @@
-"""A pure-NumPy oracle for the planar multibody kernels: ``mbint.reference``.
+"""A pure-NumPy oracle for the planar multibody kernels: ``mbint.testing.reference``.
 
 :class:`NumpyReference` evaluates the equations of motion of a
 :class:`mbint.PlanarModel`

@@ -8,7 +8,7 @@ import numbers
 
 import numpy as np
 
-from . import _core
+from .. import _core
 
 __all__ = ["Kernels", "baumgarte_pair"]
 
