@@ -70,6 +70,7 @@ enum {
 typedef struct mb_stats {
     long nfev, njev, nlu, nsteps, nreject, nfail;
     long nrestart;   /* restarts at switching events */
+    long nswitch;    /* switches between the sub-methods of a composite method (auto) */
 } mb_stats;
 
 typedef struct mb_stepper mb_stepper;
