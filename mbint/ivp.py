@@ -34,6 +34,9 @@ class OdeResult(OptimizeResult):
         Accepted steps, steps rejected by the error test, failed step attempts.
     nrestart : int
         Restarts at switching events.
+    nswitch : int
+        Switches between the non-stiff and the stiff sub-method of ``method="auto"``
+        (0 for every other method).
     t_steps, h_steps, err_steps : ndarray
         End time, size and normalized error estimate of every accepted step.
     method : str
@@ -353,6 +356,6 @@ def _make_result(out, mname, n, dense_output, has_events, y0=None, t_eval=None):
         nfev=out["nfev"], njev=out["njev"], nlu=out["nlu"],
         status=status, message=out["message"], success=status >= 0,
         nsteps=out["nsteps"], nreject=out["nreject"], nfail=out["nfail"],
-        nrestart=out["nrestart"],
+        nrestart=out["nrestart"], nswitch=out["nswitch"],
         t_steps=out["hist_t"], h_steps=out["hist_h"], err_steps=out["hist_err"],
         method=mname, status_code=code)

@@ -44,6 +44,13 @@ _DESCRIPTIONS = {
     "rodas4": ("RODAS 4(3), 6 stages, stiffly accurate, L-stable, dense output, mass matrix", "Hairer & Wanner II, IV.7 (rodas.f)"),
     "llm": ("Local Linearization Method: exponential integrator y + phi from exp of the block matrix [[f_y, f_t, f], [0, 0, 1], [0, 0, 0]] (Van Loan), order 2, exact on linear problems, R(z) = e^z; local error estimate of eqs 29-33, continuous output eq 18", "LLM paper, Gil, Sanfelice, Nikravesh, eqs 1-6, 18, 29-34"),
     "w2": ("W-method of order 2 (1), L-stable, keeps its Jacobian across steps", "RN paper section 4; Verwer et al. 1999"),
+    "auto": ("Automatic stiff/non-stiff switching in the spirit of LSODA: dopri5 while the problem "
+             "is not stiff, rodas4 (L-stable; Jacobian from jac= or finite differences) while it "
+             "is.  Goes stiff when DOPRI5's stiffness test finds the step held by stiffness "
+             "(|h lambda| above min(3, 30 rtol^(1/5))) and h rho(J) confirms it; back when "
+             "h rho(J) of rodas4's steps is below half of that.  result.nswitch counts the "
+             "switches; no mass matrix",
+             "Petzold 1983 (LSODA); Hairer & Wanner II, IV.2 (stiffness detection), IV.7 (RODAS)"),
     "cvode_bdf": ("SUNDIALS CVODE, variable-order BDF 1-5, Newton, dense direct linear solver", "Hindmarsh et al. 2005 (SUNDIALS)"),
     "cvode_adams": ("SUNDIALS CVODE, variable-order Adams-Moulton 1-12, Newton, dense direct linear solver", "Hindmarsh et al. 2005 (SUNDIALS)"),
     "ida": ("SUNDIALS IDA, variable-order BDF 1-5 on M y' - f = 0 (mass matrix; also mbint.solve_dae)", "Hindmarsh et al. 2005 (SUNDIALS)"),
@@ -55,6 +62,7 @@ _DESCRIPTIONS = {
 # written for scipy.integrate.solve_ivp or MATLAB's ode suite changes one word
 ALIASES = {
     "rk45": "dopri5", "rk23": "rk23", "dop853": "dop853", "radau": "radau_iia", "bdf": "bdf",
+    "lsoda": "auto",
     "ode45": "dopri5", "ode23": "rk23", "ode113": "adams", "ode15s": "bdf", "ode23s": "ros2",
 }
 
@@ -166,7 +174,8 @@ def resolve(name):
     """Canonical method name for ``name``.
 
     Aliases (case-insensitive): SciPy's ``RK45`` (dopri5), ``RK23``, ``DOP853``,
-    ``Radau`` (radau_iia), ``BDF`` and ``LSODA`` (see :data:`ALIASES`), MATLAB's
+    ``Radau`` (radau_iia), ``BDF`` and ``LSODA`` (``auto``: dopri5, switching to rodas4
+    while the problem is stiff; see :data:`ALIASES`), MATLAB's
     ``ode45``, ``ode23``, ``ode113`` (adams), ``ode15s`` (bdf), ``ode23s`` (ros2).
     SciPy's solver classes (``scipy.integrate.RK45`` ...) are accepted by name.
     """

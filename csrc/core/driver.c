@@ -750,7 +750,8 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
                 if (rc < 0) goto done;
                 if (!accepted && factor > 1.0) factor = 0.5;
             } else {
-                int q = m->error_order > 0 ? m->error_order : m->order;
+                int eo = s->error_order > 0 ? s->error_order : m->error_order;
+                int q = eo > 0 ? eo : m->order;
                 if (m->order < q) q = m->order;
                 double k = o->error_per_unit_step ? q : q + 1;
                 ctl.safety_scale = s->safety_scale;

@@ -70,6 +70,7 @@ enum {
 typedef struct mb_stats {
     long nfev, njev, nlu, nsteps, nreject, nfail;
     long nrestart;   /* restarts at switching events */
+    long nswitch;    /* switches between the sub-methods of a composite method (auto) */
 } mb_stats;
 
 typedef struct mb_stepper mb_stepper;
@@ -120,6 +121,9 @@ struct mb_stepper {
     double *f1;      /* f(t + h, y_new) when f1_ok */
     int f1_ok;
     int order;       /* current order (variable-order methods change it) */
+    int error_order; /* order of the error estimate of the current sub-method when it
+                        differs from m->error_order (a composite method sets it in init
+                        and accept); 0: m->error_order.  The controller uses it. */
     double *work;    /* method workspace (work_size doubles) */
     const double *atol; /* per-component absolute tolerance (size n) */
     double rtol;        /* relative tolerance (the smallest, when rtol_v is given) */

@@ -181,6 +181,31 @@ static int erk_dense_degree(const mb_stepper *s)
     return T->dense_deg;
 }
 
+int mb_erk_stiffness(const mb_stepper *s, const double *scale, double *h_lambda)
+{
+    const mb_erk_tableau *T = s->m->data;
+    ptrdiff_t n = s->n;
+    int ns = T->s;
+    *h_lambda = 0.0;
+    if (!T->fsal || ns < 2 || T->c[ns - 1] != 1.0)
+        return MB_ERR_ILL_INPUT;
+    const double *K = s->work, *a = T->A + (ptrdiff_t)(ns - 1) * ns;
+    const double *g_s = K + (ptrdiff_t)(ns - 1) * n, *g_new = K + (ptrdiff_t)ns * n;
+    double num = 0.0, den = 0.0;
+    for (ptrdiff_t l = 0; l < n; l++) {
+        /* y_new - y_s = h sum_j (b_j - a_sj) k_j, without the cancellation */
+        double dy = 0.0, df = g_new[l] - g_s[l], w = scale ? 1.0 / scale[l] : 1.0;
+        for (int j = 0; j < ns; j++)
+            dy += (T->b[j] - a[j]) * K[(ptrdiff_t)j * n + l];
+        num += (w * df) * (w * df);
+        den += (w * dy) * (w * dy);
+    }
+    /* dy lacks the factor h of y_new - y_s: h |lambda| = sqrt(num / den) */
+    if (den > 0.0)
+        *h_lambda = sqrt(num / den);
+    return MB_OK;
+}
+
 /* R(z) = 1 + sum_i b_i g_i, g_i = z (1 + sum_{j<i} a_ij g_j) (explicit tableau) */
 static int erk_amplification(const mb_method *m, double zr, double zi, double *Rr, double *Ri)
 {

@@ -8,6 +8,7 @@
 #include "implicit_simple.h"
 #include "rosenbrock.h"
 #include "llm.h"
+#include "auto_switch.h"
 
 static const mb_method *const all_methods[] = {
 #define MB_METHOD(name, obj) &obj,

@@ -288,6 +288,13 @@ static int ros_accept(mb_stepper *s, double t_new, const double *y_new)
     return MB_OK;
 }
 
+const double *mb_ros_jacobian(const mb_stepper *s)
+{
+    ros_work w;
+    carve(s, s->m->data, &w);
+    return w.st->jac_ok ? w.J : NULL;
+}
+
 /* Monomial form: C_k = sum_i P[k-1][i] u_i.  Hairer's form:
  * y(theta) = (1 - theta) y + theta (y_new + (1 - theta)(H2 + theta H3))
  *          = y + theta (D + H2) + theta^2 (H3 - H2) - theta^3 H3,  D = y_new - y */

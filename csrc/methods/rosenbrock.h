@@ -2,6 +2,11 @@
 #define MB_METHODS_ROSENBROCK_H
 #include "method.h"
 #include "tableaus_ros.h"
+/* The Jacobian J = df/dy (n x n, column-major) a Rosenbrock stepper holds: after an
+ * accepted step of a Rosenbrock method, J at that step's start point (for a W-method
+ * the one it kept); NULL before the first evaluation.  s->m and s->work are the
+ * method's and its workspace. */
+const double *mb_ros_jacobian(const mb_stepper *s);
 /* Rosenbrock and W-methods over the tables of tableaus_ros.c (one kernel, see
  * rosenbrock.c): ros4 (RN paper, order 4(3), L-stable), ros2 (ode23s, order 2(3)),
  * rodas4 (Hairer-Wanner RODAS, order 4(3), stiffly accurate, mass matrices) and

@@ -262,6 +262,7 @@ PyObject *result_to_dict(const mb_result *r)
         dict_set(d, "nreject", PyLong_FromLong(r->stats.nreject)) ||
         dict_set(d, "nfail", PyLong_FromLong(r->stats.nfail)) ||
         dict_set(d, "nrestart", PyLong_FromLong(r->stats.nrestart)) ||
+        dict_set(d, "nswitch", PyLong_FromLong(r->stats.nswitch)) ||
         dict_set(d, "hist_t", vec_from(r->hist_t, r->n_hist)) ||
         dict_set(d, "hist_h", vec_from(r->hist_h, r->n_hist)) ||
         dict_set(d, "hist_err", vec_from(r->hist_err, r->n_hist)) ||
