@@ -179,7 +179,7 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     cfun = check.callable_or_capsule(fun, args, "fun must be callable or a scipy.LowLevelCallable.")
     ev, terminal, evdir = check.check_events(events)
     switching = check.switching_flags(ev, info, mname)
-    if np.isinf(tf) and (ev is None or not np.any(terminal)):
+    if np.isinf(tf) and n > 0 and (ev is None or not np.any(terminal)):
         raise ValueError("t_span: an infinite end time needs a terminal event to end the run.")
 
     jac_arg = None
