@@ -35,9 +35,11 @@ demo: build
 bench: build
 	$(PY) -m pytest -q tests/benchmarks -o addopts="" -s
 
-# the C kernels under AddressSanitizer (C test programs only, no Python)
-asan: deps
+# AddressSanitizer: the C test programs (ASan + UBSan) and the whole Python suite
+# against an ASan build of the extension (tools/asan.sh)
+asan: build
 	$(PY) -m pytest -q tests/test_c_harness.py
+	bash tools/asan.sh
 
 clean:
 	rm -rf build out mbint/*.so .pytest_cache
