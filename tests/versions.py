@@ -47,6 +47,19 @@ def _sundials():
 
 
 def _system_blas():
+    """the BLAS/LAPACK mbint._core has loaded (LD_LIBRARY_PATH or alternatives may change
+    them), else what the system's libblas.so.3 and liblapack.so.3 point to"""
+    try:
+        import mbint._core  # noqa: F401
+        with open("/proc/self/maps") as fh:
+            libs = {line.split()[-1] for line in fh if "/" in line}
+        keys = ("libblas", "liblapack", "libopenblas", "libatlas", "libmkl", "libblis")
+        loaded = sorted(p for p in libs if any(k in os.path.basename(p) for k in keys)
+                        and "site-packages" not in p)
+        if loaded:
+            return ", ".join(os.path.realpath(p) for p in loaded)
+    except (ImportError, OSError):
+        pass
     out = []
     for lib in ("libblas.so.3", "liblapack.so.3"):
         paths = [p for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
@@ -92,7 +105,7 @@ def lines():
     except ImportError:
         out.append("scipy not installed")
     out.append(f"sundials {_sundials()}")
-    out.append(f"system BLAS/LAPACK (mbint's C core): {_system_blas()}")
+    out.append(f"BLAS/LAPACK of mbint._core: {_system_blas()}")
     out.append(f"compiler {_compiler()}")
     env = {k: v for k, v in os.environ.items() if k.startswith(("OPENBLAS_", "OMP_NUM"))}
     out.append(f"cpu {_cpu()}" + (f"; {env}" if env else ""))
