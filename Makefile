@@ -27,6 +27,7 @@ build: venv
 	$(PY) setup.py -q build_ext --inplace
 
 test: build
+	@$(PY) tests/versions.py
 	$(PY) -m pytest -q tests
 
 demo: build

@@ -1,9 +1,9 @@
 """Tests of the variable-step, variable-order Adams PECE method (csrc/methods/adams.c)
 through ``mbint.solve_ivp(..., method="adams")``.
 
-Checks: the error follows the tolerance (y' = -y, Arenstorf orbit against a tight
-DOP853 reference), two f evaluations per step, the dense output, and the work
-against dopri5 and SciPy's LSODA (Adams mode on this non-stiff problem) at the
+Checks: the error follows the tolerance (y' = -y; the Arenstorf orbit, periodic, so
+y(T) = y0 is the exact reference), two f evaluations per step, the dense output, and
+the work against dopri5 and SciPy's LSODA (Adams mode on this non-stiff problem) at the
 same tolerances.  The C checks (fixed-order exactness, history, restarts) are in
 tests/c/test_adams.c.
 """
@@ -42,10 +42,9 @@ def oscillator(t, y):
 
 @pytest.fixture(scope="module")
 def arenstorf_ref():
-    r = scipy_solve_ivp(arenstorf, (0.0, T_ARENSTORF), Y0_ARENSTORF, method="DOP853",
-                        rtol=1e-13, atol=1e-13)
-    assert r.success
-    return r.y[:, -1]
+    # the orbit closes after one period: y(T) = y0 exactly; T and y0 rounded to double
+    # move the positions at T by ~1e-12 (DOP853 at rtol 1e-13, 1e-14 lands within 2e-12)
+    return Y0_ARENSTORF
 
 
 def arenstorf_error(res, ref):
@@ -76,10 +75,13 @@ def test_arenstorf_error_decreases_and_matches_lsoda(arenstorf_ref):
         ls = scipy_solve_ivp(arenstorf, (0.0, T_ARENSTORF), Y0_ARENSTORF, method="LSODA",
                              rtol=tol, atol=tol)
         ls_err = arenstorf_error(ls, arenstorf_ref)
-        # measured: adams 1.7e-4 / 2.6e-6 / 5.6e-9 with 716 / 1020 / 1502 nfev,
-        # LSODA 2.7e-4 / 1.2e-5 / 2.5e-8 with 881 / 1365 / 1881 nfev
+        # a comparison of accuracy and work with another Adams code, not of results:
+        # LSODA's counts and errors change with SciPy's version and the CPU, so the
+        # factors leave room (measured with SciPy 1.17.1: adams 1.7e-4 / 2.6e-6 / 5.6e-9
+        # with 716 / 1020 / 1502 nfev, LSODA 2.7e-4 / 1.2e-5 / 2.5e-8 with 881 / 1365 /
+        # 1881 nfev: error ratio <= 0.64, nfev ratio <= 0.81)
         assert err < 2.0 * ls_err, (tol, err, ls_err)
-        assert res.nfev < 1.2 * ls.nfev, (tol, res.nfev, ls.nfev)
+        assert res.nfev < 1.5 * ls.nfev, (tol, res.nfev, ls.nfev)
 
 
 def test_two_evaluations_per_step():

@@ -161,10 +161,14 @@ def test_radau_iia_stiff(name, stiff_refs):
         rows.append((rtol, err, r.nsteps, r.nfev, r.njev, r.nlu, err_s, len(s.t) - 1, s.nfev,
                      s.njev, s.nlu))
         assert err <= 10.0, (rtol, err)
-        # work of the same order as SciPy's Radau: f evaluations within 1.5x, Jacobians
-        # within 2.5x (nlu is higher: the driver changes h after every step while
-        # RADAU5/SciPy keep it, and with it the LU, for growth factors below 1.2)
-        assert r.nfev <= 1.5 * s.nfev + 50, (rtol, r.nfev, s.nfev)
+        # work of the same order as SciPy's Radau: f evaluations and Jacobians within
+        # 2.5x (nlu is higher: the driver changes h after every step while RADAU5/SciPy
+        # keep it, and with it the LU, for growth factors below 1.2).  A comparison of
+        # work, not of results: SciPy's counts change with its version and, through the
+        # LU of its Newton iterations, with the BLAS.  Measured (SciPy 1.17.1): nfev up
+        # to 1.49x (Robertson, rtol 1e-8, where radau_iia takes 1.7x SciPy's steps),
+        # njev up to 1.0x.
+        assert r.nfev <= 2.5 * s.nfev, (rtol, r.nfev, s.nfev)
         assert r.njev <= 2.5 * s.njev + 10, (rtol, r.njev, s.njev)
     print(f"\n{name}: rtol  err/tol  nsteps  nfev  njev  nlu | SciPy Radau err/tol nsteps nfev njev nlu")
     for row in rows:

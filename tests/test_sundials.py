@@ -37,25 +37,33 @@ PROBLEMS = {
 }
 
 # Error bound (in units of the tolerance) per method and problem, and the
-# tolerances it is checked at.  Measured maxima over rtol = 1e-3 .. 1e-8 (RMS norm):
-#   vdp1000:   cvode_bdf 13, ida 10.4, arkode_dirk 0.7, cvode_adams 7.1, arkode_erk 0.09
-#   robertson: cvode_bdf 1.3, ida 1.5, arkode_dirk 0.65, cvode_adams (1e-5..1e-8) 0.14
-#   hires:     cvode_bdf 8.9, ida 6.3, arkode_dirk 0.22, arkode_erk 0.09,
+# tolerances it is checked at.  SUNDIALS controls the local error of each step (its
+# WRMS norm <= 1); the global error is not controlled, and what it comes to depends on
+# heuristics (order selection, nonlinear convergence tests, step growth limits) that
+# differ between SUNDIALS releases.  Measured maxima over rtol = 1e-3 .. 1e-8 (RMS norm)
+# with SUNDIALS 6.4.1:
+#   vdp1000:   cvode_bdf 13.4, ida 10.0, arkode_dirk 0.6, cvode_adams 6.4, arkode_erk 0.09
+#   robertson: cvode_bdf 1.3, ida 1.6, arkode_dirk 0.65, cvode_adams (1e-5..1e-8) 0.14
+#   hires:     cvode_bdf 8.9, ida 6.3, arkode_dirk 0.03, arkode_erk 0.09,
 #              cvode_adams (1e-5..1e-8) 6.2
-# The variable-order BDF codes control the local error; through the relaxation
-# jumps of Van der Pol their global error reaches 10-13x the tolerance, hence 20.
+# The variable-order BDF and Adams codes (CVODE, IDA) get 50: a global error of the
+# order of the tolerance, at least 3.7x above the measurements (the earlier 10 and 20
+# were met at 89% and 67%); ARKODE keeps 10 (measured <= 0.65).  A tolerance that does
+# not reach SUNDIALS shows as 1e3..1e5 at rtol 1e-8.
 # Adams-Moulton (orders > 2 are not A-stable) is stability-limited at loose
 # tolerances on the stiff problems (Robertson 1e-3: 300x with 2e5 steps; HIRES
 # 1e-4: 90x), and the explicit ERK cannot do Robertson to 1e5 at all.
+VARIABLE_ORDER_BOUND, ARKODE_BOUND = 50, 10
+_V, _A = VARIABLE_ORDER_BOUND, ARKODE_BOUND
 BOUNDS = {
-    ("cvode_bdf", "vdp1000"): (20, TOLS), ("ida", "vdp1000"): (20, TOLS),
-    ("arkode_dirk", "vdp1000"): (10, TOLS), ("cvode_adams", "vdp1000"): (10, TOLS),
-    ("arkode_erk", "vdp1000"): (10, TOLS),
-    ("cvode_bdf", "robertson"): (10, TOLS), ("ida", "robertson"): (10, TOLS),
-    ("arkode_dirk", "robertson"): (10, TOLS), ("cvode_adams", "robertson"): (10, TOLS[2:]),
-    ("cvode_bdf", "hires"): (10, TOLS), ("ida", "hires"): (10, TOLS),
-    ("arkode_dirk", "hires"): (10, TOLS), ("arkode_erk", "hires"): (10, TOLS),
-    ("cvode_adams", "hires"): (10, TOLS[2:]),
+    ("cvode_bdf", "vdp1000"): (_V, TOLS), ("ida", "vdp1000"): (_V, TOLS),
+    ("arkode_dirk", "vdp1000"): (_A, TOLS), ("cvode_adams", "vdp1000"): (_V, TOLS),
+    ("arkode_erk", "vdp1000"): (_A, TOLS),
+    ("cvode_bdf", "robertson"): (_V, TOLS), ("ida", "robertson"): (_V, TOLS),
+    ("arkode_dirk", "robertson"): (_A, TOLS), ("cvode_adams", "robertson"): (_V, TOLS[2:]),
+    ("cvode_bdf", "hires"): (_V, TOLS), ("ida", "hires"): (_V, TOLS),
+    ("arkode_dirk", "hires"): (_A, TOLS), ("arkode_erk", "hires"): (_A, TOLS),
+    ("cvode_adams", "hires"): (_V, TOLS[2:]),
 }
 
 
@@ -136,14 +144,16 @@ def test_agrees_with_mbint_methods(refs, method, ours, problem):
     sc = PROBLEMS[problem][4]
     a, b = run(problem, method, rtol), run(problem, ours, rtol)
     assert a.status == 0 and b.status == 0, (a.message, b.message)
-    # each within its own bound of the reference: together within the sum
-    assert werr(a.y[:, -1], b.y[:, -1], rtol, rtol * sc) <= 30
+    # each within its own bound of the reference (SUNDIALS 50, ours 10): together
+    # within the sum (measured <= 6.6)
+    bound = VARIABLE_ORDER_BOUND + 10
+    assert werr(a.y[:, -1], b.y[:, -1], rtol, rtol * sc) <= bound
     # and over the whole run, through the dense output of ours at our points (not
     # for Van der Pol, where a phase shift of 1e-9 at a jump is a large difference)
     if problem != "vdp1000":
         b = run(problem, ours, rtol, dense_output=True)
         d = werr(a.y[:, 1:], b.sol(a.t[1:]), rtol, (rtol * sc)[:, None])
-        assert d <= 30
+        assert d <= bound      # measured <= 3.7
 
 
 @pytest.mark.parametrize("method", SUNDIALS)
@@ -241,8 +251,11 @@ def test_dense_output_on_stiff_problem(refs, method, problem):
     t_mid = 0.5 * (res.t[1:] + res.t[:-1])
     e_mid = werr(res.sol(t_mid), ref(t_mid), rtol, atol)
     # between the steps within the same bound (ARKODE's cubic Hermite interpolant is
-    # one order below the method: mid-step 1.5 against 0.17 at the steps on Robertson)
-    assert e_nodes < 10 and e_mid < 10, (e_nodes, e_mid)
+    # one order below the method: mid-step 1.5 against 0.17 at the steps on Robertson);
+    # the bounds of the accuracy test above (measured: cvode_bdf on HIRES 9.8 at the
+    # steps and 9.9 between them, the others <= 3)
+    bound = ARKODE_BOUND if method.startswith("arkode") else VARIABLE_ORDER_BOUND
+    assert e_nodes < bound and e_mid < bound, (e_nodes, e_mid)
 
 
 def test_backward_integration():

@@ -217,8 +217,14 @@ static void test_jordan(void)
         mb_expm_stats st;
         int code = expm(n, A, n, E, n, &st);
         double e = relerr(n, E, R);
-        CHECK(code == MB_OK && e < 2e-14, "Jordan block n = 7, lambda = %g: relative error %.2e "
-              "(m = %d, s = %d)", lams[c], e, st.m, st.s);
+        /* the form of the bound of tests/test_expm.py, u (2 n + C max(1, ||A||_1)): the
+         * condition of exp grows with ||A|| (a fixed 2e-14 was met at 98% for lambda =
+         * -40).  C = 16, twice that file's constant for random matrices: a Jordan block
+         * is as far from normal as it gets (measured: 0.4 of the bound at lambda = 2.5,
+         * 0.26 at -40) */
+        double bound = U53 * (2.0 * (double)n + 16.0 * fmax(1.0, norm1(n, A)));
+        CHECK(code == MB_OK && e < bound, "Jordan block n = 7, lambda = %g: relative error %.2e "
+              "<= %.1e (m = %d, s = %d)", lams[c], e, bound, st.m, st.s);
         free(A);
         free(E);
         free(R);
