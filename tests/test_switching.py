@@ -53,7 +53,7 @@ def test_bdf_restarts_cost_about_what_bdf_without_restarts_costs(K, rtol, y0, co
     t_hit = np.sqrt(2 * (y0 - 0.1) / G)
     v_hit = G * t_hit
     assert v_hit * np.min(np.abs(tr.t - t_hit)) <= 10 * (rtol * 0.1 + 1e-2 * rtol)
-    y, v = tr.q[:, 1], tr.qd[:, 1]
+    y, v = tr.q[1], tr.qd[1]
     E = 0.5 * v ** 2 + G * y + 0.5 * K * np.maximum(0.1 - y, 0.0) ** 2
     flight = np.flatnonzero((tr.t > t_hit + 0.1) & (y > 0.1))[0]
     assert abs(E[flight] / (G * y0) - 1) <= 50 * rtol

@@ -52,13 +52,14 @@ def check_initial_conditions(model, q0=None, qd0=None, t0=0.0, tol=None):
     q0, qd0 : array_like, shape (nq,), optional
         Default: the model's initial state.
     t0 : float
+        Initial time [s].
     tol : float, optional
         Tolerance of the consistency test (default ``1e-8 * max(1, |q0|, |qd0|)``).
 
     Returns
     -------
     dict
-        ``position`` = max |Phi(q0, t0)|, ``velocity`` = max |Phi_q qd0 + Phi_t|,
+        ``position`` = max |Phi(t0, q0)|, ``velocity`` = max |Phi_q qd0 + Phi_t|,
         ``tol``, ``consistent`` (bool), ``rank`` of Phi_q, ``dependent``: names
         of the constraint rows that depend on earlier rows (redundant
         constraints or a singular configuration).
@@ -70,9 +71,9 @@ def check_initial_conditions(model, q0=None, qd0=None, t0=0.0, tol=None):
     out = dict(position=0.0, velocity=0.0, tol=float(tol), consistent=True, rank=0, dependent=[])
     if model.nc == 0:
         return out
-    P = np.asarray(model.constraint_jacobian(q0, t0))
-    phi = np.asarray(model.phi(q0, t0))
-    vel = P @ qd0 + np.asarray(model.phi_t(q0, t0))
+    P = np.asarray(model.constraint_jacobian(t0, q0))
+    phi = np.asarray(model.phi(t0, q0))
+    vel = P @ qd0 + np.asarray(model.phi_t(t0, q0))
     out["position"] = float(np.abs(phi).max())
     out["velocity"] = float(np.abs(vel).max())
     out["consistent"] = out["position"] <= tol and out["velocity"] <= tol
@@ -128,7 +129,7 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         means alpha = beta = a).
     consistent : {"check", "project", "ignore"}
         Initial conditions: ``"check"`` raises ValueError stating the residuals
-        when |Phi(q0, t0)| or |Phi_q qd0 + Phi_t| exceeds ``tol``; ``"project"``
+        when |Phi(t0, q0)| or |Phi_q qd0 + Phi_t| exceeds ``tol``; ``"project"``
         moves (q0, qd0) onto the constraints first; ``"ignore"`` starts as given.
         Redundant constraints or a singular configuration (rank-deficient
         Phi_q(q0)) raise ValueError naming the dependent rows in every mode.
@@ -157,7 +158,8 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
     Returns
     -------
     Trajectory
-        With ``contact_switching`` on a model with contacts also ``t_contacts``
+        Time series component-major (``traj.q`` of shape (nq, m)).  With
+        ``contact_switching`` on a model with contacts also ``t_contacts``
         (list of arrays, one per contact in the order of ``model.contacts``: the
         instants where its gap changed sign); with switching events (contacts or
         the user's) ``stats["nrestart"]``, the number of restarts.
