@@ -690,9 +690,10 @@ def test_paper_model_consistent_and_runs(name):
         assert np.abs(vel).max() < 1e-13
     assert rel_err(sum(m.energy()), m.reference_energy(m.q0, m.qd0)) < 1e-13
     t_end = min(m.t_span[1], 0.3 if name == "stiff_double_pendulum" else 1.0)
-    opts = dict(m.settings, rtol=1e-7, atol=1e-9)
+    opts = dict(rtol=1e-7, atol=1e-9)  # and the model's other settings (max_step)
     ref = simulate(m, (0.0, t_end), method="dopri5", **opts)
     assert ref.success, ref.message
+    assert ref.options["max_step"] == m.settings.get("max_step", np.inf)
     for method in IMPLICIT:
         tr = simulate(m, (0.0, t_end), method=method, **opts)
         assert tr.success, (method, tr.message)

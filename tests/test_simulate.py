@@ -169,6 +169,52 @@ def test_methods_and_options(pendulum):
     assert fail.status == -1 and not fail.success and len(fail.t) >= 1
 
 
+def test_simulate_applies_the_model_settings():
+    """Options left at None take the model's recommended settings, else the defaults of
+    solve_ivp; an explicit argument always wins; the options used are recorded."""
+    m = models.bouncing_balls()
+    assert m.settings == dict(rtol=1e-6, atol=1e-8, max_step=0.005)
+    tr = simulate(m, (0.0, 0.6))
+    assert tr.options == dict(rtol=1e-6, atol=1e-8, first_step=None, max_step=0.005,
+                              min_step=0.0, max_steps=None, h=None)
+    assert np.diff(tr.t).max() <= 0.005 * (1 + 1e-12)  # the step bound was applied
+    by_hand = simulate(m, (0.0, 0.6), rtol=1e-6, atol=1e-8, max_step=0.005)
+    assert np.array_equal(tr.t, by_hand.t) and np.array_equal(tr.q, by_hand.q)
+    # explicit arguments win, each on its own
+    loose = simulate(m, (0.0, 0.6), rtol=1e-3)
+    assert (loose.options["rtol"], loose.options["atol"], loose.options["max_step"]) == \
+        (1e-3, 1e-8, 0.005)
+    free = simulate(m, (0.0, 0.6), max_step=np.inf)
+    assert free.options["max_step"] == np.inf
+    assert np.diff(free.t).max() > 0.02      # free flight: dopri5 integrates parabolas exactly
+    # a model without settings runs with the defaults of solve_ivp
+    arm = models.two_link_manipulator()
+    arm.settings = {}
+    plain = simulate(arm, (0.0, 1.0))
+    assert (plain.options["rtol"], plain.options["atol"], plain.options["max_step"]) == \
+        (1e-3, 1e-6, np.inf)
+    assert np.array_equal(plain.q, simulate(arm, (0.0, 1.0), rtol=1e-3, atol=1e-6).q)
+    # a fixed step is not cut by the model's max_step (a bound of step selection)
+    arm.settings = dict(max_step=0.005, rtol=1e-6)
+    fixed = simulate(arm, (0.0, 1.0), method="rk4", h=0.01)
+    assert fixed.stats["nsteps"] == 100 and np.allclose(np.diff(fixed.t), 0.01)
+    assert fixed.options["h"] == 0.01 and fixed.options["max_step"] == np.inf
+    assert fixed.options["rtol"] == 1e-6
+    # a setting simulate cannot apply is an error, not silently ignored
+    arm.settings = dict(method="radau_iia")
+    with pytest.raises(ValueError, match=r"settings has \['method'\].*rtol"):
+        simulate(arm, (0.0, 1.0))
+    # a MechanicalSystem carries settings too
+    from test_model import cartesian_pendulum
+
+    ms = cartesian_pendulum()
+    assert ms.settings == {} and simulate(ms, (0.0, 0.2)).options["rtol"] == 1e-3
+    ms.settings = dict(max_step=0.01, rtol=1e-7)
+    tr = simulate(ms, (0.0, 0.2))
+    assert tr.options["max_step"] == 0.01 and tr.options["rtol"] == 1e-7
+    assert np.diff(tr.t).max() <= 0.01 * (1 + 1e-12)
+
+
 def test_argument_errors(pendulum):
     with pytest.raises(ValueError, match="unknown method"):
         simulate(pendulum, (0, 1), method="nope")

@@ -61,8 +61,10 @@ def test_bdf_restarts_cost_about_what_bdf_without_restarts_costs(K, rtol, y0, co
 
 
 def test_bdf_bouncing_balls_without_max_step():
+    # max_step=inf overrides the model's recommended max_step (0.005)
     tr = mbint.simulate(models.bouncing_balls(), (0, 3), method="bdf", rtol=1e-3, atol=1e-6,
-                        max_steps=20000)
+                        max_step=np.inf, max_steps=20000)
+    assert tr.options["max_step"] == np.inf
     s = tr.stats
     assert tr.success                               # was 149,012 rejected steps
     assert s["nreject"] <= s["nsteps"] and s["nfev"] <= 3 * s["nsteps"]

@@ -107,6 +107,9 @@ class MechanicalSystem(Kernels):
     ----------
     outputs : dict
         Named outputs ``fn(t, q, qd)`` (see :meth:`add_output`).
+    settings : dict
+        Recommended step and tolerance options of :func:`mbint.simulate`, as
+        ``PlanarModel.settings`` (empty: simulate's defaults).
     description : str
 
     Notes
@@ -188,6 +191,7 @@ class MechanicalSystem(Kernels):
             raise ValueError(f"{where}: names must have {nq} entries.")
         self.outputs = {}
         self.description = ""
+        self.settings = {}
         self._kernels = kernels
         self._handle = _core.mech_system(
             nq, self._nc, kernels["mass"], kernels["forces"], kernels["constraints"],

@@ -246,7 +246,10 @@ class PlanarModel(Kernels):
     t_span : tuple or None
         Suggested simulation interval.
     settings : dict
-        Suggested keyword arguments of :func:`mbint.simulate` (e.g. ``max_step``).
+        Recommended step and tolerance options of :func:`mbint.simulate`
+        (keys among ``rtol``, ``atol``, ``first_step``, ``max_step``,
+        ``min_step``, ``max_steps``); simulate applies them to every option
+        the caller does not give.
     reference_energy : callable or None
         The source's own energy formula ``E(q, qd)`` in J (q, qd of shape (nq,)
         or (nq, m); a float or shape (m,)), to check :meth:`energy` against.

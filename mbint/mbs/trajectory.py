@@ -98,6 +98,11 @@ class Trajectory:
     time_major : TimeMajor
         Read-only views with one row per time: ``time_major.q`` is ``q.T``,
         shape (m, nq) (also ``qd``, ``qdd``, ``lam``).
+    options : dict
+        The step and tolerance options the run used: ``rtol``, ``atol``,
+        ``h``, ``first_step``, ``max_step``, ``min_step``, ``max_steps`` (each
+        from the caller, else from ``model.settings``, else the default; see
+        :func:`mbint.simulate`).
     model : PlanarModel or MechanicalSystem
     method, formulation : str
     status : int
@@ -125,7 +130,7 @@ class Trajectory:
     """
 
     def __init__(self, model, out, *, method, formulation, baumgarte, projected, initial,
-                 dense_output, has_events):
+                 dense_output, has_events, options=None):
         nq, nc = model.nq, model.nc
         # the C result is time-major (row k at t[k]); store component-major
         self.model = model
@@ -136,6 +141,7 @@ class Trajectory:
         self.qd = np.ascontiguousarray(y[:, nq:].T)
         self.qdd = np.ascontiguousarray(np.asarray(out["qdd"], float).reshape(m, nq).T)
         self.lam = np.ascontiguousarray(np.asarray(out["lam"], float).reshape(m, nc).T)
+        self.options = {} if options is None else dict(options)
         self.method = method
         self.formulation = formulation
         self.baumgarte = baumgarte
