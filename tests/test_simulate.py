@@ -76,6 +76,15 @@ def test_trajectory_fields(traj, pendulum):
     # outputs and coordinates
     assert np.array_equal(traj.coordinate("link2", "theta"), traj.q[5])
     assert np.array_equal(traj.output("theta1"), traj.q[2])
+    # body points along a trajectory: (2, m), column k the point at q[:, k]; the end of
+    # link 2 (sqrt(3) m long) is the paper's tip
+    link2 = pendulum.body("link2")
+    tip = link2.point((math.sqrt(3.0) / 2, 0.0), traj.q)
+    assert tip.shape == (2, m) and np.allclose(tip[:, k], link2.point((math.sqrt(3.0) / 2, 0.0),
+                                                                        traj.q[:, k]))
+    assert np.allclose(tip, [traj.output("tip_x"), traj.output("tip_y")], rtol=0, atol=1e-14)
+    assert np.array_equal(pendulum.ground.point((1.0, 2.0), traj.q),
+                          np.tile([[1.0], [2.0]], (1, m)))
     with pytest.raises(ValueError, match="unknown output 'nope'"):
         traj.output("nope")
 

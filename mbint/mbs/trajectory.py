@@ -34,7 +34,7 @@ class TimeMajor:
 
     A read-only namespace of transposed views (no copies) of the trajectory's
     arrays: ``q``, ``qd``, ``qdd`` of shape (m, nq) and ``lam`` of shape (m, nc);
-    row k belongs to ``t[k]``.  For code that feeds rows to pandas
+    row k belongs to ``t[k]`` (``t``, shape (m,), is there too).  For code that feeds rows to pandas
     (``pandas.DataFrame(traj.time_major.q, index=traj.t)``).
     """
 
@@ -74,6 +74,7 @@ class TimeMajor:
 
     def __repr__(self):
         return f"<time-major view of {self._traj!r}>"
+
 
 _STATUS_PUBLIC = {_status.MB_OK: 0, _status.MB_TERMINATED: 1}
 
