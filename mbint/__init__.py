@@ -11,6 +11,14 @@ problems    standard test problems (Python callables and C LowLevelCallables)
 PlanarModel, MechanicalSystem   mechanisms (body coordinates, or your own equations)
 simulate, Trajectory            run a mechanism with any method; its motion, energy, violation
 models      the source papers' mechanisms
+
+Conventions (SciPy's)
+---------------------
+Every callback and kernel that depends on time takes it first, as ``f(t, y)``:
+``constraints(t, q)``, ``gamma(t, q, qd)``, ``forces(t, q, qd)``, events
+``g(t, q, qd)``, outputs ``fn(t, q, qd)``.  Every time series is component-major,
+as ``res.y``: ``Trajectory.q`` has shape (nq, m), and the kernels evaluate m points
+given along the last axis.  SI units throughout (m, rad, kg, N, s, J).
 """
 from . import _status, errors, problems, stability
 from .dense import DenseOutput
@@ -24,4 +32,4 @@ from . import mbs, models
 __all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "DenseOutput", "stability",
            "errors", "problems", "_status", "PlanarModel", "MechanicalSystem", "simulate",
            "Trajectory", "models", "mbs", "IntegrationInterrupted"]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

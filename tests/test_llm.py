@@ -308,7 +308,7 @@ def test_bouncing_balls_planar_model_through_simulate():
     # the continuous output of a PlanarModel run is the LLM's, too
     dense = mbint.simulate(m, (0, 1), method="llm", h=0.005, dense_output=True)
     q, qd = dense.state(dense.t[3])
-    np.testing.assert_array_equal(q, dense.q[3])
+    np.testing.assert_array_equal(q, dense.q[:, 3])
 
 
 # ---- switching events with other methods --------------------------------------------

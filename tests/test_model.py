@@ -172,14 +172,14 @@ def test_kernel_shapes(sink):
     assert (nq, nc) == (15, 2 + 2 + 2 + 1 + 3 + 1 + 1)
     q, qd, lam = m.q0, m.qd0, np.linspace(-1, 1, nc)
     shapes = {
-        "phi": (m.phi(q, T0), (nc,)), "phi_q": (m.constraint_jacobian(q, T0), (nc, nq)),
-        "phi_t": (m.phi_t(q, T0), (nc,)), "gamma": (m.gamma(q, qd, T0), (nc,)),
+        "phi": (m.phi(T0, q), (nc,)), "phi_q": (m.constraint_jacobian(T0, q), (nc, nq)),
+        "phi_t": (m.phi_t(T0, q), (nc,)), "gamma": (m.gamma(T0, q, qd), (nc,)),
         "mass": (m.mass(q), (nq, nq)), "forces": (m.forces(T0, q, qd), (nq,)),
         "forces_q": (m.forces_q(T0, q, qd), (nq, nq)),
         "forces_qd": (m.forces_qd(T0, q, qd), (nq, nq)),
-        "phiq_x_q": (m.phiq_x_q(q, qd, T0), (nc, nq)),
-        "phiqT_lam_q": (m.phiqT_lam_q(q, lam, T0), (nq, nq)),
-        "gamma_q": (m.gamma_q(q, qd, T0), (nc, nq)), "gamma_qd": (m.gamma_qd(q, qd, T0), (nc, nq)),
+        "phiq_x_q": (m.phiq_x_q(T0, q, qd), (nc, nq)),
+        "phiqT_lam_q": (m.phiqT_lam_q(T0, q, lam), (nq, nq)),
+        "gamma_q": (m.gamma_q(T0, q, qd), (nc, nq)), "gamma_qd": (m.gamma_qd(T0, q, qd), (nc, nq)),
         "contact_gaps": (m.contact_gaps(q), (2,)),
         "rhs": (m.rhs(T0, np.r_[q, qd]), (2 * nq,)),
         "jac": (m.jacobian(T0, np.r_[q, qd]), (2 * nq, 2 * nq)),
@@ -187,25 +187,43 @@ def test_kernel_shapes(sink):
     for name, (v, shape) in shapes.items():
         assert v.shape == shape, name
         assert np.all(np.isfinite(v)), name
-    qdd, lam = m.accelerations(q, qd, T0)
+    qdd, lam = m.accelerations(T0, q, qd)
     assert qdd.shape == (nq,) and lam.shape == (nc,)
-    T, V = m.energy(q, qd, T0)
+    T, V = m.energy(T0, q, qd)
     assert isinstance(T, float) and isinstance(V, float)
-    # batches: m points, t scalar or per point
-    Q = q + 0.01 * np.arange(5)[:, None]
-    QD = np.tile(qd, (5, 1))
+    # batches: m points along the last axis (as a trajectory's q), t scalar or per point
+    Q = q[:, None] + 0.01 * np.arange(5)
+    QD = np.tile(qd[:, None], (1, 5))
     ts = T0 + 0.1 * np.arange(5)
-    assert m.constraint_jacobian(Q, ts).shape == (5, nc, nq)
-    assert m.gamma(Q, QD, T0).shape == (5, nc)
-    assert m.mass(Q).shape == (5, nq, nq)
-    assert np.allclose(m.constraint_jacobian(Q, ts)[3], m.constraint_jacobian(Q[3], ts[3]))
-    assert np.allclose(m.forces(ts, Q, QD)[2], m.forces(ts[2], Q[2], QD[2]))
-    qdd_b, lam_b = m.accelerations(Q, QD, ts)
-    assert qdd_b.shape == (5, nq) and lam_b.shape == (5, nc)
+    assert m.constraint_jacobian(ts, Q).shape == (nc, nq, 5)
+    assert m.gamma(T0, Q, QD).shape == (nc, 5)
+    assert m.mass(Q).shape == (nq, nq, 5)
+    assert m.energy(ts, Q, QD)[0].shape == (5,)
+    assert m.contact_gaps(Q).shape == (2, 5)
+    # point k of a batch is the single evaluation at (ts[k], Q[:, k], QD[:, k])
+    for k in (0, 3):
+        assert np.array_equal(m.constraint_jacobian(ts, Q)[..., k],
+                              m.constraint_jacobian(ts[k], Q[:, k]))
+        assert np.array_equal(m.forces(ts, Q, QD)[:, k], m.forces(ts[k], Q[:, k], QD[:, k]))
+        assert np.array_equal(m.phiqT_lam_q(ts, Q, np.tile(lam[:, None], (1, 5)))[..., k],
+                              m.phiqT_lam_q(ts[k], Q[:, k], lam))
+        assert m.energy(ts, Q, QD)[1][k] == m.energy(ts[k], Q[:, k], QD[:, k])[1]
+        assert np.array_equal(m.contact_gaps(Q)[:, k], m.contact_gaps(Q[:, k]))
+    # one state at several times: the points are the times
+    assert np.array_equal(m.phi(ts, q)[:, 2], m.phi(ts[2], q))
+    qdd_b, lam_b = m.accelerations(ts, Q, QD)
+    assert qdd_b.shape == (nq, 5) and lam_b.shape == (nc, 5)
+    assert np.allclose(qdd_b[:, 4], m.accelerations(ts[4], Q[:, 4], QD[:, 4])[0], rtol=0,
+                       atol=1e-12)
+    Y = np.vstack([Q, QD])
+    assert m.rhs(ts, Y).shape == (2 * nq, 5) and m.jacobian(ts, Y).shape == (2 * nq, 2 * nq, 5)
+    assert np.array_equal(m.rhs(ts, Y)[:, 1], m.rhs(ts[1], Y[:, 1]))
     with pytest.raises(ValueError, match="same number of points"):
-        m.phi(Q, np.zeros(3))
-    with pytest.raises(ValueError, match="q must have shape"):
-        m.phi(np.zeros(5))
+        m.phi(np.zeros(3), Q)
+    with pytest.raises(ValueError, match=r"q must have shape \(15,\) or \(15, m\)"):
+        m.phi(0.0, np.zeros(5))
+    with pytest.raises(ValueError, match=r"q must have shape \(15,\) or \(15, m\)"):
+        m.phi(0.0, Q.T)  # time-major points are refused, not misread
     info = mbint._core.mech_info(m.compile().handle)
     assert info["python"] and info["planar"] and info["ncontact"] == 2
 
@@ -214,10 +232,10 @@ def test_saddle_point_system(sink):
     """M qdd + Phi_q^T lam = Q and Phi_q qdd = gamma at the computed (qdd, lam)."""
     m = sink
     q, qd = m.q0, m.qd0
-    qdd, lam = m.accelerations(q, qd, T0)
-    P = m.constraint_jacobian(q, T0)
+    qdd, lam = m.accelerations(T0, q, qd)
+    P = m.constraint_jacobian(T0, q)
     assert rel_err(m.mass(q) @ qdd + P.T @ lam, m.forces(T0, q, qd)) < 1e-10
-    assert rel_err(P @ qdd, m.gamma(q, qd, T0)) < 1e-10
+    assert rel_err(P @ qdd, m.gamma(T0, q, qd)) < 1e-10
 
 
 # ------------------------------------------------------------------ derivatives
@@ -228,22 +246,22 @@ def test_constraint_derivatives_against_central_differences(sink):
     x = np.linspace(-0.7, 1.3, m.nq)
     lam = np.linspace(1.0, -2.0, m.nc)
     # Phi_q, including the rheonomic driver rows
-    assert rel_err(m.constraint_jacobian(q, T0), fd(lambda z: m.phi(z, T0), q)) < 1e-6
+    assert rel_err(m.constraint_jacobian(T0, q), fd(lambda z: m.phi(T0, z), q)) < 1e-6
     # Phi_t
-    assert rel_err(m.phi_t(q, T0), fd(lambda z: m.phi(q, z[0]), [T0])[:, 0]) < 1e-6
-    assert np.abs(m.phi_t(q, T0)[-2:]).min() > 0.01  # the drivers are really rheonomic
+    assert rel_err(m.phi_t(T0, q), fd(lambda z: m.phi(z[0], q), [T0])[:, 0]) < 1e-6
+    assert np.abs(m.phi_t(T0, q)[-2:]).min() > 0.01  # the drivers are really rheonomic
 
-    # gamma = -d/ds [Phi_q(q + s qd, t + s) qd + Phi_t(q + s qd, t + s)]
+    # gamma = -d/ds [Phi_q(t + s, q + s qd) qd + Phi_t(t + s, q + s qd)]
     def g(s):
         z = q + s[0] * qd
-        return m.constraint_jacobian(z, T0 + s[0]) @ qd + m.phi_t(z, T0 + s[0])
+        return m.constraint_jacobian(T0 + s[0], z) @ qd + m.phi_t(T0 + s[0], z)
 
-    assert rel_err(m.gamma(q, qd, T0), -fd(g, [0.0])[:, 0]) < 1e-6
-    assert rel_err(m.phiq_x_q(q, x, T0), fd(lambda z: m.constraint_jacobian(z, T0) @ x, q)) < 1e-6
-    assert rel_err(m.phiqT_lam_q(q, lam, T0),
-                   fd(lambda z: m.constraint_jacobian(z, T0).T @ lam, q)) < 1e-6
-    assert rel_err(m.gamma_q(q, qd, T0), fd(lambda z: m.gamma(z, qd, T0), q)) < 1e-6
-    assert rel_err(m.gamma_qd(q, qd, T0), fd(lambda z: m.gamma(q, z, T0), qd)) < 1e-6
+    assert rel_err(m.gamma(T0, q, qd), -fd(g, [0.0])[:, 0]) < 1e-6
+    assert rel_err(m.phiq_x_q(T0, q, x), fd(lambda z: m.constraint_jacobian(T0, z) @ x, q)) < 1e-6
+    assert rel_err(m.phiqT_lam_q(T0, q, lam),
+                   fd(lambda z: m.constraint_jacobian(T0, z).T @ lam, q)) < 1e-6
+    assert rel_err(m.gamma_q(T0, q, qd), fd(lambda z: m.gamma(T0, z, qd), q)) < 1e-6
+    assert rel_err(m.gamma_qd(T0, q, qd), fd(lambda z: m.gamma(T0, q, z), qd)) < 1e-6
 
 
 def test_force_derivatives_against_central_differences(sink):
@@ -281,7 +299,7 @@ def test_each_force_type_alone(element):
     Q = m.forces(0.0, q, qd)
     assert np.abs(Q).max() > 1.0
     assert rel_err(m.forces_q(0.0, q, qd), fd(lambda z: m.forces(0.0, z, qd), q)) < 1e-6
-    assert rel_err(Q, -fd(lambda z: np.array(m.energy(z, qd)[1]), q)) < 1e-6, kw
+    assert rel_err(Q, -fd(lambda z: np.array(m.energy(0.0, z, qd)[1]), q)) < 1e-6, kw
 
 
 def test_dissipative_force_derivatives():
@@ -343,7 +361,9 @@ def test_violation_bounded_with_projection_and_reported_without():
     assert vf.acceleration.max() < 1e-10       # q'' from the index-1 system
     assert vb.acceleration.max() > 1e-8        # includes the Baumgarte terms
     per_row = free.violation(per_row=True)
-    assert per_row.position.shape == (len(free.t), m.nc)
+    assert per_row.position.shape == (m.nc, len(free.t))
+    assert np.array_equal(np.abs(per_row.position).max(axis=0), vf.position)
+    assert np.array_equal(per_row.position, m.phi(free.t, free.q))
 
 
 # ------------------------------------------------------------------ MechanicalSystem
@@ -369,7 +389,7 @@ def two_link_relative():
                        -g * m2 * a2 * math.cos(th2) - B * s * w1 ** 2])
         return T.T @ Qa
 
-    def energy(p, pd, t):
+    def energy(t, p, pd):
         th1, th2 = p[0], p[0] + p[1]
         return g * (m1 * a1 * math.sin(th1) + m2 * (L1 * math.sin(th1) + a2 * math.sin(th2))) + \
             0.5 * pd @ mass(p) @ pd
@@ -392,8 +412,8 @@ def test_planar_model_and_mechanical_system_move_the_same():
         a = simulate(pm, (0.0, 3.0), method=method, rtol=1e-9, atol=1e-11, t_eval=te)
         b = simulate(ms, (0.0, 3.0), method=method, rtol=1e-9, atol=1e-11, t_eval=te)
         assert a.success and b.success
-        assert np.abs(a.output("theta1") - b.q[:, 0]).max() < 1e-6
-        assert np.abs(a.output("theta2") - (b.q[:, 0] + b.q[:, 1])).max() < 1e-6
+        assert np.abs(a.output("theta1") - b.q[0]).max() < 1e-6
+        assert np.abs(a.output("theta2") - (b.q[0] + b.q[1])).max() < 1e-6
         assert rel_err(a.energy().total, b.energy().total) < 1e-6
     assert np.allclose(ms.energy()[0], 0.0) and ms.nc == 0
 
@@ -402,11 +422,11 @@ def cartesian_pendulum(gamma=True, L=1.3, mass=2.0):
     """Point mass on a rod, q = (x, y), Phi = (x^2 + y^2 - L^2) / 2."""
     th = 0.8
     q0 = [L * math.sin(th), -L * math.cos(th)]
-    kw = dict(gamma=(lambda q, qd, t: np.array([-(qd @ qd)]))) if gamma else {}
+    kw = dict(gamma=(lambda t, q, qd: np.array([-(qd @ qd)]))) if gamma else {}
     return MechanicalSystem(mass=mass * np.eye(2),
                             forces=lambda t, q, qd: np.array([0.0, -9.81 * mass]),
-                            constraints=lambda q, t: np.array([0.5 * (q @ q - L * L)]),
-                            constraint_jacobian=lambda q, t: q[None, :], constraint_t=0,
+                            constraints=lambda t, q: np.array([0.5 * (q @ q - L * L)]),
+                            constraint_jacobian=lambda t, q: q[None, :], constraint_t=0,
                             q0=q0, **kw)
 
 
@@ -421,20 +441,20 @@ def test_constrained_mechanical_system_matches_planar_model():
     ref = simulate(pm, (0, 2), rtol=1e-10, atol=1e-12, t_eval=te)
     for gamma in (True, False):
         ms = cartesian_pendulum(gamma)
-        assert rel_err(ms.gamma(ms.q0, [0.3, -0.2]), [-(0.09 + 0.04)]) < 1e-8
+        assert rel_err(ms.gamma(0.0, ms.q0, [0.3, -0.2]), [-(0.09 + 0.04)]) < 1e-8
         tr = simulate(ms, (0, 2), rtol=1e-10, atol=1e-12, t_eval=te)
-        assert np.abs(tr.q - ref.q[:, :2]).max() < 1e-7
-        assert rel_err(tr.lam[:, 0] * L, ref.lam[:, 0] * L) < 1e-5  # same multiplier scaling
+        assert np.abs(tr.q - ref.q[:2]).max() < 1e-7
+        assert rel_err(tr.lam[0] * L, ref.lam[0] * L) < 1e-5  # same multiplier scaling
 
 
 def test_mechanical_system_rheonomic_finite_differences():
     """Phi_t and gamma of a rheonomic constraint by central differences in C."""
     w = 1.7
 
-    def phi(q, t):  # a point on a line turning at w
+    def phi(t, q):  # a point on a line turning at w
         return np.array([q[1] * math.cos(w * t) - q[0] * math.sin(w * t)])
 
-    def phi_q(q, t):
+    def phi_q(t, q):
         return np.array([[-math.sin(w * t), math.cos(w * t)]])
 
     ms = MechanicalSystem(mass=np.eye(2), forces=lambda t, q, qd: np.zeros(2), constraints=phi,
@@ -444,8 +464,109 @@ def test_mechanical_system_rheonomic_finite_differences():
     pt = -w * (q[1] * s + q[0] * c)
     # gamma = -2 Phi_qt qd - Phi_tt ((Phi_q qd)_q = 0 here)
     gamma = 2 * w * (qd[0] * c + qd[1] * s) + w * w * (q[1] * c - q[0] * s)
-    assert abs(ms.phi_t(q, t)[0] - pt) < 1e-8
-    assert abs(ms.gamma(q, qd, t)[0] - gamma) < 1e-6
+    assert abs(ms.phi_t(t, q)[0] - pt) < 1e-8
+    assert abs(ms.gamma(t, q, qd)[0] - gamma) < 1e-6
+
+
+def test_mechanical_system_kernels_are_called_time_first(tmp_path):
+    """Every Python kernel of a MechanicalSystem receives t (a float, in s) first and
+    then the 1-D vectors of one point; mass and geometry receive q only.  The
+    Cartesian pendulum with every derivative by hand: the kernels are also right,
+    so the analytic index-1 Jacobian matches differences of f."""
+    L, mass, g = 1.3, 2.0, 9.81
+    calls = {}
+
+    def rec(name, fn):
+        def wrapped(*args):
+            calls.setdefault(name, args)
+            return fn(*args)
+        return wrapped
+
+    kernels = dict(
+        mass=rec("mass", lambda q: mass * np.eye(2)),
+        forces=rec("forces", lambda t, q, qd: np.array([0.0, -g * mass]) - 0.3 * qd),
+        constraints=rec("constraints", lambda t, q: np.array([0.5 * (q @ q - L * L)])),
+        constraint_jacobian=rec("constraint_jacobian", lambda t, q: q[None, :]),
+        constraint_t=rec("constraint_t", lambda t, q: np.zeros(1)),
+        gamma=rec("gamma", lambda t, q, qd: np.array([-(qd @ qd)])),
+        forces_q=rec("forces_q", lambda t, q, qd: np.zeros((2, 2))),
+        forces_qd=rec("forces_qd", lambda t, q, qd: -0.3 * np.eye(2)),
+        gamma_q=rec("gamma_q", lambda t, q, qd: np.zeros((1, 2))),
+        gamma_qd=rec("gamma_qd", lambda t, q, qd: -2.0 * qd[None, :]),
+        phiq_x_q=rec("phiq_x_q", lambda t, q, x: x[None, :]),
+        phiqT_lam_q=rec("phiqT_lam_q", lambda t, q, lam: lam[0] * np.eye(2)),
+        energy=rec("energy", lambda t, q, qd: g * mass * q[1] + 0.5 * mass * qd @ qd),
+        geometry=rec("geometry", lambda q: [np.array([[0.0, 0.0], q])]),
+    )
+    ms = MechanicalSystem(q0=[L * math.sin(0.8), -L * math.cos(0.8)],
+                          qd0=[0.4 * math.cos(0.8), 0.4 * math.sin(0.8)], **kernels)  # consistent
+    y = np.r_[ms.q0, ms.qd0]
+    assert rel_err(ms.jacobian(0.2, y), fd(lambda z: ms.rhs(0.2, z), y)) < 1e-6
+    tr = simulate(ms, (0.0, 0.5), method=IMPLICIT[0] if IMPLICIT else "dopri5", rtol=1e-8,
+                  atol=1e-10)
+    assert tr.success and tr.energy().total.shape == tr.t.shape
+    ms.phi_t(0.1)
+    ms.phiq_x_q(0.1, ms.q0, np.ones(2))
+    ms.phiqT_lam_q(0.1, ms.q0, np.ones(1))
+    ms.gamma_q(0.1)
+    ms.gamma_qd(0.1)
+    ms.forces_q(0.1)
+    ms.forces_qd(0.1)
+    tr.animate(tmp_path / "frames", fps=4, max_frames=2)  # calls geometry(q) per frame
+    sizes = dict(mass=(2,), geometry=(2,), constraints=(2,), constraint_jacobian=(2,),
+                 constraint_t=(2,), phiqT_lam_q=(2, 1))
+    assert set(calls) == set(kernels)
+    for name, args in calls.items():
+        if name in ("mass", "geometry"):
+            assert len(args) == 1 and args[0].shape == (2,), name
+            continue
+        assert isinstance(args[0], float), name          # t first
+        shapes = tuple(np.shape(a) for a in args[1:])
+        expect = sizes.get(name, (2, 2))
+        assert shapes == tuple((n,) for n in expect), (name, shapes)
+
+
+RotLine = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_double,
+                           ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double))
+RotLineJ = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_double,
+                            ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double),
+                            ctypes.c_long)
+W_ROT = 1.7
+
+
+@RotLine
+def rot_line_phi_c(ud, t, q, out):
+    out[0] = q[1] * math.cos(W_ROT * t) - q[0] * math.sin(W_ROT * t)
+    return 0
+
+
+@RotLineJ
+def rot_line_phi_q_c(ud, t, q, out, ld):
+    out[0] = -math.sin(W_ROT * t)   # column-major, ld = nc = 1
+    out[ld] = math.cos(W_ROT * t)
+    return 0
+
+
+def test_mechanical_system_c_constraints_take_time_first():
+    """The rheonomic line as C constraint kernels (the mb_mech slot order: user data, t,
+    q, out) and as Python kernels f(t, q): the same Phi, Phi_t and gamma at any t."""
+    def phi(t, q):
+        return np.array([q[1] * math.cos(W_ROT * t) - q[0] * math.sin(W_ROT * t)])
+
+    def phi_q(t, q):
+        return np.array([[-math.sin(W_ROT * t), math.cos(W_ROT * t)]])
+
+    common = dict(mass=np.eye(2), forces=lambda t, q, qd: np.zeros(2), q0=[1.0, 0.0])
+    py = MechanicalSystem(constraints=phi, constraint_jacobian=phi_q, **common)
+    c = MechanicalSystem(constraints=rot_line_phi_c, constraint_jacobian=rot_line_phi_q_c, nc=1,
+                         **common)
+    q, qd = np.array([0.4, 0.9]), np.array([-0.3, 0.5])
+    for t in (0.0, 0.6, 2.3):
+        assert np.array_equal(c.phi(t, q), phi(t, q))
+        assert np.array_equal(c.constraint_jacobian(t, q), phi_q(t, q))
+        assert np.array_equal(c.phi_t(t, q), py.phi_t(t, q))
+        assert np.array_equal(c.gamma(t, q, qd), py.gamma(t, q, qd))
+    assert abs(c.phi_t(0.6, q)[0] + W_ROT * (q[1] * math.sin(1.02) + q[0] * math.cos(1.02))) < 1e-8
 
 
 def test_mechanical_system_validation():
@@ -454,15 +575,15 @@ def test_mechanical_system_validation():
     with pytest.raises(ValueError, match="give nq or q0"):
         MechanicalSystem(mass=lambda q: np.eye(2), forces=lambda t, q, qd: q)
     with pytest.raises(ValueError, match="both constraints and constraint_jacobian"):
-        MechanicalSystem(mass=np.eye(2), forces=lambda t, q, qd: q, constraints=lambda q, t: q[:1],
+        MechanicalSystem(mass=np.eye(2), forces=lambda t, q, qd: q, constraints=lambda t, q: q[:1],
                          q0=[0, 0])
     with pytest.raises(ValueError, match="mass at .*expected shape \\(2, 2\\)"):
         MechanicalSystem(mass=lambda q: np.eye(3), forces=lambda t, q, qd: q, q0=[0, 0])
     with pytest.raises(ValueError, match="forces at .*returned 3 values, expected 2"):
         MechanicalSystem(mass=np.eye(2), forces=lambda t, q, qd: np.zeros(3), q0=[0, 0])
     with pytest.raises(ValueError, match="constraint_jacobian at .*expected shape \\(1, 2\\)"):
-        MechanicalSystem(mass=np.eye(2), forces=lambda t, q, qd: q, constraints=lambda q, t: q[:1],
-                         constraint_jacobian=lambda q, t: np.eye(2), q0=[0, 0])
+        MechanicalSystem(mass=np.eye(2), forces=lambda t, q, qd: q, constraints=lambda t, q: q[:1],
+                         constraint_jacobian=lambda t, q: np.eye(2), q0=[0, 0])
 
     def boom(t, q, qd):
         if t > 0.1:
@@ -499,7 +620,7 @@ def test_mechanical_system_with_c_kernels():
     assert not mbint._core.mech_info(ms._mech_handle())["python"]
     te = np.linspace(0, 5, 11)
     tr = simulate(ms, (0, 5), rtol=1e-10, atol=1e-12, t_eval=te)
-    assert np.abs(tr.q[:, 0] - problems.mass_spring_damper_exact(te)[0]).max() < 1e-8
+    assert np.abs(tr.q[0] - problems.mass_spring_damper_exact(te)[0]).max() < 1e-8
     bad = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_double)(lambda t: 0)
     with pytest.raises(ValueError, match="signature"):
         MechanicalSystem(mass=bad, forces=msd_forces_c, q0=[0.0])
@@ -553,7 +674,7 @@ def test_redundant_and_inconsistent_constraints_are_reported():
         simulate(m, (0, 1))
     tr = simulate(m, (0, 1), consistent="project", rtol=1e-8, atol=1e-10)
     assert tr.initial["position"] < 1e-10 and tr.initial["velocity"] < 1e-10
-    assert np.abs(m.phi(tr.q[0])).max() < 1e-10
+    assert np.abs(m.phi(0.0, tr.q[:, 0])).max() < 1e-10
     tr = simulate(m, (0, 0.1), consistent="ignore")
     assert tr.violation().position[0] == pytest.approx(0.02)
 
@@ -569,15 +690,20 @@ def test_paper_model_consistent_and_runs(name):
         assert np.abs(vel).max() < 1e-13
     assert rel_err(sum(m.energy()), m.reference_energy(m.q0, m.qd0)) < 1e-13
     t_end = min(m.t_span[1], 0.3 if name == "stiff_double_pendulum" else 1.0)
-    opts = dict(m.settings, rtol=1e-7, atol=1e-9)
+    opts = dict(rtol=1e-7, atol=1e-9)  # and the model's other settings (max_step)
     ref = simulate(m, (0.0, t_end), method="dopri5", **opts)
     assert ref.success, ref.message
+    assert ref.options["max_step"] == m.settings.get("max_step", np.inf)
     for method in IMPLICIT:
         tr = simulate(m, (0.0, t_end), method=method, **opts)
         assert tr.success, (method, tr.message)
-        assert np.abs(tr.q[-1] - ref.q[-1]).max() < 1e-4, method
+        assert np.abs(tr.q[:, -1] - ref.q[:, -1]).max() < 1e-4, method
     for out in m.outputs:
-        assert ref.output(out).shape[0] == len(ref.t)
+        v = ref.output(out)
+        assert v.shape == (len(ref.t),)
+        # an output indexes the coordinate first: one state gives the value at that state
+        k = len(ref.t) // 2
+        assert np.asarray(m.outputs[out](ref.t[k], ref.q[:, k], ref.qd[:, k])) == v[k]
 
 
 def test_rn_printed_initial_state():
@@ -624,8 +750,8 @@ def test_bouncing_balls_planar_model_equals_paper_ode():
                           max_step=0.005, t_eval=te)
     assert np.abs(tr.output("height1") - ref.y[0]).max() < 1e-6
     assert np.abs(tr.output("height2") - ref.y[1]).max() < 1e-6
-    assert np.allclose(m.contact_gaps(tr.q), f.gaps(ref.y).T, atol=1e-6)
+    assert np.allclose(m.contact_gaps(tr.q), f.gaps(ref.y), atol=1e-6)  # both (n, m)
     assert rel_err(tr.energy().total, f.energy(ref.y)) < 1e-5
-    assert np.all(tr.q[:, [0, 2, 3, 5]] == 0.0)  # on the vertical line, not rotating
+    assert np.all(tr.q[[0, 2, 3, 5]] == 0.0)  # on the vertical line, not rotating
     J = f.jac(0.0, np.array([1.15, 1.0, 0.0, 0.0]))
     assert rel_err(J, fd(lambda y: f.fun(0.0, y), [1.15, 1.0, 0.0, 0.0])) < 1e-6

@@ -93,16 +93,18 @@ MODELS = dict(models.PAPER_MODELS, every_element=every_element_model)
 
 
 def random_states(model, n, seed):
-    """n random states around the initial one, velocities up to a few units, times in [0, 3]."""
+    """n random states around the initial one, velocities up to a few units, times in [0, 3]:
+    t of shape (n,), q and qd of shape (nq, n) (one column per state)."""
     rng = np.random.default_rng(seed)
     q = model.q0 + 0.4 * rng.standard_normal((n, model.nq))
     qd = model.qd0 + 2.0 * rng.standard_normal((n, model.nq))
     t = rng.uniform(0.0, 3.0, n)
-    return t, q, qd
+    return t, q.T, qd.T
 
 
 def targeted_states(name, model):
-    """States on the special branches of each model (empty when it has none)."""
+    """States on the special branches of each model (empty when it has none), as
+    :func:`random_states`."""
     t, q, qd = [], [], []
     if name == "bouncing_balls":
         # radius 0.1; (y1, y2, v1, v2): free; ball-ground only; ball-ball only; both; both separating
@@ -149,7 +151,8 @@ def targeted_states(name, model):
             q.append(qq)
             qd.append(base_qd)
             t.append(2.0)
-    return np.array(t), np.array(q).reshape(-1, model.nq), np.array(qd).reshape(-1, model.nq)
+    return (np.array(t), np.array(q).reshape(-1, model.nq).T,
+            np.array(qd).reshape(-1, model.nq).T)
 
 
 @pytest.fixture(scope="module", params=sorted(MODELS))
@@ -160,8 +163,8 @@ def case(request):
     t1, q1, v1 = random_states(model, N_RANDOM, seed=len(name))
     t2, q2, v2 = targeted_states(name, model)
     t = np.concatenate([t1, t2])
-    q = np.concatenate([q1, q2])
-    qd = np.concatenate([v1, v2])
+    q = np.concatenate([q1, q2], 1)
+    qd = np.concatenate([v1, v2], 1)
     return name, model, ref, t, q, qd
 
 
@@ -176,14 +179,14 @@ def test_every_element_model_uses_every_kind():
 
 def _contact_gaps_rates_forces(model, q, qd):
     """Gaps, their rates (central differences along qd) and the unclamped normal
-    forces K delta^e + c delta' of every contact, shape (m, n_contacts) each."""
+    forces K delta^e + c delta' of every contact, shape (n_contacts, m) each."""
     ref = NumpyReference(model)
     h = 1e-7
     gaps = ref.contact_gaps(q)
     rates = (ref.contact_gaps(q + h * qd) - ref.contact_gaps(q - h * qd)) / (2 * h)
     K, cd, ex = (np.array([e.params[key] for e in ref.contact_elements]) for key in
                  ("K", "cd", "e"))
-    return gaps, rates, K * np.maximum(gaps, 0.0) ** ex + cd * rates
+    return gaps, rates, K[:, None] * np.maximum(gaps, 0.0) ** ex[:, None] + cd[:, None] * rates
 
 
 @pytest.mark.parametrize("name", ["bouncing_balls", "every_element"])
@@ -194,18 +197,18 @@ def test_targeted_states_reach_every_contact_branch(name):
     model = MODELS[name]()
     t, q, qd = targeted_states(name, model)
     gaps, rates, raw = _contact_gaps_rates_forces(model, q, qd)
-    assert (gaps > 0).any(axis=0).all() and (gaps <= 0).any(axis=0).all()
+    assert (gaps > 0).any(axis=1).all() and (gaps <= 0).any(axis=1).all()
     if name == "every_element":
         clamped = (gaps > 0) & (raw < 0)
-        assert clamped[:, 0].any() and clamped[:, 1].any()
+        assert clamped[0].any() and clamped[1].any()
 
 
 def test_constraints(case):
     name, model, ref, t, q, qd = case
-    assert rel_err(model.phi(q, t), ref.phi(q, t)) <= RTOL
-    assert rel_err(model.constraint_jacobian(q, t), ref.constraint_jacobian(q, t)) <= RTOL
-    assert rel_err(model.phi_t(q, t), ref.phi_t(q, t)) <= RTOL
-    assert rel_err(model.gamma(q, qd, t), ref.gamma(q, qd, t)) <= RTOL
+    assert rel_err(model.phi(t, q), ref.phi(t, q)) <= RTOL
+    assert rel_err(model.constraint_jacobian(t, q), ref.constraint_jacobian(t, q)) <= RTOL
+    assert rel_err(model.phi_t(t, q), ref.phi_t(t, q)) <= RTOL
+    assert rel_err(model.gamma(t, q, qd), ref.gamma(t, q, qd)) <= RTOL
 
 
 def test_mass_and_forces(case):
@@ -213,14 +216,15 @@ def test_mass_and_forces(case):
     assert rel_err(model.mass(q), ref.mass(q)) <= RTOL
     for k in range(len(t)):
         # per state: Q of the stiff models spans many magnitudes between states
-        assert rel_err(model.forces(t[k], q[k], qd[k]), ref.forces(t[k], q[k], qd[k])) <= RTOL, k
+        assert rel_err(model.forces(t[k], q[:, k], qd[:, k]),
+                       ref.forces(t[k], q[:, k], qd[:, k])) <= RTOL, k
     assert rel_err(model.forces(t, q, qd), ref.forces(t, q, qd)) <= RTOL
 
 
 def test_energy_and_gaps(case):
     name, model, ref, t, q, qd = case
-    kin, pot = model.energy(q, qd, t)
-    rkin, rpot = ref.energy(q, qd, t)
+    kin, pot = model.energy(t, q, qd)
+    rkin, rpot = ref.energy(t, q, qd)
     assert rel_err(kin, rkin) <= RTOL
     assert rel_err(pot, rpot) <= RTOL
     if ref.contact_elements:
@@ -228,31 +232,32 @@ def test_energy_and_gaps(case):
 
 
 def _saddle(ref, t, q, qd, alpha, beta):
-    """The NumPy saddle-point matrix S (m, n, n) and right-hand side b (m, n)."""
+    """The NumPy saddle-point matrix S (m, n, n) and right-hand side b (m, n), one per
+    state (stacked on the leading axis, for numpy.linalg.solve)."""
     nq, nc = ref.nq, ref.nc
-    P = ref.constraint_jacobian(q, t)
-    S = np.zeros((len(q), nq + nc, nq + nc))
-    S[:, :nq, :nq] = ref.mass(q)
-    S[:, :nq, nq:] = np.swapaxes(P, 1, 2)
-    S[:, nq:, :nq] = P
-    c = ref.gamma(q, qd, t) - 2 * alpha * (np.einsum("mij,mj->mi", P, qd) + ref.phi_t(q, t)) \
-        - beta ** 2 * ref.phi(q, t)
-    return S, np.concatenate([ref.forces(t, q, qd), c], 1)
+    P = ref.constraint_jacobian(t, q)                    # (nc, nq, m)
+    S = np.zeros((q.shape[1], nq + nc, nq + nc))
+    S[:, :nq, :nq] = np.moveaxis(ref.mass(q), -1, 0)
+    S[:, :nq, nq:] = np.moveaxis(P, -1, 0).swapaxes(1, 2)
+    S[:, nq:, :nq] = np.moveaxis(P, -1, 0)
+    c = ref.gamma(t, q, qd) - 2 * alpha * (np.einsum("ijm,jm->im", P, qd) + ref.phi_t(t, q)) \
+        - beta ** 2 * ref.phi(t, q)
+    return S, np.concatenate([ref.forces(t, q, qd), c], 0).T
 
 
 @pytest.mark.parametrize("baumgarte", [None, (4.0, 7.0)])
 def test_index1_rhs(case, baumgarte):
     name, model, ref, t, q, qd = case
     alpha, beta = (0.0, 0.0) if baumgarte is None else baumgarte
-    y = np.concatenate([q, qd], 1)
+    y = np.concatenate([q, qd], 0)
     f_c = model.rhs(t, y, baumgarte=baumgarte)
     f_r = ref.rhs(t, y, baumgarte=baumgarte)
     assert f_c.shape == f_r.shape == y.shape
-    assert np.array_equal(f_c[:, :model.nq], qd)
-    qdd, lam = model.accelerations(q, qd, t, baumgarte=baumgarte)
-    assert np.allclose(qdd, f_c[:, model.nq:], rtol=1e-15, atol=0)
+    assert np.array_equal(f_c[:model.nq], qd)
+    qdd, lam = model.accelerations(t, q, qd, baumgarte=baumgarte)
+    assert np.allclose(qdd, f_c[model.nq:], rtol=1e-15, atol=0)
     S, b = _saddle(ref, t, q, qd, alpha, beta)
-    x = np.concatenate([qdd, lam], 1)
+    x = np.concatenate([qdd, lam], 0).T                  # one row per state, as S and b
     xr = np.linalg.solve(S, b[..., None])[..., 0]
     assert np.linalg.cond(S).max() < 1e8   # the states are fair tests of a linear solve
     for k in range(len(t)):
@@ -260,23 +265,30 @@ def test_index1_rhs(case, baumgarte):
         backward = np.abs(r).max() / (np.abs(S[k]).sum(1).max() * np.abs(x[k]).max()
                                       + np.abs(b[k]).max())
         assert backward <= BACKWARD_TOL, (k, backward)
-        assert rel_err(f_c[k], f_r[k]) <= RTOL, k
-        assert rel_err(lam[k], xr[k, model.nq:]) <= RTOL, k
+        assert rel_err(f_c[:, k], f_r[:, k]) <= RTOL, k
+        assert rel_err(lam[:, k], xr[k, model.nq:]) <= RTOL, k
 
 
 def test_single_point_equals_batch(case):
     name, model, ref, t, q, qd = case
-    y = np.concatenate([q, qd], 1)
+    y = np.concatenate([q, qd], 0)
     f_c, f_r = model.rhs(t, y), ref.rhs(t, y)
     for k in (0, len(t) - 1):
-        assert np.array_equal(model.rhs(t[k], y[k]), f_c[k])
-        assert rel_err(ref.rhs(t[k], y[k]), f_r[k]) <= 1e-12
+        assert np.array_equal(model.rhs(t[k], y[:, k]), f_c[:, k])
+        assert rel_err(ref.rhs(t[k], y[:, k]), f_r[:, k]) <= 1e-12
+    # the other batch kernels of the reference: point k is column k
+    k = len(t) // 2
+    assert np.array_equal(ref.constraint_jacobian(t, q)[..., k],
+                          ref.constraint_jacobian(t[k], q[:, k]))
+    assert np.array_equal(ref.mass(q)[..., k], ref.mass(q[:, k]))
+    assert rel_err(ref.forces(t, q, qd)[:, k], ref.forces(t[k], q[:, k], qd[:, k])) <= 1e-15
+    assert rel_err(ref.energy(t, q, qd)[1][k], ref.energy(t[k], q[:, k], qd[:, k])[1]) <= 1e-15
 
 
 def test_analytic_jacobian_against_numpy_differences(case):
     name, model, ref, t, q, qd = case
     for k in range(3):
-        y = np.concatenate([q[k], qd[k]])
+        y = np.concatenate([q[:, k], qd[:, k]])
         assert rel_err(model.jacobian(t[k], y), ref.jacobian(t[k], y)) <= JAC_RTOL, (name, k)
 
 
@@ -285,8 +297,8 @@ def test_paper_models_start_consistent_in_the_reference():
         model = make()
         ref = NumpyReference(model)
         if ref.nc:
-            assert np.abs(ref.phi(model.q0)).max() < 1e-9, name
-            vel = ref.constraint_jacobian(model.q0) @ model.qd0 + ref.phi_t(model.q0)
+            assert np.abs(ref.phi(0.0, model.q0)).max() < 1e-9, name
+            vel = ref.constraint_jacobian(0.0, model.q0) @ model.qd0 + ref.phi_t(0.0, model.q0)
             assert np.abs(vel).max() < 1e-9, name
 
 
@@ -300,8 +312,8 @@ def test_reference_detects_a_wrong_kernel():
     model.joint_elements[1].params["sj_x"] += 1e-9
     model._compiled = None
     assert rel_err(model.forces(t, q, qd), ref.forces(t, q, qd)) > RTOL
-    assert rel_err(model.phi(q, t), ref.phi(q, t)) > RTOL
-    y = np.concatenate([q, qd], 1)
+    assert rel_err(model.phi(t, q), ref.phi(t, q)) > RTOL
+    y = np.concatenate([q, qd], 0)
     assert rel_err(model.rhs(t, y), ref.rhs(t, y)) > RTOL
 
 
@@ -322,8 +334,8 @@ def test_tsda_at_coincident_points():
     m = _coincident_tsda(0.5)
     ref = NumpyReference(m)
     q, qd = m.q0, np.zeros(6)
-    assert ref.energy(q, qd)[1] == pytest.approx(0.625)            # k/2 L0^2
-    assert m.energy(q, qd)[1] == pytest.approx(0.625)
+    assert ref.energy(0.0, q, qd)[1] == pytest.approx(0.625)       # k/2 L0^2
+    assert m.energy(0.0, q, qd)[1] == pytest.approx(0.625)
     m0 = _coincident_tsda(0.0)
     ref0 = NumpyReference(m0)
     h = 1e-6

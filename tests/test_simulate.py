@@ -39,9 +39,17 @@ def test_trajectory_fields(traj, pendulum):
     nq, nc = pendulum.nq, pendulum.nc
     assert traj.success and traj.status == 0 and "successfully" in traj.message
     assert traj.t[0] == 0.0 and traj.t[-1] == 2.0 and np.all(np.diff(traj.t) > 0)
-    for name, shape in (("q", (m, nq)), ("qd", (m, nq)), ("qdd", (m, nq)), ("lam", (m, nc))):
+    # component-major as SciPy's res.y: one row per coordinate, one column per time
+    for name, shape in (("q", (nq, m)), ("qd", (nq, m)), ("qdd", (nq, m)), ("lam", (nc, m))):
         assert getattr(traj, name).shape == shape, name
-    assert np.array_equal(traj.q[0], pendulum.q0) and np.array_equal(traj.qd[0], pendulum.qd0)
+        # the time-major view is the transpose, without a copy, and read-only
+        tm = getattr(traj.time_major, name)
+        assert tm.shape == shape[::-1] and np.shares_memory(tm, getattr(traj, name))
+        assert np.array_equal(tm, getattr(traj, name).T)
+    with pytest.raises(AttributeError, match="read-only"):
+        traj.time_major.q = None
+    assert np.array_equal(traj.q[:, 0], pendulum.q0)
+    assert np.array_equal(traj.qd[:, 0], pendulum.qd0)
     assert set(traj.stats) == {"nfev", "njev", "nlu", "nsteps", "nreject", "nfail"}
     assert traj.stats["nsteps"] == m - 1 == len(traj.t_steps)
     assert traj.method == "dopri5" and traj.formulation == "index1"
@@ -55,14 +63,28 @@ def test_trajectory_fields(traj, pendulum):
     assert V._fields == ("position", "velocity", "acceleration") and V.position.shape == (m,)
     # q'' and lambda at every output point solve M q'' + Phi_q^T lam = Q, Phi_q q'' = gamma
     k = m // 2
-    q, qd, t = traj.q[k], traj.qd[k], traj.t[k]
-    P = pendulum.constraint_jacobian(q, t)
-    assert np.allclose(pendulum.mass(q) @ traj.qdd[k] + P.T @ traj.lam[k],
+    q, qd, t = traj.q[:, k], traj.qd[:, k], traj.t[k]
+    P = pendulum.constraint_jacobian(t, q)
+    assert np.allclose(pendulum.mass(q) @ traj.qdd[:, k] + P.T @ traj.lam[:, k],
                        pendulum.forces(t, q, qd), atol=1e-10)
-    assert np.allclose(P @ traj.qdd[k], pendulum.gamma(q, qd, t), atol=1e-10)
+    assert np.allclose(P @ traj.qdd[:, k], pendulum.gamma(t, q, qd), atol=1e-10)
+    # the same at every point at once, with the batch kernels on the trajectory's arrays
+    P = pendulum.constraint_jacobian(traj.t, traj.q)
+    res = np.einsum("ijk,jk->ik", pendulum.mass(traj.q), traj.qdd) \
+        + np.einsum("jik,jk->ik", P, traj.lam) - pendulum.forces(traj.t, traj.q, traj.qd)
+    assert np.abs(res).max() < 1e-10
     # outputs and coordinates
-    assert np.array_equal(traj.coordinate("link2", "theta"), traj.q[:, 5])
-    assert np.array_equal(traj.output("theta1"), traj.q[:, 2])
+    assert np.array_equal(traj.coordinate("link2", "theta"), traj.q[5])
+    assert np.array_equal(traj.output("theta1"), traj.q[2])
+    # body points along a trajectory: (2, m), column k the point at q[:, k]; the end of
+    # link 2 (sqrt(3) m long) is the paper's tip
+    link2 = pendulum.body("link2")
+    tip = link2.point((math.sqrt(3.0) / 2, 0.0), traj.q)
+    assert tip.shape == (2, m) and np.allclose(tip[:, k], link2.point((math.sqrt(3.0) / 2, 0.0),
+                                                                        traj.q[:, k]))
+    assert np.allclose(tip, [traj.output("tip_x"), traj.output("tip_y")], rtol=0, atol=1e-14)
+    assert np.array_equal(pendulum.ground.point((1.0, 2.0), traj.q),
+                          np.tile([[1.0], [2.0]], (1, m)))
     with pytest.raises(ValueError, match="unknown output 'nope'"):
         traj.output("nope")
 
@@ -70,11 +92,13 @@ def test_trajectory_fields(traj, pendulum):
 def test_dense_output(traj, pendulum):
     ts = np.linspace(0.05, 1.95, 17)
     q, qd = traj.state(ts)
-    assert q.shape == (17, pendulum.nq) and qd.shape == (17, pendulum.nq)
+    assert q.shape == (pendulum.nq, 17) and qd.shape == (pendulum.nq, 17)
     fine = simulate(pendulum, (0.0, 2.0), rtol=1e-11, atol=1e-13, t_eval=ts)
     assert np.abs(q - fine.q).max() < 1e-6 and np.abs(qd - fine.qd).max() < 1e-5
     q1, qd1 = traj.state(traj.t[7])
-    assert np.allclose(q1, traj.q[7], atol=1e-12)
+    assert q1.shape == (pendulum.nq,) and qd1.shape == (pendulum.nq,)
+    assert np.allclose(q1, traj.q[:, 7], atol=1e-12)
+    assert np.allclose(qd1, traj.qd[:, 7], atol=1e-10)
     plain = simulate(pendulum, (0.0, 0.5))
     assert plain.sol is None
     with pytest.raises(ValueError, match="dense_output=True"):
@@ -85,7 +109,7 @@ def test_t_eval(pendulum):
     te = np.linspace(0.0, 1.0, 11)
     tr = simulate(pendulum, (0.0, 1.0), t_eval=te, rtol=1e-8, atol=1e-10)
     assert np.array_equal(tr.t, te)
-    assert tr.q.shape == (11, 6) and tr.lam.shape == (11, 4) and tr.energy().total.shape == (11,)
+    assert tr.q.shape == (6, 11) and tr.lam.shape == (4, 11) and tr.energy().total.shape == (11,)
     with pytest.raises(ValueError, match="t_eval values must lie within t_span"):
         simulate(pendulum, (0.0, 1.0), t_eval=[0.5, 2.0])
     back = simulate(pendulum, (1.0, 0.0), t_eval=te[::-1], rtol=1e-8, atol=1e-10)
@@ -105,10 +129,13 @@ def test_events_through_simulate():
     for k in range(2):
         assert len(tr.t_events[k]) == len(ref.t_events[k])
         assert np.abs(tr.t_events[k] - ref.t_events[k]).max() < 1e-6
-        # at each event the gap is zero
+        # at each event the gap is zero; the states are columns (nq, k) as traj.q
         gaps = m.contact_gaps(tr.q_events[k])
-        assert np.abs(gaps[:, k]).max() < 1e-8
-    assert tr.qd_events[1].shape == (len(tr.t_events[1]), 6)
+        assert gaps.shape == (2, len(tr.t_events[k]))
+        assert np.abs(gaps[k]).max() < 1e-8
+    assert tr.qd_events[1].shape == (6, len(tr.t_events[1]))
+    # solve_ivp keeps SciPy's layout for its own events: (k, n) per event
+    assert ref.y_events[1].shape == (len(ref.t_events[1]), 4)
 
     # a terminal event: the lower ball first touches the ground (gap rising through 0)
     def touch(t, q, qd):
@@ -149,6 +176,52 @@ def test_methods_and_options(pendulum):
                 simulate(pendulum, (0.0, 1.0), method=name, project=True)
     fail = simulate(pendulum, (0.0, 1.0), max_steps=5)
     assert fail.status == -1 and not fail.success and len(fail.t) >= 1
+
+
+def test_simulate_applies_the_model_settings():
+    """Options left at None take the model's recommended settings, else the defaults of
+    solve_ivp; an explicit argument always wins; the options used are recorded."""
+    m = models.bouncing_balls()
+    assert m.settings == dict(rtol=1e-6, atol=1e-8, max_step=0.005)
+    tr = simulate(m, (0.0, 0.6))
+    assert tr.options == dict(rtol=1e-6, atol=1e-8, first_step=None, max_step=0.005,
+                              min_step=0.0, max_steps=None, h=None)
+    assert np.diff(tr.t).max() <= 0.005 * (1 + 1e-12)  # the step bound was applied
+    by_hand = simulate(m, (0.0, 0.6), rtol=1e-6, atol=1e-8, max_step=0.005)
+    assert np.array_equal(tr.t, by_hand.t) and np.array_equal(tr.q, by_hand.q)
+    # explicit arguments win, each on its own
+    loose = simulate(m, (0.0, 0.6), rtol=1e-3)
+    assert (loose.options["rtol"], loose.options["atol"], loose.options["max_step"]) == \
+        (1e-3, 1e-8, 0.005)
+    free = simulate(m, (0.0, 0.6), max_step=np.inf)
+    assert free.options["max_step"] == np.inf
+    assert np.diff(free.t).max() > 0.02      # free flight: dopri5 integrates parabolas exactly
+    # a model without settings runs with the defaults of solve_ivp
+    arm = models.two_link_manipulator()
+    arm.settings = {}
+    plain = simulate(arm, (0.0, 1.0))
+    assert (plain.options["rtol"], plain.options["atol"], plain.options["max_step"]) == \
+        (1e-3, 1e-6, np.inf)
+    assert np.array_equal(plain.q, simulate(arm, (0.0, 1.0), rtol=1e-3, atol=1e-6).q)
+    # a fixed step is not cut by the model's max_step (a bound of step selection)
+    arm.settings = dict(max_step=0.005, rtol=1e-6)
+    fixed = simulate(arm, (0.0, 1.0), method="rk4", h=0.01)
+    assert fixed.stats["nsteps"] == 100 and np.allclose(np.diff(fixed.t), 0.01)
+    assert fixed.options["h"] == 0.01 and fixed.options["max_step"] == np.inf
+    assert fixed.options["rtol"] == 1e-6
+    # a setting simulate cannot apply is an error, not silently ignored
+    arm.settings = dict(method="radau_iia")
+    with pytest.raises(ValueError, match=r"settings has \['method'\].*rtol"):
+        simulate(arm, (0.0, 1.0))
+    # a MechanicalSystem carries settings too
+    from test_model import cartesian_pendulum
+
+    ms = cartesian_pendulum()
+    assert ms.settings == {} and simulate(ms, (0.0, 0.2)).options["rtol"] == 1e-3
+    ms.settings = dict(max_step=0.01, rtol=1e-7)
+    tr = simulate(ms, (0.0, 0.2))
+    assert tr.options["max_step"] == 0.01 and tr.options["rtol"] == 1e-7
+    assert np.diff(tr.t).max() <= 0.01 * (1 + 1e-12)
 
 
 def test_argument_errors(pendulum):
@@ -271,7 +344,7 @@ def test_no_memory_growth():
         simulate(pm, (0, 0.1), dense_output=True, events=[lambda t, q, qd: q[0] - 0.2])
         simulate(ms, (0, 0.1))
         pm.jacobian(0.0, np.r_[pm.q0, pm.qd0])
-        pm.accelerations(np.tile(pm.q0, (3, 1)), np.tile(pm.qd0, (3, 1)))
+        pm.accelerations(0.0, np.tile(pm.q0[:, None], (1, 3)), np.tile(pm.qd0[:, None], (1, 3)))
         with pytest.raises(ValueError):
             mbint._core.mech_eval(pm.compile().handle, "nope", 0.0, pm.q0)
         mbint._core.mech_project(pm.compile().handle, 0.0, pm.q0 + 0.01, pm.qd0)

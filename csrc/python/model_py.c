@@ -362,7 +362,7 @@ done:
 
 PyDoc_STRVAR(mech_project_doc,
 "mech_project(handle, t, q, qd, tol=0.0, max_iter=0) -> (q, qd, res_pos, res_vel)\n--\n\n"
-"Project (q, qd) onto Phi(q, t) = 0 and Phi_q qd + Phi_t = 0 (minimum-norm Newton\n"
+"Project (q, qd) onto Phi(t, q) = 0 and Phi_q qd + Phi_t = 0 (minimum-norm Newton\n"
 "correction, mb_index1_project); tol, max_iter <= 0 keep the formulation's defaults.\n"
 "res_pos, res_vel: the max-norms of the residuals after the projection.");
 

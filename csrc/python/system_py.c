@@ -1,7 +1,8 @@
 /* mbint._core: a MechanicalSystem (mbint/mechanical.py) as an mb_mech table.
  *
- * Each slot of the table calls the user's kernel: a Python callable (with the
- * GIL held; the run then keeps the GIL) or a C function from a LowLevelCallable
+ * Each slot of the table calls the user's kernel: a Python callable, called with
+ * the same argument order as the slot, time first (with the GIL held; the run
+ * then keeps the GIL), or a C function from a LowLevelCallable
  * whose signature is that of the mb_mech slot (mbs/mech.h) with ptrdiff_t
  * spelled long, e.g. "int (void *, double, const double *, double *, long)" for
  * the constraint Jacobian; the capsule's user data is the first argument.
@@ -20,8 +21,10 @@
 #include "convert.h"
 #include "status.h"
 
-/* Python argument forms */
-enum { A_Q, A_T_Q_QD, A_Q_T, A_Q_QD_T, A_Q_X_T, A_Q_LAM_T };
+/* Python argument forms, time first as the C slots and SciPy's f(t, y): mass(q);
+ * constraints, constraint_jacobian, constraint_t (t, q); every other kernel
+ * (t, q, b) with b = qd, x (size nq) or lam (size nc) */
+enum { A_Q, A_T_Q, A_T_Q_QD, A_T_Q_LAM };
 enum { D_NQ, D_NC, D_ONE };
 
 static const struct slot_info {
@@ -31,16 +34,16 @@ static const struct slot_info {
 } slot_info[S_COUNT] = {
     {"mass", "int(void*,double*,double*,long)", A_Q, D_NQ, D_NQ},
     {"forces", "int(void*,double,double*,double*,double*)", A_T_Q_QD, D_NQ, D_ONE},
-    {"constraints", "int(void*,double,double*,double*)", A_Q_T, D_NC, D_ONE},
-    {"constraint_jacobian", "int(void*,double,double*,double*,long)", A_Q_T, D_NC, D_NQ},
-    {"constraint_t", "int(void*,double,double*,double*)", A_Q_T, D_NC, D_ONE},
-    {"gamma", "int(void*,double,double*,double*,double*)", A_Q_QD_T, D_NC, D_ONE},
+    {"constraints", "int(void*,double,double*,double*)", A_T_Q, D_NC, D_ONE},
+    {"constraint_jacobian", "int(void*,double,double*,double*,long)", A_T_Q, D_NC, D_NQ},
+    {"constraint_t", "int(void*,double,double*,double*)", A_T_Q, D_NC, D_ONE},
+    {"gamma", "int(void*,double,double*,double*,double*)", A_T_Q_QD, D_NC, D_ONE},
     {"forces_q", "int(void*,double,double*,double*,double*,long)", A_T_Q_QD, D_NQ, D_NQ},
     {"forces_qd", "int(void*,double,double*,double*,double*,long)", A_T_Q_QD, D_NQ, D_NQ},
-    {"gamma_q", "int(void*,double,double*,double*,double*,long)", A_Q_QD_T, D_NC, D_NQ},
-    {"gamma_qd", "int(void*,double,double*,double*,double*,long)", A_Q_QD_T, D_NC, D_NQ},
-    {"phiq_x_q", "int(void*,double,double*,double*,double*,long)", A_Q_X_T, D_NC, D_NQ},
-    {"phiqT_lam_q", "int(void*,double,double*,double*,double*,long)", A_Q_LAM_T, D_NQ, D_NQ},
+    {"gamma_q", "int(void*,double,double*,double*,double*,long)", A_T_Q_QD, D_NC, D_NQ},
+    {"gamma_qd", "int(void*,double,double*,double*,double*,long)", A_T_Q_QD, D_NC, D_NQ},
+    {"phiq_x_q", "int(void*,double,double*,double*,double*,long)", A_T_Q_QD, D_NC, D_NQ},
+    {"phiqT_lam_q", "int(void*,double,double*,double*,double*,long)", A_T_Q_LAM, D_NQ, D_NQ},
 };
 
 typedef int (*mass_cfn)(void *, const double *, double *, ptrdiff_t);
@@ -54,8 +57,9 @@ static ptrdiff_t dim_of(const mech_handle *h, int d)
     return d == D_NQ ? h->nq : d == D_NC ? h->nc : 1;
 }
 
-/* Call the Python kernel of slot k and write its (rows x cols) result column-major
- * into out (leading dimension ld).  a, b: the vectors of the argument form. */
+/* Call the Python kernel of slot k, time first (mass(q), f(t, q) or f(t, q, b)),
+ * and write its (rows x cols) result column-major into out (leading dimension
+ * ld).  q, b: the vectors of the argument form. */
 static int py_slot(mech_handle *h, int k, double t, const double *q, const double *b, double *out,
                    ptrdiff_t ld)
 {
@@ -64,18 +68,17 @@ static int py_slot(mech_handle *h, int k, double t, const double *q, const doubl
     PyObject *argv[3] = {NULL, NULL, NULL};
     int na = 0, ok = 1;
     PyObject *pt = PyFloat_FromDouble(t), *pq = vec_from(q, nq), *pb = NULL;
-    if (si->form == A_T_Q_QD || si->form == A_Q_QD_T || si->form == A_Q_X_T)
+    if (si->form == A_T_Q_QD)
         pb = vec_from(b, nq);
-    else if (si->form == A_Q_LAM_T)
+    else if (si->form == A_T_Q_LAM)
         pb = vec_from(b, h->nc);
-    if (!pt || !pq || ((si->form != A_Q && si->form != A_Q_T) && !pb))
+    if (!pt || !pq || ((si->form != A_Q && si->form != A_T_Q) && !pb))
         ok = 0;
     if (ok) {
         switch (si->form) {
         case A_Q: argv[0] = pq; na = 1; break;
-        case A_T_Q_QD: argv[0] = pt; argv[1] = pq; argv[2] = pb; na = 3; break;
-        case A_Q_T: argv[0] = pq; argv[1] = pt; na = 2; break;
-        default: argv[0] = pq; argv[1] = pb; argv[2] = pt; na = 3; break;
+        case A_T_Q: argv[0] = pt; argv[1] = pq; na = 2; break;
+        default: argv[0] = pt; argv[1] = pq; argv[2] = pb; na = 3; break;
         }
     }
     PyObject *r = ok ? PyObject_Vectorcall(h->s[k].py, argv, (size_t)na, NULL) : NULL;
@@ -188,8 +191,8 @@ static int us_phi_t(void *ctx, double t, const double *q, double *pt)
 }
 
 /* gamma = -(Phi_q q')_q q' - 2 Phi_qt q' - Phi_tt by central differences along the
- * path s -> (q + s q', t + s):  gamma = -d/ds [Phi_q q' + Phi_t].  With Phi_t by
- * differences too, d/ds Phi_t is the mixed second difference of Phi(q + s q', t + s + r). */
+ * path s -> (t + s, q + s q'):  gamma = -d/ds [Phi_q q' + Phi_t].  With Phi_t by
+ * differences too, d/ds Phi_t is the mixed second difference of Phi(t + s + r, q + s q'). */
 static int us_gamma(void *ctx, double t, const double *q, const double *qd, double *g)
 {
     mech_handle *h = ctx;
@@ -224,7 +227,7 @@ static int us_gamma(void *ctx, double t, const double *q, const double *qd, doub
         }
     }
     if (!rc && !h->phi_t_zero && !(h->s[S_PHI_T].py || h->s[S_PHI_T].cf)) {
-        /* d/ds Phi_t = d^2 Phi(q + s q', t + s + r) / ds dr: mixed second difference */
+        /* d/ds Phi_t = d^2 Phi(t + s + r, q + s q') / ds dr: mixed second difference */
         double e = pow(DBL_EPSILON, 0.25) * fmax(1.0, fabs(t));
         for (int si = -1; si <= 1 && !rc; si += 2)
             for (int ri = -1; ri <= 1 && !rc; ri += 2) {

@@ -94,8 +94,8 @@ def _fig2(out, reps, progress):
     tz = np.linspace(1.0, 1.04, 600)
     qr, _ = ref.state(tz)
     ql, _ = dense.state(tz)
-    axs[0, 1].plot(tz, np.degrees(qr[:, 5] - qr[:, 2]), color="0.6", lw=2.5, label="reference")
-    axs[0, 1].plot(tz, np.degrees(ql[:, 5] - ql[:, 2]), "C3--", lw=1.2,
+    axs[0, 1].plot(tz, np.degrees(qr[5] - qr[2]), color="0.6", lw=2.5, label="reference")
+    axs[0, 1].plot(tz, np.degrees(ql[5] - ql[2]), "C3--", lw=1.2,
                    label="llm continuous solution (eq 18)")
     on = (llm.t >= tz[0]) & (llm.t <= tz[-1])
     axs[0, 1].plot(llm.t[on], np.degrees(llm.output("relative_angle")[on]), "C3o", ms=6,

@@ -1,6 +1,18 @@
 """Kernel methods shared by :class:`mbint.PlanarModel` and
 :class:`mbint.MechanicalSystem`: every one evaluates a C kernel of the model's
-mech handle (``mbint._core.mech_eval``) at one point or at a batch of points."""
+mech handle (``mbint._core.mech_eval``) at one point or at a batch of points.
+
+Conventions (those of SciPy's ``f(t, y)`` and ``res.y``):
+
+- time first: ``phi(t, q)``, ``gamma(t, q, qd)``, ``forces(t, q, qd)``; only the
+  kernels that do not depend on time (``mass(q)``, ``contact_gaps(q)``) have no t;
+- points along the LAST axis: one point is q of shape (nq,); m points are q of
+  shape (nq, m) (a trajectory's ``traj.q``), with t a scalar or of shape (m,).
+  Vector results then have shape (rows, m), matrix results (rows, cols, m).
+
+``mbint._core.mech_eval`` itself takes and returns points along the first axis;
+:meth:`Kernels._eval` transposes at this boundary.
+"""
 from __future__ import annotations
 
 import math
@@ -16,10 +28,15 @@ __all__ = ["Kernels", "baumgarte_pair"]
 class Kernels:
     """Kernel methods shared by PlanarModel and MechanicalSystem (through the C handle).
 
-    Every kernel takes one point (q of shape (nq,)) or m points (q of shape
-    (m, nq), t scalar or (m,)) and returns one value or a stack of m values;
-    matrices have shape (rows, cols) per point.  q and qd default to the
-    initial state.
+    Every kernel takes time first (except :meth:`mass`) and one point or m
+    points: q, qd of shape (nq,) or (nq, m) (component first, points along the
+    last axis, as SciPy's ``res.y`` and :attr:`Trajectory.q`), t in s a scalar or
+    of shape (m,).  It returns one value or m values stacked along the last
+    axis: vectors (rows,) or (rows, m), matrices (rows, cols) or (rows, cols, m).
+    q and qd default to the initial state, t to 0.
+
+    Units follow the model: lengths in m, angles in rad, masses in kg, forces in
+    N (torques N m), time in s.
     """
 
     def _q(self, q):
@@ -29,100 +46,258 @@ class Kernels:
         return self.qd0 if qd is None else qd
 
     def _eval(self, kernel, t, q, b=None, alpha=0.0, beta=0.0):
-        return _core.mech_eval(self._mech_handle(), kernel, t, q, b, float(alpha), float(beta))
+        """Evaluate ``kernel`` at the points of q (nq,) or (nq, m) (b likewise).
 
-    def phi(self, q=None, t=0.0):
-        """Constraint residuals Phi(q, t), shape (nc,)."""
+        mech_eval wants points along the first axis and returns them there:
+        transpose at this boundary so that the points are along the last axis.
+        """
+        q = _points("q", q, self.nq)
+        if b is not None:
+            what = {"phiqT_lam_q": "lam", "phiq_x_q": "x"}.get(kernel, "qd")
+            b = _points(what, b, self.nc if what == "lam" else self.nq)
+        tt = np.asarray(t, dtype=float)
+        batch = q.ndim == 2 or (b is not None and b.ndim == 2) or tt.ndim == 1
+        if q.ndim == 2:
+            q = q.T
+        if b is not None and b.ndim == 2:
+            b = b.T
+        out = _core.mech_eval(self._mech_handle(), kernel, tt, q, b, float(alpha), float(beta))
+        if batch:  # (m, rows) -> (rows, m); (m, rows, cols) -> (rows, cols, m)
+            out = np.ascontiguousarray(np.moveaxis(out, 0, -1))
+        return out
+
+    def phi(self, t=0.0, q=None):
+        """Constraint residuals Phi(t, q).
+
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+            Time [s].
+        q : array_like, shape (nq,) or (nq, m), optional
+            Coordinates (default: the initial ones).
+
+        Returns
+        -------
+        ndarray, shape (nc,) or (nc, m)
+        """
         return self._eval("phi", t, self._q(q))
 
-    def constraint_jacobian(self, q=None, t=0.0):
-        """Constraint Jacobian Phi_q(q, t), shape (nc, nq)."""
+    def constraint_jacobian(self, t=0.0, q=None):
+        """Constraint Jacobian Phi_q(t, q).
+
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+            Time [s].
+        q : array_like, shape (nq,) or (nq, m), optional
+
+        Returns
+        -------
+        ndarray, shape (nc, nq) or (nc, nq, m)
+        """
         return self._eval("phi_q", t, self._q(q))
 
     phi_q = constraint_jacobian
 
-    def phi_t(self, q=None, t=0.0):
-        """Partial time derivative Phi_t(q, t), shape (nc,) (nonzero for drivers)."""
+    def phi_t(self, t=0.0, q=None):
+        """Partial time derivative Phi_t(t, q) (nonzero for drivers), per s.
+
+        Returns
+        -------
+        ndarray, shape (nc,) or (nc, m)
+        """
         return self._eval("phi_t", t, self._q(q))
 
-    def gamma(self, q=None, qd=None, t=0.0):
-        """gamma = -(Phi_q qd)_q qd - 2 Phi_qt qd - Phi_tt, shape (nc,)."""
+    def gamma(self, t=0.0, q=None, qd=None):
+        """gamma(t, q, qd) = -(Phi_q qd)_q qd - 2 Phi_qt qd - Phi_tt, the right-hand
+        side of Phi_q q'' = gamma.
+
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+            Time [s].
+        q, qd : array_like, shape (nq,) or (nq, m), optional
+            Coordinates and velocities (default: the initial ones).
+
+        Returns
+        -------
+        ndarray, shape (nc,) or (nc, m)
+        """
         return self._eval("gamma", t, self._q(q), self._qd(qd))
 
     def mass(self, q=None):
-        """Mass matrix M(q), shape (nq, nq)."""
+        """Mass matrix M(q) (kg, kg m^2 for rotations).
+
+        Parameters
+        ----------
+        q : array_like, shape (nq,) or (nq, m), optional
+
+        Returns
+        -------
+        ndarray, shape (nq, nq) or (nq, nq, m)
+        """
         return self._eval("mass", 0.0, self._q(q))
 
     def forces(self, t=0.0, q=None, qd=None):
-        """Generalized forces Q(t, q, qd), shape (nq,)."""
+        """Generalized forces Q(t, q, qd) (N, N m for rotations).
+
+        Returns
+        -------
+        ndarray, shape (nq,) or (nq, m)
+        """
         return self._eval("forces", t, self._q(q), self._qd(qd))
 
     def forces_q(self, t=0.0, q=None, qd=None):
-        """dQ/dq, shape (nq, nq)."""
+        """dQ/dq at (t, q, qd).
+
+        Returns
+        -------
+        ndarray, shape (nq, nq) or (nq, nq, m)
+        """
         return self._eval("forces_q", t, self._q(q), self._qd(qd))
 
     def forces_qd(self, t=0.0, q=None, qd=None):
-        """dQ/dqd, shape (nq, nq)."""
-        return self._eval("forces_qd", t, self._q(q), self._qd(qd))
-
-    def phiq_x_q(self, q=None, x=None, t=0.0):
-        """(Phi_q x)_q for a fixed vector x of size nq, shape (nc, nq)."""
-        return self._eval("phiq_x_q", t, self._q(q), self._qd(x))
-
-    def phiqT_lam_q(self, q=None, lam=None, t=0.0):
-        """(Phi_q^T lam)_q for fixed multipliers lam of size nc, shape (nq, nq)."""
-        return self._eval("phiqT_lam_q", t, self._q(q), lam)
-
-    def gamma_q(self, q=None, qd=None, t=0.0):
-        """d gamma / dq, shape (nc, nq)."""
-        return self._eval("gamma_q", t, self._q(q), self._qd(qd))
-
-    def gamma_qd(self, q=None, qd=None, t=0.0):
-        """d gamma / dqd, shape (nc, nq)."""
-        return self._eval("gamma_qd", t, self._q(q), self._qd(qd))
-
-    def accelerations(self, q=None, qd=None, t=0.0, baumgarte=None):
-        """Accelerations and multipliers of the index-1 system (LLM eq 9).
+        """dQ/dqd at (t, q, qd).
 
         Returns
         -------
-        qdd : ndarray, shape (nq,) or (m, nq)
-        lam : ndarray, shape (nc,) or (m, nc)
+        ndarray, shape (nq, nq) or (nq, nq, m)
+        """
+        return self._eval("forces_qd", t, self._q(q), self._qd(qd))
+
+    def phiq_x_q(self, t=0.0, q=None, x=None):
+        """(Phi_q x)_q for a fixed vector x.
+
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+        q : array_like, shape (nq,) or (nq, m), optional
+        x : array_like, shape (nq,) or (nq, m), optional
+            Default: the initial velocities.
+
+        Returns
+        -------
+        ndarray, shape (nc, nq) or (nc, nq, m)
+        """
+        return self._eval("phiq_x_q", t, self._q(q), self._qd(x))
+
+    def phiqT_lam_q(self, t=0.0, q=None, lam=None):
+        """(Phi_q^T lam)_q for fixed multipliers lam.
+
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+        q : array_like, shape (nq,) or (nq, m), optional
+        lam : array_like, shape (nc,) or (nc, m)
+
+        Returns
+        -------
+        ndarray, shape (nq, nq) or (nq, nq, m)
+        """
+        return self._eval("phiqT_lam_q", t, self._q(q), lam)
+
+    def gamma_q(self, t=0.0, q=None, qd=None):
+        """d gamma / dq at (t, q, qd).
+
+        Returns
+        -------
+        ndarray, shape (nc, nq) or (nc, nq, m)
+        """
+        return self._eval("gamma_q", t, self._q(q), self._qd(qd))
+
+    def gamma_qd(self, t=0.0, q=None, qd=None):
+        """d gamma / dqd at (t, q, qd).
+
+        Returns
+        -------
+        ndarray, shape (nc, nq) or (nc, nq, m)
+        """
+        return self._eval("gamma_qd", t, self._q(q), self._qd(qd))
+
+    def accelerations(self, t=0.0, q=None, qd=None, baumgarte=None):
+        """Accelerations and multipliers of the index-1 system (LLM eq 9).
+
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+            Time [s].
+        q, qd : array_like, shape (nq,) or (nq, m), optional
+        baumgarte : None, float or (alpha, beta)
+            Baumgarte terms gamma - 2 alpha Phi' - beta^2 Phi (alpha, beta in 1/s).
+
+        Returns
+        -------
+        qdd : ndarray, shape (nq,) or (nq, m)
+        lam : ndarray, shape (nc,) or (nc, m)
         """
         a, b = baumgarte_pair(baumgarte)
         out = self._eval("acc", t, self._q(q), self._qd(qd), a, b)
-        return out[..., :self.nq], out[..., self.nq:]
+        return out[:self.nq], out[self.nq:]
 
     def rhs(self, t, y, baumgarte=None):
-        """f(t, y) of the index-1 ODE, y = (q, qd); shape (2 nq,)."""
-        y = np.asarray(y, float)
-        a, b = baumgarte_pair(baumgarte)
-        return self._eval("rhs", t, y[..., :self.nq], y[..., self.nq:], a, b)
+        """f(t, y) of the index-1 ODE, y = (q, qd).
 
-    def jacobian(self, t, y, baumgarte=None):
-        """df/dy of the index-1 ODE (LLM eqs 10-15), shape (2 nq, 2 nq)."""
-        y = np.asarray(y, float)
-        a, b = baumgarte_pair(baumgarte)
-        return self._eval("jac", t, y[..., :self.nq], y[..., self.nq:], a, b)
-
-    def violation(self, q=None, qd=None, t=0.0):
-        """Constraint residuals at position, velocity and acceleration level.
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+        y : array_like, shape (2 nq,) or (2 nq, m)
 
         Returns
         -------
-        phi : ndarray, shape (nc,) or (m, nc)
-            Phi(q, t).
-        vel : ndarray
+        ndarray, shape (2 nq,) or (2 nq, m)
+        """
+        y = np.asarray(y, float)
+        a, b = baumgarte_pair(baumgarte)
+        return self._eval("rhs", t, y[:self.nq], y[self.nq:], a, b)
+
+    def jacobian(self, t, y, baumgarte=None):
+        """df/dy of the index-1 ODE (LLM eqs 10-15).
+
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+        y : array_like, shape (2 nq,) or (2 nq, m)
+
+        Returns
+        -------
+        ndarray, shape (2 nq, 2 nq) or (2 nq, 2 nq, m)
+        """
+        y = np.asarray(y, float)
+        a, b = baumgarte_pair(baumgarte)
+        return self._eval("jac", t, y[:self.nq], y[self.nq:], a, b)
+
+    def violation(self, t=0.0, q=None, qd=None):
+        """Constraint residuals at position, velocity and acceleration level.
+
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+        q, qd : array_like, shape (nq,) or (nq, m), optional
+
+        Returns
+        -------
+        phi : ndarray, shape (nc,) or (nc, m)
+            Phi(t, q).
+        vel : ndarray, shape (nc,) or (nc, m)
             Phi_q qd + Phi_t.
-        acc : ndarray
+        acc : ndarray, shape (nc,) or (nc, m)
             Phi_q qdd - gamma, with qdd from the (unstabilized) index-1 system.
         """
         q, qd = self._q(q), self._qd(qd)
-        P = self.constraint_jacobian(q, t)
-        vel = np.einsum("...ij,...j->...i", P, np.asarray(qd, float)) + self.phi_t(q, t)
-        qdd, _ = self.accelerations(q, qd, t)
-        acc = np.einsum("...ij,...j->...i", P, qdd) - self.gamma(q, qd, t)
-        return self.phi(q, t), vel, acc
+        P = self.constraint_jacobian(t, q)
+        vel = np.einsum("ij...,j...->i...", P, np.asarray(qd, float)) + self.phi_t(t, q)
+        qdd, _ = self.accelerations(t, q, qd)
+        acc = np.einsum("ij...,j...->i...", P, qdd) - self.gamma(t, q, qd)
+        return self.phi(t, q), vel, acc
+
+
+def _points(what, v, n):
+    """v as a float array of one point (n,) or of points along the last axis (n, m)."""
+    a = np.asarray(v, dtype=float)
+    if a.ndim > 2 or (a.ndim == 2 and a.shape[0] != n) or (a.ndim < 2 and a.size != n):
+        raise ValueError(f"{what} must have shape ({n},) or ({n}, m) (points along the last "
+                         f"axis), got shape {a.shape}.")
+    return a
 
 
 def baumgarte_pair(b):

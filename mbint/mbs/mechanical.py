@@ -2,10 +2,13 @@
 
 The equations
 
-    M(q) q'' + Phi_q(q, t)^T lambda = Q(t, q, q'),      Phi(q, t) = 0
+    M(q) q'' + Phi_q(t, q)^T lambda = Q(t, q, q'),      Phi(t, q) = 0
 
 in any coordinates (relative angles, for example), given as Python callables or
-as C functions (``scipy.LowLevelCallable`` / ctypes).  The system becomes the
+as C functions (``scipy.LowLevelCallable`` / ctypes).  Every kernel that depends
+on time takes it first, as SciPy's ``f(t, y)``: ``constraints(t, q)``,
+``gamma(t, q, qd)``, ``forces(t, q, qd)``; ``mass(q)`` and ``geometry(q)`` have
+no t.  The system becomes the
 same C kernel table (``mb_mech``, csrc/mbs/mech.h) as a :class:`PlanarModel`, so
 :func:`mbint.simulate` runs it with every method; derivatives you do not give
 are taken by central differences in C.
@@ -21,6 +24,16 @@ from ._kernels import Kernels
 from .._validate import as_capsule
 
 __all__ = ["MechanicalSystem"]
+
+
+def _columns(v, n):
+    """v as (n, m): one point (n,) becomes one column."""
+    a = np.asarray(v, float)
+    if a.ndim == 1:
+        a = a[:, None]
+    if a.ndim != 2 or a.shape[0] != n:
+        raise ValueError(f"q and qd must have shape ({n},) or ({n}, m), got {np.shape(v)}.")
+    return a
 
 #: C signatures of the LowLevelCallable form of each kernel (those of mbs/mech.h;
 #: the first argument is the callable's user_data).
@@ -44,53 +57,67 @@ C_SIGNATURES = {
 class MechanicalSystem(Kernels):
     """Constrained mechanical system from user kernels.
 
+    Every kernel that depends on time takes it first, as SciPy's ``f(t, y)``;
+    t is a float in s and q, qd, x, lam are 1-D float arrays of one state (the
+    kernels are called once per point, never with a batch).
+
     Parameters
     ----------
     mass : callable, array_like or LowLevelCallable
-        ``mass(q) -> (nq, nq)``, or a constant (nq, nq) matrix.
+        ``mass(q) -> (nq, nq)``, or a constant (nq, nq) matrix (kg, kg m^2).
     forces : callable or LowLevelCallable
-        ``forces(t, q, qd) -> (nq,)``: every applied force (gravity included).
+        ``forces(t, q, qd) -> (nq,)``: every applied force (gravity included),
+        in N (N m for rotational coordinates).
     constraints : callable or LowLevelCallable, optional
-        ``constraints(q, t) -> (nc,)``, Phi; None for an unconstrained system.
+        ``constraints(t, q) -> (nc,)``, Phi; None for an unconstrained system.
     constraint_jacobian : callable or LowLevelCallable, optional
-        ``constraint_jacobian(q, t) -> (nc, nq)``, Phi_q.
+        ``constraint_jacobian(t, q) -> (nc, nq)``, Phi_q.
     gamma : callable or LowLevelCallable, optional
-        ``gamma(q, qd, t) -> (nc,)``, the right-hand side of Phi_q q'' = gamma;
-        None: central differences of Phi_q along (q + s qd, t + s).
+        ``gamma(t, q, qd) -> (nc,)``, the right-hand side of Phi_q q'' = gamma;
+        None: central differences of Phi_q along (t + s, q + s qd).
     nq : int, optional
         Number of coordinates (default: from q0 or a constant mass).
     q0, qd0 : array_like, shape (nq,), optional
         Initial state (default zeros).
     energy : callable, optional
-        ``energy(q, qd, t)`` returning the total energy or a pair (kinetic,
-        potential); with a total only, kinetic = qd^T M qd / 2.  Used by
-        :meth:`Trajectory.energy`.
+        ``energy(t, q, qd)`` returning the total energy in J or a pair
+        (kinetic, potential); with a total only, kinetic = qd^T M qd / 2.  Used
+        by :meth:`energy` and :meth:`Trajectory.energy`.
     constraint_t : callable, LowLevelCallable, 0 or None
-        ``constraint_t(q, t) -> (nc,)``, Phi_t; 0 (or False): the constraints
+        ``constraint_t(t, q) -> (nc,)``, Phi_t; 0 (or False): the constraints
         do not depend on t; None: central differences in t.
     forces_q, forces_qd : callable or LowLevelCallable, optional
         ``(t, q, qd) -> (nq, nq)``.
     gamma_q, gamma_qd : callable or LowLevelCallable, optional
-        ``(q, qd, t) -> (nc, nq)``.
+        ``(t, q, qd) -> (nc, nq)``.
     phiq_x_q : callable or LowLevelCallable, optional
-        ``(q, x, t) -> (nc, nq)``, (Phi_q x)_q.
+        ``(t, q, x) -> (nc, nq)``, (Phi_q x)_q for a vector x of size nq.
     phiqT_lam_q : callable or LowLevelCallable, optional
-        ``(q, lam, t) -> (nq, nq)``, (Phi_q^T lam)_q.
+        ``(t, q, lam) -> (nq, nq)``, (Phi_q^T lam)_q for multipliers lam of size nc.
     nc : int, optional
         Number of constraints (required only when they are C functions).
     names : sequence of str, optional
         Names of the coordinates (plots).
     geometry : callable, optional
-        ``geometry(q) -> list of (k, 2) arrays``: polylines to draw for
-        :meth:`Trajectory.animate`.
+        ``geometry(q) -> list of (k, 2) arrays``: polylines (x, y in m) to draw
+        for :meth:`Trajectory.animate`; q of shape (nq,).
     name : str
+
+    Attributes
+    ----------
+    outputs : dict
+        Named outputs ``fn(t, q, qd)`` (see :meth:`add_output`).
+    settings : dict
+        Recommended step and tolerance options of :func:`mbint.simulate`, as
+        ``PlanarModel.settings`` (empty: simulate's defaults).
+    description : str
 
     Notes
     -----
     C kernels have the signatures of :data:`C_SIGNATURES` (the mb_mech slots,
     ``ptrdiff_t`` as ``long``; matrices column-major with leading dimension
-    ``ld``); they return 0 on success.  With only C kernels a run releases the
-    GIL.
+    ``ld``), time first as the Python kernels; they return 0 on success.  With
+    only C kernels a run releases the GIL.
     """
 
     _SLOTS = ("mass", "forces", "constraints", "constraint_jacobian", "constraint_t", "gamma",
@@ -151,10 +178,10 @@ class MechanicalSystem(Kernels):
         elif nc is None:
             if not callable(kernels["constraints"]):
                 raise ValueError(f"{where}: nc is required when the constraints are a C function.")
-            nc = np.size(kernels["constraints"](self._q0.copy(), 0.0))
+            nc = np.size(kernels["constraints"](0.0, self._q0.copy()))
         self._nc = int(nc)
         if energy is not None and not callable(energy):
-            raise ValueError(f"{where}: energy must be callable energy(q, qd, t).")
+            raise ValueError(f"{where}: energy must be callable energy(t, q, qd).")
         if geometry is not None and not callable(geometry):
             raise ValueError(f"{where}: geometry must be callable geometry(q).")
         self._energy = energy
@@ -164,6 +191,7 @@ class MechanicalSystem(Kernels):
             raise ValueError(f"{where}: names must have {nq} entries.")
         self.outputs = {}
         self.description = ""
+        self.settings = {}
         self._kernels = kernels
         self._handle = _core.mech_system(
             nq, self._nc, kernels["mass"], kernels["forces"], kernels["constraints"],
@@ -236,16 +264,36 @@ class MechanicalSystem(Kernels):
             self._qd0 = self._state(where, "qd", qd)
 
     def add_output(self, name, fn):
-        """A named output ``fn(q, qd, t)`` (vectorized: q of shape (m, nq))."""
+        """A named output ``fn(t, q, qd)``, evaluated by :meth:`Trajectory.output`.
+
+        Parameters
+        ----------
+        name : str
+        fn : callable
+            ``fn(t, q, qd)`` with t of shape (m,) in s and q, qd of shape
+            (nq, m) (a trajectory: coordinates first, points along the last
+            axis); returns an array whose last axis has length m, e.g.
+            ``lambda t, q, qd: q[0]``.
+        """
         if not callable(fn):
-            raise ValueError(f"add_output {name!r}: fn must be callable fn(q, qd, t).")
+            raise ValueError(f"add_output {name!r}: fn must be callable fn(t, q, qd).")
         self.outputs[str(name)] = fn
 
     def _mech_handle(self):
         return self._handle
 
-    def kinetic_potential(self, q, qd, t):
-        """(kinetic, potential) at m points from the user's energy function.
+    def kinetic_potential(self, t, q, qd):
+        """(kinetic, potential) energy in J at m points from the user's energy function.
+
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+            Time [s].
+        q, qd : array_like, shape (nq,) or (nq, m)
+
+        Returns
+        -------
+        kinetic, potential : ndarray, shape (m,) (m = 1 for one point)
 
         Raises
         ------
@@ -254,27 +302,42 @@ class MechanicalSystem(Kernels):
         """
         if self._energy is None:
             raise ValueError(f"MechanicalSystem {self.name!r} has no energy function; "
-                             "pass energy=energy(q, qd, t).")
-        q = np.atleast_2d(np.asarray(q, float))
-        qd = np.atleast_2d(np.asarray(qd, float))
-        t = np.broadcast_to(np.asarray(t, float), (q.shape[0],))
-        T = np.empty(q.shape[0])
-        V = np.empty(q.shape[0])
-        for k in range(q.shape[0]):
-            e = self._energy(q[k], qd[k], float(t[k]))
+                             "pass energy=energy(t, q, qd).")
+        q, qd = _columns(q, self._nq), _columns(qd, self._nq)
+        m = max(q.shape[1], qd.shape[1], np.size(t))
+        q = np.broadcast_to(q, (self._nq, m))
+        qd = np.broadcast_to(qd, (self._nq, m))
+        t = np.broadcast_to(np.asarray(t, float), (m,))
+        T = np.empty(m)
+        V = np.empty(m)
+        for k in range(m):
+            qk, qdk = q[:, k].copy(), qd[:, k].copy()
+            e = self._energy(float(t[k]), qk, qdk)
             if np.ndim(e) == 0:
-                M = np.asarray(self.mass(q[k]))
-                T[k] = 0.5 * qd[k] @ M @ qd[k]
+                M = np.asarray(self.mass(qk))
+                T[k] = 0.5 * qdk @ M @ qdk
                 V[k] = float(e) - T[k]
             else:
                 T[k], V[k] = (float(v) for v in e)
         return T, V
 
-    def energy(self, q=None, qd=None, t=0.0):
-        """Kinetic and potential energy from the user's energy function."""
+    def energy(self, t=0.0, q=None, qd=None):
+        """Kinetic and potential energy in J from the user's energy function.
+
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+            Time [s].
+        q, qd : array_like, shape (nq,) or (nq, m), optional
+            Default: the initial state.
+
+        Returns
+        -------
+        kinetic, potential : float, or ndarray of shape (m,) for m points
+        """
         q, qd = self._q(q), self._qd(qd)
-        T, V = self.kinetic_potential(q, qd, t)
-        if np.ndim(q) == 1:
+        T, V = self.kinetic_potential(t, q, qd)
+        if np.ndim(q) == 1 and np.ndim(qd) == 1 and np.ndim(t) == 0:
             return float(T[0]), float(V[0])
         return T, V
 

@@ -94,23 +94,28 @@ class Body:
         return [] if self.is_ground else [3 * self.index, 3 * self.index + 1, 3 * self.index + 2]
 
     def point(self, s, q=None):
-        """Global position of the body point s' at q (default: the initial q).
+        """Global position (x, y) in m of the body point s' at q (default: the initial q).
 
         Parameters
         ----------
         s : array_like, shape (2,)
-        q : array_like, shape (nq,) or (m, nq), optional
+            The point in the body frame [m] (on the ground: in the global frame).
+        q : array_like, shape (nq,) or (nq, m), optional
+            Coordinates of the model: one state, or m states along the last
+            axis (a trajectory's ``traj.q``).
 
         Returns
         -------
-        ndarray, shape (2,) or (m, 2)
+        ndarray, shape (2,) or (2, m)
         """
         s = np.asarray(s, float)
         if self.is_ground:
-            return s.copy() if q is None or np.ndim(q) == 1 else np.tile(s, (len(q), 1))
-        qk = self.q0 if q is None else np.asarray(q, float)[..., 3 * self.index:3 * self.index + 3]
-        c, sn = np.cos(qk[..., 2]), np.sin(qk[..., 2])
-        return np.stack([qk[..., 0] + c * s[0] - sn * s[1], qk[..., 1] + sn * s[0] + c * s[1]], -1)
+            if q is None or np.ndim(q) == 1:
+                return s.copy()
+            return np.repeat(s[:, None], np.shape(q)[-1], axis=1)
+        qk = self.q0 if q is None else np.asarray(q, float)[3 * self.index:3 * self.index + 3]
+        c, sn = np.cos(qk[2]), np.sin(qk[2])
+        return np.stack([qk[0] + c * s[0] - sn * s[1], qk[1] + sn * s[0] + c * s[1]])
 
     def __repr__(self):
         if self.is_ground:
@@ -234,17 +239,20 @@ class PlanarModel(Kernels):
     bodies : list of Body
     joint_elements, force_elements : list of Element
     outputs : dict
-        Named outputs ``fn(q, qd, t)`` of the model (vectorized over points);
-        :meth:`Trajectory.output` evaluates them.
+        Named outputs ``fn(t, q, qd)`` of the model (vectorized: q, qd of shape
+        (nq, m), t of shape (m,)); :meth:`Trajectory.output` evaluates them.
     description, reference : str
         What the model is and where it comes from (set by :mod:`mbint.models`).
     t_span : tuple or None
         Suggested simulation interval.
     settings : dict
-        Suggested keyword arguments of :func:`mbint.simulate` (e.g. ``max_step``).
+        Recommended step and tolerance options of :func:`mbint.simulate`
+        (keys among ``rtol``, ``atol``, ``first_step``, ``max_step``,
+        ``min_step``, ``max_steps``); simulate applies them to every option
+        the caller does not give.
     reference_energy : callable or None
-        The source's own energy formula ``E(q, qd)`` (vectorized), to check
-        :meth:`energy` against.
+        The source's own energy formula ``E(q, qd)`` in J (q, qd of shape (nq,)
+        or (nq, m); a float or shape (m,)), to check :meth:`energy` against.
     """
 
     def __init__(self, gravity=(0.0, -9.81), name="model"):
@@ -557,9 +565,10 @@ class PlanarModel(Kernels):
         Parameters
         ----------
         body : Body or None
-            With a body, ``fn(t, q, qd)`` returns (f_x, f_y, torque) applied at the
-            body's centre of mass; with ``None`` it returns the whole generalized
-            force vector (nq,).  q and qd are the full state vectors (nq,).
+            With a body, ``fn(t, q, qd)`` returns (f_x, f_y, torque) (N, N, N m)
+            applied at the body's centre of mass; with ``None`` it returns the
+            whole generalized force vector (nq,).  t is a float in s, q and qd
+            the full state vectors (nq,) of one point.
         fn : callable
 
         Notes
@@ -643,9 +652,20 @@ class PlanarModel(Kernels):
         return self._add_force(kind, name, bi, bj, params)
 
     def add_output(self, name, fn):
-        """A named output ``fn(q, qd, t)`` (vectorized: q of shape (m, nq))."""
+        """A named output ``fn(t, q, qd)``, evaluated by :meth:`Trajectory.output`.
+
+        Parameters
+        ----------
+        name : str
+        fn : callable
+            ``fn(t, q, qd)`` with t of shape (m,) in s and q, qd of shape
+            (nq, m) (a trajectory: coordinates first, points along the last
+            axis); returns an array whose last axis has length m.  Indexing
+            the coordinate first, ``lambda t, q, qd: q[2]``, works for one
+            state (nq,) and for a trajectory alike.
+        """
         if not callable(fn):
-            raise ValueError(f"add_output {name!r}: fn must be callable fn(q, qd, t).")
+            raise ValueError(f"add_output {name!r}: fn must be callable fn(t, q, qd).")
         self.outputs[str(name)] = fn
 
     # ---------------------------------------------------------------- compile
@@ -718,20 +738,37 @@ class PlanarModel(Kernels):
     def _mech_handle(self):
         return self.compile().handle
 
-    def energy(self, q=None, qd=None, t=0.0):
-        """Kinetic and potential energy (gravity, springs, contacts).
+    def energy(self, t=0.0, q=None, qd=None):
+        """Kinetic and potential energy in J (gravity, springs, contacts).
+
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+            Time [s].
+        q, qd : array_like, shape (nq,) or (nq, m), optional
+            Default: the initial state.
 
         Returns
         -------
-        kinetic, potential : float or ndarray, shape (m,)
+        kinetic, potential : float, or ndarray of shape (m,) for m points
         """
         E = self._eval("energy", t, self._q(q), self._qd(qd))
         if E.ndim == 1:
             return float(E[0]), float(E[1])
-        return E[:, 0], E[:, 1]
+        return E[0], E[1]
 
     def contact_gaps(self, q=None):
-        """Penetration of every contact (> 0 in contact; LLM eq 19), shape (n_contacts,)."""
+        """Penetration in m of every contact (> 0 in contact; LLM eq 19), in the
+        order of :attr:`contacts`.
+
+        Parameters
+        ----------
+        q : array_like, shape (nq,) or (nq, m), optional
+
+        Returns
+        -------
+        ndarray, shape (n_contacts,) or (n_contacts, m)
+        """
         return self._eval("contact_gaps", 0.0, self._q(q))
 
     def contact_events(self, terminal=False):
@@ -792,10 +829,22 @@ class PlanarModel(Kernels):
                                   np.array([p["nrm_x"], p["nrm_y"]])))
         return ([np.array(p) for p in pts], np.array(ground).reshape(-1, 2), circles, lines)
 
-    def kinetic_potential(self, q, qd, t):
-        """Energies at m points for Trajectory: (kinetic (m,), potential (m,))."""
-        E = self._eval("energy", t, np.atleast_2d(q), np.atleast_2d(qd))
-        return E[:, 0], E[:, 1]
+    def kinetic_potential(self, t, q, qd):
+        """Kinetic and potential energy in J at m points (used by :class:`Trajectory`).
+
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+        q, qd : array_like, shape (nq,) or (nq, m)
+
+        Returns
+        -------
+        kinetic, potential : ndarray, shape (m,) (m = 1 for one point)
+        """
+        E = self._eval("energy", t, q, qd)
+        if E.ndim == 1:
+            E = E[:, None]
+        return E[0], E[1]
 
     def __repr__(self):
         return (f"<PlanarModel {self.name!r}: {len(self.bodies)} bodies, "

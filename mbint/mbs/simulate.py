@@ -23,10 +23,61 @@ from ..methods import method_info, resolve
 from ._kernels import baumgarte_pair
 from .trajectory import Trajectory
 
-__all__ = ["simulate", "check_initial_conditions", "FORMULATIONS"]
+__all__ = ["simulate", "check_initial_conditions", "FORMULATIONS", "SETTINGS_KEYS", "DEFAULTS"]
 
 #: formulations :func:`simulate` can build
 FORMULATIONS = ("index1",)
+
+#: the options of :func:`simulate` a model may recommend in ``model.settings``
+SETTINGS_KEYS = ("rtol", "atol", "first_step", "max_step", "min_step", "max_steps")
+
+#: values of those options when neither the caller nor the model gives one (those of
+#: :func:`mbint.solve_ivp`: first_step None = automatic, max_step inf = no bound,
+#: max_steps None = the driver's 10**6)
+DEFAULTS = dict(rtol=1e-3, atol=1e-6, first_step=None, max_step=np.inf, min_step=0.0,
+                max_steps=None)
+
+
+def _resolve_options(model, given, fixed_step=False):
+    """The step and tolerance options of a run: the caller's, else the model's
+    recommended setting, else :data:`DEFAULTS`.
+
+    Parameters
+    ----------
+    model : PlanarModel or MechanicalSystem
+    given : dict
+        The caller's values of :data:`SETTINGS_KEYS` (None: not given).
+    fixed_step : bool
+        A fixed-step run (``h`` given): the model's step bounds (``first_step``,
+        ``max_step``, ``min_step``) concern step selection and are not applied.
+
+    Returns
+    -------
+    dict
+        One value per key of :data:`SETTINGS_KEYS`.
+
+    Raises
+    ------
+    ValueError
+        ``model.settings`` holds a key simulate cannot apply.
+    """
+    settings = dict(getattr(model, "settings", None) or {})
+    unknown = sorted(set(settings) - set(SETTINGS_KEYS))
+    if unknown:
+        raise ValueError(f"{getattr(model, 'name', 'model')}: model.settings has {unknown}, which "
+                         f"simulate does not apply; settings may recommend {SETTINGS_KEYS}.")
+    if fixed_step:
+        for k in ("first_step", "max_step", "min_step"):
+            settings.pop(k, None)
+    out = {}
+    for k in SETTINGS_KEYS:
+        if given.get(k) is not None:
+            out[k] = given[k]
+        elif settings.get(k) is not None:
+            out[k] = settings[k]
+        else:
+            out[k] = DEFAULTS[k]
+    return out
 
 
 def _dependent_rows(P, tol):
@@ -52,13 +103,14 @@ def check_initial_conditions(model, q0=None, qd0=None, t0=0.0, tol=None):
     q0, qd0 : array_like, shape (nq,), optional
         Default: the model's initial state.
     t0 : float
+        Initial time [s].
     tol : float, optional
         Tolerance of the consistency test (default ``1e-8 * max(1, |q0|, |qd0|)``).
 
     Returns
     -------
     dict
-        ``position`` = max |Phi(q0, t0)|, ``velocity`` = max |Phi_q qd0 + Phi_t|,
+        ``position`` = max |Phi(t0, q0)|, ``velocity`` = max |Phi_q qd0 + Phi_t|,
         ``tol``, ``consistent`` (bool), ``rank`` of Phi_q, ``dependent``: names
         of the constraint rows that depend on earlier rows (redundant
         constraints or a singular configuration).
@@ -70,9 +122,9 @@ def check_initial_conditions(model, q0=None, qd0=None, t0=0.0, tol=None):
     out = dict(position=0.0, velocity=0.0, tol=float(tol), consistent=True, rank=0, dependent=[])
     if model.nc == 0:
         return out
-    P = np.asarray(model.constraint_jacobian(q0, t0))
-    phi = np.asarray(model.phi(q0, t0))
-    vel = P @ qd0 + np.asarray(model.phi_t(q0, t0))
+    P = np.asarray(model.constraint_jacobian(t0, q0))
+    phi = np.asarray(model.phi(t0, q0))
+    vel = P @ qd0 + np.asarray(model.phi_t(t0, q0))
     out["position"] = float(np.abs(phi).max())
     out["velocity"] = float(np.abs(vel).max())
     out["consistent"] = out["position"] <= tol and out["velocity"] <= tol
@@ -102,8 +154,8 @@ def _wrap_event(g, nq):
 
 def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=None,
              project=False, baumgarte=None, consistent="check", *, t_eval=None,
-             dense_output=False, events=None, rtol=1e-3, atol=1e-6, h=None, first_step=None,
-             max_step=np.inf, min_step=0.0, max_steps=None, controller=None,
+             dense_output=False, events=None, rtol=None, atol=None, h=None, first_step=None,
+             max_step=None, min_step=None, max_steps=None, controller=None,
              error_per_unit_step=False, safety=None, fac_min=None, fac_max=None,
              tol=None, proj_tol=None, proj_max_iter=None, contact_switching=True):
     """Simulate a mechanism with a method of :func:`mbint.methods`.
@@ -128,14 +180,21 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         means alpha = beta = a).
     consistent : {"check", "project", "ignore"}
         Initial conditions: ``"check"`` raises ValueError stating the residuals
-        when |Phi(q0, t0)| or |Phi_q qd0 + Phi_t| exceeds ``tol``; ``"project"``
+        when |Phi(t0, q0)| or |Phi_q qd0 + Phi_t| exceeds ``tol``; ``"project"``
         moves (q0, qd0) onto the constraints first; ``"ignore"`` starts as given.
         Redundant constraints or a singular configuration (rank-deficient
         Phi_q(q0)) raise ValueError naming the dependent rows in every mode.
-    t_eval, dense_output, rtol, atol, h, first_step, max_step, min_step, max_steps,
-    controller, error_per_unit_step, safety, fac_min, fac_max
-        As in :func:`mbint.solve_ivp`; ``atol`` may be a scalar or have 2 nq
-        entries (q then q').
+    rtol, atol, first_step, max_step, min_step, max_steps : optional
+        As in :func:`mbint.solve_ivp` (``atol`` a scalar or 2 nq entries, q
+        then q'; steps in s).  None (the default) takes the model's
+        recommended value from ``model.settings`` when it has one, else the
+        default of :func:`mbint.solve_ivp` (:data:`DEFAULTS`: rtol 1e-3,
+        atol 1e-6, automatic first step, no max_step, min_step 0, max_steps
+        10**6); a value given here always wins.  With a fixed step ``h`` the
+        model's step bounds (first_step, max_step, min_step) are not applied.
+        The values used are in ``Trajectory.options``.
+    t_eval, dense_output, h, controller, error_per_unit_step, safety, fac_min, fac_max
+        As in :func:`mbint.solve_ivp`.
     events : callable or list of callables
         ``g(t, q, qd)`` with the attributes ``terminal``, ``direction`` and
         ``switching`` of :func:`mbint.solve_ivp` (:meth:`PlanarModel.contact_events`
@@ -157,7 +216,9 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
     Returns
     -------
     Trajectory
-        With ``contact_switching`` on a model with contacts also ``t_contacts``
+        Time series component-major (``traj.q`` of shape (nq, m)); the options
+        used in ``traj.options``.  With ``contact_switching`` on a model with
+        contacts also ``t_contacts``
         (list of arrays, one per contact in the order of ``model.contacts``: the
         instants where its gap changed sign); with switching events (contacts or
         the user's) ``stats["nrestart"]``, the number of restarts.
@@ -222,13 +283,18 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         initial.update(position=rp, velocity=rv, consistent=True, projected=True)
     initial.update(q0=q0.copy(), qd0=qd0.copy())
 
-    # ---- options (as solve_ivp) ----
+    # ---- options (as solve_ivp): the caller's, else the model's settings, else defaults ----
     n = 2 * nq
-    rtol = check.positive("rtol", rtol)
-    atol_a = check.atol_vector(atol, n, entries=f"2 nq = {n} entries")
+    opts = _resolve_options(model, dict(rtol=rtol, atol=atol, first_step=first_step,
+                                       max_step=max_step, min_step=min_step,
+                                       max_steps=max_steps), fixed_step=h is not None)
+    rtol = check.positive("rtol", opts["rtol"])
+    atol_a = check.atol_vector(opts["atol"], n, entries=f"2 nq = {n} entries")
     control = check.step_control(info, mname, h, controller, error_per_unit_step, safety,
                                  fac_min, fac_max)
-    bounds = check.step_bounds(first_step, max_step, min_step, max_steps)
+    bounds = check.step_bounds(opts["first_step"], opts["max_step"], opts["min_step"],
+                               opts["max_steps"])
+    options = dict(opts, rtol=rtol, h=h)
     te = check.t_eval(None if t_eval is None else np.asarray(t_eval, dtype=float).reshape(-1),
                       t0, tf)
     if events is not None and callable(events):
@@ -254,7 +320,8 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         out["y_events"] = out["y_events"][:n_user]
     traj = Trajectory(model, out, method=mname, formulation=formulation,
                       baumgarte=(alpha, beta), projected=bool(project), initial=initial,
-                      dense_output=bool(dense_output), has_events=ev is not None)
+                      dense_output=bool(dense_output), has_events=ev is not None,
+                      options=options)
     if contact_sw or switching is not None:
         traj.stats["nrestart"] = int(out["nrestart"])
     if traj.sol is not None:

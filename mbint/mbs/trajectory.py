@@ -1,9 +1,12 @@
 """``mbint.Trajectory``: the result of :func:`mbint.simulate`.
 
-Arrays are time-major: row k belongs to the output time ``t[k]``.  Energies,
-constraint violations and the mechanism's outputs are evaluated at the output
-points by the model's C kernels (or, for a :class:`MechanicalSystem`, its own
-functions).  Plots and the animation import matplotlib (and pillow) lazily.
+Time series are component-major, as SciPy's ``res.y``: ``traj.q`` has shape
+(nq, m), column k belonging to the output time ``t[k]``, so ``traj.q[2]`` is the
+history of coordinate 2.  ``traj.time_major`` holds the transposed views (m, nq)
+for code that wants one row per time (pandas).  Energies, constraint violations
+and the mechanism's outputs are evaluated at the output points by the model's C
+kernels (or, for a :class:`MechanicalSystem`, its own functions).  Plots and the
+animation import matplotlib (and pillow) lazily.
 """
 from __future__ import annotations
 
@@ -16,13 +19,62 @@ import numpy as np
 from .. import _status
 from ..dense import DenseOutput
 
-__all__ = ["Trajectory", "Energy", "Violation"]
+__all__ = ["Trajectory", "TimeMajor", "Energy", "Violation"]
 
 Energy = namedtuple("Energy", "kinetic potential total")
-Energy.__doc__ = "Energies at the output points, each of shape (m,)."
+Energy.__doc__ = "Energies in J at the output points, each of shape (m,)."
 Violation = namedtuple("Violation", "position velocity acceleration")
-Violation.__doc__ = ("Constraint residuals at the output points (max-norm over the rows, "
-                     "shape (m,)): |Phi|, |Phi_q qd + Phi_t|, |Phi_q qdd - gamma|.")
+Violation.__doc__ = ("Constraint residuals at the output points: the max-norm over the rows, "
+                     "shape (m,), or with per_row=True every row, shape (nc, m): Phi, "
+                     "Phi_q qd + Phi_t, Phi_q qdd - gamma.")
+
+
+class TimeMajor:
+    """The time series of a :class:`Trajectory` with one row per output time.
+
+    A read-only namespace of transposed views (no copies) of the trajectory's
+    arrays: ``q``, ``qd``, ``qdd`` of shape (m, nq) and ``lam`` of shape (m, nc);
+    row k belongs to ``t[k]`` (``t``, shape (m,), is there too).  For code that feeds rows to pandas
+    (``pandas.DataFrame(traj.time_major.q, index=traj.t)``).
+    """
+
+    __slots__ = ("_traj",)
+
+    def __init__(self, traj):
+        object.__setattr__(self, "_traj", traj)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Trajectory.time_major is read-only; it shows the transposed "
+                             "arrays of the trajectory.")
+
+    @property
+    def t(self):
+        """Output times, shape (m,) [s]."""
+        return self._traj.t
+
+    @property
+    def q(self):
+        """Coordinates, shape (m, nq)."""
+        return self._traj.q.T
+
+    @property
+    def qd(self):
+        """Velocities, shape (m, nq)."""
+        return self._traj.qd.T
+
+    @property
+    def qdd(self):
+        """Accelerations, shape (m, nq)."""
+        return self._traj.qdd.T
+
+    @property
+    def lam(self):
+        """Lagrange multipliers, shape (m, nc)."""
+        return self._traj.lam.T
+
+    def __repr__(self):
+        return f"<time-major view of {self._traj!r}>"
+
 
 _STATUS_PUBLIC = {_status.MB_OK: 0, _status.MB_TERMINATED: 1}
 
@@ -30,15 +82,28 @@ _STATUS_PUBLIC = {_status.MB_OK: 0, _status.MB_TERMINATED: 1}
 class Trajectory:
     """Motion of a mechanism computed by :func:`mbint.simulate`.
 
+    Time series are component-major as SciPy's ``res.y``: one row per
+    coordinate (or constraint), one column per output time.
+
     Attributes
     ----------
     t : ndarray, shape (m,)
-        Output times (every accepted step, or ``t_eval``).
-    q, qd, qdd : ndarray, shape (m, nq)
+        Output times in s (every accepted step, or ``t_eval``).
+    q, qd, qdd : ndarray, shape (nq, m)
         Coordinates, velocities and accelerations (q'' recomputed at the output
-        points from the index-1 system, with the run's Baumgarte terms).
-    lam : ndarray, shape (m, nc)
+        points from the index-1 system, with the run's Baumgarte terms);
+        ``q[:, k]`` is the state at ``t[k]``, ``q[i]`` the history of
+        coordinate i.
+    lam : ndarray, shape (nc, m)
         Lagrange multipliers (``M q'' + Phi_q^T lam = Q``).
+    time_major : TimeMajor
+        Read-only views with one row per time: ``time_major.q`` is ``q.T``,
+        shape (m, nq) (also ``qd``, ``qdd``, ``lam``).
+    options : dict
+        The step and tolerance options the run used: ``rtol``, ``atol``,
+        ``h``, ``first_step``, ``max_step``, ``min_step``, ``max_steps`` (each
+        from the caller, else from ``model.settings``, else the default; see
+        :func:`mbint.simulate`).
     model : PlanarModel or MechanicalSystem
     method, formulation : str
     status : int
@@ -55,7 +120,10 @@ class Trajectory:
     sol : DenseOutput or None
         Continuous y = (q, qd) with ``dense_output=True``; see :meth:`state`.
     t_events : list of ndarray or None
-    q_events, qd_events : list of ndarray (each (k, nq)) or None
+        Per event, the k times [s] where it occurred, shape (k,).
+    q_events, qd_events : list of ndarray (each (nq, k)) or None
+        Per event, the states at those times, one column per occurrence (unlike
+        :func:`mbint.solve_ivp`, whose ``y_events`` keep SciPy's (k, n) per event).
     initial : dict
         q0, qd0 actually used (after projection) and their residuals.
     baumgarte : tuple (alpha, beta)
@@ -63,15 +131,18 @@ class Trajectory:
     """
 
     def __init__(self, model, out, *, method, formulation, baumgarte, projected, initial,
-                 dense_output, has_events):
-        nq = model.nq
-        y = np.asarray(out["y"], float).reshape(-1, 2 * nq)
+                 dense_output, has_events, options=None):
+        nq, nc = model.nq, model.nc
+        # the C result is time-major (row k at t[k]); store component-major
         self.model = model
         self.t = np.asarray(out["t"], float)
-        self.q = y[:, :nq]
-        self.qd = y[:, nq:]
-        self.qdd = np.asarray(out["qdd"], float)
-        self.lam = np.asarray(out["lam"], float)
+        m = len(self.t)
+        y = np.asarray(out["y"], float).reshape(m, 2 * nq)
+        self.q = np.ascontiguousarray(y[:, :nq].T)
+        self.qd = np.ascontiguousarray(y[:, nq:].T)
+        self.qdd = np.ascontiguousarray(np.asarray(out["qdd"], float).reshape(m, nq).T)
+        self.lam = np.ascontiguousarray(np.asarray(out["lam"], float).reshape(m, nc).T)
+        self.options = {} if options is None else dict(options)
         self.method = method
         self.formulation = formulation
         self.baumgarte = baumgarte
@@ -90,8 +161,8 @@ class Trajectory:
         if has_events:
             self.t_events = out["t_events"]
             ye = [np.asarray(v, float).reshape(-1, 2 * nq) for v in out["y_events"]]
-            self.q_events = [v[:, :nq] for v in ye]
-            self.qd_events = [v[:, nq:] for v in ye]
+            self.q_events = [np.ascontiguousarray(v[:, :nq].T) for v in ye]
+            self.qd_events = [np.ascontiguousarray(v[:, nq:].T) for v in ye]
         else:
             self.t_events = self.q_events = self.qd_events = None
         self._energy = None
@@ -103,6 +174,12 @@ class Trajectory:
                 f"{self.t[-1] if len(self.t) else float('nan'):g}], status {self.status} "
                 f"({self.message})>")
 
+    @property
+    def time_major(self):
+        """The time series with one row per output time: read-only views
+        ``q``, ``qd``, ``qdd`` of shape (m, nq) and ``lam`` of shape (m, nc)."""
+        return TimeMajor(self)
+
     # ---------------------------------------------------------------- values
     def state(self, t):
         """(q, qd) at arbitrary times from the dense output.
@@ -110,19 +187,18 @@ class Trajectory:
         Parameters
         ----------
         t : float or array_like, shape (k,)
+            Times [s] within the span of the run.
 
         Returns
         -------
-        q, qd : ndarray, shape (nq,) or (k, nq)
+        q, qd : ndarray, shape (nq,) for a scalar t, (nq, k) for an array
         """
         if self.sol is None:
             raise ValueError("state: run simulate(..., dense_output=True) for the continuous "
                              "solution.")
         y = self.sol(t)
         nq = self.model.nq
-        if y.ndim == 1:
-            return y[:nq], y[nq:]
-        return y[:nq].T, y[nq:].T
+        return y[:nq], y[nq:]
 
     def energy(self):
         """Kinetic, potential and total energy at the output points.
@@ -130,13 +206,13 @@ class Trajectory:
         Returns
         -------
         Energy
-            Named tuple of arrays of shape (m,).
+            Named tuple (kinetic, potential, total) of arrays of shape (m,), in J.
         """
         if self._energy is None:
             if len(self.t) == 0:
                 T = V = np.zeros(0)
             else:
-                T, V = self.model.kinetic_potential(self.q, self.qd, self.t)
+                T, V = self.model.kinetic_potential(self.t, self.q, self.qd)
             self._energy = Energy(np.asarray(T), np.asarray(V), np.asarray(T) + np.asarray(V))
         return self._energy
 
@@ -150,42 +226,53 @@ class Trajectory:
         Parameters
         ----------
         per_row : bool
-            Return the residual of every constraint row, shape (m, nc), instead
+            Return the residual of every constraint row, shape (nc, m), instead
             of its max-norm, shape (m,).
 
         Returns
         -------
         Violation
+            position [m or rad], velocity [per s], acceleration [per s^2].
         """
         if self._violation is None:
             m = self.model
             if m.nc == 0 or len(self.t) == 0:
-                z = np.zeros((len(self.t), m.nc))
+                z = np.zeros((m.nc, len(self.t)))
                 self._violation = Violation(z, z, z)
             else:
-                P = m.constraint_jacobian(self.q, self.t)
-                pos = m.phi(self.q, self.t)
-                vel = np.einsum("kij,kj->ki", P, self.qd) + m.phi_t(self.q, self.t)
-                acc = np.einsum("kij,kj->ki", P, self.qdd) - m.gamma(self.q, self.qd, self.t)
+                P = m.constraint_jacobian(self.t, self.q)
+                pos = m.phi(self.t, self.q)
+                vel = np.einsum("ijk,jk->ik", P, self.qd) + m.phi_t(self.t, self.q)
+                acc = np.einsum("ijk,jk->ik", P, self.qdd) - m.gamma(self.t, self.q, self.qd)
                 self._violation = Violation(pos, vel, acc)
         if per_row:
             return self._violation
-        return Violation(*(np.abs(v).max(axis=1) if v.shape[1] else np.zeros(v.shape[0])
+        return Violation(*(np.abs(v).max(axis=0) if v.shape[0] else np.zeros(v.shape[1])
                            for v in self._violation))
 
     def output(self, name):
-        """A named output of the model (``model.outputs[name](q, qd, t)``) at the output points."""
+        """A named output of the model at the output points.
+
+        Evaluates ``model.outputs[name](t, q, qd)`` with the trajectory's
+        ``t`` (m,), ``q`` and ``qd`` (nq, m).
+
+        Returns
+        -------
+        ndarray
+            Shape (m,) for a scalar output, (k, m) for a vector of k values.
+        """
         try:
             fn = self.model.outputs[name]
         except KeyError:
             raise ValueError(f"output: unknown output {name!r}; the model has "
                              f"{sorted(self.model.outputs)}.") from None
-        return np.asarray(fn(self.q, self.qd, self.t))
+        return np.asarray(fn(self.t, self.q, self.qd))
 
     def coordinate(self, body, coord="theta"):
-        """One coordinate of a body of a PlanarModel ("x", "y" or "theta"), shape (m,)."""
+        """One coordinate of a body of a PlanarModel ("x", "y" in m or "theta" in
+        rad), shape (m,)."""
         idx = self._coord_index(body, coord)
-        return self.q[:, idx]
+        return self.q[idx]
 
     def _coord_index(self, body, coord):
         from .planar import _COORDS
@@ -234,19 +321,20 @@ class Trajectory:
             data = getattr(self, quantity)
             names = m.constraint_names if quantity == "lam" else m.coordinate_names
             if coords is None:
-                idx = list(range(data.shape[1]))
+                idx = list(range(data.shape[0]))
             else:
                 idx = [names.index(c) if isinstance(c, str) else int(c) for c in coords]
             for i in idx:
-                ax.plot(self.t, data[:, i], label=f"{quantity} {names[i]}")
+                ax.plot(self.t, data[i], label=f"{quantity} {names[i]}")
             ax.set_ylabel(quantity)
         else:
             v = self.output(quantity)
             if v.ndim == 1:
                 ax.plot(self.t, v, label=quantity)
             else:
-                for k in range(v.shape[-1]):
-                    ax.plot(self.t, v[..., k], label=f"{quantity}[{k}]")
+                v = v.reshape(-1, len(self.t))
+                for k in range(v.shape[0]):
+                    ax.plot(self.t, v[k], label=f"{quantity}[{k}]")
             ax.set_ylabel(quantity)
         ax.set_xlabel("t")
         ax.set_title(f"{m.name}: {self.method}")
@@ -292,17 +380,19 @@ class Trajectory:
 
     # ---------------------------------------------------------------- animation
     def _frames_q(self, fps, max_frames):
+        """Frame times (n,) and the coordinates there, shape (nq, n)."""
         t0, t1 = self.t[0], self.t[-1]
         n = int(min(max_frames, max(2, round((t1 - t0) * fps) + 1)))
         ts = np.linspace(t0, t1, n)
         if self.sol is not None:
             q = self.state(ts)[0]
         else:
-            q = np.column_stack([np.interp(ts, self.t, self.q[:, k]) for k in range(self.model.nq)])
-        return ts, q.reshape(n, self.model.nq)
+            q = np.vstack([np.interp(ts, self.t, self.q[k]) for k in range(self.model.nq)])
+        return ts, q.reshape(self.model.nq, n)
 
     def _shapes(self, q):
-        """Polylines, circles (center, radius) and ground markers at one configuration."""
+        """Polylines, circles (center, radius) and ground markers at one configuration
+        q of shape (nq,)."""
         m = self.model
         if hasattr(m, "geometry") and callable(getattr(m, "geometry")) and hasattr(m, "bodies"):
             pts, ground, circles, lines = m.geometry()
@@ -360,7 +450,7 @@ class Trajectory:
         if not fps > 0:
             raise ValueError("animate: fps must be positive.")
         ts, Q = self._frames_q(fps, int(max_frames))
-        shapes = [self._shapes(q) for q in Q]
+        shapes = [self._shapes(Q[:, k]) for k in range(Q.shape[1])]
         allpts = [p for polys, circ, g, _ in shapes for p in polys] + \
                  [np.array([[c[0] - r, c[1] - r], [c[0] + r, c[1] + r]]) for _, circ, _, _ in shapes
                   for c, r in circ] + [shapes[0][2]] + [p0[None, :] for p0, _ in shapes[0][3]]
@@ -372,7 +462,7 @@ class Trajectory:
         tr = None
         if trace is not None:
             b = self.model.body(trace)
-            tr = b.point((0.0, 0.0), Q)
+            tr = b.point((0.0, 0.0), Q)  # (2, n)
 
         fig = Figure(figsize=size, dpi=dpi)
         canvas = FigureCanvasAgg(fig)
@@ -407,7 +497,7 @@ class Trajectory:
             for c, r in circ:
                 ax.add_patch(Circle(c, r, fill=False, color="C1", lw=1.5))
             if tr is not None:
-                ax.plot(tr[:k + 1, 0], tr[:k + 1, 1], "-", color="C3", lw=1)
+                ax.plot(tr[0, :k + 1], tr[1, :k + 1], "-", color="C3", lw=1)
             ax.set_title(f"{self.model.name}   t = {t:.3f}")
             canvas.draw()
             if gif:

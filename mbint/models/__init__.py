@@ -1,10 +1,13 @@
 """The source papers' mechanisms, with the papers' parameters.
 
 Each function returns a fresh :class:`mbint.PlanarModel` with a consistent
-initial state, named ``outputs`` (angles, heights), a ``reference_energy``
-written from the paper's own formulas, a suggested ``t_span`` and
-``settings`` for :func:`mbint.simulate`; its docstring lists every parameter
-the paper prints and every choice made where it does not.
+initial state, named ``outputs`` ``fn(t, q, qd)`` (angles in rad, heights in m;
+they index the coordinate first, ``q[2]``, so they take one state (nq,) or a
+trajectory's (nq, m)), a ``reference_energy(q, qd)`` in J written from the
+paper's own formulas, a suggested ``t_span`` and recommended ``settings``
+(tolerances, max_step) that :func:`mbint.simulate` applies unless the caller
+gives its own; its docstring lists every parameter the paper prints and every
+choice made where it does not.
 
 ==============================  ======  ===========================================
 function                        paper   mechanism

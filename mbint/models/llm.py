@@ -62,16 +62,16 @@ def double_pendulum_stiff_spring(k_deg=3000.0, mass=1.0, length=1.0, theta1=0.0,
     m.add_revolute(b1, (a, 0.0), b2, (-a, 0.0), name="pin1")
     k = k_deg * 180.0 / math.pi
     m.add_rotational_spring_damper(b1, b2, k=k, c=0.0, angle0=0.0, name="spring")
-    m.add_output("theta1", lambda q, qd, t: q[..., 2])
-    m.add_output("theta2", lambda q, qd, t: q[..., 5])
-    m.add_output("relative_angle", lambda q, qd, t: q[..., 5] - q[..., 2])
-    m.add_output("tip_height", lambda q, qd, t: q[..., 4] + a * np.sin(q[..., 5]))
+    m.add_output("theta1", lambda t, q, qd: q[2])
+    m.add_output("theta2", lambda t, q, qd: q[5])
+    m.add_output("relative_angle", lambda t, q, qd: q[5] - q[2])
+    m.add_output("tip_height", lambda t, q, qd: q[4] + a * np.sin(q[5]))
 
     def energy(q, qd):
         q, qd = np.asarray(q, float), np.asarray(qd, float)
-        T = 0.5 * mass * (qd[..., 0] ** 2 + qd[..., 1] ** 2 + qd[..., 3] ** 2 + qd[..., 4] ** 2) \
-            + 0.5 * J * (qd[..., 2] ** 2 + qd[..., 5] ** 2)
-        V = mass * G * (q[..., 1] + q[..., 4]) + 0.5 * k * (q[..., 5] - q[..., 2]) ** 2
+        T = 0.5 * mass * (qd[0] ** 2 + qd[1] ** 2 + qd[3] ** 2 + qd[4] ** 2) \
+            + 0.5 * J * (qd[2] ** 2 + qd[5] ** 2)
+        V = mass * G * (q[1] + q[4]) + 0.5 * k * (q[5] - q[2]) ** 2
         return T + V
 
     m.reference_energy = energy
@@ -115,14 +115,14 @@ def bouncing_balls(K=1e5, radius=0.1, y1=2.0, y2=1.0, v1=0.0, v2=0.0):
     b2 = m.add_body(1.0, J, q=(0.0, y2, 0.0), qd=(0.0, v2, 0.0), name="ball2")
     m.add_contact(b1, radius=radius, other=b2, other_radius=radius, K=K, name="ball_ball")
     m.add_contact(b2, radius=radius, K=K, name="ball_ground")
-    m.add_output("height1", lambda q, qd, t: q[..., 1])
-    m.add_output("height2", lambda q, qd, t: q[..., 4])
+    m.add_output("height1", lambda t, q, qd: q[1])
+    m.add_output("height2", lambda t, q, qd: q[4])
 
     def energy(q, qd):
         q, qd = np.asarray(q, float), np.asarray(qd, float)
-        p1 = np.maximum(2 * radius - (q[..., 1] - q[..., 4]), 0.0)
-        p2 = np.maximum(radius - q[..., 4], 0.0)
-        return 0.5 * (qd[..., 1] ** 2 + qd[..., 4] ** 2) + G * (q[..., 1] + q[..., 4]) \
+        p1 = np.maximum(2 * radius - (q[1] - q[4]), 0.0)
+        p2 = np.maximum(radius - q[4], 0.0)
+        return 0.5 * (qd[1] ** 2 + qd[4] ** 2) + G * (q[1] + q[4]) \
             + 0.5 * K * (p1 ** 2 + p2 ** 2)
 
     m.reference_energy = energy

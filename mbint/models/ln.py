@@ -35,11 +35,11 @@ def mass_spring_damper(m=problems.MSD_M, k=problems.MSD_K, c=problems.MSD_C, x0=
                             name="slider")
     model.add_spring_damper(model.ground, (0.0, L0), b, (0.0, 0.0), k=k, c=c, length0=L0,
                             name="spring")
-    model.add_output("x", lambda q, qd, t: -q[..., 1])
+    model.add_output("x", lambda t, q, qd: -q[1])
 
     def energy(q, qd):
         q, qd = np.asarray(q, float), np.asarray(qd, float)
-        x, v = -q[..., 1], -qd[..., 1]
+        x, v = -q[1], -qd[1]
         return 0.5 * m * v ** 2 - m * problems.G * x + 0.5 * k * x ** 2
 
     model.reference_energy = energy

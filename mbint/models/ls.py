@@ -44,16 +44,16 @@ def two_link_manipulator(theta1=math.pi / 3, theta2=-math.pi / 6):
     b2 = m.add_body(m2, I2, q=(r2[0], r2[1], theta2), name="link2")
     m.add_revolute(m.ground, (0.0, 0.0), b1, (-L1 / 2, 0.0), name="shoulder")
     m.add_revolute(b1, (L1 / 2, 0.0), b2, (-L2 / 2, 0.0), name="elbow")
-    m.add_output("theta1", lambda q, qd, t: q[..., 2])
-    m.add_output("theta2", lambda q, qd, t: q[..., 5])
-    m.add_output("tip_x", lambda q, qd, t: q[..., 3] + L2 / 2 * np.cos(q[..., 5]))
-    m.add_output("tip_y", lambda q, qd, t: q[..., 4] + L2 / 2 * np.sin(q[..., 5]))
+    m.add_output("theta1", lambda t, q, qd: q[2])
+    m.add_output("theta2", lambda t, q, qd: q[5])
+    m.add_output("tip_x", lambda t, q, qd: q[3] + L2 / 2 * np.cos(q[5]))
+    m.add_output("tip_y", lambda t, q, qd: q[4] + L2 / 2 * np.sin(q[5]))
 
     def energy(q, qd):
         q, qd = np.asarray(q, float), np.asarray(qd, float)
-        T = 0.5 * m1 * (qd[..., 0] ** 2 + qd[..., 1] ** 2) + 0.5 * I1 * qd[..., 2] ** 2 \
-            + 0.5 * m2 * (qd[..., 3] ** 2 + qd[..., 4] ** 2) + 0.5 * I2 * qd[..., 5] ** 2
-        return T + G * (m1 * q[..., 1] + m2 * q[..., 4])
+        T = 0.5 * m1 * (qd[0] ** 2 + qd[1] ** 2) + 0.5 * I1 * qd[2] ** 2 \
+            + 0.5 * m2 * (qd[3] ** 2 + qd[4] ** 2) + 0.5 * I2 * qd[5] ** 2
+        return T + G * (m1 * q[1] + m2 * q[4])
 
     m.reference_energy = energy
     m.description = "Planar two-link manipulator, L1 = 1, L2 = sqrt(3), m1 = 1, m2 = 2 (LS paper)."

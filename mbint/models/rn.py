@@ -69,19 +69,19 @@ def stiff_double_pendulum(k1=400.0, c1=15.0, k2=3e5, c2=5e4):
     m.add_rotational_spring_damper(m.ground, b1, k=k1, c=c1, angle0=-math.pi / 2, wrap=True,
                                    name="rsda1")
     m.add_rotational_spring_damper(b1, b2, k=k2, c=c2, angle0=0.0, wrap=True, name="rsda2")
-    m.add_output("theta1", lambda q, qd, t: q[..., 2])
-    m.add_output("theta1_mod", lambda q, qd, t: np.mod(q[..., 2], 2 * np.pi))
-    m.add_output("theta2", lambda q, qd, t: q[..., 5])
-    m.add_output("relative_angle", lambda q, qd, t: _wrap(q[..., 5] - q[..., 2]))
-    m.add_output("tip_height", lambda q, qd, t: q[..., 4] + L2 * np.sin(q[..., 5]))
+    m.add_output("theta1", lambda t, q, qd: q[2])
+    m.add_output("theta1_mod", lambda t, q, qd: np.mod(q[2], 2 * np.pi))
+    m.add_output("theta2", lambda t, q, qd: q[5])
+    m.add_output("relative_angle", lambda t, q, qd: _wrap(q[5] - q[2]))
+    m.add_output("tip_height", lambda t, q, qd: q[4] + L2 * np.sin(q[5]))
 
     def energy(q, qd):
         q, qd = np.asarray(q, float), np.asarray(qd, float)
-        T = 0.5 * m1 * (qd[..., 0] ** 2 + qd[..., 1] ** 2) + 0.5 * J1 * qd[..., 2] ** 2 \
-            + 0.5 * m2 * (qd[..., 3] ** 2 + qd[..., 4] ** 2) + 0.5 * J2 * qd[..., 5] ** 2
-        V = G * (m1 * q[..., 1] + m2 * q[..., 4]) \
-            + 0.5 * k1 * _wrap(q[..., 2] + math.pi / 2) ** 2 \
-            + 0.5 * k2 * _wrap(q[..., 5] - q[..., 2]) ** 2
+        T = 0.5 * m1 * (qd[0] ** 2 + qd[1] ** 2) + 0.5 * J1 * qd[2] ** 2 \
+            + 0.5 * m2 * (qd[3] ** 2 + qd[4] ** 2) + 0.5 * J2 * qd[5] ** 2
+        V = G * (m1 * q[1] + m2 * q[4]) \
+            + 0.5 * k1 * _wrap(q[2] + math.pi / 2) ** 2 \
+            + 0.5 * k2 * _wrap(q[5] - q[2]) ** 2
         return T + V
 
     m.reference_energy = energy

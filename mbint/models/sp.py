@@ -62,22 +62,23 @@ def pendulum_particle(theta0=math.pi / 2, m1=100.0, J1=100.0, L=1.0, m2=1e-5, k=
                         name="spring")
 
     def tip_of(q):
-        th = q[..., 2]
-        return np.stack([q[..., 0] + h * np.sin(th), q[..., 1] - h * np.cos(th)], -1)
+        """(x, y) of the bar's tip, shape (2,) or (2, m) for q of shape (nq,) or (nq, m)."""
+        th = q[2]
+        return np.stack([q[0] + h * np.sin(th), q[1] - h * np.cos(th)])
 
-    m.add_output("theta", lambda q, qd, t: q[..., 2])
+    m.add_output("theta", lambda t, q, qd: q[2])
     m.add_output("particle_offset",
-                 lambda q, qd, t: np.linalg.norm(q[..., 3:5] - tip_of(q), axis=-1))
-    m.add_output("particle_height", lambda q, qd, t: q[..., 4])
-    m.add_output("tip_height", lambda q, qd, t: tip_of(q)[..., 1])
+                 lambda t, q, qd: np.linalg.norm(q[3:5] - tip_of(q), axis=0))
+    m.add_output("particle_height", lambda t, q, qd: q[4])
+    m.add_output("tip_height", lambda t, q, qd: tip_of(q)[1])
 
     def energy(q, qd):
         """Eq 68."""
         q, qd = np.asarray(q, float), np.asarray(qd, float)
-        d = q[..., 3:5] - tip_of(q)
-        return 0.5 * m1 * (qd[..., 0] ** 2 + qd[..., 1] ** 2) + 0.5 * J1 * qd[..., 2] ** 2 \
-            + 0.5 * m2 * (qd[..., 3] ** 2 + qd[..., 4] ** 2) \
-            + G * (m1 * q[..., 1] + m2 * q[..., 4]) + 0.5 * k * (d ** 2).sum(-1)
+        d = q[3:5] - tip_of(q)
+        return 0.5 * m1 * (qd[0] ** 2 + qd[1] ** 2) + 0.5 * J1 * qd[2] ** 2 \
+            + 0.5 * m2 * (qd[3] ** 2 + qd[4] ** 2) \
+            + G * (m1 * q[1] + m2 * q[4]) + 0.5 * k * (d ** 2).sum(0)
 
     m.reference_energy = energy
     m.description = ("Bar pendulum (m1 = 100, J1 = 100, L = 1) with a particle m2 = 1e-5 on a "

@@ -3,7 +3,7 @@
 :class:`NumpyReference` evaluates the equations of motion of a
 :class:`mbint.PlanarModel`
 
-    M q'' + Phi_q^T lambda = Q(t, q, q'),   Phi(q, t) = 0
+    M q'' + Phi_q^T lambda = Q(t, q, q'),   Phi(t, q) = 0
 
 in the body-coordinate formulation of Nikravesh [1]_ (body k has q_k = (x, y,
 phi), its centre of mass r_k = (x, y) and rotation matrix A(phi_k)); Phi, Phi_q,
@@ -23,10 +23,14 @@ of the finite-difference tests) and the NumPy side of
 ``tests/benchmarks/bench_models.py``.  It is slow by design of its job: no
 derivative kernels, no caching, plain NumPy.  Do not integrate with it.
 
-Every method takes one point (q of shape (nq,)) or a batch of m points (q of
-shape (m, nq), t a scalar or of shape (m,)); the work is vectorized over the
-elements of each type and over the points.  Python forces
-(:meth:`PlanarModel.add_force`) are called once per point.
+Every public method has the signature and layout of the kernel method of the
+same name of :class:`mbint.PlanarModel`: time first (``phi(t, q)``,
+``forces(t, q, qd)``), one point (q of shape (nq,)) or a batch of m points along
+the last axis (q of shape (nq, m), t a scalar or of shape (m,)); vectors come
+back as (rows, m), matrices as (rows, cols, m).  The work is vectorized over the
+elements of each type and over the points (internally the points are on the
+leading axes).  Python forces (:meth:`PlanarModel.add_force`) are called once per
+point.
 
 Formulas, with A s the global vector of a body point s', B s = d(A s)/dphi =
 perp(A s), perp(v) = (-v_y, v_x), the ground being a body with r = 0, phi = 0
@@ -344,26 +348,8 @@ class NumpyReference:
                 P[..., rows[:, :, None], cols[:, None, :]] = J
         return phi, P[..., :self.nq], pt, gam
 
-    def phi(self, q, t=0.0):
-        """Constraint residuals Phi(q, t), shape (..., nc)."""
-        return self._joint_all(q, None, t)[0]
-
-    def constraint_jacobian(self, q, t=0.0):
-        """Phi_q(q, t), shape (..., nc, nq)."""
-        return self._joint_all(q, None, t)[1]
-
-    phi_q = constraint_jacobian
-
-    def phi_t(self, q, t=0.0):
-        """dPhi/dt at fixed q, shape (..., nc) (nonzero for drivers only)."""
-        return self._joint_all(q, None, t)[2]
-
-    def gamma(self, q, qd, t=0.0):
-        """gamma = -(Phi_q q')_q q' - 2 Phi_qt q' - Phi_tt, shape (..., nc)."""
-        return self._joint_all(q, qd, t)[3]
-
     # ------------------------------------------------------------ mass and forces
-    def mass(self, q):
+    def _mass(self, q):
         """M = diag(m_k, m_k, J_k), shape (..., nq, nq)."""
         q = np.asarray(q, float)
         return np.zeros(q.shape[:-1] + (self.nq, self.nq)) + np.diag(self.mass_vec)
@@ -419,7 +405,7 @@ class NumpyReference:
         F = G.K * np.where(on, delta, 0.0) ** G.e + G.cd * ddelta
         return np.where(on, np.maximum(F, 0.0), 0.0)
 
-    def forces(self, t, q, qd):
+    def _forces(self, t, q, qd):
         """Generalized forces Q(t, q, q'), shape (..., nq)."""
         q, qd = np.asarray(q, float), np.asarray(qd, float)
         lead = np.broadcast_shapes(q.shape[:-1], qd.shape[:-1], np.shape(t))
@@ -452,7 +438,7 @@ class NumpyReference:
         return out.reshape(lead + (self.nq,))
 
     # ------------------------------------------------------------ energy, gaps
-    def contact_gaps(self, q):
+    def _contact_gaps(self, q):
         """Penetration of every contact (> 0 in contact), in the model's order, shape (..., n)."""
         q = np.asarray(q, float)
         qb = self._ext(q)
@@ -470,13 +456,9 @@ class NumpyReference:
                 out.append(p["ri"] + p["rj"] - np.sqrt(_dot(Pj - Pi, Pj - Pi)))
         return np.stack(out, -1) if out else np.zeros(q.shape[:-1] + (0,))
 
-    def energy(self, q, qd, t=0.0):
-        """Kinetic and potential energy (gravity, TSDA and RSDA springs, contacts).
-
-        Returns
-        -------
-        kinetic, potential : ndarray, shape (...)
-        """
+    def _energy(self, t, q, qd):
+        """Kinetic and potential energy (gravity, TSDA and RSDA springs, contacts),
+        shape (...) each."""
         q, qd = np.asarray(q, float), np.asarray(qd, float)
         kin = 0.5 * (self.mass_vec * qd * qd).sum(-1)
         pot = -(self.body_mass * (q[..., 0::3] * self.g[0] + q[..., 1::3] * self.g[1])).sum(-1)
@@ -492,32 +474,19 @@ class NumpyReference:
             e = np.where(G.wrap, wrap_angle(e), e)
             pot = pot + (0.5 * G.k * e * e).sum(-1)
         if self.contact_elements:
-            delta = np.maximum(self.contact_gaps(q), 0.0)
+            delta = np.maximum(self._contact_gaps(q), 0.0)
             K = np.array([e.params["K"] for e in self.contact_elements])
             ex = np.array([e.params.get("e", 1.0) for e in self.contact_elements])
             pot = pot + (K * delta ** (ex + 1.0) / (ex + 1.0)).sum(-1)
         return kin, pot
 
     # ------------------------------------------------------------ index-1 formulation
-    def accelerations(self, q, qd, t=0.0, baumgarte=None):
-        """q'' and lambda from the saddle-point system (LLM eq 9).
-
-        Parameters
-        ----------
-        q, qd : array_like, shape (..., nq)
-        t : float or array_like, shape (...)
-        baumgarte : None, float or (alpha, beta)
-            gamma - 2 alpha (Phi_q q' + Phi_t) - beta^2 Phi on the right-hand side.
-
-        Returns
-        -------
-        qdd : ndarray, shape (..., nq)
-        lam : ndarray, shape (..., nc)
-        """
+    def _accelerations(self, t, q, qd, baumgarte=None):
+        """q'' (..., nq) and lambda (..., nc) from the saddle-point system (LLM eq 9)."""
         q, qd = np.asarray(q, float), np.asarray(qd, float)
         alpha, beta = _baumgarte(baumgarte)
         phi, P, pt, gam = self._joint_all(q, qd, t)
-        Q = self.forces(t, q, qd)
+        Q = self._forces(t, q, qd)
         lead = Q.shape[:-1]
         nq, nc = self.nq, self.nc
         rhs_c = gam
@@ -526,18 +495,101 @@ class NumpyReference:
         if beta:
             rhs_c = rhs_c - beta * beta * phi
         S = np.zeros(lead + (nq + nc, nq + nc))
-        S[..., :nq, :nq] = self.mass(q)
+        S[..., :nq, :nq] = self._mass(q)
         S[..., :nq, nq:] = np.swapaxes(P, -1, -2)
         S[..., nq:, :nq] = P
         b = np.concatenate([Q, np.broadcast_to(rhs_c, lead + (nc,))], -1)
         x = np.linalg.solve(S, b[..., None])[..., 0]
         return x[..., :nq], x[..., nq:]
 
-    def rhs(self, t, y, baumgarte=None):
+    def _rhs(self, t, y, baumgarte=None):
         """f(t, y) = (q', q'') of the index-1 ODE, y = (q, q') of shape (..., 2 nq)."""
         y = np.asarray(y, float)
-        qdd, _ = self.accelerations(y[..., :self.nq], y[..., self.nq:], t, baumgarte)
+        qdd, _ = self._accelerations(t, y[..., :self.nq], y[..., self.nq:], baumgarte)
         return np.concatenate([y[..., self.nq:], qdd], -1)
+
+    # ------------------------------------------------------------ public methods
+    # Time first, points along the last axis (as the kernel methods of PlanarModel);
+    # the private methods above put the points on the leading axes.
+    def phi(self, t, q):
+        """Constraint residuals Phi(t, q).
+
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+            Time [s].
+        q : array_like, shape (nq,) or (nq, m)
+
+        Returns
+        -------
+        ndarray, shape (nc,) or (nc, m)
+        """
+        return _vec_out(self._joint_all(_tm(q), None, t)[0])
+
+    def constraint_jacobian(self, t, q):
+        """Phi_q(t, q), shape (nc, nq) or (nc, nq, m)."""
+        return _mat_out(self._joint_all(_tm(q), None, t)[1])
+
+    phi_q = constraint_jacobian
+
+    def phi_t(self, t, q):
+        """dPhi/dt at fixed q, shape (nc,) or (nc, m) (nonzero for drivers only)."""
+        return _vec_out(self._joint_all(_tm(q), None, t)[2])
+
+    def gamma(self, t, q, qd):
+        """gamma = -(Phi_q q')_q q' - 2 Phi_qt q' - Phi_tt, shape (nc,) or (nc, m)."""
+        return _vec_out(self._joint_all(_tm(q), _tm(qd), t)[3])
+
+    def mass(self, q):
+        """M = diag(m_k, m_k, J_k) in kg and kg m^2, shape (nq, nq) or (nq, nq, m)."""
+        return _mat_out(self._mass(_tm(q)))
+
+    def forces(self, t, q, qd):
+        """Generalized forces Q(t, q, q') in N and N m, shape (nq,) or (nq, m)."""
+        return _vec_out(self._forces(t, _tm(q), _tm(qd)))
+
+    def contact_gaps(self, q):
+        """Penetration in m of every contact (> 0 in contact), in the model's order,
+        shape (n_contacts,) or (n_contacts, m)."""
+        return _vec_out(self._contact_gaps(_tm(q)))
+
+    def energy(self, t, q, qd):
+        """Kinetic and potential energy in J (gravity, TSDA and RSDA springs, contacts).
+
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+        q, qd : array_like, shape (nq,) or (nq, m)
+
+        Returns
+        -------
+        kinetic, potential : ndarray, shape () or (m,)
+        """
+        return self._energy(t, _tm(q), _tm(qd))
+
+    def accelerations(self, t, q, qd, baumgarte=None):
+        """q'' and lambda from the saddle-point system (LLM eq 9).
+
+        Parameters
+        ----------
+        t : float or array_like, shape (m,)
+            Time [s].
+        q, qd : array_like, shape (nq,) or (nq, m)
+        baumgarte : None, float or (alpha, beta)
+            gamma - 2 alpha (Phi_q q' + Phi_t) - beta^2 Phi on the right-hand side.
+
+        Returns
+        -------
+        qdd : ndarray, shape (nq,) or (nq, m)
+        lam : ndarray, shape (nc,) or (nc, m)
+        """
+        qdd, lam = self._accelerations(t, _tm(q), _tm(qd), baumgarte)
+        return _vec_out(qdd), _vec_out(lam)
+
+    def rhs(self, t, y, baumgarte=None):
+        """f(t, y) = (q', q'') of the index-1 ODE, y = (q, q') of shape (2 nq,) or
+        (2 nq, m); the result has the shape of y."""
+        return _vec_out(self._rhs(t, _tm(y), baumgarte))
 
     def jacobian(self, t, y, baumgarte=None, rel_step=None):
         """df/dy at one point by central differences of :meth:`rhs`, shape (2 nq, 2 nq).
@@ -552,8 +604,23 @@ class NumpyReference:
         h = (np.finfo(float).eps ** (1.0 / 3.0) if rel_step is None else rel_step) \
             * np.maximum(1.0, np.abs(y))
         E = np.diag(h)
-        F = self.rhs(t, np.concatenate([y + E, y - E]), baumgarte)
+        F = self._rhs(t, np.concatenate([y + E, y - E]), baumgarte)
         return ((F[:n] - F[n:]) / (2.0 * h[:, None])).T
+
+
+def _tm(a):
+    """Points along the last axis (n, ...) -> points on the leading axes (..., n)."""
+    return np.moveaxis(np.asarray(a, float), 0, -1)
+
+
+def _vec_out(a):
+    """(..., n) -> (n, ...)."""
+    return np.moveaxis(a, -1, 0)
+
+
+def _mat_out(a):
+    """(..., r, c) -> (r, c, ...)."""
+    return np.moveaxis(a, (-2, -1), (0, 1))
 
 
 def _baumgarte(b):

@@ -135,11 +135,12 @@ def problem_setup(problem):
         span = m.t_span
         ref = mbint.simulate(m, span, method="dopri5", rtol=1e-12, atol=1e-12, max_step=0.002)
         extra = dict(max_step=BALLS_MAX_STEP)
-    return m, span, extra, np.r_[ref.q[-1], ref.qd[-1]]
+    return m, span, extra, np.r_[ref.q[:, -1], ref.qd[:, -1]]
 
 
 def runner(model, span, extra, contender, setting):
-    """A callable doing one run; it returns (y(tf), q, qd, stats dict, success)."""
+    """A callable doing one run; it returns (y(tf), q, qd, stats dict, success), q and qd
+    of shape (nq, m) (one column per output time)."""
     nq = model.nq
     balls = "max_step" in extra
 
@@ -148,7 +149,7 @@ def runner(model, span, extra, contender, setting):
             tr = mbint.simulate(model, span, **kw)
             st = dict(tr.stats)
             st["message"], st["t_end"] = tr.message, float(tr.t[-1])
-            return np.r_[tr.q[-1], tr.qd[-1]], tr.q, tr.qd, st, tr.success
+            return np.r_[tr.q[:, -1], tr.qd[:, -1]], tr.q, tr.qd, st, tr.success
         return run
 
     if contender == "llm":
@@ -174,7 +175,7 @@ def runner(model, span, extra, contender, setting):
             r = scipy_solve_ivp(model.rhs, span, y0, **kw)
             st = dict(nfev=int(r.nfev), njev=int(r.njev), nlu=int(r.nlu), nsteps=len(r.t) - 1,
                       nreject=0, message=r.message, t_end=float(r.t[-1]))
-            return r.y[:, -1], r.y[:nq].T, r.y[nq:].T, st, bool(r.success)
+            return r.y[:, -1], r.y[:nq], r.y[nq:], st, bool(r.success)
         return run
     raise ValueError(contender)
 
@@ -330,14 +331,14 @@ def expm_share(quick=False):
         else:
             kw = dict(method="llm", rtol=h, atol=h, error_per_unit_step=True, **extra)
         tr = mbint.simulate(model, span, **kw)
-        Y = np.c_[tr.q, tr.qd]
-        n = Y.shape[1]
+        Y = np.r_[tr.q, tr.qd]          # (2 nq, m): one column per output time
+        n = Y.shape[0]
         hs = np.diff(tr.t)
         idx = np.unique(np.linspace(0, len(hs) - 1, 6 if quick else 12).astype(int))
         mats_step, mats_err = [], []
         for k in idx:
-            J = np.asarray(model.jacobian(tr.t[k], Y[k]))
-            fv = np.asarray(model.rhs(tr.t[k], Y[k]))
+            J = np.asarray(model.jacobian(tr.t[k], Y[:, k]))
+            fv = np.asarray(model.rhs(tr.t[k], Y[:, k]))
             hk = hs[k] if hs[k] > 0 else h
             N = n + 1
             M = np.zeros((N, N))
@@ -377,7 +378,7 @@ def expm_share(quick=False):
         # the step's other kernels, per state from a C batch: the Jacobian (eqs 10-15)
         # and f (two per step: f(t_n+1, y_n+1), and the finite-difference df/dt)
         # (distinct states: a kernel may remember its last state)
-        tb, Yb = np.repeat(tr.t[idx], 50), np.repeat(Y[idx], 50, axis=0)
+        tb, Yb = np.repeat(tr.t[idx], 50), np.repeat(Y[:, idx], 50, axis=1)
         Yb = Yb * (1.0 + 1e-9 * np.random.default_rng(1).standard_normal(Yb.shape))
         t_jac = best_time(lambda: model.jacobian(tb, Yb), budget=0.1)[0] / len(tb)
         t_rhs = best_time(lambda: model.rhs(tb, Yb), budget=0.1)[0] / len(tb)

@@ -100,17 +100,18 @@ def best_time(runs, rounds=ROUNDS, round_s=ROUND_S):
 
 
 def states(model, n, seed=0):
-    """n distinct random states near the initial one: times (n,), y (n, 2 nq)."""
+    """n distinct random states near the initial one: times (n,), y (2 nq, n) (one column
+    per state, the layout of the batch kernels)."""
     rng = np.random.default_rng(seed)
     q = model.q0 + 0.05 * rng.standard_normal((n, model.nq))
     qd = model.qd0 + 0.5 * rng.standard_normal((n, model.nq))
-    return rng.uniform(0.0, 1.0, n), np.concatenate([q, qd], 1)
+    return rng.uniform(0.0, 1.0, n), np.concatenate([q, qd], 1).T
 
 
 def _loop(fun, t, Y):
     def run():
         for k in range(len(t)):
-            fun(t[k], Y[k])
+            fun(t[k], Y[:, k])
     return run
 
 
@@ -142,8 +143,8 @@ def bench_kernels(name, model):
     """(i) and (ii) for one model: two KernelRow."""
     ref = NumpyReference(model)
     tb, Yb = states(model, BATCH, seed=1)
-    ts, Ys = tb[:SINGLE], Yb[:SINGLE]
-    tj, Yj = tb[:10], Yb[:10]
+    ts, Ys = tb[:SINGLE], Yb[:, :SINGLE]
+    tj, Yj = tb[:10], Yb[:, :10]
     runs = {
         "f C call": (_loop(model.rhs, ts, Ys), SINGLE),
         "f C batch": (lambda: model.rhs(tb, Yb), BATCH),
@@ -155,10 +156,11 @@ def bench_kernels(name, model):
     }
     best, _ = best_time(runs)
     f_c, f_r = model.rhs(tb, Yb), ref.rhs(tb, Yb)
-    df = max(float(np.abs(f_c[k] - f_r[k]).max() / max(1.0, np.abs(f_r[k]).max()))
+    df = max(float(np.abs(f_c[:, k] - f_r[:, k]).max() / max(1.0, np.abs(f_r[:, k]).max()))
              for k in range(BATCH))
-    dj = max(float(np.abs(model.jacobian(tj[k], Yj[k]) - ref.jacobian(tj[k], Yj[k])).max()
-                   / max(1.0, np.abs(ref.jacobian(tj[k], Yj[k])).max())) for k in range(len(tj)))
+    dj = max(float(np.abs(model.jacobian(tj[k], Yj[:, k]) - ref.jacobian(tj[k], Yj[:, k])).max()
+                   / max(1.0, np.abs(ref.jacobian(tj[k], Yj[:, k])).max()))
+             for k in range(len(tj)))
     n = 2 * model.nq
     return [KernelRow(name, "f", n, best["f C call"], best["f C batch"], best["f np call"],
                       best["f np batch"], df),
@@ -205,7 +207,7 @@ def bench_run(name, model):
     y_ref = ref.y[:, -1]
     tr = mbint.simulate(model, t_span, method="dopri5", rtol=REF_TOL, atol=REF_TOL, max_step=ms)
     out = RunResult(name, t_span, opts,
-                    ref_uncertainty=float(np.abs(np.concatenate([tr.q[-1], tr.qd[-1]])
+                    ref_uncertainty=float(np.abs(np.concatenate([tr.q[:, -1], tr.qd[:, -1]])
                                                  - y_ref).max()))
     runs = {
         "scipy RK45": (lambda: scipy_solve_ivp(fun, t_span, y0, method="RK45", **opts), 1),
@@ -218,7 +220,7 @@ def bench_run(name, model):
         if solver.startswith("scipy"):
             yT, nfev, status = res.y[:, -1], int(res.nfev), int(res.status)
         else:
-            yT, nfev, status = np.concatenate([res.q[-1], res.qd[-1]]), res.stats["nfev"], \
+            yT, nfev, status = np.concatenate([res.q[:, -1], res.qd[:, -1]]), res.stats["nfev"], \
                 int(res.status)
         out.rows.append(RunRow(name, solver, best[solver], nfev,
                                float(np.abs(yT - y_ref).max()), status))
