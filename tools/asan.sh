@@ -31,4 +31,5 @@ env LD_PRELOAD="$LIBASAN" \
     ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=0:allocator_may_return_null=1" \
     MPLBACKEND=Agg PYTHONPATH="$OUT" MBINT_NB_QUICK=1 \
     "$ROOT/.venv/bin/pytest" -q -p no:cacheprovider --rootdir="$ROOT" -c "$ROOT/pyproject.toml" \
-    "$ROOT/tests" --ignore="$ROOT/tests/test_c_harness.py" -k "not do_not_leak" "$@"
+    "$ROOT/tests" --ignore="$ROOT/tests/test_c_harness.py" --ignore="$ROOT/tests/benchmarks" \
+    -k "not do_not_leak" "$@"
