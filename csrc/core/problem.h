@@ -29,6 +29,16 @@ typedef int (*mb_project_fn)(double t, double *y, void *ctx);
 typedef int (*mb_res_fn)(double t, const double *y, const double *yp, double *r, void *ctx);
 /* Events: g(t, y) -> g[0..nev-1] evaluated together. */
 typedef int (*mb_event_fn)(double t, const double *y, double *g, void *ctx);
+/* Step bound (continuous collision detection): the largest step the problem admits
+ * from (t, y), with f = f(t, y), written into *h_max (> 0; +inf: no bound).  A
+ * mechanism with penalty contacts bounds the step so that no contact can be entered
+ * and left again within one step (csrc/mbs/contact.c): the step then ends inside the
+ * contact, where the gap changes sign and the contact is seen.  The driver calls it
+ * once per accepted point, before the step attempts from there, and never takes a
+ * longer step (driver.h); the SUNDIALS adapters set it as the stop time of the next
+ * internal step.  Returns 0 or a status. */
+typedef int (*mb_step_bound_fn)(double t, const double *y, const double *f, double *h_max,
+                                void *ctx);
 
 typedef struct mb_problem {
     ptrdiff_t n;        /* state size */
@@ -41,6 +51,7 @@ typedef struct mb_problem {
     const unsigned char *jac_sparsity; /* n x n column-major pattern or NULL (dense) */
     mb_res_fn res;      /* residual view F(t, y, y') = 0 or NULL */
     mb_project_fn project; /* called on y after each accepted step, or NULL */
+    mb_step_bound_fn step_bound; /* largest admissible step from (t, y), or NULL */
     void *ctx;          /* user data for all callbacks */
     int jac_constant;   /* jac returns one constant matrix: copying it is no Jacobian
                          * evaluation (not counted in njev, as SciPy) */

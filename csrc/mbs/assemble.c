@@ -371,6 +371,29 @@ int mb_planar_contact_gaps(const mb_planar_model *m, const double *q, double *ps
     return MB_OK;
 }
 
+int mb_planar_step_bound(const mb_planar_model *m, double t, const double *q, const double *qd,
+                         const double *qdd, double *h_max)
+{
+    (void)t;
+    double h = INFINITY;
+    for (int k = 0; k < m->nf; k++) {
+        const mb_planar_force *F = &m->forces[k];
+        if (!mb_force_is_contact(F->type)) continue;
+        mb_pair p;
+        int rc = mb_pair_gather(m, F->i, F->j, q, qd, &p);
+        if (rc != MB_OK) return rc;
+        double acc[6];
+        for (int a = 0; a < 3; a++) {
+            acc[a] = F->i >= 0 ? qdd[3 * F->i + a] : 0.0;
+            acc[3 + a] = F->j >= 0 ? qdd[3 * F->j + a] : 0.0;
+        }
+        double hk = mb_contact_step_bound(F, &p, acc);
+        if (hk < h) h = hk;
+    }
+    *h_max = h;
+    return MB_OK;
+}
+
 /* ---- the model as an mb_mech ---- */
 static int k_mass(void *c, const double *q, double *M, ptrdiff_t ld)
 { return mb_planar_mass(c, q, M, ld); }
@@ -398,6 +421,9 @@ static int k_gamma_qd(void *c, double t, const double *q, const double *qd, doub
 { return mb_planar_gamma_qd(c, t, q, qd, o, ld); }
 static int k_energy(void *c, double t, const double *q, const double *qd, double *T, double *V)
 { return mb_planar_energy(c, t, q, qd, T, V); }
+static int k_step_bound(void *c, double t, const double *q, const double *qd, const double *qdd,
+                        double *h)
+{ return mb_planar_step_bound(c, t, q, qd, qdd, h); }
 
 void mb_planar_mech(const mb_planar_model *model, mb_mech *mech)
 {
@@ -419,4 +445,8 @@ void mb_planar_mech(const mb_planar_model *model, mb_mech *mech)
     mech->gamma_q = k_gamma_q;
     mech->gamma_qd = k_gamma_qd;
     mech->energy = k_energy;
+    /* only a model with contacts has something to bound */
+    for (int k = 0; k < model->nf; k++)
+        if (mb_force_is_contact(model->forces[k].type))
+            mech->step_bound = k_step_bound;
 }

@@ -77,6 +77,10 @@ int mb_contact_eval(const mb_planar_force *F, double t, const mb_pair *p, unsign
                     mb_force_local *out);
 /* gap (penetration) delta of a contact element, > 0 in contact */
 double mb_contact_gap(const mb_planar_force *F, const mb_pair *p);
+/* step bound of a contact element (continuous collision detection, contact.c): the
+ * largest step from the pair state p (q, q') with local accelerations acc (6) that
+ * cannot enter and leave the contact unseen; +inf when none */
+double mb_contact_step_bound(const mb_planar_force *F, const mb_pair *p, const double acc[6]);
 /* is the force type a pair element (TSDA, RSDA, contacts)? */
 int mb_force_is_pair(int type);
 int mb_force_is_contact(int type);

@@ -241,6 +241,15 @@ static int index1_acc(double t, const double *q, const double *qd, double *qdd, 
     return mb_index1_solve(ctx, t, q, qd, qdd, NULL);
 }
 
+/* the mechanism's step bound (mech.h) with q'' from f = (q', q'') */
+static int index1_step_bound(double t, const double *y, const double *fy, double *h_max,
+                             void *ctx)
+{
+    mb_index1 *f = ctx;
+    const mb_mech *me = f->mech;
+    return me->step_bound(me->ctx, t, y, y + f->nq, fy + f->nq, h_max);
+}
+
 /* ---- the Jacobian ---- */
 
 /* out (rows x nq, ld) = d kern / d x by central differences, x = q (wrt 0) or qd (wrt 1);
@@ -540,5 +549,7 @@ void mb_index1_problem(mb_index1 *f, mb_problem *p)
     p->rhs = index1_rhs;
     p->jac = index1_jac;
     p->acc = index1_acc;
+    if (f->mech->step_bound)
+        p->step_bound = index1_step_bound;
     p->ctx = f;
 }

@@ -36,7 +36,8 @@ typedef struct mb_index1 {
 int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta);
 void mb_index1_free(mb_index1 *f);
 /* fill p: n = 2 nq, nq, rhs, jac (analytic, eqs 10-15), acc (q'' for the second-order
- * view), ctx = f; every other field zero/NULL */
+ * view), step_bound when the mechanism has one (its contacts), ctx = f; every other
+ * field zero/NULL */
 void mb_index1_problem(mb_index1 *f, mb_problem *p);
 /* accelerations and multipliers at (t, q, q') */
 int mb_index1_solve(mb_index1 *f, double t, const double *q, const double *qd, double *qdd,

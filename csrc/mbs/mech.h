@@ -38,6 +38,12 @@ typedef struct mb_mech {
     /* energies (NULL: not available) */
     int (*energy)(void *ctx, double t, const double *q, const double *qd, double *kinetic,
                   double *potential);
+    /* optional step bound (continuous collision detection, problem.h mb_step_bound_fn):
+     * the largest step from (t, q, q') with q'' = qdd after which no contact can have
+     * been entered and left again unseen; *h_max = +inf when there is no bound
+     * (NULL: no bound at all).  Planar models: mb_planar_step_bound (contact.c). */
+    int (*step_bound)(void *ctx, double t, const double *q, const double *qd,
+                      const double *qdd, double *h_max);
 } mb_mech;
 
 #endif

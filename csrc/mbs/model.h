@@ -103,5 +103,10 @@ int mb_planar_energy(const mb_planar_model *m, double t, const double *q, const 
                      double *kinetic, double *potential);
 /* contact gap functions Psi (one per contact force, > 0 in contact, LLM eq 17-19) */
 int mb_planar_contact_gaps(const mb_planar_model *m, const double *q, double *psi);
+/* The largest step from (t, q, q', q'') that cannot pass through a contact unseen
+ * (continuous collision detection over the contact forces, contact.c; mech.h
+ * step_bound); *h_max = +inf when no contact bounds the step. */
+int mb_planar_step_bound(const mb_planar_model *m, double t, const double *q, const double *qd,
+                         const double *qdd, double *h_max);
 
 #endif
