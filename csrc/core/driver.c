@@ -22,7 +22,7 @@ typedef struct run {
     double dir;
     /* buffers (one allocation) */
     double *y, *y_new, *err, *f0, *f1, *C, *ybuf, *y_full, *y_mid, *f_mid, *g_old, *g_new,
-        *g_buf;
+        *g_buf, *g_smp;
     ptrdiff_t *ev_hits;     /* occurrences per event so far */
     int *ev_found;          /* root found in the current step, per event */
     int *jac_groups;        /* finite-difference column groups (sparsity given) */
@@ -37,6 +37,9 @@ typedef struct run {
     double t_dense, h_dense; /* the step the dense output in C / rec belongs to */
     int dense_rc;           /* status of a failed dense evaluation inside the root finder */
     int g_new_ok;           /* g_new holds g at the end of the current attempt */
+    int dense_ok;           /* the dense output of the current attempt is built */
+    double h_bound;         /* the problem's step bound at the current point (t, y) */
+    int h_bound_ok;         /* h_bound is that of the current point */
 } run;
 
 static int ensure_f0(run *r, double t)
@@ -47,6 +50,35 @@ static int ensure_f0(run *r, double t)
     if (rc == MB_OK)
         r->s.f0_ok = 1;
     return rc;
+}
+
+/* The problem's step bound at the current point (t, r->y) (problem.h), evaluated
+ * once per point with f0 = f(t, y) (an evaluation of f for methods that would not
+ * need f0); +inf without one. */
+static int step_bound_at(run *r, double t, double *h_max)
+{
+    *h_max = INFINITY;
+    if (!r->p->step_bound)
+        return MB_OK;
+    if (!r->h_bound_ok) {
+        int rc = ensure_f0(r, t);
+        if (rc != MB_OK)
+            return rc;
+        double hb = INFINITY;
+        rc = r->p->step_bound(t, r->y, r->f0, &hb, r->p->ctx);
+        if (rc != 0)
+            return mb_fail(&r->s, rc == MB_ERR_CALLBACK ? rc : MB_ERR_RHS_FAIL,
+                           "The step bound of the problem failed (code %d) at t = %.17g.", rc,
+                           t);
+        if (!(hb > 0))
+            return mb_fail(&r->s, MB_ERR_RHS_FAIL,
+                           "The step bound of the problem is %g at t = %.17g: it must be "
+                           "positive (+inf: none).", hb, t);
+        r->h_bound = hb;
+        r->h_bound_ok = 1;
+    }
+    *h_max = r->h_bound;
+    return MB_OK;
 }
 
 /* Hairer-Norsett-Wanner initial step (Solving ODEs I, II.4) */
@@ -149,7 +181,7 @@ static int dense_fn(void *dctx, double theta, double *y)
 }
 
 /* the dense output (polynomial or record) of the step [t, t+h] */
-static int build_dense(run *r, double t, double h)
+static int build_dense_of(run *r, double t, double h)
 {
     mb_stepper *s = &r->s;
     r->t_dense = t;
@@ -176,19 +208,47 @@ static int build_dense(run *r, double t, double h)
     return s->m->dense(s, r->C);
 }
 
+/* build_dense_of, remembered for the current attempt (r->dense_ok): the switching
+ * test and the output of an accepted step share one build (a method's dense output
+ * may cost evaluations of f) */
+static int build_dense(run *r, double t, double h)
+{
+    if (r->dense_ok && r->t_dense == t && r->h_dense == h)
+        return MB_OK;
+    int rc = build_dense_of(r, t, h);
+    r->dense_ok = rc == MB_OK;
+    return rc;
+}
+
 static int is_switching(const run *r, ptrdiff_t i)
 {
     return r->o->switching && r->o->switching[i];
 }
 
-/* root theta of event i in the step [t, t+h] whose dense output is built, given the
- * sign change g_old[i] -> g_new[i]; maps failures to statuses */
-static int locate(run *r, ptrdiff_t i, double t, double h, double *th)
+/* the dense output on a part [th0, th0 + dth] of the step, in its own theta */
+typedef struct part_dense {
+    run *r;
+    double th0, dth;
+} part_dense;
+
+static int part_dense_fn(void *dctx, double theta, double *y)
+{
+    const part_dense *pd = dctx;
+    return dense_fn(pd->r, pd->th0 + theta * pd->dth, y);
+}
+
+/* root theta of event i in [th0, th1] of the step [t, t+h] whose dense output is
+ * built, given the sign change g0 -> g1 of g_i there; maps failures to statuses */
+static int locate_in(run *r, ptrdiff_t i, double t, double h, double th0, double th1, double g0,
+                     double g1, double *th)
 {
     const mb_options *o = r->o;
     r->dense_rc = MB_OK;
-    int rc = mb_event_locate(o->events, o->event_ctx, i, dense_fn, r, t, h, 1.0, r->g_old[i],
-                             r->g_new[i], r->g_buf, r->ybuf, th);
+    part_dense pd = {r, th0, th1 - th0};
+    double th_part = 0.0;
+    int rc = mb_event_locate(o->events, o->event_ctx, i, part_dense_fn, &pd, t + th0 * h,
+                             (th1 - th0) * h, 1.0, g0, g1, r->g_buf, r->ybuf, &th_part);
+    *th = th_part >= 1.0 ? th1 : th0 + th_part * (th1 - th0);
     if (rc == 0)
         return MB_OK;
     if (r->dense_rc != MB_OK)
@@ -199,6 +259,12 @@ static int locate(run *r, ptrdiff_t i, double t, double h, double *th)
         mb_fail(&r->s, MB_ERR_EVENT_FAIL, "Event %td failed or returned a value that is not "
                 "finite while its root was located in [%.17g, %.17g].", i, t, t + h);
     return MB_ERR_EVENT_FAIL;
+}
+
+/* root theta of event i in the step [t, t+h], bracketed by g_old[i] -> g_new[i] */
+static int locate(run *r, ptrdiff_t i, double t, double h, double *th)
+{
+    return locate_in(r, i, t, h, 0.0, 1.0, r->g_old[i], r->g_new[i], th);
 }
 
 /* g(t, y) of every event; a failure, or a value that is not finite (an event that
@@ -325,10 +391,54 @@ static int handle_events(run *r, double t, double h, double *t_end, int *termina
     return MB_OK;
 }
 
+/* Interior samples of the switching test: a step of a switching event's g of the
+ * same sign at both ends may still have entered and left the other side (a penalty
+ * contact passed through within one step, scipy#9228).  The problem's step bound
+ * (problem.h) prevents that where it is known; as a second line of defence the
+ * switching events are sampled on the dense output at theta = k / SWITCH_SAMPLES,
+ * k = 1 .. SWITCH_SAMPLES - 1, and the first sign change between samples is
+ * treated like one between the ends. */
+enum { SWITCH_SAMPLES = 8 };
+
+/* the earliest root of a switching event inside the step [t, t+h] (dense output
+ * built) from a sign change between two interior samples, as theta; -1: none */
+static int sampled_switch(run *r, double t, double h, double *th_out)
+{
+    const mb_options *o = r->o;
+    ptrdiff_t ne = o->n_events;
+    double *gp = r->g_smp, *gc = r->g_smp + ne;
+    memcpy(gp, r->g_old, (size_t)ne * sizeof(double));
+    *th_out = -1.0;
+    for (int k = 1; k < SWITCH_SAMPLES; k++) {
+        double th0 = (double)(k - 1) / SWITCH_SAMPLES, th1 = (double)k / SWITCH_SAMPLES;
+        int rc = dense_at(r, th1, r->y_mid);
+        if (rc == MB_OK)
+            rc = eval_events(r, t + th1 * h, r->y_mid, gc);
+        if (rc != MB_OK)
+            return rc;
+        for (ptrdiff_t i = 0; i < ne; i++) {
+            if (!is_switching(r, i) ||
+                !mb_event_active(gp[i], gc[i], o->direction ? o->direction[i] : 0))
+                continue;
+            double th;
+            if ((rc = locate_in(r, i, t, h, th0, th1, gp[i], gc[i], &th)) != MB_OK)
+                return rc;
+            if (th > 0.0 && (*th_out < 0.0 || th < *th_out))
+                *th_out = th;
+        }
+        if (*th_out > 0.0)
+            return MB_OK;
+        double *tmp = gp; gp = gc; gc = tmp;
+    }
+    return MB_OK;
+}
+
 /* The earliest switching root inside the step [t, t+h] just computed, as theta, or
- * -1 when no switching event changes sign there.  Leaves g at the step's end in
- * g_new; builds the step's dense output when there is a root. */
-static int switching_root(run *r, double t, double h, double *th_out)
+ * -1 when no switching event changes sign there (between the ends, or, when
+ * sample is set, between interior samples: sampled_switch).  Leaves g at the
+ * step's end in g_new; builds the step's dense output when there is a root or it
+ * samples. */
+static int switching_root(run *r, double t, double h, int sample, double *th_out)
 {
     const mb_options *o = r->o;
     ptrdiff_t ne = o->n_events;
@@ -352,6 +462,11 @@ static int switching_root(run *r, double t, double h, double *th_out)
             return rc;
         if (th > 0.0 && (*th_out < 0.0 || th < *th_out))
             *th_out = th;
+    }
+    if (*th_out < 0.0 && sample) {
+        if (!built && (rc = build_dense(r, t, h)) != MB_OK)
+            return rc;
+        return sampled_switch(r, t, h, th_out);
     }
     return MB_OK;
 }
@@ -405,6 +520,7 @@ static size_t layout(run *r, double *b, ptrdiff_t n, ptrdiff_t ne, int degmax, s
     CARVE(r->g_old, ne);
     CARVE(r->g_new, ne);
     CARVE(r->g_buf, 2 * ne);   /* values, then root thetas */
+    CARVE(r->g_smp, 2 * ne);   /* interior samples of the switching test */
     CARVE(r->ev_last, ne);     /* time of the last reported root per event */
     CARVE(r->rec, rec_len);
     CARVE(r->rec_work, rec_work);
@@ -635,6 +751,11 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
          * must be able to take small steps near 0) */
         double min_h = mb_min_step(t);
         if (o->min_step > min_h) min_h = o->min_step;
+        /* continuous collision detection: no step longer than the problem admits
+         * from (t, y) (problem.h step_bound); not the short step across a switch */
+        double h_max_pt = INFINITY;
+        if (!phase2 && (rc = step_bound_at(&r, t, &h_max_pt)) != MB_OK)
+            goto done;
         if (fixed && h_aim > 0.0) {
             t_new = t + r.dir * h_aim;
             h_aim = 0.0;
@@ -650,6 +771,8 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
                 goto done;
             }
         } else {
+            if (h_abs > h_max_pt)
+                h_abs = fmax(h_max_pt, min_h);
             if (h_abs < min_h) {
                 rc = mb_fail(s, MB_ERR_STEP_TOO_SMALL,
                              "Required step size is less than spacing between numbers (h = %.3g at t = %.17g).",
@@ -662,6 +785,15 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
                 last = 1;
             }
         }
+        if (fixed && fabs(t_new - t) > h_max_pt) {
+            /* off the grid: equal steps within the bound up to the point aimed at */
+            double d = fabs(t_new - t), k = ceil(d / fmax(h_max_pt, min_h));
+            t_new = t + r.dir * (d / k);
+            if (on_grid)
+                k_fixed--;  /* the grid point is still ahead */
+            on_grid = 0;
+            last = 0;
+        }
         double h = t_new - t;
 
         if ((m->flags & MB_USES_F0) && (rc = ensure_f0(&r, t)) != MB_OK)
@@ -670,6 +802,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
         s->safety_scale = 1.0;
         s->t_last = t; s->h_last = h; s->y_last = r.y;
         r.g_new_ok = 0;
+        r.dense_ok = 0;
         rc = doubling ? step_doubled(&r, t, h) : m->step(s, t, h, r.y, r.y_new, r.err);
         if (rc < 0)
             goto done;
@@ -702,7 +835,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
              * is that close to the start, cross it with a step of twice the distance,
              * short enough for any error, and cut that step at the switch. */
             double th;
-            if ((rc = switching_root(&r, t, h, &th)) != MB_OK)
+            if ((rc = switching_root(&r, t, h, accepted, &th)) != MB_OK)
                 goto done;
             if (th > 0.0) {
                 double d = th * fabs(h), ulp = DBL_EPSILON * fmax(fabs(t), fabs(t_new)), h_try;
@@ -817,6 +950,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
         /* advance */
         double *tmp = r.y; r.y = r.y_new; r.y_new = tmp;
         t = t_end;
+        r.h_bound_ok = 0;
         if (s->f1_ok) {
             tmp = r.f0; r.f0 = r.f1; r.f1 = tmp;
             s->f0 = r.f0; s->f1 = r.f1;
