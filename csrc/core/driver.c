@@ -40,6 +40,7 @@ typedef struct run {
     int dense_ok;           /* the dense output of the current attempt is built */
     double h_bound;         /* the problem's step bound at the current point (t, y) */
     int h_bound_ok;         /* h_bound is that of the current point */
+    int deriv_ok;           /* the polynomial in C is that of the step ending at (t, y) */
 } run;
 
 static int ensure_f0(run *r, double t)
@@ -61,11 +62,26 @@ static int step_bound_at(run *r, double t, double *h_max)
     if (!r->p->step_bound)
         return MB_OK;
     if (!r->h_bound_ok) {
-        int rc = ensure_f0(r, t);
-        if (rc != MB_OK)
-            return rc;
+        const double *f = r->f0;
+        if (!r->s.f0_ok && r->deriv_ok && r->dense_deg >= 1) {
+            /* a method that does not need f(t, y) (bdf): the derivative of the last
+             * step's interpolant at its end, f to the method's Newton tolerance,
+             * instead of an evaluation of f per step */
+            ptrdiff_t n = r->n;
+            for (ptrdiff_t i = 0; i < n; i++) {
+                double v = 0.0;
+                for (int k = r->dense_deg; k >= 1; k--)
+                    v += k * r->C[(ptrdiff_t)k * n + i];
+                r->f_mid[i] = v / r->h_dense;
+            }
+            f = r->f_mid;
+        } else {
+            int rc = ensure_f0(r, t);
+            if (rc != MB_OK)
+                return rc;
+        }
         double hb = INFINITY;
-        rc = r->p->step_bound(t, r->y, r->f0, &hb, r->p->ctx);
+        int rc = r->p->step_bound(t, r->y, f, &hb, r->p->ctx);
         if (rc != 0)
             return mb_fail(&r->s, rc == MB_ERR_CALLBACK ? rc : MB_ERR_RHS_FAIL,
                            "The step bound of the problem failed (code %d) at t = %.17g.", rc,
@@ -951,6 +967,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
         double *tmp = r.y; r.y = r.y_new; r.y_new = tmp;
         t = t_end;
         r.h_bound_ok = 0;
+        r.deriv_ok = r.dense_ok && !r.record && t_end == t_new && !cut;
         if (s->f1_ok) {
             tmp = r.f0; r.f0 = r.f1; r.f1 = tmp;
             s->f0 = r.f0; s->f1 = r.f1;

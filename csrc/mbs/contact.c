@@ -140,7 +140,9 @@ int mb_contact_eval(const mb_planar_force *F, double t, const mb_pair *p, unsign
  * Cost: a few dozen flops per contact and step, without evaluations of f. */
 
 static const double CCD_MARGIN = 0.1;     /* near misses within MARGIN R end a step */
-static const double CCD_IN_CONTACT = 0.5; /* relative displacement per step in contact / R */
+static const double CCD_DEPTH = 0.25;     /* a step ends at most DEPTH R deep in a contact */
+static const double CCD_IN_CONTACT = 0.5; /* relative displacement per step in contact, as a
+                                           * fraction of max(|d|, DEPTH R) */
 
 static double dot2(const double a[2], const double b[2]) { return a[0] * b[0] + a[1] * b[1]; }
 
@@ -197,6 +199,51 @@ static int distance_minima(const double d0[2], const double v[2], const double a
     return n;
 }
 
+/* the first root tau > 0 of a tau^2 + b tau + c (c > 0); +inf when there is none */
+static double first_root(double a, double b, double c)
+{
+    if (a == 0.0)
+        return b < 0.0 ? c / -b : INFINITY;
+    double disc = b * b - 4.0 * a * c;
+    if (disc < 0.0)
+        return INFINITY;
+    double w = -0.5 * (b + copysign(sqrt(disc), b));  /* roots w / a and c / w */
+    double r1 = w / a, r2 = w != 0.0 ? c / w : INFINITY;
+    double lo = fmin(r1, r2), hi = fmax(r1, r2);
+    return lo > 0.0 ? lo : hi > 0.0 ? hi : INFINITY;
+}
+
+/* d = d0 + v tau + a tau^2 / 2 */
+static void displaced(const double d0[2], const double v[2], const double a[2], double tau,
+                      double d[2])
+{
+    d[0] = d0[0] + tau * (v[0] + 0.5 * tau * a[0]);
+    d[1] = d0[1] + tau * (v[1] + 0.5 * tau * a[1]);
+}
+
+/* The time in (0, tm] at which |d(tau)| first falls to rho, tm a local minimum of
+ * |d| with the first entry into |d| < (1 + MARGIN) R on its way (|d| decreases from
+ * the last local maximum before tm, and nowhere before is it as small): tm when
+ * |d(tm)| >= rho, else the crossing, by bisection. */
+static double depth_time(const double d0[2], const double v[2], const double a[2], double tm,
+                         double rho)
+{
+    double d[2];
+    displaced(d0, v, a, tm, d);
+    if (dot2(d, d) >= rho * rho)
+        return tm;
+    double lo = 0.0, hi = tm;
+    for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
+        double mid = 0.5 * (lo + hi);
+        displaced(d0, v, a, mid, d);
+        if (dot2(d, d) > rho * rho)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* world position, velocity and acceleration of the point s on pair member o (0: i,
  * 3: j); p holds q and q', acc the local q'' */
 static void point_motion(const mb_pair *p, const double acc[6], int o, const double s[2],
@@ -221,12 +268,17 @@ double mb_contact_step_bound(const mb_planar_force *F, const mb_pair *p, const d
         point_motion(p, acc, o, o == 0 ? F->si : F->sj, P, V, A);
         double x[2] = {P[0] - F->p0[0], P[1] - F->p0[1]};
         double c0 = dot2(x, F->nrm) - r, vn = dot2(V, F->nrm), an = dot2(A, F->nrm);
-        if (!(c0 > 0.0) || !(vn < 0.0) || !(an > 0.0))
-            return INFINITY;
-        double ts = -vn / an;
-        if (c0 + 0.5 * vn * ts >= CCD_MARGIN * r)  /* lowest clearance c0 - vn^2 / (2 an) */
-            return INFINITY;
-        return fmax(ts, travel_time(0.5 * c0, -vn, an));
+        if (!(c0 > 0.0))
+            return INFINITY;  /* in contact */
+        double h_safe = travel_time(0.5 * c0, fabs(vn), fabs(an));
+        /* a circle: reaching the depth DEPTH r */
+        double td = r > 0.0 ? first_root(0.5 * an, vn, c0 + CCD_DEPTH * r) : INFINITY;
+        if (td < INFINITY)
+            return fmax(td, h_safe);
+        /* a point dipping in and out: its lowest clearance c0 - vn^2 / (2 an) */
+        if (vn < 0.0 && an > 0.0 && c0 + 0.5 * vn * (-vn / an) < CCD_MARGIN * r)
+            return fmax(-vn / an, h_safe);
+        return INFINITY;
     }
     double R = F->ri + F->rj;
     if (!(R > 0.0))
@@ -238,14 +290,18 @@ double mb_contact_step_bound(const mb_planar_force *F, const mb_pair *p, const d
            a[2] = {Aj[0] - Ai[0], Aj[1] - Ai[1]};
     double dist = sqrt(dot2(d0, d0)), vs = sqrt(dot2(v, v)), as = sqrt(dot2(a, a));
     if (!(dist > R))
-        return travel_time(CCD_IN_CONTACT * R, vs, as);
+        return travel_time(CCD_IN_CONTACT * fmax(dist, CCD_DEPTH * R), vs, as);
     double tm[2];
     int nm = distance_minima(d0, v, a, tm);
     for (int k = 0; k < nm; k++) {
-        double d[2] = {d0[0] + tm[k] * (v[0] + 0.5 * tm[k] * a[0]),
-                       d0[1] + tm[k] * (v[1] + 0.5 * tm[k] * a[1])};
-        if (dot2(d, d) < (1.0 + CCD_MARGIN) * (1.0 + CCD_MARGIN) * R * R)
-            return fmax(tm[k], travel_time(0.5 * (dist - R), vs, as));
+        double d[2];
+        displaced(d0, v, a, tm[k], d);
+        if (!(dot2(d, d) < (1.0 + CCD_MARGIN) * (1.0 + CCD_MARGIN) * R * R))
+            continue;
+        /* end no deeper than DEPTH R: a step must not end near the centres' crossing
+         * (where the direction of the contact force is undefined) */
+        double te = depth_time(d0, v, a, tm[k], R * (1.0 - CCD_DEPTH));
+        return fmax(te, travel_time(0.5 * (dist - R), vs, as));
     }
     return INFINITY;
 }

@@ -312,6 +312,9 @@ typedef struct loop_state {
     ptrdiff_t next_eval;   /* first t_eval not yet stored */
     long processed;        /* number of internal steps recorded */
     double *C;             /* (SUN_MAX_DEG + 1) * n dense coefficients */
+    double t_stop;         /* the stop time of the next internal step */
+    double bound_floor;    /* smallest step bound used (grows when SUNDIALS stops
+                            * at an intermediate stop time without a step) */
 } loop_state;
 
 static int query_fail(sun_run *r, int flag, const char *what)
@@ -415,6 +418,59 @@ static int failure(sun_run *r, int flag)
     return st;
 }
 
+/* The problem's step bound (problem.h) at the integrator's current internal point
+ * tn (ahead of the last output after a root return): the next internal step ends at
+ * tn + bound at the latest.  It is imposed as the stop time, which CVODE, IDA and
+ * ARKODE honour from the next step on (SetMaxStep would act only on the steps after
+ * it).  f(tn, y) is the derivative of the integrator's interpolant at tn (f itself
+ * for ARKODE's Hermite interpolant; the corrector's y' for CVODE and IDA, equal to f
+ * to the Newton tolerance), which saves an evaluation of f per step; only before the
+ * first step is f evaluated (counted in nfev).  Sets ls->t_stop. */
+static int bound_next_step(sun_run *r, double tf, loop_state *ls)
+{
+    const sun_api *a = r->b->api;
+    const mb_problem *p = r->p;
+    double tn = r->t0, hu = 0.0;
+    const double *y = N_VGetArrayPointer(r->y);
+    double *f = r->f;
+    int flag, rc = 0;
+    if (r->res->stats.nsteps > 0) {
+        flag = a->get_current_time(r->mem, &tn);
+        if (flag >= 0)
+            flag = a->get_last_step(r->mem, &hu);
+        if (flag >= 0)
+            flag = a->get_dky(r->mem, tn, 0, r->v1);
+        if (flag >= 0)
+            flag = a->get_dky(r->mem, tn, 1, r->v2);
+        if (flag < 0)
+            return query_fail(r, flag, "the state at the current time");
+        y = N_VGetArrayPointer(r->v1);
+        f = N_VGetArrayPointer(r->v2);
+    } else {
+        rc = p->rhs(tn, y, f, p->ctx);
+        r->extra_nfev++;
+        if (mb_sun_check(r, rc, tn, f, (ptrdiff_t)r->n, "right-hand side", "component") != 0)
+            rc = rc ? rc : MB_ERR_RHS_FAIL;
+    }
+    double hb = INFINITY;
+    if (rc == 0)
+        rc = p->step_bound(tn, y, f, &hb, p->ctx);
+    if (r->cb_status)
+        return r->cb_status;
+    if (rc != 0 || !(hb > 0)) {
+        snprintf(r->res->message, sizeof r->res->message,
+                 "The step bound of the problem failed (code %d, bound %g) at t = %.17g.", rc,
+                 hb, tn);
+        return rc == MB_ERR_CALLBACK ? rc : MB_ERR_RHS_FAIL;
+    }
+    /* well above the integrator's round-off test of the stop time (100 eps (|tn| + |h|)) */
+    double floor = fmax(ls->bound_floor, 1e3 * DBL_EPSILON * (fabs(tn) + fabs(hu)));
+    double ts = tn + r->dir * fmax(hb, floor);
+    ls->t_stop = r->dir * (ts - tf) < 0 ? ts : tf;
+    flag = a->set_stop_time(r->mem, ls->t_stop);
+    return flag < 0 ? query_fail(r, flag, "SetStopTime") : MB_OK;
+}
+
 static int output_loop(sun_run *r, double t0, double tf, loop_state *ls)
 {
     const mb_options *o = r->o;
@@ -435,12 +491,26 @@ static int output_loop(sun_run *r, double t0, double tf, loop_state *ls)
                      t);
             return mrc;
         }
+        if (r->p->step_bound && r->p->rhs) {
+            int rc = bound_next_step(r, tf, ls);
+            if (rc != MB_OK)
+                return rc;
+        }
         double t_ret = t;
         int flag = r->b->evolve(r, tf, &t_ret);
         if (flag < 0)
             return failure(r, flag);
         stats(r, &res->stats);
         long nst = res->stats.nsteps;
+        if (flag == SUN_TSTOP_RETURN && ls->t_stop != tf) {
+            /* the step bound's stop time: an ordinary step end, not the end of the run */
+            if (nst == ls->processed) {  /* stopped without a step: bound too close */
+                ls->bound_floor = fmax(16.0 * ls->bound_floor,
+                                       1e6 * DBL_EPSILON * fmax(fabs(t_ret), fabs(t_ret - t)));
+                continue;
+            }
+            flag = 0;
+        }
         t = t_ret;
         if (flag == SUN_ROOT_RETURN) {
             int terminated, rc = roots_found(r, t_ret, &terminated);
@@ -538,7 +608,7 @@ static int run(const mb_sundials_method *m, const mb_problem *p, const mb_dae_op
 {
     sun_run r;
     memset(&r, 0, sizeof r);
-    loop_state ls = {0, 0, NULL};
+    loop_state ls = {0, 0, NULL, tf, 0.0};
     ptrdiff_t ne = o->n_events > 0 ? o->n_events : 0;
     int rc = mb_result_init(res, p->n, ne);
     res->status = MB_OK;
