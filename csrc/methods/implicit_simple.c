@@ -8,7 +8,8 @@
  *     G(z) = z - h (1 - g) f_n - h g f(t_{n+1}, y_n + z) = 0,
  * iteration matrix I - h g J, under the shared monitor (linalg/newton.h; tolerance
  * max(10 eps / rtol, min(0.03, sqrt(rtol))) in the run's weighted RMS norm, at most
- * 7 iterations).  Predictor: the linearly implicit step z = (I - h g J)^{-1} h f_n
+ * 7 iterations; a first correction above the tolerance is never accepted on the
+ * previous solve's rate alone).  Predictor: the linearly implicit step z = (I - h g J)^{-1} h f_n
  * (one Rosenbrock-Euler step; the explicit-Euler predictor h f_n throws stiff
  * components far off the slow manifold and made Newton fail on Robertson).
  * J is evaluated at the step's start with f_n (no extra evaluation) and kept across
@@ -132,6 +133,14 @@ static int newton(mb_stepper *s, theta_state *st, double tn, const double *y, do
         mb_lu_solve(n, mat_LU(s), n, ipiv(s), dz, 1);
         double nrm = mb_norm(s, dz, y, NULL);
         int status = mb_newton_check(&st->nw, nrm);
+        /* The first correction is accepted on the previous solve's contraction rate,
+         * which says nothing about a correction larger than the tolerance itself: a
+         * step that ends inside a stiff contact its J does not know (a penalty spring
+         * entered during the step) made a huge first correction, accepted as converged,
+         * and returned a non-solution with an error estimate of 0.  Such a correction
+         * needs a second iteration to measure the rate. */
+        if (status == MB_NEWTON_CONVERGED && it == 0 && nrm > 1.0)
+            status = MB_NEWTON_CONTINUE;
         if (status == MB_NEWTON_FAILED)
             return 0;
         for (ptrdiff_t i = 0; i < n; i++) {
