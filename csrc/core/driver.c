@@ -63,7 +63,7 @@ static int step_bound_at(run *r, double t, double *h_max)
         return MB_OK;
     if (!r->h_bound_ok) {
         const double *f = r->f0;
-        if (!r->s.f0_ok && r->deriv_ok && r->dense_deg >= 1) {
+        if (!r->s.f0_ok && !(r->m->flags & MB_USES_F0) && r->deriv_ok && r->dense_deg >= 1) {
             /* a method that does not need f(t, y) (bdf): the derivative of the last
              * step's interpolant at its end, f to the method's Newton tolerance,
              * instead of an evaluation of f per step */

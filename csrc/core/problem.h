@@ -51,10 +51,10 @@ typedef struct mb_problem {
     const unsigned char *jac_sparsity; /* n x n column-major pattern or NULL (dense) */
     mb_res_fn res;      /* residual view F(t, y, y') = 0 or NULL */
     mb_project_fn project; /* called on y after each accepted step, or NULL */
-    mb_step_bound_fn step_bound; /* largest admissible step from (t, y), or NULL */
     void *ctx;          /* user data for all callbacks */
     int jac_constant;   /* jac returns one constant matrix: copying it is no Jacobian
                          * evaluation (not counted in njev, as SciPy) */
+    mb_step_bound_fn step_bound; /* largest admissible step from (t, y), or NULL */
 } mb_problem;
 
 #endif

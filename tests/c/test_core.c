@@ -551,6 +551,113 @@ static void test_guards(void)
     mb_result_free(&r);
 }
 
+/* ---- a switching event entered and left within one step ----
+ * y' = v (every method is exact: the steps grow as they like); the switching event
+ * g = w - |y - c| is positive in the slab |y - c| < w (a penalty contact passed
+ * through, LLM section 3; scipy#9228).  A step that jumps the slab has g < 0 at both
+ * ends. */
+typedef struct slab {
+    double c, w, v;
+    int calls, f_ok;
+} slab;
+
+static int f_slab(double t, const double *y, double *yd, void *ctx)
+{
+    (void)t; (void)y;
+    yd[0] = ((const slab *)ctx)->v;
+    return 0;
+}
+
+static int ev_slab(double t, const double *y, double *g, void *ctx)
+{
+    (void)t;
+    const slab *s = ctx;
+    g[0] = s->w - fabs(y[0] - s->c);
+    return 0;
+}
+
+/* continuous collision detection for the slab: before it, the step ends at its middle */
+static int bound_slab(double t, const double *y, const double *f, double *h_max, void *ctx)
+{
+    (void)t;
+    slab *s = ctx;
+    s->calls++;
+    if (fabs(f[0] - s->v) > 1e-12)
+        s->f_ok = 0;
+    *h_max = y[0] < s->c - s->w ? (s->c - y[0]) / s->v : INFINITY;
+    return 0;
+}
+
+/* run over [0, 1] from y = 0; fixed > 0: fixed step; returns the number of slab
+ * events (entry and exit), their times in te[2] */
+static ptrdiff_t run_slab(const char *name, slab *s, int with_bound, double fixed, double *te,
+                          mb_result *r)
+{
+    const mb_method *m = mb_method_find(name);
+    mb_problem p = {.n = 1, .rhs = f_slab, .ctx = s};
+    if (with_bound)
+        p.step_bound = bound_slab;
+    double atol[1] = {1e-10}, y0[1] = {0.0};
+    int sw[1] = {1};
+    mb_options o = defaults(atol, 1e-8);
+    o.first_step = 1.0;  /* a first step over the whole span */
+    o.h = fixed;
+    o.events = ev_slab;
+    o.event_ctx = s;
+    o.n_events = 1;
+    o.switching = sw;
+    s->calls = 0;
+    s->f_ok = 1;
+    mb_driver_run(m, &p, 0.0, 1.0, y0, &o, r);
+    ptrdiff_t k = r->ev_count[0];
+    for (ptrdiff_t i = 0; i < k && i < 2; i++)
+        te[i] = r->ev_t[0][i];
+    return k;
+}
+
+static void test_switch_within_a_step(void)
+{
+    mb_result r;
+    double te[2] = {0, 0};
+    /* a slab across theta = 1/2 of the step: found by the interior samples alone */
+    slab wide = {0.5, 0.1, 1.0, 0, 1};
+    ptrdiff_t k = run_slab("dopri5", &wide, 0, 0.0, te, &r);
+    CHECK(r.status == MB_OK && k == 2 && fabs(te[0] - 0.4) < 1e-12 && fabs(te[1] - 0.6) < 1e-12,
+          "switching event inside one step found by the samples (%td roots, %.15g, %.15g)", k,
+          te[0], te[1]);
+    mb_result_free(&r);
+    /* a slab between two samples (theta 1/2 and 5/8) is missed without the bound ... */
+    slab thin = {0.53, 0.005, 1.0, 0, 1};
+    k = run_slab("dopri5", &thin, 0, 0.0, te, &r);
+    CHECK(k == 0, "a slab between the samples: missed without a step bound (%td roots)", k);
+    mb_result_free(&r);
+    /* ... and found with it, the bound evaluated once per point with f = f(t, y) */
+    const char *names[] = {"dopri5", "radau_iia", "bdf", "llm"};
+    for (int i = 0; i < 4; i++) {
+        k = run_slab(names[i], &thin, 1, 0.0, te, &r);
+        CHECK(r.status == MB_OK && k == 2 && fabs(te[0] - 0.525) < 1e-10 &&
+                  fabs(te[1] - 0.535) < 1e-10 && thin.calls <= r.stats.nsteps && thin.f_ok,
+              "%s with the step bound: the thin slab found (%td roots, %.12g, %.12g; %d "
+              "bounds for %ld steps; status %d, f ok %d)", names[i], k, te[0], te[1], thin.calls,
+              r.stats.nsteps, r.status, thin.f_ok);
+        mb_result_free(&r);
+    }
+    /* fixed steps of 0.25: steps off the grid end inside the slab; the grid is kept */
+    slab fx = {0.6, 0.005, 1.0, 0, 1};
+    k = run_slab("rk4", &fx, 1, 0.25, te, &r);
+    int grid = 0;
+    for (ptrdiff_t i = 0; i < r.nt; i++)
+        for (int g = 0; g <= 4; g++)
+            grid += fabs(r.t[i] - 0.25 * g) < 1e-15;
+    CHECK(r.status == MB_OK && k == 2 && fabs(te[0] - 0.595) < 1e-10 && grid == 5,
+          "fixed steps with the bound: the slab found (%td roots), %d of 5 grid points kept", k,
+          grid);
+    mb_result_free(&r);
+    k = run_slab("rk4", &fx, 0, 0.25, te, &r);
+    CHECK(k == 0, "fixed steps without the bound: the slab jumped (%td roots)", k);
+    mb_result_free(&r);
+}
+
 int main(void)
 {
     test_tableau(&mb_erk_euler, &mb_method_euler);
@@ -563,6 +670,7 @@ int main(void)
     test_orders();
     test_adaptive();
     test_events();
+    test_switch_within_a_step();
     test_failures();
     test_work_extremes();
     test_guards();
