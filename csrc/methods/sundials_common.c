@@ -313,6 +313,7 @@ typedef struct loop_state {
     long processed;        /* number of internal steps recorded */
     double *C;             /* (SUN_MAX_DEG + 1) * n dense coefficients */
     double t_stop;         /* the stop time of the next internal step */
+    int stopped;           /* the last step ended at a stop time of the step bound */
     double bound_floor;    /* smallest step bound used (grows when SUNDIALS stops
                             * at an intermediate stop time without a step) */
 } loop_state;
@@ -422,7 +423,11 @@ static int failure(sun_run *r, int flag)
  * tn (ahead of the last output after a root return): the next internal step ends at
  * tn + bound at the latest.  It is imposed as the stop time, which CVODE, IDA and
  * ARKODE honour from the next step on (SetMaxStep would act only on the steps after
- * it).  f(tn, y) is the derivative of the integrator's interpolant at tn (f itself
+ * it).  A stop time that the step does not reach also shortens the step after it (to
+ * the distance left), so it is set only when the next step may be longer than the
+ * bound: before the first step, right after a step that ended at such a stop time
+ * (the size the integrator then reports for its next step is the shortened one, not
+ * the one it takes), or when the size it reports is longer.  f(tn, y) is the derivative of the integrator's interpolant at tn (f itself
  * for ARKODE's Hermite interpolant; the corrector's y' for CVODE and IDA, equal to f
  * to the Newton tolerance), which saves an evaluation of f per step; only before the
  * first step is f evaluated (counted in nfev).  Sets ls->t_stop. */
@@ -463,10 +468,14 @@ static int bound_next_step(sun_run *r, double tf, loop_state *ls)
                  hb, tn);
         return rc == MB_ERR_CALLBACK ? rc : MB_ERR_RHS_FAIL;
     }
+    double h_next = INFINITY;  /* unknown: before the first step, after a stop */
+    if (r->res->stats.nsteps > 0 && !ls->stopped &&
+        (flag = a->get_current_step(r->mem, &h_next)) < 0)
+        return query_fail(r, flag, "the next step size");
     /* well above the integrator's round-off test of the stop time (100 eps (|tn| + |h|)) */
     double floor = fmax(ls->bound_floor, 1e3 * DBL_EPSILON * (fabs(tn) + fabs(hu)));
     double ts = tn + r->dir * fmax(hb, floor);
-    ls->t_stop = r->dir * (ts - tf) < 0 ? ts : tf;
+    ls->t_stop = fabs(h_next) > hb && r->dir * (ts - tf) < 0 ? ts : tf;
     flag = a->set_stop_time(r->mem, ls->t_stop);
     return flag < 0 ? query_fail(r, flag, "SetStopTime") : MB_OK;
 }
@@ -502,7 +511,8 @@ static int output_loop(sun_run *r, double t0, double tf, loop_state *ls)
             return failure(r, flag);
         stats(r, &res->stats);
         long nst = res->stats.nsteps;
-        if (flag == SUN_TSTOP_RETURN && ls->t_stop != tf) {
+        ls->stopped = flag == SUN_TSTOP_RETURN && ls->t_stop != tf;
+        if (ls->stopped) {
             /* the step bound's stop time: an ordinary step end, not the end of the run */
             if (nst == ls->processed) {  /* stopped without a step: bound too close */
                 ls->bound_floor = fmax(16.0 * ls->bound_floor,
@@ -608,7 +618,7 @@ static int run(const mb_sundials_method *m, const mb_problem *p, const mb_dae_op
 {
     sun_run r;
     memset(&r, 0, sizeof r);
-    loop_state ls = {0, 0, NULL, tf, 0.0};
+    loop_state ls = {0, 0, NULL, tf, 0, 0.0};
     ptrdiff_t ne = o->n_events > 0 ? o->n_events : 0;
     int rc = mb_result_init(res, p->n, ne);
     res->status = MB_OK;

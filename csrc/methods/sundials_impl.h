@@ -43,6 +43,7 @@ typedef struct sun_api {
     int (*get_dky)(void *mem, realtype t, int k, N_Vector dky);
     int (*get_current_time)(void *mem, realtype *t);
     int (*get_last_step)(void *mem, realtype *h);
+    int (*get_current_step)(void *mem, realtype *h);  /* the next step's size */
     int (*get_last_order)(void *mem, int *q);  /* NULL: the interpolant has degree `degree` */
     int (*get_root_info)(void *mem, int *found);
     int (*get_err_weights)(void *mem, N_Vector ewt);
@@ -72,6 +73,7 @@ typedef struct sun_api {
     .set_root_direction = P##SetRootDirection,                                                 \
     .set_no_inactive_root_warn = P##SetNoInactiveRootWarn, .get_dky = P##GetDky,               \
     .get_current_time = P##GetCurrentTime, .get_last_step = P##GetLastStep,                    \
+    .get_current_step = P##GetCurrentStep,                                                     \
     .get_root_info = P##GetRootInfo, .get_err_weights = P##GetErrWeights,                      \
     .get_est_local_errors = P##GetEstLocalErrors, .get_num_steps = P##GetNumSteps,             \
     .get_num_err_test_fails = P##GetNumErrTestFails, .free = P##Free

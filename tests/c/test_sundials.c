@@ -11,7 +11,9 @@
  * (e) the analytic Jacobian is used (fewer f evaluations than difference
  *     quotients), arkode fixed steps converge with order 4;
  * (f) IDA with a singular mass matrix and on a residual problem: inconsistent
- *     initial values are corrected by IDACalcIC; backward integration.
+ *     initial values are corrected by IDACalcIC; backward integration;
+ * (g) the problem's step bound: no internal step longer, a thin slab that a step
+ *     jumps is found by the root finding.
  * Prints one line per check and "N passed, M failed". */
 #include <math.h>
 #include <stdio.h>
@@ -432,6 +434,91 @@ static void test_ida(void)
     }
 }
 
+/* ---- (g) the problem's step bound (continuous collision detection) ----
+ * y' = 1 through the slab |y - 0.53| < 0.005: the bound ends the step at the slab's
+ * middle while before it (the integrator's steps then grow freely: y is linear).
+ * The bound becomes the stop time of the next internal step; SUNDIALS' root finding
+ * then sees g = w - |y - c| change sign at both sides of the slab. */
+static int rhs_one(double t, const double *y, double *ydot, void *ctx)
+{
+    (void)t; (void)y; (void)ctx;
+    ydot[0] = 1.0;
+    return 0;
+}
+
+static int ev_thin_slab(double t, const double *y, double *g, void *ctx)
+{
+    (void)t; (void)ctx;
+    g[0] = 0.005 - fabs(y[0] - 0.53);
+    return 0;
+}
+
+static int bound_thin_slab(double t, const double *y, const double *f, double *h_max,
+                           void *ctx)
+{
+    (void)t;
+    int *calls = ctx;
+    (*calls)++;
+    *h_max = y[0] < 0.525 && f[0] > 0 ? (0.53 - y[0]) / f[0] : INFINITY;
+    return 0;
+}
+
+static int bound_const(double t, const double *y, const double *f, double *h_max, void *ctx)
+{
+    (void)t; (void)y; (void)f; (void)ctx;
+    *h_max = 0.1;
+    return 0;
+}
+
+static void test_step_bound(void)
+{
+    for (size_t k = 0; k < N_NAMES; k++) {
+        const char *name = NAMES[k];
+        double atol[1] = {1e-10}, y0[1] = {0.0};
+        int calls = 0;
+        mb_options o;
+        mb_result res;
+        default_opts(&o, 1e-8, atol);
+        o.events = ev_thin_slab;
+        o.n_events = 1;
+        mb_problem p = {0};
+        p.n = 1;
+        p.rhs = rhs_one;
+        p.ctx = &calls;
+        int rc0 = mb_sundials_run(name, &p, 0.0, 1.0, y0, &o, &res);
+        ptrdiff_t missed = res.ev_count[0];
+        mb_result_free(&res);
+        p.step_bound = bound_thin_slab;
+        int rc = mb_sundials_run(name, &p, 0.0, 1.0, y0, &o, &res);
+        int found = res.ev_count[0] == 2 && fabs(res.ev_t[0][0] - 0.525) < 1e-8 &&
+                    fabs(res.ev_t[0][1] - 0.535) < 1e-8;
+        CHECK(rc0 == MB_OK && missed == 0 && rc == MB_OK && found && calls > 0 &&
+                  res.t[res.nt - 1] == 1.0,
+              "%s: the thin slab is jumped without the bound (%td roots), found with it "
+              "(%td roots; %d bounds, %ld steps)", name, missed, res.ev_count[0], calls,
+              res.stats.nsteps);
+        mb_result_free(&res);
+        /* a constant bound: no step longer (they grow to 1 and more without it), every
+         * step recorded up to tf */
+        o.events = NULL;
+        o.n_events = 0;
+        double hmax[2] = {0.0, 0.0};
+        for (int with = 0; with < 2; with++) {
+            p.step_bound = with ? bound_const : NULL;
+            rc = mb_sundials_run(name, &p, 0.0, 5.0, y0, &o, &res);
+            for (ptrdiff_t i = 0; i < res.n_hist; i++)
+                hmax[with] = fmax(hmax[with], res.hist_h[i]);
+            if (with)
+                CHECK(rc == MB_OK && hmax[0] > 0.5 && hmax[1] <= 0.1 * (1 + 1e-12) &&
+                          hmax[1] > 0.09 && res.nt == res.stats.nsteps + 1 &&
+                          res.t[res.nt - 1] == 5.0 && fabs(res.y[res.nt - 1] - 5.0) < 1e-9,
+                      "%s: steps within a constant bound 0.1 (longest %.17g, %.3g without "
+                      "it; %ld steps)", name, hmax[1], hmax[0], res.stats.nsteps);
+            mb_result_free(&res);
+        }
+    }
+}
+
 int main(void)
 {
     test_accuracy();
@@ -440,5 +527,6 @@ int main(void)
     test_failures();
     test_jacobian_and_fixed();
     test_ida();
+    test_step_bound();
     return check_summary();
 }
