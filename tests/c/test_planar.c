@@ -651,6 +651,138 @@ static void test_tsda_sign_and_mech(void)
     CHECK(Q2[0] == Q[0], "mb_mech forces = mb_planar_forces");
 }
 
+/* ---- continuous collision detection: the step bound against closed forms ---- */
+
+/* relative error, with inf == inf */
+static double rel_err(double a, double b)
+{
+    if (isinf(a) || isinf(b))
+        return a == b ? 0.0 : INFINITY;
+    return fabs(a - b) / fabs(b);
+}
+
+/* bound of a model of circles i (at qi, radius 0.1) and j (body 1 or the ground) */
+static double circles_bound(int j_ground, const double qj[3], const double vj[3],
+                            const double aj[3], const double sj[2])
+{
+    tmodel T;
+    tm_init(&T, 2);
+    mb_planar_force *F = tm_force(&T, MB_FORCE_CONTACT_CIRCLES, 0, j_ground ? -1 : 1);
+    F->ri = F->rj = 0.1;
+    F->K = 1e5;
+    if (sj) {
+        F->sj[0] = sj[0];
+        F->sj[1] = sj[1];
+    }
+    double q[6] = {0, 0, 0.3, qj[0], qj[1], qj[2]}, qd[6] = {0, 0, 0, vj[0], vj[1], vj[2]};
+    double qdd[6] = {0, 0, 0, aj[0], aj[1], aj[2]}, h = -1;
+    if (j_ground) {  /* the circle sits on body 0 instead: swap roles, ground circle at qj */
+        F->i = -1;
+        F->j = 0;
+        F->si[0] = qj[0];
+        F->si[1] = qj[1];
+        memcpy(q, (double[6]){0, 0, 0.3, 0, 0, 0}, sizeof q);
+        for (int k = 0; k < 3; k++) { qd[k] = -vj[k]; qdd[k] = -aj[k]; }
+    }
+    int rc = mb_planar_step_bound(&T.m, 0.0, q, qd, qdd, &h);
+    return rc == MB_OK ? h : NAN;
+}
+
+static void test_step_bound(void)
+{
+    const double g = 9.81, R = 0.2, z[3] = {0, 0, 0};
+    /* head-on at 2 m/s from 1 m: the step ends where |d| = 3/4 R */
+    double h = circles_bound(0, (double[3]){1, 0, 0}, (double[3]){-2, 0, 0}, z, NULL);
+    CHECK(rel_err(h, (1 - 0.75 * R) / 2) < 1e-12, "step bound: head-on, %.15g = (1 - 3R/4)/v", h);
+    /* the same against a circle of the ground (roles swapped, relative motion equal) */
+    double hg = circles_bound(1, (double[3]){1, 0, 0}, (double[3]){-2, 0, 0}, z, NULL);
+    CHECK(rel_err(hg, h) < 1e-12, "step bound: a ground circle gives the same (%.15g)", hg);
+    /* falling from rest onto a circle below, a = -g: 1 - g tau^2 / 2 = 3/4 R */
+    h = circles_bound(0, (double[3]){0, 1, 0}, z, (double[3]){0, -g, 0}, NULL);
+    double tf = sqrt(2 * (1 - 0.75 * R) / g);
+    CHECK(rel_err(h, tf) < 1e-9, "step bound: falling from rest, %.15g = sqrt(2 (1 - 3R/4) / g)", h);
+    /* thrown up against gravity: the model turns back before the contact (no bound),
+     * or reaches it and returns (the bound at 3/4 R on the way in) */
+    h = circles_bound(0, (double[3]){0, 1, 0}, (double[3]){0, -2, 0}, (double[3]){0, 3, 0}, NULL);
+    CHECK(isinf(h), "step bound: decelerated before the contact (%g)", h);
+    h = circles_bound(0, (double[3]){0, 1, 0}, (double[3]){0, -4, 0}, (double[3]){0, 3, 0}, NULL);
+    double tq = (4 - sqrt(16 - 2 * 3 * (1 - 0.75 * R))) / 3;  /* 1 - 4 t + 3/2 t^2 = 3R/4 */
+    CHECK(rel_err(h, tq) < 1e-9, "step bound: decelerated pass, %.15g = %.15g", h, tq);
+    /* oblique passes, impact parameter b: the closest approach tau = 0.5 when
+     * 3/4 R <= b < 1.1 R, the depth 3/4 R when b < 3/4 R, no bound when b >= 1.1 R */
+    h = circles_bound(0, (double[3]){1, 0.17, 0}, (double[3]){-2, 0, 0}, z, NULL);
+    CHECK(rel_err(h, 0.5) < 1e-12, "step bound: pass at b = 0.85 R ends at the closest point (%.15g)", h);
+    h = circles_bound(0, (double[3]){1, 0.21, 0}, (double[3]){-2, 0, 0}, z, NULL);
+    CHECK(rel_err(h, 0.5) < 1e-12, "step bound: near miss at b = 1.05 R too (%.15g)", h);
+    h = circles_bound(0, (double[3]){1, 0.23, 0}, (double[3]){-2, 0, 0}, z, NULL);
+    CHECK(isinf(h), "step bound: a miss at b = 1.15 R is not bounded (%g)", h);
+    h = circles_bound(0, (double[3]){1, 0.1, 0}, (double[3]){-2, 0, 0}, z, NULL);
+    double te = (1 - sqrt(0.75 * R * 0.75 * R - 0.01)) / 2;
+    CHECK(rel_err(h, te) < 1e-9, "step bound: pass at b = R/2 ends 3/4 R from the centre (%.15g)", h);
+    h = circles_bound(0, (double[3]){1, 0, 0}, (double[3]){2, 0, 0}, z, NULL);
+    CHECK(isinf(h), "step bound: receding pair, no bound (%g)", h);
+    /* in contact: relative displacement half of max(|d|, R/4) */
+    h = circles_bound(0, (double[3]){0.18, 0, 0}, (double[3]){-1, 0, 0}, z, NULL);
+    CHECK(rel_err(h, 0.09) < 1e-12, "step bound: in contact, |v| h = |d| / 2 (%.15g)", h);
+    h = circles_bound(0, (double[3]){0.01, 0, 0}, (double[3]){-1, 0, 0}, z, NULL);
+    CHECK(rel_err(h, 0.025) < 1e-12, "step bound: near the centre, |v| h = R / 8 (%.15g)", h);
+    /* a circle off the centre of a rotating body: the same bound as the translating
+     * circle with the point's velocity omega perp(A s) and acceleration -omega^2 A s */
+    /* phi = pi/2: A s = (0, 0.5), the circle at (0.6, 0.1); omega = 2: velocity
+     * (-1, 0) + 2 (-0.5, 0), acceleration -4 (0, 0.5) */
+    double sj[2] = {0.5, 0};
+    double hr = circles_bound(0, (double[3]){0.6, -0.4, M_PI / 2}, (double[3]){-1, 0, 2}, z, sj);
+    double ht = circles_bound(0, (double[3]){0.6, 0.1, 0}, (double[3]){-2, 0, 0},
+                              (double[3]){0, -2, 0}, NULL);
+    CHECK(rel_err(hr, ht) < 1e-9 && isfinite(ht), "step bound: rotating body %.15g = translating %.15g", hr, ht);
+
+    /* lines: a ball (r = 0.1) falling onto the ground ends r/4 deep */
+    tmodel T;
+    tm_init(&T, 1);
+    mb_planar_force *F = tm_force(&T, MB_FORCE_CONTACT_LINE, 0, -1);
+    F->ri = 0.1;
+    F->nrm[1] = 1.0;
+    F->K = 1e5;
+    double q[3] = {0, 1, 0}, qd[3] = {0, -3, 0}, qdd[3] = {0, -g, 0};
+    mb_planar_step_bound(&T.m, 0, q, qd, qdd, &h);
+    double tl = (-3 + sqrt(9 + 2 * g * (1 - 0.075))) / g;  /* 1 - 3 t - g t^2/2 = 0.075 */
+    CHECK(rel_err(h, tl) < 1e-12, "step bound: ball onto the ground, %.15g = %.15g", h, tl);
+    q[1] = 0.09;
+    mb_planar_step_bound(&T.m, 0, q, qd, qdd, &h);
+    CHECK(isinf(h), "step bound: a circle in contact with a line is not bounded (%g)", h);
+    /* a point (r = 0) that moves down but accelerates up dips below the line and comes
+     * back when its lowest clearance 0.1 - vn^2 / (2 an) < 0: bound at its lowest point */
+    F->ri = 0;
+    q[1] = 0.1;
+    qd[1] = -1;
+    qdd[1] = 4;
+    mb_planar_step_bound(&T.m, 0, q, qd, qdd, &h);
+    CHECK(rel_err(h, 0.25) < 1e-12, "step bound: a dipping point ends at its lowest point (%.15g)", h);
+    qdd[1] = 20;
+    mb_planar_step_bound(&T.m, 0, q, qd, qdd, &h);
+    CHECK(isinf(h), "step bound: a point turning back above the line is not bounded (%g)", h);
+    qdd[1] = -g;
+    mb_planar_step_bound(&T.m, 0, q, qd, qdd, &h);
+    CHECK(isinf(h), "step bound: a point that stays in once in is not bounded (%g)", h);
+
+    /* the model's bound is the smallest over its contacts; the mech table has it only
+     * with contacts */
+    tmodel B;
+    tm_init(&B, 2);
+    mb_mech me;
+    mb_planar_mech(&B.m, &me);
+    CHECK(me.step_bound == NULL, "mb_planar_mech: no contacts, no step bound");
+    F = tm_force(&B, MB_FORCE_CONTACT_CIRCLES, 0, 1);
+    F->ri = F->rj = 0.1;
+    F = tm_force(&B, MB_FORCE_CONTACT_LINE, 1, -1);
+    F->ri = 0.1;
+    F->nrm[1] = 1.0;
+    mb_planar_mech(&B.m, &me);
+    double qb[6] = {0, 2, 0, 0, 1, 0}, vb[6] = {0, -2, 0, 0, 2, 0}, ab[6] = {0, -g, 0, 0, -g, 0};
+    me.step_bound(me.ctx, 0, qb, vb, ab, &h);
+    CHECK(rel_err(h, (1 - 0.75 * R) / 4) < 1e-12, "mb_mech step_bound: the balls' bound %.15g", h);
+}
+
 int main(void)
 {
     test_joint_types();
@@ -658,6 +790,7 @@ int main(void)
     test_bouncing_balls();
     test_contact_clamp();
     test_tsda_sign_and_mech();
+    test_step_bound();
     printf("worst relative error: joints %.1e, forces %.1e\n", worst_joint, worst_force);
     return check_summary();
 }
