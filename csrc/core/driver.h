@@ -24,6 +24,21 @@
  * "Restarts").  These retries count as rejected steps (stats.nreject), restarts in
  * stats.nrestart.  A fixed-step run keeps its grid: the two extra steps lie between
  * two grid points.
+ *
+ * A switching event entered and left again within one step (a penalty contact
+ * passed through) has the same sign at both ends.  Two lines of defence:
+ *  - The problem's step bound (problem.h step_bound, continuous collision detection
+ *    of a mechanism's contacts): evaluated once per point (t, y) with f = f0 (for a
+ *    method that never needs f0, bdf: the derivative of the last step's polynomial
+ *    at its end), it bounds every attempt from there (not the short step across a
+ *    switch).  A fixed-step run that would step further inserts equal steps within
+ *    the bound up to its next grid point, which stays on the grid.
+ *  - Interior samples: a step that passes its error test with no switching event of
+ *    the other sign at its end evaluates the events at theta = k/8, k = 1..7, of its
+ *    dense output (7 evaluations of the event function per step, only in runs with
+ *    switching events); the first sign change of a switching event between samples
+ *    is located and handled like one at the end.  This catches what lies across a
+ *    sample, not what falls between two.
  */
 #include <stddef.h>
 #include "problem.h"

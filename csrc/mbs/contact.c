@@ -103,41 +103,50 @@ int mb_contact_eval(const mb_planar_force *F, double t, const mb_pair *p, unsign
  * centres pass each other within one step (the gap R - |P_j - P_i| changes sign
  * twice), or a point that dips below a line and comes back.  The bound keeps
  * every step short enough that the end of the step lies inside the contact
- * whenever the contact is entered.
+ * whenever the contact is entered, but not deep inside.
  *
  * Model: over the step the relative motion of the two contact points is taken
  * with constant acceleration, d(tau) = d0 + v tau + a tau^2 / 2 (velocity
  * r' + omega perp(A s), acceleration r'' + alpha perp(A s) - omega^2 A s of each
  * point, from q, q', q'' at the start).  The computed step of a method that does
  * not see the contact is a free flight, which this model follows to O(tau^3)
- * (exactly for bodies under gravity alone).
+ * (exactly for bodies under gravity alone).  The acceleration bends the path in or
+ * out of the contact and is part of the model, not a margin.
  *
  * Circles (R = ri + rj > 0), separated: the local minima of |d(tau)|^2 are the
  * zeros of the cubic d . d' where it turns from negative to positive (at most
  * two, found by bisection on the cubic's increasing branches).  The first one,
- * tau*, at which |d| < (1 + MARGIN) R is the deepest point of the first pass
- * through the contact: bound h <= tau*.  Until tau* the distance decreases, so a
- * step ending before the entry tau1 touches nothing, and one ending in
- * [tau1, tau*] ends inside.  (Without acceleration tau* = -d0.v / v.v, the middle
- * (tau1 + tau2) / 2 of the entry and exit times of the straight path.)  The
- * acceleration bends the path in or out of the contact and is part of the model:
- * no separate margin for it.  The margin catches near misses: a pass within
- * MARGIN R of the contact also ends a step at its closest point.  The bound is
- * never below the time the points need to cover half the clearance c = |d0| - R
- * at speed |v| + |a| tau (nothing can be touched before), so that repeated near
- * misses cannot shrink the steps towards zero.  No contact ahead: no bound.
- * Circles in contact: the relative displacement per step is at most IN_CONTACT R,
- * so that no step jumps through the centre (the far side of the gap) unseen.
+ * tau*, at which |d| < (1 + MARGIN) R is the closest point of the first pass
+ * through the contact; until tau* the distance decreases.  The step ends at tau*,
+ * or earlier where |d| has fallen to (1 - DEPTH) R: a step ending before the entry
+ * touches nothing, one ending after it ends inside, at most DEPTH R deep.  (Without
+ * acceleration and the depth limit tau* = -d0.v / v.v, the middle (tau1 + tau2) / 2
+ * of the entry and exit times of the straight path.  The depth limit keeps a step
+ * from ending at the centres' crossing of a head-on pass, where the contact force
+ * has no direction: an integrator without switching events, whose error test sees
+ * only f at the step's end (BDF), accepted such steps, and the balls passed.)  The
+ * margin catches near misses: a pass within MARGIN R of the contact also ends a
+ * step at its closest point.  The bound is never below the time the points need to
+ * cover half the clearance c = |d0| - R at speed |v| + |a| tau (nothing can be
+ * touched before), so that repeated near misses cannot shrink the steps towards
+ * zero.  No contact ahead: no bound.  Circles in contact: the relative displacement
+ * per step is at most IN_CONTACT max(|d|, DEPTH R), so that no step jumps through
+ * the centre (to the far side of the gap) unseen.
  *
  * Lines (a circle or point against the half-plane): the half-plane has no far
  * side, and a point that moves into it under an acceleration towards it (or none)
- * stays in: no bound.  Only a point whose normal velocity reverses within the
- * step (approaching the line, accelerating away from it: a point on a rotating
- * body, or a body pushed back by a spring) can dip in and out; then the
- * clearance c0 + vn tau + an tau^2 / 2 is lowest at tau* = -vn / an, and h <= tau*
- * when it is below MARGIN r there.  In contact: no bound.
+ * stays in: it cannot pass through.  A circle's step still ends at most DEPTH r
+ * deep (the first time the clearance c0 + vn tau + an tau^2 / 2 reaches -DEPTH r):
+ * an implicit step far into a stiff contact can come back out with its velocity
+ * reversed (the trapezoidal rule did, losing 2.7 J unseen).  Otherwise (a point,
+ * r = 0, has no depth scale; or a shallower dip) only a point whose normal velocity
+ * reverses within the step (approaching the line, accelerating away from it: a point
+ * on a rotating body, or a body pushed back by a spring) can dip in and out, and
+ * then the step ends at its lowest point tau* = -vn / an when the clearance there is
+ * below MARGIN r.  In contact: no bound.
  *
- * Cost: a few dozen flops per contact and step, without evaluations of f. */
+ * Cost: a few dozen flops per contact and step (a bisection of up to 200 steps on
+ * a cubic when a pass is ahead), without evaluations of f. */
 
 static const double CCD_MARGIN = 0.1;     /* near misses within MARGIN R end a step */
 static const double CCD_DEPTH = 0.25;     /* a step ends at most DEPTH R deep in a contact */

@@ -15,7 +15,10 @@
  *   - the step (t_end, h, err_norm) with err_norm the weighted RMS norm of
  *     the integrator's local error estimate in its own weights.
  * Events use SUNDIALS' root finding (CVodeRootInit, ...) with the driver's
- * direction and terminal-count semantics.  Statistics: nfev includes the
+ * direction and terminal-count semantics.  The problem's step bound (problem.h)
+ * becomes the stop time of the next internal step when that step may exceed it
+ * (sundials_common.c bound_next_step; y and f at the integrator's current time
+ * from its interpolant).  Statistics: nfev includes the
  * evaluations of finite-difference Jacobians, njev Jacobian evaluations,
  * nlu linear-solver setups, nsteps steps, nreject error-test failures, nfail
  * steps failed by the nonlinear solver.
