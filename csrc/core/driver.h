@@ -36,9 +36,10 @@
  *  - Interior samples: a step that passes its error test with no switching event of
  *    the other sign at its end evaluates the events at theta = k/8, k = 1..7, of its
  *    dense output (7 evaluations of the event function per step, only in runs with
- *    switching events); the first sign change of a switching event between samples
- *    is located and handled like one at the end.  This catches what lies across a
- *    sample, not what falls between two.
+ *    switching events; on a method's dense records, which may cost an exponential
+ *    per sample, only when the problem has no step bound); the first sign change of
+ *    a switching event between samples is located and handled like one at the end.
+ *    This catches what lies across a sample, not what falls between two.
  */
 #include <stddef.h>
 #include "problem.h"
