@@ -313,7 +313,6 @@ typedef struct loop_state {
     long processed;        /* number of internal steps recorded */
     double *C;             /* (SUN_MAX_DEG + 1) * n dense coefficients */
     double t_stop;         /* the stop time of the next internal step */
-    int stopped;           /* the last step ended at a stop time of the step bound */
     double bound_floor;    /* smallest step bound used (grows when SUNDIALS stops
                             * at an intermediate stop time without a step) */
 } loop_state;
@@ -468,8 +467,12 @@ static int bound_next_step(sun_run *r, double tf, loop_state *ls)
                  hb, tn);
         return rc == MB_ERR_CALLBACK ? rc : MB_ERR_RHS_FAIL;
     }
+    /* the last step ended at the bound's stop time (also when a root was returned
+     * inside it): the size reported for the next step is not the one taken */
+    int after_stop = ls->t_stop != tf &&
+                     fabs(tn - ls->t_stop) <= 100.0 * DBL_EPSILON * (fabs(tn) + fabs(hu));
     double h_next = INFINITY;  /* unknown: before the first step, after a stop */
-    if (r->res->stats.nsteps > 0 && !ls->stopped &&
+    if (r->res->stats.nsteps > 0 && !after_stop &&
         (flag = a->get_current_step(r->mem, &h_next)) < 0)
         return query_fail(r, flag, "the next step size");
     /* well above the integrator's round-off test of the stop time (100 eps (|tn| + |h|)) */
@@ -511,8 +514,7 @@ static int output_loop(sun_run *r, double t0, double tf, loop_state *ls)
             return failure(r, flag);
         stats(r, &res->stats);
         long nst = res->stats.nsteps;
-        ls->stopped = flag == SUN_TSTOP_RETURN && ls->t_stop != tf;
-        if (ls->stopped) {
+        if (flag == SUN_TSTOP_RETURN && ls->t_stop != tf) {
             /* the step bound's stop time: an ordinary step end, not the end of the run */
             if (nst == ls->processed) {  /* stopped without a step: bound too close */
                 ls->bound_floor = fmax(16.0 * ls->bound_floor,
@@ -618,7 +620,7 @@ static int run(const mb_sundials_method *m, const mb_problem *p, const mb_dae_op
 {
     sun_run r;
     memset(&r, 0, sizeof r);
-    loop_state ls = {0, 0, NULL, tf, 0, 0.0};
+    loop_state ls = {0, 0, NULL, tf, 0.0};
     ptrdiff_t ne = o->n_events > 0 ? o->n_events : 0;
     int rc = mb_result_init(res, p->n, ne);
     res->status = MB_OK;
