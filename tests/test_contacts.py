@@ -144,3 +144,28 @@ def test_step_bound_is_inactive_far_from_contacts():
     b = mbint.simulate(model(False), (0, 0.5), method="dopri5")
     assert a.stats["nsteps"] == b.stats["nsteps"]
     assert a.stats["nfev"] == b.stats["nfev"]
+
+
+@pytest.mark.parametrize("method", ["dopri5", "llm", "radau_iia", "bdf", "cvode_bdf",
+                                    "arkode_erk"])
+def test_oblique_collision_in_free_space(method):
+    """Ball 1 at 5 m/s hits ball 2 (at rest) off-centre (impact parameter R/2), no
+    gravity: the free flight is exact for every method, whose steps grew until one
+    jumped the whole contact (before: both balls kept their velocities).  Now the
+    collision happens; momentum is conserved exactly and the kinetic energy to the
+    tolerance (no damping), so for equal masses the outgoing velocities are
+    perpendicular."""
+    m = mbint.PlanarModel(gravity=(0, 0))
+    b1 = m.add_body(1.0, 0.004, q=(-3.0, R, 0.0), qd=(5.0, 0.0, 0.0))
+    b2 = m.add_body(1.0, 0.004, q=(0.0, 0.0, 0.0))
+    m.add_contact(b1, radius=R, other=b2, other_radius=R, K=K)
+    tr = mbint.simulate(m, (0, 2), method=method)
+    assert tr.success
+    v1, v2 = tr.qd[-1, 0:2], tr.qd[-1, 3:5]
+    assert np.linalg.norm(v2) > 3.0  # ball 2 was hit
+    np.testing.assert_allclose(v1 + v2, [5.0, 0.0], atol=1e-9)
+    assert abs(v1 @ v1 + v2 @ v2 - 25.0) <= 0.01 * 25.0
+    assert abs(v1 @ v2) <= 0.005 * 25.0
+    d = np.hypot(tr.q[:, 3] - tr.q[:, 0], tr.q[:, 4] - tr.q[:, 1])
+    # penetration within the bound of the relative motion's energy, mu v^2 / 2 = 6.25 J
+    assert np.min(d) > 2 * R - 1.2 * np.sqrt(2 * 6.25 / K)
