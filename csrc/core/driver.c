@@ -54,8 +54,9 @@ static int ensure_f0(run *r, double t)
 }
 
 /* The problem's step bound at the current point (t, r->y) (problem.h), evaluated
- * once per point with f0 = f(t, y) (an evaluation of f for methods that would not
- * need f0); +inf without one. */
+ * once per point with f0 = f(t, y), or, for a method that never needs f0, the
+ * derivative of the last step's polynomial at its end when there is one (else an
+ * evaluation of f); +inf without a bound. */
 static int step_bound_at(run *r, double t, double *h_max)
 {
     *h_max = INFINITY;
