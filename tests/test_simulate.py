@@ -182,7 +182,8 @@ def test_simulate_applies_the_model_settings():
     """Options left at None take the model's recommended settings, else the defaults of
     solve_ivp; an explicit argument always wins; the options used are recorded."""
     m = models.bouncing_balls()
-    assert m.settings == dict(rtol=1e-6, atol=1e-8, max_step=0.005)
+    assert m.settings == dict(rtol=1e-6, atol=1e-8)
+    m.settings = dict(rtol=1e-6, atol=1e-8, max_step=0.005)
     tr = simulate(m, (0.0, 0.6))
     assert tr.options == dict(rtol=1e-6, atol=1e-8, first_step=None, max_step=0.005,
                               min_step=0.0, max_steps=None, h=None)
