@@ -274,6 +274,21 @@ def step_control(info, mname, h, controller, error_per_unit_step, safety, fac_mi
                 safety=sf, fac_min=fmin, fac_max=fmax)
 
 
+def method_options(info, options):
+    """The method's own options (``**method_options`` of solve_ivp and simulate) as the
+    dict the C entry points take, or None; ValueError naming the method and the
+    options it takes for any other keyword."""
+    if not options:
+        return None
+    allowed = tuple(info.options)
+    bad = sorted(k for k in options if k not in allowed)
+    if bad:
+        takes = (f"its options are {', '.join(allowed)}" if allowed else "it takes no options")
+        raise ValueError(f"{', '.join(bad)}: not an argument, nor an option of method "
+                         f"{info.name!r} ({takes}).")
+    return dict(options)
+
+
 def fixed_steps(h, t0, tf, max_steps):
     """ValueError when a fixed step h needs more than max_steps (default
     DEFAULT_MAX_STEPS) steps over [t0, tf], or cannot advance t0."""

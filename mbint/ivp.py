@@ -51,7 +51,8 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
               first_step=None, max_step=np.inf, min_step=0.0, max_steps=None, h=None,
               jac=None, jac_sparsity=None, mass=None, dfdt=None, autonomous=False,
               controller=None,
-              error_per_unit_step=False, safety=None, fac_min=None, fac_max=None, nq=None):
+              error_per_unit_step=False, safety=None, fac_min=None, fac_max=None, nq=None,
+              **method_options):
     """Solve an initial value problem ``y' = fun(t, y)`` with a method of mbint.
 
     Arguments and result mirror :func:`scipy.integrate.solve_ivp`, so a script
@@ -141,6 +142,10 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     nq : int, optional
         For second-order methods: number of coordinates q in y = (q, q')
         (default n // 2).
+    **method_options
+        Options of the chosen method alone (SciPy's ``**options``), listed by
+        :attr:`MethodInfo.options`; any other keyword is a ValueError naming the
+        method and the options it takes.
 
     Returns
     -------
@@ -157,7 +162,8 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
                               autonomous=autonomous, nq=nq, first_step=first_step,
                               max_step=max_step, min_step=min_step, max_steps=max_steps, h=h,
                               controller=controller, error_per_unit_step=error_per_unit_step,
-                              safety=safety, fac_min=fac_min, fac_max=fac_max)
+                              safety=safety, fac_min=fac_min, fac_max=fac_max,
+                              **method_options)
     y0a = check.float_vector("y0", y0, allow_empty=True)
     n = y0a.size
     rtol, atol_a = check.tolerances(rtol, atol, n)
@@ -171,6 +177,7 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
                                  f"control; {name} does not apply to it.")
     control = check.step_control(info, mname, h, controller, error_per_unit_step, safety,
                                  fac_min, fac_max)
+    control["method_options"] = check.method_options(info, method_options)
     bounds = check.step_bounds(first_step, max_step, min_step, max_steps)
     check.first_step_within(bounds["first_step"], t0, tf)
     check.fixed_steps(control["h"], t0, tf, bounds["max_steps"])

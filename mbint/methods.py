@@ -101,6 +101,9 @@ class MethodInfo:
         ``"pi"`` (Gustafsson's PI, LLM eq 40) for most methods, ``"predictive"``
         (Gustafsson's predictive controller, as RADAU5) for ``radau_iia``; None for
         the SUNDIALS methods, which control their own steps.
+    options : tuple of str
+        Names of the method's own options (keywords of :func:`mbint.solve_ivp` and
+        :func:`mbint.simulate` beyond the common ones), empty for most methods.
     """
 
     name: str
@@ -117,6 +120,7 @@ class MethodInfo:
     reference: str
     backend: str = "mbint"
     controller: str | None = None
+    options: tuple = ()
 
 
 def _info(d):
@@ -146,6 +150,7 @@ def _info(d):
         backend=d.get("backend", "mbint"),
         controller={_core.MB_CONTROLLER_I: "i", _core.MB_CONTROLLER_PI: "pi",
                     _core.MB_CONTROLLER_PREDICTIVE: "predictive"}.get(d.get("controller")),
+        options=tuple(d.get("options", ())),
     )
 
 

@@ -244,3 +244,16 @@ def test_ctrl_c_stops_a_run_and_keeps_the_partial_result(case, tmp_path):
 
 def test_interrupted_is_a_keyboard_interrupt():
     assert issubclass(mbint.IntegrationInterrupted, KeyboardInterrupt)
+
+
+# ---- options of one method ---------------------------------------------------------
+
+def test_unknown_keywords_name_the_method_and_its_options():
+    """Keywords beyond the common ones are the chosen method's own options (SciPy's
+    **options); a misspelt argument is refused, naming the method."""
+    with pytest.raises(ValueError, match="method 'dopri5'.*takes no options"):
+        mbint.solve_ivp(decay, (0, 1), [1.0], rtoll=1e-6)
+    with pytest.raises(ValueError, match="method 'radau_iia'"):
+        mbint.simulate(mbint.models.stiff_double_pendulum(), (0, 0.1), method="radau_iia",
+                       nodes="chebyshev")
+    assert all(isinstance(m.options, tuple) for m in mbint.methods())

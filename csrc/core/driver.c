@@ -683,6 +683,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
     }
     s->atol = o->atol; s->rtol = o->rtol; s->rtol_v = o->rtol_v;
     s->stats = &res->stats;
+    s->method_options = o->method_options;
     s->msg = res->message; s->msg_len = sizeof res->message;
     memcpy(r.y, y0, (size_t)n * sizeof(double));
 

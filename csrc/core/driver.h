@@ -78,6 +78,9 @@ typedef struct mb_options {
      * few milliseconds of wall time: it keeps its own clock. */
     int (*monitor)(double t, void *ctx);
     void *monitor_ctx;
+    /* options of the method: a struct the method defines in its header, or NULL for
+     * its defaults (handed to the method as mb_stepper.method_options) */
+    const void *method_options;
 } mb_options;
 
 /* The step-attempt limit of a run that does not set mb_options.max_steps (the

@@ -136,6 +136,8 @@ struct mb_stepper {
     int n_groups;
     double h_fail_factor; /* factor on h after a recoverable failure (method may set; default 0.25) */
     int err_wanted;  /* 0 in a fixed-step run: err is not used, a method may skip its estimate */
+    const void *method_options; /* the run's options of this method (its own struct,
+                                 * declared in its header), or NULL: its defaults */
     double safety_scale; /* set to 1 before each step; a method may lower it to scale the
                           * controller's safety factor for the next step size (RADAU5:
                           * (2 nit + 1) / (newt + 2 nit) after newt Newton iterations) */

@@ -4,6 +4,7 @@
  * memory safety. */
 #include "model_py.h"
 #include "options.h"
+#include "method_options.h"
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
@@ -215,9 +216,11 @@ static PyObject *core_methods(PyObject *self, PyObject *noargs)
         PyObject *d;
         if (i < nm) {
             const mb_method *m = mb_method_at(i);
-            d = Py_BuildValue("{s:s,s:i,s:i,s:I,s:s,s:i}", "name", m->name, "order", m->order,
-                              "error_order", m->error_order, "flags", m->flags, "backend", "mbint",
-                              "controller", m->controller ? m->controller : MB_CONTROLLER_PI);
+            d = Py_BuildValue("{s:s,s:i,s:i,s:I,s:s,s:i,s:N}", "name", m->name, "order",
+                              m->order, "error_order", m->error_order, "flags", m->flags,
+                              "backend", "mbint", "controller",
+                              m->controller ? m->controller : MB_CONTROLLER_PI, "options",
+                              mb_py_method_option_names(m->name));
         } else {  /* SUNDIALS methods (sundials.h): own time loop */
             const mb_sundials_method *m = mb_sundials_at(i - nm);
             d = Py_BuildValue("{s:s,s:i,s:i,s:I,s:s}", "name", m->name, "order", m->order,

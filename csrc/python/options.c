@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 #include <time.h>
+#include "method_options.h"
 #include "status.h"
 
 void run_args_init(run_args *a)
@@ -16,6 +17,7 @@ void run_args_init(run_args *a)
     a->controller = 0;  /* MB_CONTROLLER_DEFAULT: the method's preferred one */
     a->y0 = a->atol = a->rtol = Py_None;
     a->t_eval = a->events = a->terminal = a->direction = a->switching = Py_None;
+    a->method_options = Py_None;
 }
 
 int run_begin(run_ctx *r, const char *name)
@@ -150,6 +152,9 @@ int run_prepare(run_ctx *r, const run_args *a, ptrdiff_t n0, PyObject *args)
         o->t_eval = PyArray_DATA((PyArrayObject *)r->t_eval);
         o->n_eval = PyArray_SIZE((PyArrayObject *)r->t_eval);
     }
+    if (mb_py_method_options_convert(r->name, a->method_options, r->n, &r->method_options))
+        return -1;
+    o->method_options = r->method_options;
     return prepare_events(r, a, args);
 }
 
@@ -240,6 +245,8 @@ void run_free(run_ctx *r)
     Py_XDECREF(r->rtol_v);
     PyMem_Free(r->ev_flags);
     Py_CLEAR(r->interrupt);
+    PyMem_Free(r->method_options);
+    r->method_options = NULL;
     r->y0 = r->atol = r->t_eval = r->rtol_v = NULL;
     r->ev_flags = NULL;
 }

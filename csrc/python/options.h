@@ -31,18 +31,20 @@ typedef struct run_args {
     long max_steps;
     int step_doubling, controller, error_per_unit_step, dense_output;
     PyObject *t_eval, *events, *terminal, *direction, *switching;
+    PyObject *method_options;        /* dict of the method's own options, or None */
 } run_args;
 
 /* step bounds, step-size control and output, in the order of _core.solve */
 #define RUN_KW_STEPS "first_step", "max_step", "min_step", "max_steps"
 #define RUN_FMT_STEPS "dddl"
 #define RUN_ADDR_STEPS(a) &(a).first_step, &(a).max_step, &(a).min_step, &(a).max_steps
-#define RUN_KW_CONTROL \
-    "step_doubling", "controller", "error_per_unit_step", "safety", "fac_min", "fac_max"
-#define RUN_FMT_CONTROL "piiddd"
+#define RUN_KW_CONTROL                                                                    \
+    "step_doubling", "controller", "error_per_unit_step", "safety", "fac_min", "fac_max", \
+        "method_options"
+#define RUN_FMT_CONTROL "piiddd" "O"
 #define RUN_ADDR_CONTROL(a)                                                             \
     &(a).step_doubling, &(a).controller, &(a).error_per_unit_step, &(a).safety, &(a).fac_min, \
-        &(a).fac_max
+        &(a).fac_max, &(a).method_options
 #define RUN_KW_OUTPUT "t_eval", "dense_output", "events", "terminal", "direction"
 #define RUN_FMT_OUTPUT "OpOOO"
 #define RUN_ADDR_OUTPUT(a) \
@@ -71,6 +73,7 @@ typedef struct run_ctx {
     py_events_ctx user;              /* the user's events g(t, y, *args) */
     double mon_last;                 /* monotonic clock (s) of the last signal check */
     PyObject *interrupt;             /* the KeyboardInterrupt that stopped the run, or NULL */
+    void *method_options;            /* the method's options struct (method_options.h) */
 } run_ctx;
 
 /* Zero r and look up the method `name`; -1 with ValueError when unknown. */

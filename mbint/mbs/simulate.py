@@ -157,7 +157,8 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
              dense_output=False, events=None, rtol=None, atol=None, h=None, first_step=None,
              max_step=None, min_step=None, max_steps=None, controller=None,
              error_per_unit_step=False, safety=None, fac_min=None, fac_max=None,
-             tol=None, proj_tol=None, proj_max_iter=None, contact_switching=True):
+             tol=None, proj_tol=None, proj_max_iter=None, contact_switching=True,
+             **method_options):
     """Simulate a mechanism with a method of :func:`mbint.methods`.
 
     Parameters
@@ -212,6 +213,8 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         and the integration restarts there with a new Jacobian (LLM section 3;
         with ``llm`` the piecewise-linear bouncing balls are then integrated
         exactly).  The instants are returned in ``t_contacts``.
+    **method_options
+        Options of the chosen method alone, as in :func:`mbint.solve_ivp`.
 
     Returns
     -------
@@ -292,6 +295,7 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
     atol_a = check.atol_vector(opts["atol"], n, entries=f"2 nq = {n} entries")
     control = check.step_control(info, mname, h, controller, error_per_unit_step, safety,
                                  fac_min, fac_max)
+    control["method_options"] = check.method_options(info, method_options)
     bounds = check.step_bounds(opts["first_step"], opts["max_step"], opts["min_step"],
                                opts["max_steps"])
     options = dict(opts, rtol=rtol, h=h)
