@@ -40,3 +40,16 @@ def test_links_point_into_the_repository():
             continue
         assert (ROOT / target).exists(), f"README links {target}, which does not exist"
     assert "make demo" in README and "make test" in README
+
+
+def test_every_subpackage_is_installed():
+    """`pip install .` (not editable) installs the packages pyproject.toml lists: each
+    directory of mbint/ with an __init__.py must be one of them (mbint.mbs, mbint.demo
+    and mbint.testing were left out once)."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "mbint").rglob(
+        "__init__.py")}
+    assert found <= listed, f"not installed by pip install .: {sorted(found - listed)}"
