@@ -349,6 +349,10 @@ class _ComplexDense:
         return z[: self.n] + 1j * z[self.n:]
 
     def __getattr__(self, name):
+        # only for attributes not found on self; "_sol" itself is never delegated, so
+        # that an instance being unpickled (no _sol yet) does not recurse
+        if name.startswith("__") or name == "_sol":
+            raise AttributeError(name)
         return getattr(self._sol, name)
 
 

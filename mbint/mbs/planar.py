@@ -738,6 +738,14 @@ class PlanarModel(Kernels):
     def _mech_handle(self):
         return self.compile().handle
 
+    # ---------------------------------------------------------------- pickling
+    def __getstate__(self):
+        """The description only: the C tables are compiled again on first use after
+        loading (see :mod:`mbint._pickling` for what cannot be pickled)."""
+        state = dict(self.__dict__)
+        state["_compiled"] = None
+        return state
+
     def energy(self, t=0.0, q=None, qd=None):
         """Kinetic and potential energy in J (gravity, springs, contacts).
 
