@@ -121,6 +121,9 @@ class MechanicalSystem(Kernels):
         Number of constraints (required only when they are C functions).
     names : sequence of str, optional
         Names of the coordinates (plots).
+    units : sequence of str, optional
+        Unit of each coordinate (``"m"``, ``"rad"``, ...), for plot labels and
+        :meth:`Trajectory.to_xarray`; default unknown (``""``).
     geometry : callable, optional
         ``geometry(q) -> list of (k, 2) arrays``: polylines (x, y in m) to draw
         for :meth:`Trajectory.animate`; q of shape (nq,).
@@ -149,7 +152,7 @@ class MechanicalSystem(Kernels):
     def __init__(self, mass, forces, constraints=None, constraint_jacobian=None, gamma=None, *,
                  nq=None, q0=None, qd0=None, energy=None, constraint_t=None, forces_q=None,
                  forces_qd=None, gamma_q=None, gamma_qd=None, phiq_x_q=None, phiqT_lam_q=None,
-                 nc=None, names=None, geometry=None, name="system"):
+                 nc=None, names=None, units=None, geometry=None, name="system"):
         self.name = str(name)
         where = f"MechanicalSystem {self.name!r}"
         given = dict(mass=mass, forces=forces, constraints=constraints,
@@ -196,6 +199,9 @@ class MechanicalSystem(Kernels):
         self.names = [f"q[{k}]" for k in range(nq)] if names is None else [str(s) for s in names]
         if len(self.names) != nq:
             raise ValueError(f"{where}: names must have {nq} entries.")
+        self.units = [""] * nq if units is None else [str(u) for u in units]
+        if len(self.units) != nq:
+            raise ValueError(f"{where}: units must have {nq} entries, got {len(self.units)}.")
         self.outputs = {}
         self.description = ""
         self.settings = {}
@@ -287,6 +293,16 @@ class MechanicalSystem(Kernels):
     @property
     def constraint_names(self):
         return [f"constraint[{k}]" for k in range(self._nc)]
+
+    @property
+    def coordinate_units(self):
+        """Unit of every coordinate (``units=``; ``""`` when not given)."""
+        return list(getattr(self, "units", [""] * self._nq))
+
+    @property
+    def constraint_units(self):
+        """Unit of every constraint row: unknown (``""``) for a MechanicalSystem."""
+        return [""] * self._nc
 
     def set_initial(self, q=None, qd=None):
         """Replace the initial coordinates and/or velocities."""

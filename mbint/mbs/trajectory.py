@@ -167,6 +167,7 @@ class Trajectory:
             self.t_events = self.q_events = self.qd_events = None
         self._energy = None
         self._violation = None
+        self._dissipated = None
 
     def __repr__(self):
         return (f"<Trajectory {self.model.name!r} by {self.method}: {len(self.t)} points, "
@@ -261,12 +262,108 @@ class Trajectory:
         ndarray
             Shape (m,) for a scalar output, (k, m) for a vector of k values.
         """
+        stored = getattr(self, "_stored_outputs", {})
+        if name in stored and name not in self.model.outputs:
+            return stored[name]  # a loaded trajectory: the values from the file
         try:
             fn = self.model.outputs[name]
         except KeyError:
+            known = sorted(set(self.model.outputs) | set(stored))
             raise ValueError(f"output: unknown output {name!r}; the model has "
-                             f"{sorted(self.model.outputs)}.") from None
+                             f"{known}.") from None
         return np.asarray(fn(self.t, self.q, self.qd))
+
+    def dissipated_work(self):
+        """Work done against the velocity-dependent forces (dampers) since t[0], in J.
+
+        The power of the velocity-dependent part of the applied forces,
+        ``P = (Q(t, q, qd) - Q(t, q, 0)) . qd`` (dampers, contact damping, and
+        velocity-dependent Python forces), integrated over time: by 3-point
+        Gauss-Legendre on every interval between output points from the dense
+        output when the run has one (error far below the integrator's), else
+        by the trapezoidal rule on the output points (second order in the
+        spacing of the points).  For a model without actuators or driven joints,
+        ``energy().total + dissipated_work()`` is constant: the honest check of
+        a damped run.
+
+        Returns
+        -------
+        ndarray, shape (m,), or None
+            None when no velocity-dependent force does work (no dampers).
+        """
+        if getattr(self, "_dissipated", None) is not None:
+            return self._dissipated
+        m = self.model
+        if not hasattr(m, "forces") or len(self.t) < 2:
+            return None
+
+        def power(t, q, qd):
+            Q = np.asarray(m.forces(t, q, qd)) - np.asarray(m.forces(t, q, np.zeros_like(qd)))
+            return -np.einsum("ik,ik->k", Q, qd)
+
+        P = power(self.t, self.q, self.qd)
+        if not np.any(P):
+            return None
+        t = self.t
+        dt = np.diff(t)
+        if self.sol is not None:
+            nodes = np.array([-np.sqrt(0.6), 0.0, np.sqrt(0.6)])
+            weights = np.array([5.0, 8.0, 5.0]) / 18.0
+            tm = (t[:-1] + t[1:]) / 2
+            W = np.zeros(len(dt))
+            for x, w in zip(nodes, weights):
+                tt = tm + x * dt / 2
+                q, qd = self.state(tt)
+                W += w * power(tt, q.reshape(m.nq, -1), qd.reshape(m.nq, -1))
+            inc = W * dt
+        else:
+            inc = 0.5 * (P[:-1] + P[1:]) * dt
+        self._dissipated = np.concatenate([[0.0], np.cumsum(inc)])
+        return self._dissipated
+
+    # ---------------------------------------------------------------- storage
+    def to_xarray(self, steps=True, dense=True, events=True):
+        """The trajectory as an ``xarray.Dataset``: dims ``time``, ``coordinate``,
+        ``constraint``; variables q, qd, qdd, lam, energies, dissipated work,
+        violations, outputs, step history, dense records, events, each with its
+        unit; the model, method, status, statistics and options as attributes
+        (layout: :mod:`mbint.mbs.dataset`).
+
+        Parameters
+        ----------
+        steps, dense, events : bool
+            Include the step history, the dense output's records and the events.
+
+        Returns
+        -------
+        xarray.Dataset
+        """
+        from .dataset import to_xarray
+
+        return to_xarray(self, steps=steps, dense=dense, events=events)
+
+    def save(self, path):
+        """Write the trajectory to a NetCDF-4 file (:meth:`to_xarray`); read it back
+        with :func:`mbint.load`, or with ``xarray.open_dataset`` without mbint.
+
+        Parameters
+        ----------
+        path : str or path-like
+
+        Returns
+        -------
+        pathlib.Path
+        """
+        from .dataset import save
+
+        return save(self, path)
+
+    @classmethod
+    def from_xarray(cls, ds):
+        """A trajectory from :meth:`to_xarray`'s dataset (see :func:`mbint.load`)."""
+        from .dataset import from_xarray
+
+        return from_xarray(ds)
 
     def coordinate(self, body, coord="theta"):
         """One coordinate of a body of a PlanarModel ("x", "y" in m or "theta" in
