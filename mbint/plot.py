@@ -25,9 +25,10 @@ _FIGURE_CLASS = None
 def _figure_class():
     """A matplotlib Figure that Jupyter shows once.
 
-    A pyplot figure is shown by the inline backend at the end of the cell; when it
-    is also the cell's value, Jupyter would show it a second time.  This class
-    displays itself only when pyplot no longer manages it (``fig`` in a later cell).
+    A pyplot figure is shown by the inline backend when the cell ends; when it is
+    also the cell's value, Jupyter would show it a second time.  This class shows
+    itself when displayed (as the cell's value, by the inline backend, or as ``fig``
+    in a later cell) and then leaves pyplot, so that nothing shows it again.
     """
     global _FIGURE_CLASS
     if _FIGURE_CLASS is None:
@@ -35,17 +36,16 @@ def _figure_class():
 
         class MbintFigure(Figure):
             def _ipython_display_(self):
-                import matplotlib.pyplot as plt
-
-                if getattr(self, "number", None) is not None and plt.fignum_exists(self.number):
-                    return  # pyplot shows it at the end of the cell
-                from IPython.display import Image, display
-
                 import io
 
+                import matplotlib.pyplot as plt
+                from IPython.display import Image, display
+
                 buf = io.BytesIO()
-                self.savefig(buf, format="png")
+                self.savefig(buf, format="png", bbox_inches="tight")
                 display(Image(buf.getvalue()))
+                if getattr(self, "number", None) is not None and plt.fignum_exists(self.number):
+                    plt.close(self)  # shown: the inline backend must not show it again
 
         _FIGURE_CLASS = MbintFigure
     return _FIGURE_CLASS

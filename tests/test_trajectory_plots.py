@@ -67,16 +67,20 @@ def test_energy_plot_names_dissipation(pendulum):
 
 
 def test_figure_is_shown_once_in_jupyter(pendulum, monkeypatch):
+    """Regression: a pyplot figure that is a cell's value was shown by the displayhook
+    and again by the inline backend at the cell's end.  Displayed once, the figure
+    leaves pyplot, so the backend's end-of-cell display cannot repeat it."""
     shown = []
     import IPython.display
 
     monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
     fig = pendulum.plot("q")
-    fig._ipython_display_()          # the cell's value: pyplot shows it at the cell's end
-    assert shown == []
-    plt.close(fig)                   # what the inline backend does after showing it
-    fig._ipython_display_()          # ``fig`` in a later cell
+    assert plt.fignum_exists(fig.number)
+    fig._ipython_display_()                  # the cell's value (or the backend's display)
     assert len(shown) == 1 and shown[0].data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not plt.fignum_exists(fig.number)  # the end-of-cell display no longer sees it
+    fig._ipython_display_()                  # ``fig`` in a later cell: shown again, once
+    assert len(shown) == 2
 
 
 def test_animation_inline_gif_and_mp4(pendulum, tmp_path):
