@@ -242,3 +242,18 @@ def test_dissipated_work_closes_the_energy_balance():
     assert W[0] == 0 and np.all(np.diff(W) >= -1e-15) and W[-1] > 0.01 * abs(E[0] - E[-1])
     assert np.max(np.abs(E + W - E[0])) < 1e-8 * max(1.0, abs(E[0]))
     assert mbint.simulate(models.two_link_manipulator(), (0, 0.1)).dissipated_work() is None
+
+
+def test_dissipated_work_on_a_coarse_grid_warns_and_is_not_saved(tmp_path):
+    """On t_eval points coarser than the steps (no dense output) the trapezoidal rule
+    misses the fast damped motion: a warning, and the saved file leaves W out."""
+    m = models.stiff_double_pendulum()
+    coarse = mbint.simulate(m, (0, 1), method="radau_iia", t_eval=np.linspace(0, 1, 11))
+    with pytest.warns(UserWarning, match="dense_output=True"):
+        coarse.dissipated_work()
+    coarse._dissipated = None
+    assert "dissipated_work" not in coarse.to_xarray().data_vars
+    fine = mbint.simulate(m, (0, 1), method="radau_iia", t_eval=np.linspace(0, 1, 11),
+                          dense_output=True)
+    E, W = fine.energy().total, fine.dissipated_work()
+    assert np.max(np.abs(E + W - E[0])) < 1e-3 * abs(E[0])     # Gauss on the dense output

@@ -20,6 +20,7 @@ lam                         (constraint, time), Lagrange multipliers, J per row 
 kinetic_energy, potential_  (time) [J], when the model has energies
 energy, total_energy
 dissipated_work             (time) [J], work done against velocity-dependent forces
+                            (left out for a t_eval grid without dense output)
 violation_position, _velo-  (constraint, time): Phi, Phi_q qd + Phi_t, Phi_q qdd - gamma
 city, _acceleration
 output_<name>               (time) or (output_<name>_row, time): the model's outputs
@@ -126,7 +127,9 @@ def to_xarray(traj, steps=True, dense=True, events=True):
         for name, v in zip(("kinetic_energy", "potential_energy", "total_energy"), E):
             data[name] = (("time",), np.asarray(v, float),
                           dict(units="J", long_name=name.replace("_", " ")))
-        W = traj.dissipated_work()
+        # accurate only from the dense output or at every step (not on a coarse t_eval)
+        accurate = traj.sol is not None or len(traj.t) >= len(traj.t_steps) + 1
+        W = traj.dissipated_work() if accurate else None
         if W is not None:
             data["dissipated_work"] = (("time",), W, dict(
                 units="J", long_name="work done against velocity-dependent forces (dampers)",

@@ -317,6 +317,13 @@ class Trajectory:
                 W += w * power(tt, q.reshape(m.nq, -1), qd.reshape(m.nq, -1))
             inc = W * dt
         else:
+            if len(self.t) < len(self.t_steps) + 1:
+                import warnings
+
+                warnings.warn("dissipated_work: the output points (t_eval) are coarser than "
+                              "the steps and the run has no dense output; the trapezoidal "
+                              "rule on them can be far off for fast damped motion.  Run with "
+                              "dense_output=True.", stacklevel=2)
             inc = 0.5 * (P[:-1] + P[1:]) * dt
         self._dissipated = np.concatenate([[0.0], np.cumsum(inc)])
         return self._dissipated
