@@ -279,8 +279,8 @@ class Trajectory:
         The power of the velocity-dependent part of the applied forces,
         ``P = (Q(t, q, qd) - Q(t, q, 0)) . qd`` (dampers, contact damping, and
         velocity-dependent Python forces), integrated over time: by 3-point
-        Gauss-Legendre on every interval between output points from the dense
-        output when the run has one (error far below the integrator's), else
+        Gauss-Legendre on every step (and between output points inside a step)
+        from the dense output when the run has one, else
         by the trapezoidal rule on the output points (second order in the
         spacing of the points).  For a model without actuators or driven joints,
         ``energy().total + dissipated_work()`` is constant: the honest check of
@@ -307,15 +307,26 @@ class Trajectory:
         t = self.t
         dt = np.diff(t)
         if self.sol is not None:
+            # Gauss-Legendre on every piece between the steps and the output points
+            # (the dense output is smooth within a step, not across steps)
+            lo, hi = min(t[0], t[-1]), max(t[0], t[-1])
+            knots = np.unique(np.concatenate([t, np.clip(self.sol.ts, lo, hi)]))
+            if t[-1] < t[0]:
+                knots = knots[::-1]
             nodes = np.array([-np.sqrt(0.6), 0.0, np.sqrt(0.6)])
             weights = np.array([5.0, 8.0, 5.0]) / 18.0
-            tm = (t[:-1] + t[1:]) / 2
-            W = np.zeros(len(dt))
+            dk = np.diff(knots)
+            tm = (knots[:-1] + knots[1:]) / 2
+            W = np.zeros(len(dk))
             for x, w in zip(nodes, weights):
-                tt = tm + x * dt / 2
+                tt = tm + x * dk / 2
                 q, qd = self.state(tt)
                 W += w * power(tt, q.reshape(m.nq, -1), qd.reshape(m.nq, -1))
-            inc = W * dt
+            cum = np.concatenate([[0.0], np.cumsum(W * dk)])
+            idx = np.searchsorted(knots, t) if t[-1] >= t[0] else \
+                len(knots) - 1 - np.searchsorted(knots[::-1], t)
+            self._dissipated = cum[idx] - cum[idx[0]]
+            return self._dissipated
         else:
             if len(self.t) < len(self.t_steps) + 1:
                 import warnings
