@@ -11,6 +11,8 @@ problems    standard test problems (Python callables and C LowLevelCallables)
 PlanarModel, MechanicalSystem   mechanisms (body coordinates, or your own equations)
 simulate, Trajectory            run a mechanism with any method; its motion, energy, violation
 models      the source papers' mechanisms
+load        a trajectory saved by Trajectory.save (NetCDF)
+ensemble, SimulationTask   parameter sweeps on a local pool or a Dask cluster
 
 Conventions (SciPy's)
 ---------------------
@@ -27,9 +29,12 @@ from .ivp import OdeResult, solve_ivp
 from .dae import solve_dae
 from .methods import MethodInfo, methods
 from .mbs import MechanicalSystem, PlanarModel, Trajectory, simulate
+from .mbs.dataset import load
 from . import mbs, models
+from .ensemble import EnsembleResult, MemberError, SimulationTask, ensemble
 
 __all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "DenseOutput", "stability",
            "errors", "problems", "_status", "PlanarModel", "MechanicalSystem", "simulate",
-           "Trajectory", "models", "mbs", "IntegrationInterrupted"]
+           "Trajectory", "models", "mbs", "IntegrationInterrupted", "load", "ensemble",
+           "EnsembleResult", "MemberError", "SimulationTask"]
 __version__ = "0.2.0"

@@ -25,6 +25,7 @@ import numpy as np
 from . import _core
 from . import _validate as check
 from ._interrupt import raise_if_interrupted
+from .progress import run_progress
 from .ivp import _make_result
 
 
@@ -45,7 +46,7 @@ def _derivative(sol, t):
 def solve_dae(residual, t_span, y0, yp0=None, algebraic_vars=None, t_eval=None,
               dense_output=False, events=None, args=None, *, rtol=1e-3, atol=1e-6,
               jac=None, calc_ic=True, first_step=None, max_step=np.inf, min_step=0.0,
-              max_steps=None):
+              max_steps=None, progress=False):
     """Solve the implicit DAE ``residual(t, y, y') = 0`` with SUNDIALS IDA.
 
     Parameters
@@ -89,6 +90,9 @@ def solve_dae(residual, t_span, y0, yp0=None, algebraic_vars=None, t_eval=None,
         Step-size bounds for IDA.
     max_steps : int, optional
         Stop with ``status = -1`` after this many step attempts (default 10**6).
+    progress : bool or callable
+        As in :func:`mbint.solve_ivp` (a bar for runs longer than a second, or
+        ``progress(t)`` at most every 0.1 s of wall time).
 
     Returns
     -------
@@ -134,10 +138,14 @@ def solve_dae(residual, t_span, y0, yp0=None, algebraic_vars=None, t_eval=None,
     ev, terminal, evdir = check.check_events(events)
 
     # dense records are always kept: yp at the output points comes from them
-    out = _core.solve_dae(
-        rfun, t0, tf, y0a, yp0a, atol_a, rtol, **bounds, t_eval=te, dense_output=True,
-        events=ev, terminal=terminal, direction=evdir, args=args, algebraic=alg,
-        calc_ic=bool(calc_ic), jac=jac)
+    report, close = run_progress(progress, t0, tf, "solve_dae ida")
+    try:
+        out = _core.solve_dae(
+            rfun, t0, tf, y0a, yp0a, atol_a, rtol, **bounds, t_eval=te, dense_output=True,
+            events=ev, terminal=terminal, direction=evdir, args=args, algebraic=alg,
+            calc_ic=bool(calc_ic), jac=jac, progress=report)
+    finally:
+        close()
     res = _make_result(out, "ida", n, True, ev is not None)
     t = np.asarray(res.t, float)
     yp = np.empty((n, len(t)))

@@ -48,6 +48,7 @@ class DenseOutput:
         self.n_segments = len(self.h)
         deg = np.asarray(deg, dtype=np.int64)
         off = np.asarray(off, dtype=np.int64)
+        self.deg = deg  # kept: the records are saved as written (mbint.mbs.dataset)
         c = np.asarray(c, float)
         dmax = int(deg.max()) if len(deg) else 0
         C = np.zeros((self.n_segments, max(dmax, 0) + 1, self.n))

@@ -9,6 +9,7 @@ from ._interrupt import raise_if_interrupted
 from .dense import DenseOutput
 from .methods import method_info, resolve
 from .methods import methods as mbint_methods
+from .progress import run_progress
 
 try:  # scipy is a dependency, but keep import errors readable
     from scipy.optimize import OptimizeResult
@@ -52,7 +53,7 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
               jac=None, jac_sparsity=None, mass=None, dfdt=None, autonomous=False,
               controller=None,
               error_per_unit_step=False, safety=None, fac_min=None, fac_max=None, nq=None,
-              **method_options):
+              progress=False, **method_options):
     """Solve an initial value problem ``y' = fun(t, y)`` with a method of mbint.
 
     Arguments and result mirror :func:`scipy.integrate.solve_ivp`, so a script
@@ -142,6 +143,14 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     nq : int, optional
         For second-order methods: number of coordinates q in y = (q, q')
         (default n // 2).
+    progress : bool or callable
+        True: a progress bar (tqdm; a widget in Jupyter) of the simulated time,
+        shown when the run lasts longer than a second.  A callable
+        ``progress(t)`` is called with the time [s] of the next step attempt at
+        most every 0.1 s of wall time (from C; with a C right-hand side the GIL
+        is taken only then); an exception it raises stops the run (a
+        KeyboardInterrupt: :class:`mbint.IntegrationInterrupted` with the
+        result so far).  See :mod:`mbint.progress`.
     **method_options
         Options of the chosen method alone (SciPy's ``**options``), listed by
         :attr:`MethodInfo.options`; any other keyword is a ValueError naming the
@@ -163,7 +172,7 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
                               max_step=max_step, min_step=min_step, max_steps=max_steps, h=h,
                               controller=controller, error_per_unit_step=error_per_unit_step,
                               safety=safety, fac_min=fac_min, fac_max=fac_max,
-                              **method_options)
+                              progress=progress, **method_options)
     y0a = check.float_vector("y0", y0, allow_empty=True)
     n = y0a.size
     rtol, atol_a = check.tolerances(rtol, atol, n)
@@ -226,11 +235,16 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
 
     if n == 0:  # nothing to integrate (as SciPy: the empty solution at t0 and tf)
         return _empty_result(t0, tf, te, mname, bool(dense_output), ev)
-    out = _core.solve(
-        mname, cfun, t0, tf, y0a, atol_a, rtol, **control, **bounds,
-        t_eval=te, dense_output=bool(dense_output), events=ev,
-        terminal=terminal, direction=evdir, args=args, nq=int(nq), jac=jac_arg, mass=mass_arg,
-        jac_sparsity=sp_arg, switching=switching, dfdt=dfdt_arg)
+    report, close = run_progress(progress, t0, tf, f"solve_ivp {mname}")
+    try:
+        out = _core.solve(
+            mname, cfun, t0, tf, y0a, atol_a, rtol, **control, **bounds,
+            t_eval=te, dense_output=bool(dense_output), events=ev,
+            terminal=terminal, direction=evdir, args=args, nq=int(nq), jac=jac_arg,
+            mass=mass_arg, jac_sparsity=sp_arg, switching=switching, dfdt=dfdt_arg,
+            progress=report)
+    finally:
+        close()
     res = _make_result(out, mname, n, bool(dense_output), ev is not None, y0=y0a, t_eval=te)
     raise_if_interrupted(out, res)
     return res
@@ -335,6 +349,10 @@ class _ComplexDense:
         return z[: self.n] + 1j * z[self.n:]
 
     def __getattr__(self, name):
+        # only for attributes not found on self; "_sol" itself is never delegated, so
+        # that an instance being unpickled (no _sol yet) does not recurse
+        if name.startswith("__") or name == "_sol":
+            raise AttributeError(name)
         return getattr(self._sol, name)
 
 

@@ -19,14 +19,75 @@ __all__ = ["plot_solution", "plot_step_sizes", "plot_stability_regions",
            "plot_error_vs_step", "plot_work_precision", "error_slopes"]
 
 
+_FIGURE_CLASS = None
+
+
+def _figure_class():
+    """A matplotlib Figure that Jupyter shows once.
+
+    A pyplot figure is shown by the inline backend when the cell ends; when it is
+    also the cell's value, Jupyter would show it a second time.  This class shows
+    itself when displayed (as the cell's value, by the inline backend, or as ``fig``
+    in a later cell) and then leaves pyplot, so that nothing shows it again.
+    """
+    global _FIGURE_CLASS
+    if _FIGURE_CLASS is None:
+        from matplotlib.figure import Figure
+
+        class MbintFigure(Figure):
+            def _ipython_display_(self):
+                import io
+
+                import matplotlib.pyplot as plt
+                from IPython.display import Image, display
+
+                buf = io.BytesIO()
+                self.savefig(buf, format="png", bbox_inches="tight")
+                display(Image(buf.getvalue()))
+                if getattr(self, "number", None) is not None and plt.fignum_exists(self.number):
+                    plt.close(self)  # shown: the inline backend must not show it again
+
+        _FIGURE_CLASS = MbintFigure
+    return _FIGURE_CLASS
+
+
 def _axes(ax):
     """(figure, axes): a new pair when ``ax`` is None."""
     if ax is None:
         import matplotlib.pyplot as plt
 
-        fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
+        fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained",
+                               FigureClass=_figure_class())
         return fig, ax
     return ax.figure, ax
+
+
+_LINESTYLES = ("-", "--", "-.", ":")
+_MARKERS = ("o", "s", "^", "v", "D", "x", "+", "*")
+
+
+def line_style(k, n_points):
+    """Keyword arguments that tell curve k apart from the others on one axes even
+    where they overlap: colour, line style and a sparse marker (about 10 per curve,
+    offset between curves).
+
+    Parameters
+    ----------
+    k : int
+        Index of the curve on the axes.
+    n_points : int
+        Number of points of the curve.
+
+    Returns
+    -------
+    dict
+        ``color``, ``linestyle``, ``marker``, ``markevery``, ``markersize``.
+    """
+    every = max(1, int(n_points) // 10)
+    return dict(color=f"C{k % 10}", linestyle=_LINESTYLES[k % len(_LINESTYLES)],
+                marker=_MARKERS[k % len(_MARKERS)],
+                markevery=(min(k * max(1, every // 4), every - 1) if every > 1 else 0, every),
+                markersize=4, markerfacecolor="none")
 
 
 def _as_list(obj, single):
@@ -89,13 +150,16 @@ def plot_solution(res, components=None, labels=None, ax=None, n_dense=500):
         tt = np.linspace(t[0], t[-1], max(int(n_dense), 2))
         yy = np.atleast_2d(sol(tt))
     marker_size = 4 if len(t) <= 200 else 2
-    for i, lab in zip(components, labels):
+    for k, (i, lab) in enumerate(zip(components, labels)):
+        ls = _LINESTYLES[k % len(_LINESTYLES)]
         if yy is not None:
-            (line,) = ax.plot(tt, yy[i], "-", lw=1.2, label=lab)
-            ax.plot(t, y[i], "o", ms=marker_size, color=line.get_color())
+            (line,) = ax.plot(tt, yy[i], ls, lw=1.2, label=lab)
+            ax.plot(t, y[i], _MARKERS[k % len(_MARKERS)], ms=marker_size, mfc="none",
+                    color=line.get_color())
         else:
-            ax.plot(t, y[i], ".-", ms=marker_size * 1.5, lw=1.0, label=lab)
-    ax.set_xlabel("t")
+            ax.plot(t, y[i], ls, marker=_MARKERS[k % len(_MARKERS)], mfc="none",
+                    ms=marker_size * 1.5, lw=1.0, label=lab)
+    ax.set_xlabel("t [s]")
     ax.set_ylabel("y")
     ax.legend(loc="best", fontsize="small")
     ax.grid(True, alpha=0.3)
@@ -127,8 +191,8 @@ def plot_step_sizes(res_or_list, labels=None, ax=None):
         if ts.size == 0:
             continue
         ax.semilogy(ts, hs, ".-", ms=3, lw=1.0, label=f"{lab} ({ts.size} steps)")
-    ax.set_xlabel("t")
-    ax.set_ylabel("accepted step size h")
+    ax.set_xlabel("t [s]")
+    ax.set_ylabel("accepted step size h [s]")
     ax.legend(loc="best", fontsize="small")
     ax.grid(True, which="both", alpha=0.3)
     return fig
@@ -307,7 +371,7 @@ def plot_error_vs_step(study_or_list, labels=None, ax=None, orders=None):
         if np.isfinite(sl["roundoff"]):
             _reference_line(ax, h[h <= sl["h_floor"]], sl["h_floor"], sl["e_floor"], -1.0, color,
                             "slope -1 (C2/h)")
-    ax.set_xlabel("step size h")
+    ax.set_xlabel("step size h [s]")
     ax.set_ylabel("global error at t_end")
     ax.legend(loc="best", fontsize="x-small", ncol=2)
     ax.grid(True, which="both", alpha=0.3)

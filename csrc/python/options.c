@@ -18,6 +18,7 @@ void run_args_init(run_args *a)
     a->y0 = a->atol = a->rtol = Py_None;
     a->t_eval = a->events = a->terminal = a->direction = a->switching = Py_None;
     a->method_options = Py_None;
+    a->progress = Py_None;
 }
 
 int run_begin(run_ctx *r, const char *name)
@@ -165,23 +166,33 @@ static double monotonic_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* mb_options.monitor: Python's signal handlers, at most every MB_SIGNAL_INTERVAL s */
+/* mb_options.monitor: Python's signal handlers, at most every MB_SIGNAL_INTERVAL s,
+ * and the progress callback, at most every MB_PROGRESS_INTERVAL s (the GIL is taken
+ * only then when it was released) */
 static int run_monitor(double t, void *ctx)
 {
-    (void)t;
     run_ctx *r = ctx;
     double now = monotonic_seconds();
     if (now - r->mon_last < MB_SIGNAL_INTERVAL)
         return MB_OK;
     r->mon_last = now;
+    int report = r->progress && now - r->prog_last >= MB_PROGRESS_INTERVAL;
+    if (report)
+        r->prog_last = now;
     int failed;
-    if (r->python) {  /* the GIL is held */
-        failed = PyErr_CheckSignals() < 0;
-    } else {
-        PyGILState_STATE g = PyGILState_Ensure();
-        failed = PyErr_CheckSignals() < 0;  /* the exception stays set in this thread */
-        PyGILState_Release(g);
+    PyGILState_STATE g = PyGILState_UNLOCKED;
+    if (!r->python)  /* the GIL was released for the run */
+        g = PyGILState_Ensure();
+    failed = PyErr_CheckSignals() < 0;  /* the exception stays set in this thread */
+    if (!failed && report) {
+        PyObject *tt = PyFloat_FromDouble(t);
+        PyObject *rv = tt ? PyObject_CallOneArg(r->progress, tt) : NULL;
+        Py_XDECREF(tt);
+        failed = rv == NULL;
+        Py_XDECREF(rv);
     }
+    if (!r->python)
+        PyGILState_Release(g);
     return failed ? MB_ERR_INTERRUPTED : MB_OK;
 }
 
@@ -191,6 +202,8 @@ int run_execute(run_ctx *r, const mb_problem *p, const run_args *a)
     r->o.monitor = run_monitor;
     r->o.monitor_ctx = r;
     r->mon_last = monotonic_seconds();
+    r->prog_last = r->mon_last;
+    r->progress = a->progress != Py_None ? a->progress : NULL;
     PyThreadState *ts = r->python ? NULL : PyEval_SaveThread();
     if (r->dae)
         mb_sundials_ida_run(p, a->t0, a->tf, y0, r->dae, &r->o, &r->res, r->yp0_out);

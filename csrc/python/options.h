@@ -32,6 +32,7 @@ typedef struct run_args {
     int step_doubling, controller, error_per_unit_step, dense_output;
     PyObject *t_eval, *events, *terminal, *direction, *switching;
     PyObject *method_options;        /* dict of the method's own options, or None */
+    PyObject *progress;              /* progress(t) at most every MB_PROGRESS_INTERVAL s, or None */
 } run_args;
 
 /* step bounds, step-size control and output, in the order of _core.solve */
@@ -45,10 +46,10 @@ typedef struct run_args {
 #define RUN_ADDR_CONTROL(a)                                                             \
     &(a).step_doubling, &(a).controller, &(a).error_per_unit_step, &(a).safety, &(a).fac_min, \
         &(a).fac_max, &(a).method_options
-#define RUN_KW_OUTPUT "t_eval", "dense_output", "events", "terminal", "direction"
-#define RUN_FMT_OUTPUT "OpOOO"
+#define RUN_KW_OUTPUT "t_eval", "dense_output", "events", "terminal", "direction", "progress"
+#define RUN_FMT_OUTPUT "OpOOOO"
 #define RUN_ADDR_OUTPUT(a) \
-    &(a).t_eval, &(a).dense_output, &(a).events, &(a).terminal, &(a).direction
+    &(a).t_eval, &(a).dense_output, &(a).events, &(a).terminal, &(a).direction, &(a).progress
 
 /* defaults: zeros (the method's preferred controller), every object None */
 void run_args_init(run_args *a);
@@ -72,6 +73,8 @@ typedef struct run_ctx {
     int *ev_flags;                   /* terminal, direction, switching: 3 o.n_events */
     py_events_ctx user;              /* the user's events g(t, y, *args) */
     double mon_last;                 /* monotonic clock (s) of the last signal check */
+    PyObject *progress;              /* borrowed: progress(t) of run_args, or NULL */
+    double prog_last;                /* monotonic clock (s) of the last progress call */
     PyObject *interrupt;             /* the KeyboardInterrupt that stopped the run, or NULL */
     void *method_options;            /* the method's options struct (method_options.h) */
 } run_ctx;
@@ -83,7 +86,10 @@ int run_begin(run_ctx *r, const char *name);
 int run_prepare(run_ctx *r, const run_args *a, ptrdiff_t n0, PyObject *args);
 /* Run p from a->t0 to a->tf into r->res (see the header comment).  0 or -1.
  * Ctrl-C: the run checks for signals at most every MB_SIGNAL_INTERVAL seconds of
- * wall time (taking the GIL only for that when it was released); a
+ * wall time (taking the GIL only for that when it was released); with a->progress
+ * it also calls progress(t) (t: the time of the next step attempt) at most every
+ * MB_PROGRESS_INTERVAL seconds, in the same place, and an exception raised there
+ * stops the run as a failing callback does; a
  * KeyboardInterrupt, raised there or inside a Python callback, stops the run with
  * what it computed: run_execute then returns 0 with the exception held in
  * r->interrupt (result_dict_of_run puts it under "interrupted"). */
@@ -98,5 +104,6 @@ PyObject *result_to_dict(const mb_result *r);
 PyObject *result_dict_of_run(run_ctx *r);
 
 #define MB_SIGNAL_INTERVAL 0.005
+#define MB_PROGRESS_INTERVAL 0.1
 
 #endif

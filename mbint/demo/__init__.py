@@ -7,7 +7,9 @@ Sections (each a function ``section(out, summary, quick)``):
   pendulum, stability regions, error against step size, Richardson, work-precision);
 - :mod:`mbint.demo.models`: every paper model of :mod:`mbint.models` (motion, energy,
   constraint violation, an animation);
-- :mod:`mbint.demo.llm`: the LLM paper's figures 2, 5, 6 and 7.
+- :mod:`mbint.demo.llm`: the LLM paper's figures 2, 5, 6 and 7;
+- :mod:`mbint.demo.sweep`: a parameter sweep with :func:`mbint.ensemble`, saved as
+  NetCDF.
 
 ``summary.md`` (markdown tables) and ``summary.csv`` (one value per row: section,
 method, h, rtol, quantity, value) collect the numbers of every section.
@@ -38,7 +40,14 @@ def section_llm(out, summary, quick):
     llm.section_llm(out, summary, quick, progress=progress)
 
 
-SECTIONS = lecture_notes.SECTIONS + (section_models, section_llm)
+def section_sweep(out, summary, quick):
+    """A parameter sweep with mbint.ensemble (mbint.demo.sweep)."""
+    from . import sweep
+
+    sweep.section_sweep(out, summary, quick, progress=progress)
+
+
+SECTIONS = lecture_notes.SECTIONS + (section_models, section_llm, section_sweep)
 
 
 def demo(out="out", quick=False):

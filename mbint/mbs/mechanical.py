@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import _core
 from ._kernels import Kernels
+from .._pickling import CFunctionRef, c_function_ref
 from .._validate import as_capsule
 
 __all__ = ["MechanicalSystem"]
@@ -52,6 +53,28 @@ C_SIGNATURES = {
     "phiqT_lam_q":
         "int (void *, double t, const double *q, const double *lam, double *out, long ld)",
 }
+
+
+def _convert_kernels(given, where):
+    """The kernels as mech_system takes them: capsules, callables, arrays, False."""
+    kernels = {}
+    for k, v in given.items():
+        if v is None:
+            kernels[k] = None
+            continue
+        if k == "constraint_t" and (v is False or (isinstance(v, numbers.Number) and v == 0)):
+            kernels[k] = False
+            continue
+        cap = as_capsule(v)
+        if cap is not None:
+            kernels[k] = cap
+        elif callable(v):
+            kernels[k] = v
+        elif k == "mass":
+            kernels[k] = np.asarray(v, dtype=float)
+        else:
+            raise ValueError(f"{where}: {k} must be callable or a LowLevelCallable, got {v!r}.")
+    return kernels
 
 
 class MechanicalSystem(Kernels):
@@ -98,6 +121,9 @@ class MechanicalSystem(Kernels):
         Number of constraints (required only when they are C functions).
     names : sequence of str, optional
         Names of the coordinates (plots).
+    units : sequence of str, optional
+        Unit of each coordinate (``"m"``, ``"rad"``, ...), for plot labels and
+        :meth:`Trajectory.to_xarray`; default unknown (``""``).
     geometry : callable, optional
         ``geometry(q) -> list of (k, 2) arrays``: polylines (x, y in m) to draw
         for :meth:`Trajectory.animate`; q of shape (nq,).
@@ -126,30 +152,14 @@ class MechanicalSystem(Kernels):
     def __init__(self, mass, forces, constraints=None, constraint_jacobian=None, gamma=None, *,
                  nq=None, q0=None, qd0=None, energy=None, constraint_t=None, forces_q=None,
                  forces_qd=None, gamma_q=None, gamma_qd=None, phiq_x_q=None, phiqT_lam_q=None,
-                 nc=None, names=None, geometry=None, name="system"):
+                 nc=None, names=None, units=None, geometry=None, name="system"):
         self.name = str(name)
         where = f"MechanicalSystem {self.name!r}"
         given = dict(mass=mass, forces=forces, constraints=constraints,
                      constraint_jacobian=constraint_jacobian, constraint_t=constraint_t,
                      gamma=gamma, forces_q=forces_q, forces_qd=forces_qd, gamma_q=gamma_q,
                      gamma_qd=gamma_qd, phiq_x_q=phiq_x_q, phiqT_lam_q=phiqT_lam_q)
-        kernels = {}
-        for k, v in given.items():
-            if v is None:
-                kernels[k] = None
-                continue
-            if k == "constraint_t" and (v is False or (isinstance(v, numbers.Number) and v == 0)):
-                kernels[k] = False
-                continue
-            cap = as_capsule(v)
-            if cap is not None:
-                kernels[k] = cap
-            elif callable(v):
-                kernels[k] = v
-            elif k == "mass":
-                kernels[k] = np.asarray(v, dtype=float)
-            else:
-                raise ValueError(f"{where}: {k} must be callable or a LowLevelCallable, got {v!r}.")
+        kernels = _convert_kernels(given, where)
         if kernels["forces"] is None:
             raise ValueError(f"{where}: forces is required.")
 
@@ -189,16 +199,45 @@ class MechanicalSystem(Kernels):
         self.names = [f"q[{k}]" for k in range(nq)] if names is None else [str(s) for s in names]
         if len(self.names) != nq:
             raise ValueError(f"{where}: names must have {nq} entries.")
+        self.units = [""] * nq if units is None else [str(u) for u in units]
+        if len(self.units) != nq:
+            raise ValueError(f"{where}: units must have {nq} entries, got {len(self.units)}.")
         self.outputs = {}
         self.description = ""
         self.settings = {}
+        self._given = given
         self._kernels = kernels
+        self._build_handle()
+        self._check_shapes(where)
+
+    def _build_handle(self):
+        kernels = self._kernels
         self._handle = _core.mech_system(
-            nq, self._nc, kernels["mass"], kernels["forces"], kernels["constraints"],
+            self._nq, self._nc, kernels["mass"], kernels["forces"], kernels["constraints"],
             kernels["constraint_jacobian"], kernels["constraint_t"], kernels["gamma"],
             kernels["forces_q"], kernels["forces_qd"], kernels["gamma_q"], kernels["gamma_qd"],
             kernels["phiq_x_q"], kernels["phiqT_lam_q"])
-        self._check_shapes(where)
+
+    # ---------------------------------------------------------------- pickling
+    def __getstate__(self):
+        """The kernels as given (C functions of a shared library by name, see
+        :mod:`mbint._pickling`), never the C handle."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_handle", "_kernels")}
+        given = {}
+        for k, v in self._given.items():
+            if as_capsule(v) is not None:
+                v = c_function_ref(v, f"MechanicalSystem {self.name!r}: kernel {k}")
+            given[k] = v
+        state["_given"] = given
+        return state
+
+    def __setstate__(self, state):
+        given = {k: (v.load() if isinstance(v, CFunctionRef) else v)
+                 for k, v in state["_given"].items()}
+        self.__dict__.update(state)
+        self._given = given
+        self._kernels = _convert_kernels(given, f"MechanicalSystem {self.name!r}")
+        self._build_handle()
 
     def _state(self, where, what, v):
         if v is None:
@@ -254,6 +293,16 @@ class MechanicalSystem(Kernels):
     @property
     def constraint_names(self):
         return [f"constraint[{k}]" for k in range(self._nc)]
+
+    @property
+    def coordinate_units(self):
+        """Unit of every coordinate (``units=``; ``""`` when not given)."""
+        return list(getattr(self, "units", [""] * self._nq))
+
+    @property
+    def constraint_units(self):
+        """Unit of every constraint row: unknown (``""``) for a MechanicalSystem."""
+        return [""] * self._nc
 
     def set_initial(self, q=None, qd=None):
         """Replace the initial coordinates and/or velocities."""

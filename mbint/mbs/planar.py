@@ -50,6 +50,9 @@ __all__ = ["PlanarModel", "Body", "Element", "CompiledModel"]
 
 _TIMEFN_KEYS = ("c0", "c1", "c2", "a", "w", "psi")
 _COORDS = {"x": 0, "y": 1, "theta": 2, "phi": 2, 0: 0, 1: 1, 2: 2}
+#: units of the rows of each joint (csrc/mbs/planar.c: mb_joint_eval)
+_JOINT_UNITS = {"revolute": ["m", "m"], "translational": ["rad", "m"], "distance": ["m^2"],
+                "fixed": ["m", "m", "rad"], "driver_angle": ["rad"]}
 
 
 @lru_cache(maxsize=None)
@@ -293,6 +296,24 @@ class PlanarModel(Kernels):
     def coordinate_names(self):
         """Names of the entries of q (``"<body>.x"``, ``"<body>.y"``, ``"<body>.theta"``)."""
         return [f"{b.name}.{c}" for b in self.bodies for c in ("x", "y", "theta")]
+
+    @property
+    def coordinate_units(self):
+        """Unit of every entry of q: ``"m"`` for x and y, ``"rad"`` for theta."""
+        return ["m", "m", "rad"] * len(self.bodies)
+
+    @property
+    def constraint_units(self):
+        """Unit of every row of Phi: ``"m"`` (positions), ``"rad"`` (angles) or
+        ``"m^2"`` (a distance joint's (d.d - L^2)/2); a multiplier of a row in unit
+        u has unit J/u (N, N m or N/m)."""
+        units = []
+        for j in self.joint_elements:
+            if j.kind == "driver_coord":
+                units.append("rad" if int(j.params.get("coord", 0)) % 3 == 2 else "m")
+            else:
+                units += _JOINT_UNITS[j.kind]
+        return units
 
     @property
     def constraint_names(self):
@@ -737,6 +758,74 @@ class PlanarModel(Kernels):
 
     def _mech_handle(self):
         return self.compile().handle
+
+    # ---------------------------------------------------------------- description
+    def describe(self):
+        """The model as plain data (JSON-serializable): what :func:`mbint.load`
+        rebuilds a model from.
+
+        Returns
+        -------
+        dict
+            ``name``, ``gravity``, ``bodies`` (name, mass, inertia, q0, qd0),
+            ``joints`` and ``forces`` (kind, name, i, j, params), ``settings``,
+            ``t_span``, ``description``, ``reference``, and ``python_forces``:
+            the names of the forces computed by Python functions, which plain
+            data cannot hold (a model rebuilt from the description lacks them).
+        """
+        def elem(e):
+            return dict(kind=e.kind, name=e.name, i=int(e.i), j=int(e.j),
+                        params={k: float(v) for k, v in e.params.items()})
+
+        return dict(
+            name=self.name, gravity=[float(g) for g in self.gravity],
+            bodies=[dict(name=b.name, mass=float(b.mass), inertia=float(b.inertia),
+                         q0=[float(v) for v in b.q0], qd0=[float(v) for v in b.qd0])
+                    for b in self.bodies],
+            joints=[elem(e) for e in self.joint_elements],
+            forces=[elem(e) for e in self.force_elements if e.kind != "python"],
+            python_forces=[e.name for e in self.force_elements if e.kind == "python"],
+            settings={k: (None if v is None else float(v)) for k, v in self.settings.items()},
+            t_span=None if self.t_span is None else [float(v) for v in self.t_span],
+            description=self.description, reference=self.reference)
+
+    @classmethod
+    def from_description(cls, d):
+        """Rebuild a model from :meth:`describe` (without Python forces and
+        outputs, which plain data cannot hold).
+
+        Parameters
+        ----------
+        d : dict
+
+        Returns
+        -------
+        PlanarModel
+        """
+        m = cls(gravity=d["gravity"], name=d["name"])
+        for b in d["bodies"]:
+            m.add_body(b["mass"], b["inertia"], q=b["q0"], qd=b["qd0"], name=b["name"])
+        L = _layout()
+        for e in d["joints"]:
+            rows = L["joint_rows"][L["joint_types"][e["kind"]]]
+            m.joint_elements.append(Element(e["kind"], e["name"], int(e["i"]), int(e["j"]),
+                                            dict(e["params"]), row=m.nc, rows=rows))
+        for e in d["forces"]:
+            m.force_elements.append(Element(e["kind"], e["name"], int(e["i"]), int(e["j"]),
+                                            dict(e["params"])))
+        m.settings = {k: v for k, v in (d.get("settings") or {}).items()}
+        m.t_span = None if d.get("t_span") is None else tuple(d["t_span"])
+        m.description = d.get("description", "")
+        m.reference = d.get("reference", "")
+        return m
+
+    # ---------------------------------------------------------------- pickling
+    def __getstate__(self):
+        """The description only: the C tables are compiled again on first use after
+        loading (see :mod:`mbint._pickling` for what cannot be pickled)."""
+        state = dict(self.__dict__)
+        state["_compiled"] = None
+        return state
 
     def energy(self, t=0.0, q=None, qd=None):
         """Kinetic and potential energy in J (gravity, springs, contacts).

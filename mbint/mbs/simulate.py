@@ -20,6 +20,7 @@ from .. import _core
 from .. import _validate as check
 from .._interrupt import raise_if_interrupted
 from ..methods import method_info, resolve
+from ..progress import run_progress
 from ._kernels import baumgarte_pair
 from .trajectory import Trajectory
 
@@ -158,7 +159,7 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
              max_step=None, min_step=None, max_steps=None, controller=None,
              error_per_unit_step=False, safety=None, fac_min=None, fac_max=None,
              tol=None, proj_tol=None, proj_max_iter=None, contact_switching=True,
-             **method_options):
+             progress=False, **method_options):
     """Simulate a mechanism with a method of :func:`mbint.methods`.
 
     Parameters
@@ -213,6 +214,10 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         and the integration restarts there with a new Jacobian (LLM section 3;
         with ``llm`` the piecewise-linear bouncing balls are then integrated
         exactly).  The instants are returned in ``t_contacts``.
+    progress : bool or callable
+        As in :func:`mbint.solve_ivp`: True shows a progress bar of simulated
+        time when the run lasts longer than a second; a callable
+        ``progress(t)`` is called at most every 0.1 s of wall time.
     **method_options
         Options of the chosen method alone, as in :func:`mbint.solve_ivp`.
 
@@ -309,13 +314,17 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
     n_contacts = len(getattr(model, "contacts", ()))
     contact_sw = bool(contact_switching) and n_contacts > 0 and info.backend == "mbint"
 
-    out = _core.mech_simulate(
-        handle, mname, t0, tf, np.concatenate([q0, qd0]), atol_a, rtol, **control, **bounds,
-        t_eval=te, dense_output=bool(dense_output), events=ev, terminal=terminal,
-        direction=evdir, alpha=alpha, beta=beta, project=bool(project),
-        proj_tol=0.0 if proj_tol is None else check.positive("proj_tol", proj_tol),
-        proj_max_iter=0 if proj_max_iter is None else int(proj_max_iter),
-        switching=switching, contact_switching=contact_sw)
+    report, close = run_progress(progress, t0, tf, f"{model.name} {mname}")
+    try:
+        out = _core.mech_simulate(
+            handle, mname, t0, tf, np.concatenate([q0, qd0]), atol_a, rtol, **control,
+            **bounds, t_eval=te, dense_output=bool(dense_output), events=ev,
+            terminal=terminal, direction=evdir, alpha=alpha, beta=beta, project=bool(project),
+            proj_tol=0.0 if proj_tol is None else check.positive("proj_tol", proj_tol),
+            proj_max_iter=0 if proj_max_iter is None else int(proj_max_iter),
+            switching=switching, contact_switching=contact_sw, progress=report)
+    finally:
+        close()
     t_contacts = None
     if contact_sw:  # the contact events follow the user's: split them off
         n_user = 0 if ev is None else len(ev)

@@ -19,7 +19,7 @@ import numpy as np
 from .. import _status
 from ..dense import DenseOutput
 
-__all__ = ["Trajectory", "TimeMajor", "Energy", "Violation"]
+__all__ = ["Trajectory", "TimeMajor", "Energy", "Violation", "Animation"]
 
 Energy = namedtuple("Energy", "kinetic potential total")
 Energy.__doc__ = "Energies in J at the output points, each of shape (m,)."
@@ -167,6 +167,7 @@ class Trajectory:
             self.t_events = self.q_events = self.qd_events = None
         self._energy = None
         self._violation = None
+        self._dissipated = None
 
     def __repr__(self):
         return (f"<Trajectory {self.model.name!r} by {self.method}: {len(self.t)} points, "
@@ -261,12 +262,126 @@ class Trajectory:
         ndarray
             Shape (m,) for a scalar output, (k, m) for a vector of k values.
         """
+        stored = getattr(self, "_stored_outputs", {})
+        if name in stored and name not in self.model.outputs:
+            return stored[name]  # a loaded trajectory: the values from the file
         try:
             fn = self.model.outputs[name]
         except KeyError:
+            known = sorted(set(self.model.outputs) | set(stored))
             raise ValueError(f"output: unknown output {name!r}; the model has "
-                             f"{sorted(self.model.outputs)}.") from None
+                             f"{known}.") from None
         return np.asarray(fn(self.t, self.q, self.qd))
+
+    def dissipated_work(self):
+        """Work done against the velocity-dependent forces (dampers) since t[0], in J.
+
+        The power of the velocity-dependent part of the applied forces,
+        ``P = (Q(t, q, qd) - Q(t, q, 0)) . qd`` (dampers, contact damping, and
+        velocity-dependent Python forces), integrated over time: by 3-point
+        Gauss-Legendre on every step (and between output points inside a step)
+        from the dense output when the run has one, else
+        by the trapezoidal rule on the output points (second order in the
+        spacing of the points).  For a model without actuators or driven joints,
+        ``energy().total + dissipated_work()`` is constant: the honest check of
+        a damped run.
+
+        Returns
+        -------
+        ndarray, shape (m,), or None
+            None when no velocity-dependent force does work (no dampers).
+        """
+        if getattr(self, "_dissipated", None) is not None:
+            return self._dissipated
+        m = self.model
+        if not hasattr(m, "forces") or len(self.t) < 2:
+            return None
+
+        def power(t, q, qd):
+            Q = np.asarray(m.forces(t, q, qd)) - np.asarray(m.forces(t, q, np.zeros_like(qd)))
+            return -np.einsum("ik,ik->k", Q, qd)
+
+        P = power(self.t, self.q, self.qd)
+        if not np.any(P):
+            return None
+        t = self.t
+        dt = np.diff(t)
+        if self.sol is not None:
+            # Gauss-Legendre on every piece between the steps and the output points
+            # (the dense output is smooth within a step, not across steps)
+            lo, hi = min(t[0], t[-1]), max(t[0], t[-1])
+            knots = np.unique(np.concatenate([t, np.clip(self.sol.ts, lo, hi)]))
+            if t[-1] < t[0]:
+                knots = knots[::-1]
+            nodes = np.array([-np.sqrt(0.6), 0.0, np.sqrt(0.6)])
+            weights = np.array([5.0, 8.0, 5.0]) / 18.0
+            dk = np.diff(knots)
+            tm = (knots[:-1] + knots[1:]) / 2
+            W = np.zeros(len(dk))
+            for x, w in zip(nodes, weights):
+                tt = tm + x * dk / 2
+                q, qd = self.state(tt)
+                W += w * power(tt, q.reshape(m.nq, -1), qd.reshape(m.nq, -1))
+            cum = np.concatenate([[0.0], np.cumsum(W * dk)])
+            idx = np.searchsorted(knots, t) if t[-1] >= t[0] else \
+                len(knots) - 1 - np.searchsorted(knots[::-1], t)
+            self._dissipated = cum[idx] - cum[idx[0]]
+            return self._dissipated
+        else:
+            if len(self.t) < len(self.t_steps) + 1:
+                import warnings
+
+                warnings.warn("dissipated_work: the output points (t_eval) are coarser than "
+                              "the steps and the run has no dense output; the trapezoidal "
+                              "rule on them can be far off for fast damped motion.  Run with "
+                              "dense_output=True.", stacklevel=2)
+            inc = 0.5 * (P[:-1] + P[1:]) * dt
+        self._dissipated = np.concatenate([[0.0], np.cumsum(inc)])
+        return self._dissipated
+
+    # ---------------------------------------------------------------- storage
+    def to_xarray(self, steps=True, dense=True, events=True):
+        """The trajectory as an ``xarray.Dataset``: dims ``time``, ``coordinate``,
+        ``constraint``; variables q, qd, qdd, lam, energies, dissipated work,
+        violations, outputs, step history, dense records, events, each with its
+        unit; the model, method, status, statistics and options as attributes
+        (layout: :mod:`mbint.mbs.dataset`).
+
+        Parameters
+        ----------
+        steps, dense, events : bool
+            Include the step history, the dense output's records and the events.
+
+        Returns
+        -------
+        xarray.Dataset
+        """
+        from .dataset import to_xarray
+
+        return to_xarray(self, steps=steps, dense=dense, events=events)
+
+    def save(self, path):
+        """Write the trajectory to a NetCDF-4 file (:meth:`to_xarray`); read it back
+        with :func:`mbint.load`, or with ``xarray.open_dataset`` without mbint.
+
+        Parameters
+        ----------
+        path : str or path-like
+
+        Returns
+        -------
+        pathlib.Path
+        """
+        from .dataset import save
+
+        return save(self, path)
+
+    @classmethod
+    def from_xarray(cls, ds):
+        """A trajectory from :meth:`to_xarray`'s dataset (see :func:`mbint.load`)."""
+        from .dataset import from_xarray
+
+        return from_xarray(ds)
 
     def coordinate(self, body, coord="theta"):
         """One coordinate of a body of a PlanarModel ("x", "y" in m or "theta" in
@@ -287,8 +402,23 @@ class Trajectory:
         return 3 * b.index + _COORDS[coord]
 
     # ---------------------------------------------------------------- plots
+    def _units(self, quantity):
+        """Unit of every row of q/qd/qdd/lam ("" when unknown)."""
+        m = self.model
+        if quantity == "lam":
+            ku = list(getattr(m, "constraint_units", [""] * m.nc))
+            return [{"m": "N", "rad": "N m", "m^2": "N/m"}.get(u, "") for u in ku]
+        cu = list(getattr(m, "coordinate_units", [""] * m.nq))
+        suffix = {"q": "", "qd": "/s", "qdd": "/s^2"}[quantity]
+        return [u + suffix if u else "" for u in cu]
+
     def plot(self, quantity="q", bodies=None, coords=None, ax=None):
         """Plot coordinates, velocities, multipliers or a named output against time.
+
+        Axes carry units (time in s; lengths in m and angles in rad, from the
+        model's ``coordinate_units``; multipliers in N, N m or N/m by their
+        constraint row); every curve has its own colour, line style and sparse
+        markers, so overlapping curves stay apart.
 
         Parameters
         ----------
@@ -306,73 +436,119 @@ class Trajectory:
         -------
         matplotlib.figure.Figure
         """
-        from ..plot import _axes
+        from ..plot import _axes, line_style
 
         fig, ax = _axes(ax)
         m = self.model
+        n = len(self.t)
+        curves = []  # (values, label, unit)
         if quantity in ("x", "y", "theta"):
             if not hasattr(m, "bodies"):
                 raise ValueError(f"plot: {quantity!r} needs a PlanarModel; use 'q' with coords.")
             bl = m.bodies if bodies is None else [m.body(b) for b in bodies]
-            for b in bl:
-                ax.plot(self.t, self.coordinate(b, quantity), label=f"{quantity} {b.name}")
-            ax.set_ylabel(quantity)
+            unit = "rad" if quantity == "theta" else "m"
+            curves = [(self.coordinate(b, quantity), f"{quantity} {b.name}", unit) for b in bl]
         elif quantity in ("q", "qd", "qdd", "lam"):
             data = getattr(self, quantity)
             names = m.constraint_names if quantity == "lam" else m.coordinate_names
+            units = self._units(quantity)
             if coords is None:
                 idx = list(range(data.shape[0]))
             else:
                 idx = [names.index(c) if isinstance(c, str) else int(c) for c in coords]
-            for i in idx:
-                ax.plot(self.t, data[i], label=f"{quantity} {names[i]}")
-            ax.set_ylabel(quantity)
+            curves = [(data[i], f"{quantity} {names[i]}", units[i]) for i in idx]
         else:
             v = self.output(quantity)
             if v.ndim == 1:
-                ax.plot(self.t, v, label=quantity)
+                curves = [(v, quantity, "")]
             else:
-                v = v.reshape(-1, len(self.t))
-                for k in range(v.shape[0]):
-                    ax.plot(self.t, v[k], label=f"{quantity}[{k}]")
-            ax.set_ylabel(quantity)
-        ax.set_xlabel("t")
+                v = v.reshape(-1, n)
+                curves = [(v[k], f"{quantity}[{k}]", "") for k in range(v.shape[0])]
+        units = sorted({u for _, _, u in curves if u})
+        mixed = len(units) > 1
+        for k, (v, label, unit) in enumerate(curves):
+            ax.plot(self.t, v, label=f"{label} [{unit}]" if mixed and unit else label,
+                    **line_style(k, n))
+        symbol = {"lam": "multipliers lambda", "q": "q", "qd": "dq/dt",
+                  "qdd": "d2q/dt2"}.get(quantity, quantity)
+        ax.set_ylabel(f"{symbol} [{', '.join(units)}]" if units else symbol)
+        ax.set_xlabel("t [s]")
         ax.set_title(f"{m.name}: {self.method}")
         ax.legend(fontsize="small")
         ax.grid(True, alpha=0.3)
         return fig
 
     def plot_energy(self, ax=None, relative=False):
-        """Kinetic, potential and total energy (or, with ``relative``, the drift of
-        the total energy, E(t) - E(t0)) against time."""
-        from ..plot import _axes
+        """Kinetic, potential and total energy [J] against time.
+
+        With dampers (any velocity-dependent force doing work,
+        :meth:`dissipated_work`) the plot also shows the dissipated work W and
+        E + W, which stays constant for a model without actuators or driven
+        joints: the honest check of a damped run.  With ``relative`` it shows
+        the drift E(t) - E(t0) (or of E + W with dampers).
+        """
+        from ..plot import _axes, line_style
 
         fig, ax = _axes(ax)
         E = self.energy()
+        W = self.dissipated_work()
+        n = len(self.t)
         if relative:
-            ax.plot(self.t, E.total - E.total[0], label="E - E(t0)")
-            ax.set_ylabel("total energy drift")
+            if W is None:
+                ax.plot(self.t, E.total - E.total[0], label="E - E(t0)", **line_style(0, n))
+                ax.set_ylabel("total energy drift E - E(t0) [J]")
+            else:
+                ax.plot(self.t, E.total + W - E.total[0],
+                        label="E + W_dissipated - E(t0)", **line_style(0, n))
+                ax.set_ylabel("drift of E + dissipated work [J]")
         else:
-            for name, v in zip(E._fields, E):
-                ax.plot(self.t, v, label=name)
-            ax.set_ylabel("energy")
-        ax.set_xlabel("t")
+            curves = [(E.kinetic, "kinetic T"), (E.potential, "potential V"),
+                      (E.total, "total E = T + V")]
+            if W is not None:
+                curves += [(W, "dissipated work W (dampers)"),
+                           (E.total + W, "E + W (constant without actuators)")]
+            for k, (v, label) in enumerate(curves):
+                ax.plot(self.t, v, label=label, **line_style(k, n))
+            ax.set_ylabel("energy [J]")
+        ax.set_xlabel("t [s]")
         ax.set_title(f"{self.model.name}: energy ({self.method})")
         ax.legend(fontsize="small")
         ax.grid(True, alpha=0.3)
         return fig
 
     def plot_violation(self, ax=None):
-        """Constraint violation at position, velocity and acceleration level (log scale)."""
-        from ..plot import _axes
+        """Constraint violation at position, velocity and acceleration level on a log
+        axis.
+
+        Points where a residual is exactly zero cannot be drawn on a log axis: they
+        are left out (not clipped to a tiny number) and the legend says at how
+        many points each level is exactly zero; a level that is zero everywhere
+        is named in the legend without a curve.
+        """
+        from ..plot import _axes, line_style
 
         fig, ax = _axes(ax)
         V = self.violation()
-        tiny = np.finfo(float).tiny
-        for name, v in zip(V._fields, V):
-            ax.semilogy(self.t, np.maximum(v, tiny), label=name)
-        ax.set_xlabel("t")
-        ax.set_ylabel("max |residual|")
+        n = len(self.t)
+        ku = sorted({u for u in getattr(self.model, "constraint_units", []) if u})
+        unit = ", ".join(ku)
+        suffix = {"position": "", "velocity": "/s", "acceleration": "/s^2"}
+        drawn = False
+        for k, (name, v) in enumerate(zip(V._fields, V)):
+            v = np.asarray(v, float)
+            zero = v == 0
+            label = f"{name}" + (f" [{unit}{suffix[name]}]" if unit and len(ku) == 1 else "")
+            if zero.all():
+                ax.plot([], [], label=f"{label}: exactly 0 everywhere", **line_style(k, n))
+                continue
+            if zero.any():
+                label += f" (exactly 0 at {int(zero.sum())} of {n} points)"
+            ax.plot(self.t, np.where(zero, np.nan, v), label=label, **line_style(k, n))
+            drawn = True
+        if drawn:
+            ax.set_yscale("log")
+        ax.set_xlabel("t [s]")
+        ax.set_ylabel("max |residual|" + (" (units in the legend)" if len(ku) == 1 else ""))
         ax.set_title(f"{self.model.name}: constraint violation ({self.method})")
         ax.legend(fontsize="small")
         ax.grid(True, alpha=0.3, which="both")
@@ -415,15 +591,20 @@ class Trajectory:
                              "geometry=geometry(q) -> list of (k, 2) polylines.")
         return [np.asarray(p, float).reshape(-1, 2) for p in geom(q)], [], np.zeros((0, 2)), []
 
-    def animate(self, path, fps=25, max_frames=250, size=(5.0, 5.0), dpi=80, trace=None):
-        """Draw the mechanism over time into a GIF or a PNG image sequence.
+    def animate(self, path=None, fps=25, max_frames=250, size=(5.0, 5.0), dpi=80, trace=None):
+        """Draw the mechanism over time: inline in Jupyter, or into a GIF, an MP4 or a
+        PNG image sequence.
 
         Parameters
         ----------
-        path : str or path-like
-            ``*.gif``: one animated GIF.  Otherwise a PNG sequence: a directory
-            (frames ``frame_0000.png``, ...), or a pattern containing ``{}`` or
-            ``%d``-style formatting (``"out/dp_{:04d}.png"``).
+        path : str or path-like, optional
+            None: return an :class:`Animation` that Jupyter shows inline (a
+            JavaScript player, no ffmpeg needed; ``.save(path)`` writes it later).
+            ``*.gif``: one animated GIF (pillow).  ``*.mp4``: H.264 video through
+            ffmpeg (from PATH, or the binary of the ``imageio-ffmpeg`` package).
+            Otherwise a PNG sequence: a directory (frames ``frame_0000.png``, ...),
+            or a pattern containing ``{}`` or ``%d``-style formatting
+            (``"out/dp_{:04d}.png"``).
         fps : float
             Frames per second of simulated time (frames are resampled uniformly,
             from the dense output when there is one).
@@ -437,18 +618,25 @@ class Trajectory:
 
         Returns
         -------
-        list of pathlib.Path
-            The written files.
+        list of pathlib.Path, or Animation
+            The written files; an :class:`Animation` when ``path`` is None.
         """
         if len(self.t) < 1:
             raise ValueError("animate: the trajectory is empty.")
+        fps = float(fps)
+        if not fps > 0:
+            raise ValueError("animate: fps must be positive.")
+        if path is None:
+            return Animation(self, fps=fps, max_frames=max_frames, size=size, dpi=dpi,
+                             trace=trace)
+        return self._write_animation(Path(path), fps, max_frames, size, dpi, trace)
+
+    def _frame_drawer(self, fps, max_frames, size, dpi, trace):
+        """(figure, number of frames, draw(k)) for the animation."""
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
         from matplotlib.patches import Circle
 
-        fps = float(fps)
-        if not fps > 0:
-            raise ValueError("animate: fps must be positive.")
         ts, Q = self._frames_q(fps, int(max_frames))
         shapes = [self._shapes(Q[:, k]) for k in range(Q.shape[1])]
         allpts = [p for polys, circ, g, _ in shapes for p in polys] + \
@@ -465,27 +653,19 @@ class Trajectory:
             tr = b.point((0.0, 0.0), Q)  # (2, n)
 
         fig = Figure(figsize=size, dpi=dpi)
-        canvas = FigureCanvasAgg(fig)
+        FigureCanvasAgg(fig)
         ax = fig.add_subplot(1, 1, 1)
-        images = []
-        path = Path(path)
-        gif = path.suffix.lower() == ".gif"
-        written = []
-        if not gif:
-            pattern = str(path)
-            if "{" not in pattern and "%" not in pattern:
-                path.mkdir(parents=True, exist_ok=True)
-                pattern = str(path / "frame_{:04d}.png")
-            else:
-                Path(pattern).parent.mkdir(parents=True, exist_ok=True)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        for k, (t, (polys, circ, ground, lines)) in enumerate(zip(ts, shapes)):
+
+        def draw(k):
+            t = ts[k]
+            polys, circ, ground, lines = shapes[k]
             ax.clear()
             ax.set_xlim(*xl)
             ax.set_ylim(*yl)
             ax.set_aspect("equal")
             ax.grid(True, alpha=0.3)
+            ax.set_xlabel("x [m]")
+            ax.set_ylabel("y [m]")
             for p0, nrm in lines:
                 d = np.array([nrm[1], -nrm[0]])
                 seg = np.array([p0 - 3 * span * d, p0 + 3 * span * d])
@@ -498,10 +678,46 @@ class Trajectory:
                 ax.add_patch(Circle(c, r, fill=False, color="C1", lw=1.5))
             if tr is not None:
                 ax.plot(tr[0, :k + 1], tr[1, :k + 1], "-", color="C3", lw=1)
-            ax.set_title(f"{self.model.name}   t = {t:.3f}")
-            canvas.draw()
+            ax.set_title(f"{self.model.name}   t = {t:.3f} s")
+            return []
+
+        return fig, len(ts), draw
+
+    def _write_animation(self, path, fps, max_frames, size, dpi, trace):
+        fig, n, draw = self._frame_drawer(fps, max_frames, size, dpi, trace)
+        suffix = path.suffix.lower()
+        written = []
+        if suffix == ".mp4":
+            from matplotlib.animation import FFMpegWriter
+
+            exe = _ffmpeg()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            import matplotlib
+
+            with matplotlib.rc_context({"animation.ffmpeg_path": exe}):
+                writer = FFMpegWriter(fps=fps, codec="libx264",
+                                      extra_args=["-pix_fmt", "yuv420p"])
+                with writer.saving(fig, os.fspath(path), dpi):
+                    for k in range(n):
+                        draw(k)
+                        writer.grab_frame()
+            return [path]
+        gif = suffix == ".gif"
+        images = []
+        if not gif:
+            pattern = str(path)
+            if "{" not in pattern and "%" not in pattern:
+                path.mkdir(parents=True, exist_ok=True)
+                pattern = str(path / "frame_{:04d}.png")
+            else:
+                Path(pattern).parent.mkdir(parents=True, exist_ok=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        for k in range(n):
+            draw(k)
+            fig.canvas.draw()
             if gif:
-                images.append(np.asarray(canvas.buffer_rgba())[..., :3].copy())
+                images.append(np.asarray(fig.canvas.buffer_rgba())[..., :3].copy())
             else:
                 name = pattern.format(k) if "{" in pattern else pattern % k
                 fig.savefig(name)
@@ -515,3 +731,75 @@ class Trajectory:
                            duration=max(1, int(round(1000.0 / fps))), loop=0)
             written.append(path)
         return written
+
+
+def _ffmpeg():
+    """The ffmpeg executable: on PATH, else the one of the imageio-ffmpeg package."""
+    import shutil
+
+    exe = shutil.which("ffmpeg")
+    if exe:
+        return exe
+    try:
+        import imageio_ffmpeg
+
+        return imageio_ffmpeg.get_ffmpeg_exe()
+    except (ImportError, RuntimeError):
+        raise ValueError("animate: writing MP4 needs ffmpeg (on PATH, or pip install "
+                         "imageio-ffmpeg); write a GIF or show it inline (path=None) "
+                         "instead.") from None
+
+
+class Animation:
+    """An animation of a trajectory that Jupyter shows inline.
+
+    Returned by :meth:`Trajectory.animate` without a path.  In Jupyter it renders
+    as a JavaScript player (``to_jshtml``: every frame embedded as PNG, no ffmpeg),
+    or as an HTML5 video with ``html="video"`` (needs ffmpeg).
+
+    Attributes
+    ----------
+    trajectory : Trajectory
+    fps : float
+    n_frames : int
+    html : {"jshtml", "video"}
+    """
+
+    def __init__(self, trajectory, fps=25, max_frames=250, size=(5.0, 5.0), dpi=80, trace=None,
+                 html="jshtml"):
+        self.trajectory = trajectory
+        self.fps = float(fps)
+        self._args = (self.fps, max_frames, size, dpi, trace)
+        self.n_frames = trajectory._frames_q(self.fps, int(max_frames))[0].size
+        if html not in ("jshtml", "video"):
+            raise ValueError(f"html must be 'jshtml' or 'video', got {html!r}.")
+        self.html = html
+
+    def _animation(self):
+        from matplotlib.animation import FuncAnimation
+
+        fig, n, draw = self.trajectory._frame_drawer(*self._args)
+        return FuncAnimation(fig, draw, frames=n, interval=1000.0 / self.fps, blit=False)
+
+    def to_jshtml(self):
+        """The animation as an HTML page fragment with a JavaScript player."""
+        return self._animation().to_jshtml(fps=self.fps)
+
+    def to_html5_video(self):
+        """The animation as an HTML5 ``<video>`` tag (H.264, needs ffmpeg)."""
+        import matplotlib
+
+        with matplotlib.rc_context({"animation.ffmpeg_path": _ffmpeg()}):
+            return self._animation().to_html5_video()
+
+    def _repr_html_(self):
+        return self.to_html5_video() if self.html == "video" else self.to_jshtml()
+
+    def save(self, path):
+        """Write the animation to ``path`` (GIF, MP4 or PNG frames, as
+        :meth:`Trajectory.animate`)."""
+        return self.trajectory._write_animation(Path(path), *self._args)
+
+    def __repr__(self):
+        return (f"<Animation of {self.trajectory.model.name!r}: {self.n_frames} frames at "
+                f"{self.fps:g} fps>")

@@ -9,14 +9,39 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
+from ..mbs.outputs import Coordinate, Difference
 from ..mbs.planar import PlanarModel
 
 __all__ = ["double_pendulum_stiff_spring", "bouncing_balls", "bouncing_balls_ode", "OdeForm"]
 
 G = 9.81
+
+
+def _dp_tip_height(t, q, qd, a):
+    """Height of the tip of link 2 [m] (double_pendulum_stiff_spring)."""
+    return q[4] + a * np.sin(q[5])
+
+
+def _dp_energy(q, qd, mass, J, k):
+    """Total energy [J] of double_pendulum_stiff_spring from its own formulas."""
+    q, qd = np.asarray(q, float), np.asarray(qd, float)
+    T = 0.5 * mass * (qd[0] ** 2 + qd[1] ** 2 + qd[3] ** 2 + qd[4] ** 2) \
+        + 0.5 * J * (qd[2] ** 2 + qd[5] ** 2)
+    V = mass * G * (q[1] + q[4]) + 0.5 * k * (q[5] - q[2]) ** 2
+    return T + V
+
+
+def _balls_energy(q, qd, radius, K):
+    """Total energy [J] of bouncing_balls from eqs 19-21."""
+    q, qd = np.asarray(q, float), np.asarray(qd, float)
+    p1 = np.maximum(2 * radius - (q[1] - q[4]), 0.0)
+    p2 = np.maximum(radius - q[4], 0.0)
+    return 0.5 * (qd[1] ** 2 + qd[4] ** 2) + G * (q[1] + q[4]) \
+        + 0.5 * K * (p1 ** 2 + p2 ** 2)
 
 
 def double_pendulum_stiff_spring(k_deg=3000.0, mass=1.0, length=1.0, theta1=0.0, theta2=0.0):
@@ -62,19 +87,11 @@ def double_pendulum_stiff_spring(k_deg=3000.0, mass=1.0, length=1.0, theta1=0.0,
     m.add_revolute(b1, (a, 0.0), b2, (-a, 0.0), name="pin1")
     k = k_deg * 180.0 / math.pi
     m.add_rotational_spring_damper(b1, b2, k=k, c=0.0, angle0=0.0, name="spring")
-    m.add_output("theta1", lambda t, q, qd: q[2])
-    m.add_output("theta2", lambda t, q, qd: q[5])
-    m.add_output("relative_angle", lambda t, q, qd: q[5] - q[2])
-    m.add_output("tip_height", lambda t, q, qd: q[4] + a * np.sin(q[5]))
-
-    def energy(q, qd):
-        q, qd = np.asarray(q, float), np.asarray(qd, float)
-        T = 0.5 * mass * (qd[0] ** 2 + qd[1] ** 2 + qd[3] ** 2 + qd[4] ** 2) \
-            + 0.5 * J * (qd[2] ** 2 + qd[5] ** 2)
-        V = mass * G * (q[1] + q[4]) + 0.5 * k * (q[5] - q[2]) ** 2
-        return T + V
-
-    m.reference_energy = energy
+    m.add_output("theta1", Coordinate(2))
+    m.add_output("theta2", Coordinate(5))
+    m.add_output("relative_angle", Difference(2, 5))
+    m.add_output("tip_height", partial(_dp_tip_height, a=a))
+    m.reference_energy = partial(_dp_energy, mass=mass, J=J, k=k)
     m.description = (f"Double pendulum, two uniform links {mass:g} kg x {length:g} m, torsional "
                      f"spring {k_deg:g} N m/deg between the links (LLM paper, section 2).")
     m.reference = "Gil, Sanfelice, Nikravesh, LLM paper, section 2, Figs 1-2"
@@ -115,17 +132,9 @@ def bouncing_balls(K=1e5, radius=0.1, y1=2.0, y2=1.0, v1=0.0, v2=0.0):
     b2 = m.add_body(1.0, J, q=(0.0, y2, 0.0), qd=(0.0, v2, 0.0), name="ball2")
     m.add_contact(b1, radius=radius, other=b2, other_radius=radius, K=K, name="ball_ball")
     m.add_contact(b2, radius=radius, K=K, name="ball_ground")
-    m.add_output("height1", lambda t, q, qd: q[1])
-    m.add_output("height2", lambda t, q, qd: q[4])
-
-    def energy(q, qd):
-        q, qd = np.asarray(q, float), np.asarray(qd, float)
-        p1 = np.maximum(2 * radius - (q[1] - q[4]), 0.0)
-        p2 = np.maximum(radius - q[4], 0.0)
-        return 0.5 * (qd[1] ** 2 + qd[4] ** 2) + G * (q[1] + q[4]) \
-            + 0.5 * K * (p1 ** 2 + p2 ** 2)
-
-    m.reference_energy = energy
+    m.add_output("height1", Coordinate(1))
+    m.add_output("height2", Coordinate(4))
+    m.reference_energy = partial(_balls_energy, radius=radius, K=K)
     m.description = (f"Two unit-mass balls (R = {radius:g} m) on a vertical line, penalty "
                      f"contacts K = {K:g} N/m (LLM paper, section 3, eqs 19-21).")
     m.reference = "Gil, Sanfelice, Nikravesh, LLM paper, section 3, eqs 19-21, Figs 3-5"

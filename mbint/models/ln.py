@@ -2,12 +2,22 @@
 Dynamics B*, chapter 7, eq 7.7."""
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from .. import problems
+from ..mbs.outputs import Coordinate
 from ..mbs.planar import PlanarModel
 
 __all__ = ["mass_spring_damper"]
+
+
+def _energy(q, qd, m, k):
+    """Total energy [J] in the notes' coordinate x (downwards)."""
+    q, qd = np.asarray(q, float), np.asarray(qd, float)
+    x, v = -q[1], -qd[1]
+    return 0.5 * m * v ** 2 - m * problems.G * x + 0.5 * k * x ** 2
 
 
 def mass_spring_damper(m=problems.MSD_M, k=problems.MSD_K, c=problems.MSD_C, x0=0.0, v0=0.0):
@@ -35,14 +45,8 @@ def mass_spring_damper(m=problems.MSD_M, k=problems.MSD_K, c=problems.MSD_C, x0=
                             name="slider")
     model.add_spring_damper(model.ground, (0.0, L0), b, (0.0, 0.0), k=k, c=c, length0=L0,
                             name="spring")
-    model.add_output("x", lambda t, q, qd: -q[1])
-
-    def energy(q, qd):
-        q, qd = np.asarray(q, float), np.asarray(qd, float)
-        x, v = -q[1], -qd[1]
-        return 0.5 * m * v ** 2 - m * problems.G * x + 0.5 * k * x ** 2
-
-    model.reference_energy = energy
+    model.add_output("x", Coordinate(1, -1.0))
+    model.reference_energy = partial(_energy, m=m, k=k)
     model.description = (f"Mass-spring-damper m = {m:g}, k = {k:g}, c = {c:g} on a vertical "
                          f"slider (lecture notes eq 7.7).")
     model.reference = "Schwab & Delhaes, lecture notes ch. 7, eq 7.7"

@@ -3,14 +3,34 @@ for DAEs of Multibody System Dynamics* (2019), section 4."""
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
+from ..mbs.outputs import Coordinate
 from ..mbs.planar import PlanarModel
 
 __all__ = ["two_link_manipulator"]
 
 G = 9.81
+
+
+def _tip_x(t, q, qd, L2):
+    """x of the end of link 2 [m]."""
+    return q[3] + L2 / 2 * np.cos(q[5])
+
+
+def _tip_y(t, q, qd, L2):
+    """y of the end of link 2 [m]."""
+    return q[4] + L2 / 2 * np.sin(q[5])
+
+
+def _energy(q, qd, m1, m2, I1, I2):
+    """Total energy [J] of the manipulator (gravity along -y)."""
+    q, qd = np.asarray(q, float), np.asarray(qd, float)
+    T = 0.5 * m1 * (qd[0] ** 2 + qd[1] ** 2) + 0.5 * I1 * qd[2] ** 2 \
+        + 0.5 * m2 * (qd[3] ** 2 + qd[4] ** 2) + 0.5 * I2 * qd[5] ** 2
+    return T + G * (m1 * q[1] + m2 * q[4])
 
 
 def two_link_manipulator(theta1=math.pi / 3, theta2=-math.pi / 6):
@@ -44,18 +64,11 @@ def two_link_manipulator(theta1=math.pi / 3, theta2=-math.pi / 6):
     b2 = m.add_body(m2, I2, q=(r2[0], r2[1], theta2), name="link2")
     m.add_revolute(m.ground, (0.0, 0.0), b1, (-L1 / 2, 0.0), name="shoulder")
     m.add_revolute(b1, (L1 / 2, 0.0), b2, (-L2 / 2, 0.0), name="elbow")
-    m.add_output("theta1", lambda t, q, qd: q[2])
-    m.add_output("theta2", lambda t, q, qd: q[5])
-    m.add_output("tip_x", lambda t, q, qd: q[3] + L2 / 2 * np.cos(q[5]))
-    m.add_output("tip_y", lambda t, q, qd: q[4] + L2 / 2 * np.sin(q[5]))
-
-    def energy(q, qd):
-        q, qd = np.asarray(q, float), np.asarray(qd, float)
-        T = 0.5 * m1 * (qd[0] ** 2 + qd[1] ** 2) + 0.5 * I1 * qd[2] ** 2 \
-            + 0.5 * m2 * (qd[3] ** 2 + qd[4] ** 2) + 0.5 * I2 * qd[5] ** 2
-        return T + G * (m1 * q[1] + m2 * q[4])
-
-    m.reference_energy = energy
+    m.add_output("theta1", Coordinate(2))
+    m.add_output("theta2", Coordinate(5))
+    m.add_output("tip_x", partial(_tip_x, L2=L2))
+    m.add_output("tip_y", partial(_tip_y, L2=L2))
+    m.reference_energy = partial(_energy, m1=m1, m2=m2, I1=I1, I2=I2)
     m.description = "Planar two-link manipulator, L1 = 1, L2 = sqrt(3), m1 = 1, m2 = 2 (LS paper)."
     m.reference = "Li, Ding, Li, LS paper (2019), section 4, Figs 1-5, Tables 1-7"
     m.t_span = (0.0, 10.0)

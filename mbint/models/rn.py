@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
+from ..mbs.outputs import Coordinate
 from ..mbs.planar import PlanarModel
 
 __all__ = ["stiff_double_pendulum"]
@@ -16,6 +18,32 @@ G = 9.81
 def _wrap(a):
     """Angle wrapped to (-pi, pi]."""
     return np.pi - np.mod(np.pi - np.asarray(a, float), 2 * np.pi)
+
+
+def _theta1_mod(t, q, qd):
+    """theta1 mod 2 pi [rad] (the paper's Fig. 2 reading)."""
+    return np.mod(q[2], 2 * np.pi)
+
+
+def _relative_angle(t, q, qd):
+    """Wrapped theta2 - theta1 [rad]."""
+    return _wrap(q[5] - q[2])
+
+
+def _tip_height(t, q, qd, L2):
+    """Height of the tip of body 2 [m]."""
+    return q[4] + L2 * np.sin(q[5])
+
+
+def _energy(q, qd, m1, m2, J1, J2, k1, k2):
+    """Total energy [J] from the paper's data (gravity, both RSDAs on wrapped angles)."""
+    q, qd = np.asarray(q, float), np.asarray(qd, float)
+    T = 0.5 * m1 * (qd[0] ** 2 + qd[1] ** 2) + 0.5 * J1 * qd[2] ** 2 \
+        + 0.5 * m2 * (qd[3] ** 2 + qd[4] ** 2) + 0.5 * J2 * qd[5] ** 2
+    V = G * (m1 * q[1] + m2 * q[4]) \
+        + 0.5 * k1 * _wrap(q[2] + math.pi / 2) ** 2 \
+        + 0.5 * k2 * _wrap(q[5] - q[2]) ** 2
+    return T + V
 
 
 def stiff_double_pendulum(k1=400.0, c1=15.0, k2=3e5, c2=5e4):
@@ -69,22 +97,12 @@ def stiff_double_pendulum(k1=400.0, c1=15.0, k2=3e5, c2=5e4):
     m.add_rotational_spring_damper(m.ground, b1, k=k1, c=c1, angle0=-math.pi / 2, wrap=True,
                                    name="rsda1")
     m.add_rotational_spring_damper(b1, b2, k=k2, c=c2, angle0=0.0, wrap=True, name="rsda2")
-    m.add_output("theta1", lambda t, q, qd: q[2])
-    m.add_output("theta1_mod", lambda t, q, qd: np.mod(q[2], 2 * np.pi))
-    m.add_output("theta2", lambda t, q, qd: q[5])
-    m.add_output("relative_angle", lambda t, q, qd: _wrap(q[5] - q[2]))
-    m.add_output("tip_height", lambda t, q, qd: q[4] + L2 * np.sin(q[5]))
-
-    def energy(q, qd):
-        q, qd = np.asarray(q, float), np.asarray(qd, float)
-        T = 0.5 * m1 * (qd[0] ** 2 + qd[1] ** 2) + 0.5 * J1 * qd[2] ** 2 \
-            + 0.5 * m2 * (qd[3] ** 2 + qd[4] ** 2) + 0.5 * J2 * qd[5] ** 2
-        V = G * (m1 * q[1] + m2 * q[4]) \
-            + 0.5 * k1 * _wrap(q[2] + math.pi / 2) ** 2 \
-            + 0.5 * k2 * _wrap(q[5] - q[2]) ** 2
-        return T + V
-
-    m.reference_energy = energy
+    m.add_output("theta1", Coordinate(2))
+    m.add_output("theta1_mod", _theta1_mod)
+    m.add_output("theta2", Coordinate(5))
+    m.add_output("relative_angle", _relative_angle)
+    m.add_output("tip_height", partial(_tip_height, L2=L2))
+    m.reference_energy = partial(_energy, m1=m1, m2=m2, J1=J1, J2=J2, k1=k1, k2=k2)
     m.description = ("Stiff double pendulum with two RSDAs (k2 = 3e5, c2 = 5e4), "
                      "RN paper section 5.1.")
     m.reference = "Sandu, Negrut, Haug, Potra, Sandu, RN paper, section 5.1, Figs 1-2, Table 1"

@@ -4,14 +4,41 @@ Nikravesh, *Numerical Integration Scheme Using Singular Perturbation Method*
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
+from ..mbs.outputs import Coordinate
 from ..mbs.planar import PlanarModel
 
 __all__ = ["pendulum_particle"]
 
 G = 9.81
+
+
+def _tip_of(q, h):
+    """(x, y) of the bar's tip, shape (2,) or (2, m) for q of shape (nq,) or (nq, m)."""
+    th = q[2]
+    return np.stack([q[0] + h * np.sin(th), q[1] - h * np.cos(th)])
+
+
+def _particle_offset(t, q, qd, h):
+    """Distance [m] of the particle from the bar's tip (the spring's length)."""
+    return np.linalg.norm(q[3:5] - _tip_of(q, h), axis=0)
+
+
+def _tip_height(t, q, qd, h):
+    """Height of the bar's tip [m]."""
+    return _tip_of(q, h)[1]
+
+
+def _energy(q, qd, m1, J1, m2, k, h):
+    """Eq 68: total energy [J]."""
+    q, qd = np.asarray(q, float), np.asarray(qd, float)
+    d = q[3:5] - _tip_of(q, h)
+    return 0.5 * m1 * (qd[0] ** 2 + qd[1] ** 2) + 0.5 * J1 * qd[2] ** 2 \
+        + 0.5 * m2 * (qd[3] ** 2 + qd[4] ** 2) \
+        + G * (m1 * q[1] + m2 * q[4]) + 0.5 * k * (d ** 2).sum(0)
 
 
 def pendulum_particle(theta0=math.pi / 2, m1=100.0, J1=100.0, L=1.0, m2=1e-5, k=5.0):
@@ -61,26 +88,11 @@ def pendulum_particle(theta0=math.pi / 2, m1=100.0, J1=100.0, L=1.0, m2=1e-5, k=
     m.add_spring_damper(bar, (0.0, -h), particle, (0.0, 0.0), k=k, c=0.0, length0=0.0,
                         name="spring")
 
-    def tip_of(q):
-        """(x, y) of the bar's tip, shape (2,) or (2, m) for q of shape (nq,) or (nq, m)."""
-        th = q[2]
-        return np.stack([q[0] + h * np.sin(th), q[1] - h * np.cos(th)])
-
-    m.add_output("theta", lambda t, q, qd: q[2])
-    m.add_output("particle_offset",
-                 lambda t, q, qd: np.linalg.norm(q[3:5] - tip_of(q), axis=0))
-    m.add_output("particle_height", lambda t, q, qd: q[4])
-    m.add_output("tip_height", lambda t, q, qd: tip_of(q)[1])
-
-    def energy(q, qd):
-        """Eq 68."""
-        q, qd = np.asarray(q, float), np.asarray(qd, float)
-        d = q[3:5] - tip_of(q)
-        return 0.5 * m1 * (qd[0] ** 2 + qd[1] ** 2) + 0.5 * J1 * qd[2] ** 2 \
-            + 0.5 * m2 * (qd[3] ** 2 + qd[4] ** 2) \
-            + G * (m1 * q[1] + m2 * q[4]) + 0.5 * k * (d ** 2).sum(0)
-
-    m.reference_energy = energy
+    m.add_output("theta", Coordinate(2))
+    m.add_output("particle_offset", partial(_particle_offset, h=h))
+    m.add_output("particle_height", Coordinate(4))
+    m.add_output("tip_height", partial(_tip_height, h=h))
+    m.reference_energy = partial(_energy, m1=m1, J1=J1, m2=m2, k=k, h=h)
     m.description = ("Bar pendulum (m1 = 100, J1 = 100, L = 1) with a particle m2 = 1e-5 on a "
                      "spring k = 5 at its tip (SP paper, eqs 63-68).")
     m.reference = "Gil, Sanfelice, Nikravesh, SP paper (DETC2013), eqs 63-68, Figs 6-8"

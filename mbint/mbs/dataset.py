@@ -1,0 +1,383 @@
+"""A :class:`Trajectory` as an ``xarray.Dataset``, saved to and loaded from NetCDF.
+
+The file is plain NetCDF-4 (``netCDF4``): every number of the run is a variable
+with its unit, every option an attribute, so ``xarray.open_dataset(path)`` (or any
+NetCDF reader) reads it without mbint.  :func:`load` rebuilds the Trajectory: its
+arrays, energies, violations and outputs from the file (bit for bit), the dense
+output from its stored records (callable again), and a :class:`PlanarModel` from
+its description (``PlanarModel.describe``).
+
+Layout (dimensions in parentheses):
+
+==========================  ============================================================
+variable                    meaning
+==========================  ============================================================
+time (time)                 output times [s]
+coordinate, coordinate_unit names and units of q (coordinate)
+constraint, constraint_unit names and units of the rows of Phi (constraint)
+q, qd, qdd                  (coordinate, time), units per coordinate: u, u/s, u/s^2
+lam                         (constraint, time), Lagrange multipliers, J per row unit
+kinetic_energy, potential_  (time) [J], when the model has energies
+energy, total_energy
+dissipated_work             (time) [J], work done against velocity-dependent forces
+                            (left out for a t_eval grid without dense output)
+violation_position, _velo-  (constraint, time): Phi, Phi_q qd + Phi_t, Phi_q qdd - gamma
+city, _acceleration
+output_<name>               (time) or (output_<name>_row, time): the model's outputs
+step_time, step_size,       (step): every accepted step
+step_error
+dense_t0, dense_h,          (segment), (dense_coefficient): the dense output's records
+dense_degree, dense_offset,
+dense_coefficients
+event_time, event_index,    (occurrence), (coordinate, occurrence): events, flattened
+event_q, event_qd
+contact_time, contact_index (contact_occurrence): contact instants (simulate's t_contacts)
+==========================  ============================================================
+
+Attributes: ``mbint_version``, ``model_name``, ``model_class``, ``model_json``
+(the description of a PlanarModel), ``method``, ``formulation``, ``status``,
+``status_code``, ``message``, ``success``, ``stats_<name>``, ``options_json``,
+``initial_json``, ``baumgarte_alpha``, ``baumgarte_beta``, ``projected``.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+__all__ = ["to_xarray", "from_xarray", "save", "load", "StoredModel"]
+
+_VIOL = ("position", "velocity", "acceleration")
+
+
+def _json(obj):
+    def default(o):
+        if isinstance(o, np.ndarray):
+            return o.tolist()
+        if isinstance(o, (np.floating, np.integer, np.bool_)):
+            return o.item()
+        return repr(o)
+
+    return json.dumps(obj, default=default)
+
+
+def _units(model, attr, n):
+    u = list(getattr(model, attr, [""] * n))
+    return u if len(u) == n else [""] * n
+
+
+def _per(units, suffix):
+    return [(u + suffix) if u else "" for u in units]
+
+
+def _lam_unit(u):
+    return {"m": "N", "rad": "N m", "m^2": "N/m"}.get(u, "")
+
+
+def to_xarray(traj, steps=True, dense=True, events=True):
+    """The trajectory as an ``xarray.Dataset`` (see the module docstring).
+
+    Parameters
+    ----------
+    traj : Trajectory
+    steps, dense, events : bool
+        Include the step history, the dense output's records, the events
+        (their lengths differ between runs: :func:`mbint.ensemble` leaves them out).
+
+    Returns
+    -------
+    xarray.Dataset
+    """
+    import xarray as xr
+
+    from .. import __version__
+
+    m = traj.model
+    nq, nc = m.nq, m.nc
+    cu = _units(m, "coordinate_units", nq)
+    ku = _units(m, "constraint_units", nc)
+    coords = {
+        "time": ("time", np.asarray(traj.t, float), dict(units="s", long_name="time")),
+        "coordinate": ("coordinate", np.array(list(m.coordinate_names), dtype=object)),
+        "coordinate_unit": ("coordinate", np.array(cu, dtype=object)),
+        "constraint": ("constraint", np.array(list(m.constraint_names), dtype=object)),
+        "constraint_unit": ("constraint", np.array(ku, dtype=object)),
+    }
+    see_c = "per coordinate: see coordinate_unit"
+    data = {
+        "q": (("coordinate", "time"), traj.q,
+              dict(long_name="coordinates q", units=see_c, unit_of_each=_json(cu))),
+        "qd": (("coordinate", "time"), traj.qd,
+               dict(long_name="velocities dq/dt", units=see_c + " per s",
+                    unit_of_each=_json(_per(cu, "/s")))),
+        "qdd": (("coordinate", "time"), traj.qdd,
+                dict(long_name="accelerations d2q/dt2", units=see_c + " per s^2",
+                     unit_of_each=_json(_per(cu, "/s^2")))),
+        "lam": (("constraint", "time"), traj.lam,
+                dict(long_name="Lagrange multipliers lambda (M qdd + Phi_q^T lambda = Q)",
+                     units="J per unit of the constraint row",
+                     unit_of_each=_json([_lam_unit(u) for u in ku]))),
+    }
+    try:
+        E = traj.energy()
+    except ValueError:  # a MechanicalSystem without an energy function
+        E = None
+    if E is not None:
+        for name, v in zip(("kinetic_energy", "potential_energy", "total_energy"), E):
+            data[name] = (("time",), np.asarray(v, float),
+                          dict(units="J", long_name=name.replace("_", " ")))
+        # accurate only from the dense output or at every step (not on a coarse t_eval)
+        accurate = traj.sol is not None or len(traj.t) >= len(traj.t_steps) + 1
+        W = traj.dissipated_work() if accurate else None
+        if W is not None:
+            data["dissipated_work"] = (("time",), W, dict(
+                units="J", long_name="work done against velocity-dependent forces (dampers)",
+                note="total_energy + dissipated_work is constant for a model without "
+                     "actuators or driven joints"))
+    V = traj.violation(per_row=True)
+    for name, v in zip(_VIOL, V):
+        suffix = {"position": "", "velocity": "/s", "acceleration": "/s^2"}[name]
+        data[f"violation_{name}"] = (("constraint", "time"), np.asarray(v, float), dict(
+            long_name={"position": "Phi", "velocity": "Phi_q qd + Phi_t",
+                       "acceleration": "Phi_q qdd - gamma"}[name],
+            units=f"per constraint row: see constraint_unit{(' ' + suffix) if suffix else ''}"))
+    for name in sorted(getattr(m, "outputs", {}) or {}):
+        try:
+            v = np.asarray(traj.output(name), float)
+        except Exception:  # an output that cannot be evaluated here is left out
+            continue
+        if v.ndim == 1:
+            data[f"output_{name}"] = (("time",), v, dict(long_name=name))
+        else:
+            v = v.reshape(-1, len(traj.t))
+            data[f"output_{name}"] = ((f"output_{name}_row", "time"), v, dict(long_name=name))
+    for name, v in getattr(traj, "_stored_outputs", {}).items():
+        if f"output_{name}" not in data:
+            dims = ("time",) if v.ndim == 1 else (f"output_{name}_row", "time")
+            data[f"output_{name}"] = (dims, v, dict(long_name=name))
+    attrs = dict(
+        title=f"{m.name}: simulated by mbint {traj.method}",
+        mbint_version=__version__, model_name=m.name, model_class=type(m).__name__,
+        model_description=getattr(m, "description", "") or "",
+        model_reference=getattr(m, "reference", "") or "",
+        method=traj.method, formulation=traj.formulation, status=int(traj.status),
+        status_code=int(traj.status_code), message=traj.message, success=int(traj.success),
+        baumgarte_alpha=float(traj.baumgarte[0]), baumgarte_beta=float(traj.baumgarte[1]),
+        projected=int(bool(traj.projected)), options_json=_json(traj.options),
+        initial_json=_json(traj.initial), nq=int(nq), nc=int(nc))
+    for k, v in traj.stats.items():
+        attrs[f"stats_{k}"] = int(v)
+    if hasattr(m, "describe"):
+        attrs["model_json"] = _json(m.describe())
+    if steps:
+        data["step_time"] = (("step",), np.asarray(traj.t_steps, float), dict(units="s"))
+        data["step_size"] = (("step",), np.asarray(traj.h_steps, float), dict(units="s"))
+        data["step_error"] = (("step",), np.asarray(traj.err_steps, float), dict(
+            long_name="normalized error estimate of the step", units="1"))
+    if dense and traj.sol is not None:
+        s = traj.sol
+        deg, off, c = _dense_records(s)
+        data["dense_t0"] = (("segment",), s.t_min_step, dict(units="s"))
+        data["dense_h"] = (("segment",), s.h, dict(units="s"))
+        data["dense_degree"] = (("segment",), deg, dict(
+            long_name="polynomial degree in theta = (t - t0)/h; -1: a method's dense record"))
+        data["dense_offset"] = (("segment",), off)
+        data["dense_coefficients"] = (("dense_coefficient",), c, dict(
+            long_name="coefficients (theta power major, (deg+1) n per segment) or records"))
+        attrs.update(dense_t_end=float(s.ts[-1]), dense_n=int(s.n),
+                     dense_method=s.method or traj.method)
+    if events and traj.t_events is not None:
+        te = [np.asarray(v, float) for v in traj.t_events]
+        data["event_time"] = (("occurrence",), np.concatenate(te + [np.zeros(0)]),
+                              dict(units="s"))
+        data["event_index"] = (("occurrence",), np.concatenate(
+            [np.full(len(v), k, np.int64) for k, v in enumerate(te)] + [np.zeros(0, np.int64)]))
+        for key in ("q", "qd"):
+            arrs = [np.asarray(v, float).reshape(nq, -1) for v in getattr(traj, f"{key}_events")]
+            data[f"event_{key}"] = (("coordinate", "occurrence"),
+                                    np.concatenate(arrs + [np.zeros((nq, 0))], axis=1))
+        attrs["n_events"] = len(te)
+    tc = getattr(traj, "t_contacts", None)
+    if events and tc is not None:
+        data["contact_time"] = (("contact_occurrence",), np.concatenate(
+            [np.asarray(v, float) for v in tc] + [np.zeros(0)]), dict(units="s"))
+        data["contact_index"] = (("contact_occurrence",), np.concatenate(
+            [np.full(len(v), k, np.int64) for k, v in enumerate(tc)] + [np.zeros(0, np.int64)]))
+        attrs["n_contacts"] = len(tc)
+    ds = xr.Dataset({k: xr.Variable(*v) for k, v in data.items()},
+                    coords={k: xr.Variable(*v) for k, v in coords.items()}, attrs=attrs)
+    return ds
+
+
+def _dense_records(s):
+    """(deg, off, c) of a DenseOutput: the flat records it was made from."""
+    deg, off, chunks, pos = [], [], [], 0
+    for k in range(s.n_segments):
+        rec = s.records.get(k)
+        if rec is not None:
+            deg.append(-1)
+            flat = np.asarray(rec, float)
+        else:
+            d = int(s.deg[k])
+            deg.append(d)
+            flat = s.C[k, : d + 1].reshape(-1)
+        off.append(pos)
+        chunks.append(flat)
+        pos += flat.size
+    c = np.concatenate(chunks) if chunks else np.zeros(0)
+    return np.array(deg, np.int64), np.array(off, np.int64), c
+
+
+class StoredModel:
+    """What a loaded trajectory knows of a model that was not a PlanarModel: its
+    name, sizes, names and units (no kernels)."""
+
+    def __init__(self, name, nq, nc, coordinate_names, constraint_names, coordinate_units,
+                 constraint_units, description=""):
+        self.name, self.nq, self.nc = name, int(nq), int(nc)
+        self.coordinate_names = list(coordinate_names)
+        self.constraint_names = list(constraint_names)
+        self.coordinate_units = list(coordinate_units)
+        self.constraint_units = list(constraint_units)
+        self.description = description
+        self.outputs = {}
+
+    def __repr__(self):
+        return f"<StoredModel {self.name!r}: nq = {self.nq}, nc = {self.nc} (no kernels)>"
+
+
+def from_xarray(ds):
+    """Rebuild a :class:`Trajectory` from :func:`to_xarray`'s dataset.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+
+    Returns
+    -------
+    Trajectory
+        Its arrays, energies, violations and outputs are the stored ones; ``sol``
+        the stored dense output; ``model`` a PlanarModel rebuilt from its
+        description (without Python forces and outputs), else a
+        :class:`StoredModel`.
+    """
+    from ..dense import DenseOutput
+    from .planar import PlanarModel
+    from .trajectory import Energy, Trajectory, Violation
+
+    a = ds.attrs
+    names = [str(v) for v in ds["coordinate"].values]
+    cnames = [str(v) for v in ds["constraint"].values]
+    if "model_json" in a:
+        model = PlanarModel.from_description(json.loads(a["model_json"]))
+    else:
+        model = StoredModel(a.get("model_name", "model"), a["nq"], a["nc"], names, cnames,
+                            [str(v) for v in ds["coordinate_unit"].values],
+                            [str(v) for v in ds["constraint_unit"].values],
+                            a.get("model_description", ""))
+    traj = Trajectory.__new__(Trajectory)
+    traj.model = model
+    traj.t = np.asarray(ds["time"].values, float)
+    nq, nc, m = int(a["nq"]), int(a["nc"]), len(traj.t)
+    traj.q = np.ascontiguousarray(ds["q"].values.reshape(nq, m))
+    traj.qd = np.ascontiguousarray(ds["qd"].values.reshape(nq, m))
+    traj.qdd = np.ascontiguousarray(ds["qdd"].values.reshape(nq, m))
+    traj.lam = np.ascontiguousarray(ds["lam"].values.reshape(nc, m))
+    traj.options = json.loads(a.get("options_json", "{}"))
+    traj.method = a["method"]
+    traj.formulation = a.get("formulation", "index1")
+    traj.baumgarte = (float(a.get("baumgarte_alpha", 0.0)), float(a.get("baumgarte_beta", 0.0)))
+    traj.projected = bool(a.get("projected", 0))
+    initial = json.loads(a.get("initial_json", "{}"))
+    for k in ("q0", "qd0"):
+        if k in initial:
+            initial[k] = np.asarray(initial[k], float)
+    traj.initial = initial
+    traj.status_code = int(a["status_code"])
+    traj.status = int(a["status"])
+    traj.message = str(a["message"])
+    traj.success = bool(a["success"])
+    traj.stats = {k[len("stats_"):]: int(v) for k, v in a.items() if k.startswith("stats_")}
+    def var(name, default):
+        return np.asarray(ds[name].values) if name in ds else default
+
+    traj.t_steps = var("step_time", np.zeros(0))
+    traj.h_steps = var("step_size", np.zeros(0))
+    traj.err_steps = var("step_error", np.zeros(0))
+    traj.sol = None
+    if "dense_t0" in ds:
+        traj.sol = DenseOutput(var("dense_t0", None), var("dense_h", None), float(a["dense_t_end"]),
+                               var("dense_degree", None), var("dense_offset", None),
+                               var("dense_coefficients", None), int(a["dense_n"]),
+                               method=str(a["dense_method"]))
+    if "event_time" in ds:
+        te, ti = var("event_time", None), var("event_index", None)
+        eq, eqd = var("event_q", None).reshape(nq, -1), var("event_qd", None).reshape(nq, -1)
+        k_ev = int(a["n_events"])
+        traj.t_events = [te[ti == k] for k in range(k_ev)]
+        traj.q_events = [np.ascontiguousarray(eq[:, ti == k]) for k in range(k_ev)]
+        traj.qd_events = [np.ascontiguousarray(eqd[:, ti == k]) for k in range(k_ev)]
+    else:
+        traj.t_events = traj.q_events = traj.qd_events = None
+    if "contact_time" in ds:
+        tc, ci = var("contact_time", None), var("contact_index", None)
+        traj.t_contacts = [tc[ci == k] for k in range(int(a["n_contacts"]))]
+    traj._energy = None
+    if "total_energy" in ds:
+        traj._energy = Energy(var("kinetic_energy", None), var("potential_energy", None),
+                              var("total_energy", None))
+    traj._dissipated = var("dissipated_work", None)
+    traj._violation = Violation(*(var(f"violation_{k}", None).reshape(nc, m) for k in _VIOL))
+    traj._stored_outputs = {}
+    for name in ds.data_vars:
+        if str(name).startswith("output_"):
+            traj._stored_outputs[str(name)[len("output_"):]] = np.asarray(ds[name].values)
+    return traj
+
+
+def save(traj, path):
+    """Write :func:`to_xarray` of the trajectory to a NetCDF-4 file.
+
+    Parameters
+    ----------
+    traj : Trajectory
+    path : str or path-like
+        The file (conventionally ``*.nc``); overwritten if it exists.
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    from pathlib import Path
+
+    path = Path(path)
+    if path.parent and not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    ds = to_xarray(traj)
+    ds.to_netcdf(os.fspath(path), engine="netcdf4", format="NETCDF4")
+    return path
+
+
+def load(path):
+    """Read a trajectory written by :meth:`Trajectory.save`.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    Trajectory
+        See :func:`from_xarray`.
+    """
+    import xarray as xr
+
+    if not os.path.exists(path):
+        raise ValueError(f"path: no such file {os.fspath(path)!r}.")
+    with xr.open_dataset(os.fspath(path), engine="netcdf4") as ds:
+        ds = ds.load()
+    if "q" not in ds or "method" not in ds.attrs:
+        raise ValueError(f"path: {os.fspath(path)!r} is not a trajectory written by "
+                         f"Trajectory.save.")
+    return from_xarray(ds)
