@@ -41,10 +41,11 @@
  * stages u_i (tableaus_ros.h); the driver's Hermite interpolant is not used.
  *
  * Stage solves in the variables of the error control.  E is factored as S^-1 E S with
- * S = diag(s_i), s_i the power of two at or below atol_i + rtol |y_i| (y at the step's
- * start), and E u = b is solved as u = S (S^-1 E S)^-1 S^-1 b.  Scaling by powers of two
- * is exact, so this is the LU of E with the pivot of column k chosen by max_i |E_ik| / s_i
- * (scaled partial pivoting); with equal s_i it is bit for bit the unscaled LU.
+ * S = diag(s_i), s_i the power of two at or below atol_i + rtol (|y_i| + |h f_i|) (y and
+ * f at the step's start: the size of y_i across the step), and E u = b is solved as
+ * u = S (S^-1 E S)^-1 S^-1 b.  Scaling by powers of two is exact, so this is the LU of E
+ * with the pivot of column k chosen by max_i |E_ik| / s_i (scaled partial pivoting); with
+ * equal s_i it is bit for bit the unscaled LU.
  * Why: if w.f(t, y) = 0 for all (t, y) (a conservation law of a reaction network), then
  * w.J = 0 and w.df/dt = 0, so w E = w M/(h gamma) and, stage by stage, w M u_i = 0 and
  * w M y_new = w M y in exact arithmetic (for a W-method too: w.J(y) = 0 at every y).  In
@@ -59,12 +60,16 @@
  * (L~, U~ the factors of S^-1 E S, |L~| <= 1): the rounding of row i is s_i times the size
  * of the scaled system, so the defect w M u_i/(h gamma) - w b_i involves only the
  * tolerance scales of the components with w_i != 0; the invariant then holds to 1e-15 of
- * its value whatever the order of the unknowns.  Cost: n^2 multiplications per
- * factorization and 2n per solve, no f evaluation.  (One step of iterative refinement per
- * stage instead, with the residual from the unfactored E, costs a product with J per
- * stage, 8-30 % per step on Robertson, Van der Pol and HIRES, and leaves 1e-10 of the
- * invariant: each solve becomes componentwise backward stable, but the rows of a trace
- * species are stiff, h gamma |E| >> 1, and that rounding remains.)
+ * its value whatever the order of the unknowns.  The scales only choose the pivots, but
+ * they must not understate a row: a row whose s_i is q times too small can be taken as
+ * pivot with unscaled multipliers up to q (Robertson at t = 0 with atol 1e-30 and s_i
+ * from |y_i| alone: the first stage lost 8 digits of u_1; with |h f_i| it is exact).
+ * Cost: n^2 multiplications per factorization and 2n per solve, no f evaluation.  (One
+ * step of iterative refinement per stage instead, with the residual from the unfactored
+ * E, costs a product with J per stage, 8-30 % per step on Robertson, Van der Pol and
+ * HIRES, and leaves 1e-10 of the invariant: each solve becomes componentwise backward
+ * stable, but the rows of a trace species are stiff, h gamma |E| >> 1, and that rounding
+ * remains.)
  *
  * Workspace (doubles): state | J (n x n) | E = LU (n x n) | ipiv | df/dt | U (s x n)
  * | f of the current stage | stage argument | mass product | scales s_i
@@ -190,14 +195,14 @@ static int need_jacobian(const mb_ros_tableau *T, const ros_state *st, int rejec
     return r > W_JAC_RATIO || r < 1.0 / W_JAC_RATIO;
 }
 
-/* s_i = 2^e_i <= atol_i + rtol |y_i| < 2^(e_i + 1), raised to at least
+/* s_i = 2^e_i <= atol_i + rtol (|y_i| + |h f0_i|) < 2^(e_i + 1), raised to at least
  * 2^(e_max - SCALE_RANGE) and DBL_MIN (e_max = 0 when every tolerance scale is zero) */
-static void scales(const mb_stepper *s, const double *y, double *sc)
+static void scales(const mb_stepper *s, const double *y, double h, double *sc)
 {
     ptrdiff_t n = s->n;
     int emax = INT_MIN;
     for (ptrdiff_t i = 0; i < n; i++) {
-        double t = s->atol[i] + s->rtol * fabs(y[i]);
+        double t = s->atol[i] + s->rtol * (fabs(y[i]) + fabs(h * s->f0[i]));
         int e = INT_MIN;
         if (t > 0.0 && isfinite(t)) {
             frexp(t, &e);
@@ -226,7 +231,7 @@ static int factor(mb_stepper *s, const mb_ros_tableau *T, ros_work *w, double h,
     if (!M)
         for (ptrdiff_t i = 0; i < n; i++)
             w->E[i * n + i] += d;
-    scales(s, y, w->sc);
+    scales(s, y, h, w->sc);
     for (ptrdiff_t j = 0; j < n; j++)
         for (ptrdiff_t i = 0; i < n; i++)
             w->E[j * n + i] *= w->sc[j] / w->sc[i];
