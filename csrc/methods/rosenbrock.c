@@ -73,11 +73,11 @@
  *
  * Workspace (doubles): state | J (n x n) | E = LU (n x n) | ipiv | df/dt | U (s x n)
  * | f of the current stage | stage argument | mass product | scales s_i
- * | W-methods: y_prev, f_prev. */
+ * and 1/s_i | W-methods: y_prev, f_prev. */
 #include <complex.h>
 #include <float.h>
-#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include "../linalg/dense.h" /* LU */
 #include "rosenbrock.h"
@@ -86,9 +86,9 @@
 /* W-method: re-evaluate J when h / h_jac leaves [1/W_JAC_RATIO, W_JAC_RATIO] */
 static const double W_JAC_RATIO = 4.0;
 static const double W_SECANT_TOL = 0.2;
-/* scales s_i below 2^-SCALE_RANGE max_j s_j (or zero: atol_i = 0 and y_i = 0) are raised to
- * it, so S^-1 E S stays far from overflow */
-enum { SCALE_RANGE = 300 };
+/* scales s_i below SCALE_MIN max_j s_j (or zero: atol_i = 0, y_i = 0, f_i = 0) are raised
+ * to it, so S^-1 E S stays far from overflow */
+static const double SCALE_MIN = 0x1p-300;
 
 typedef struct ros_state {
     int jac_ok;    /* J and df/dt hold an evaluation */
@@ -96,12 +96,13 @@ typedef struct ros_state {
     int lu_ok;     /* E holds the factorization for (J, h_lu) */
     int pending;   /* a step was computed and not accepted (it was rejected or failed) */
     int have_prev; /* W: y_prev, f_prev, t_prev hold the previous start point */
+    int scaled;    /* E holds S^-1 E S with scales sc that are not all 1 */
     double h_lu, h_jac, t_prev;
 } ros_state;
 
 typedef struct ros_work {
     ros_state *st;
-    double *J, *E, *ft, *U, *fk, *yt, *cs, *sc, *y_prev, *f_prev;
+    double *J, *E, *ft, *U, *fk, *yt, *cs, *sc, *isc, *y_prev, *f_prev;
     int *ipiv;
 } ros_work;
 
@@ -119,7 +120,7 @@ static size_t ros_work_size(const mb_problem *p, const void *data)
 {
     const mb_ros_tableau *T = data;
     size_t n = (size_t)p->n;
-    return state_doubles() + 2 * n * n + ipiv_doubles(p->n) + (size_t)(T->s + 5) * n +
+    return state_doubles() + 2 * n * n + ipiv_doubles(p->n) + (size_t)(T->s + 6) * n +
            (T->w_method ? 2 * n : 0);
 }
 
@@ -137,6 +138,7 @@ static void carve(const mb_stepper *s, const mb_ros_tableau *T, ros_work *w)
     w->yt = b; b += n;
     w->cs = b; b += n;
     w->sc = b; b += n;
+    w->isc = b; b += n;
     w->y_prev = T->w_method ? b : NULL; b += T->w_method ? n : 0;
     w->f_prev = T->w_method ? b : NULL;
 }
@@ -195,28 +197,38 @@ static int need_jacobian(const mb_ros_tableau *T, const ros_state *st, int rejec
     return r > W_JAC_RATIO || r < 1.0 / W_JAC_RATIO;
 }
 
-/* s_i = 2^e_i <= atol_i + rtol (|y_i| + |h f0_i|) < 2^(e_i + 1), raised to at least
- * 2^(e_max - SCALE_RANGE) and DBL_MIN (e_max = 0 when every tolerance scale is zero) */
-static void scales(const mb_stepper *s, const double *y, double h, double *sc)
+/* the power of two at or below t (t positive and normal): t with its mantissa cleared */
+static double pow2_floor(double t)
+{
+    uint64_t bits;
+    memcpy(&bits, &t, sizeof bits);
+    bits &= ~(((uint64_t)1 << (DBL_MANT_DIG - 1)) - 1);
+    memcpy(&t, &bits, sizeof bits);
+    return t;
+}
+
+/* sc_i = 2^e_i <= atol_i + rtol (|y_i| + |h f0_i|) < 2^(e_i + 1), raised to at least
+ * SCALE_MIN times the largest and divided by the largest, so SCALE_MIN <= sc_i <= 1 (all 1
+ * when every tolerance scale is zero); isc_i = 1/sc_i.  Returns whether they differ. */
+static int scales(const mb_stepper *s, const double *y, double h, double *sc, double *isc)
 {
     ptrdiff_t n = s->n;
-    int emax = INT_MIN;
+    double tmax = 0.0;
     for (ptrdiff_t i = 0; i < n; i++) {
         double t = s->atol[i] + s->rtol * (fabs(y[i]) + fabs(h * s->f0[i]));
-        int e = INT_MIN;
-        if (t > 0.0 && isfinite(t)) {
-            frexp(t, &e);
-            e -= 1;
-        }
-        sc[i] = (double)e;
-        if (e > emax)
-            emax = e;
+        sc[i] = t <= DBL_MAX ? t : DBL_MAX;
+        tmax = fmax(tmax, sc[i]);
     }
-    if (emax == INT_MIN)
-        emax = 0;
-    double emin = fmax((double)(emax - SCALE_RANGE), (double)(DBL_MIN_EXP - 1));
-    for (ptrdiff_t i = 0; i < n; i++)
-        sc[i] = ldexp(1.0, (int)fmax(sc[i], emin));
+    if (!(tmax >= DBL_MIN))
+        tmax = 1.0;
+    double inv = 1.0 / pow2_floor(tmax), lo = fmax(tmax * SCALE_MIN, DBL_MIN);
+    int differ = 0;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        sc[i] = pow2_floor(fmax(sc[i], lo)) * inv;
+        isc[i] = 1.0 / sc[i];
+        differ |= sc[i] != 1.0;
+    }
+    return differ;
 }
 
 /* E = M/(h gamma) - J in the scaled variables, S^-1 E S, factored in place */
@@ -231,10 +243,11 @@ static int factor(mb_stepper *s, const mb_ros_tableau *T, ros_work *w, double h,
     if (!M)
         for (ptrdiff_t i = 0; i < n; i++)
             w->E[i * n + i] += d;
-    scales(s, y, h, w->sc);
-    for (ptrdiff_t j = 0; j < n; j++)
-        for (ptrdiff_t i = 0; i < n; i++)
-            w->E[j * n + i] *= w->sc[j] / w->sc[i];
+    w->st->scaled = scales(s, y, h, w->sc, w->isc);
+    if (w->st->scaled)
+        for (ptrdiff_t j = 0; j < n; j++)
+            for (ptrdiff_t i = 0; i < n; i++)
+                w->E[j * n + i] *= w->sc[j] * w->isc[i];
     s->stats->nlu++;
     w->st->lu_ok = 0;
     if (mb_lu_factor(n, w->E, n, w->ipiv) != MB_OK)
@@ -248,12 +261,15 @@ static int factor(mb_stepper *s, const mb_ros_tableau *T, ros_work *w, double h,
 static int solve(const mb_stepper *s, const ros_work *w, double *x)
 {
     ptrdiff_t n = s->n;
-    for (ptrdiff_t i = 0; i < n; i++)
-        x[i] /= w->sc[i];
+    int scaled = w->st->scaled;
+    if (scaled)
+        for (ptrdiff_t i = 0; i < n; i++)
+            x[i] *= w->isc[i];
     if (mb_lu_solve(n, w->E, n, w->ipiv, x, 1) != MB_OK)
         return MB_RECOVERABLE;
-    for (ptrdiff_t i = 0; i < n; i++)
-        x[i] *= w->sc[i];
+    if (scaled)
+        for (ptrdiff_t i = 0; i < n; i++)
+            x[i] *= w->sc[i];
     return MB_OK;
 }
 
