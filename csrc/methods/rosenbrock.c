@@ -217,14 +217,15 @@ static int scales(const mb_stepper *s, const double *y, double h, double *sc, do
     for (ptrdiff_t i = 0; i < n; i++) {
         double t = s->atol[i] + s->rtol * (fabs(y[i]) + fabs(h * s->f0[i]));
         sc[i] = t <= DBL_MAX ? t : DBL_MAX;
-        tmax = fmax(tmax, sc[i]);
+        if (sc[i] > tmax)
+            tmax = sc[i];
     }
     if (!(tmax >= DBL_MIN))
         tmax = 1.0;
     double inv = 1.0 / pow2_floor(tmax), lo = fmax(tmax * SCALE_MIN, DBL_MIN);
     int differ = 0;
     for (ptrdiff_t i = 0; i < n; i++) {
-        sc[i] = pow2_floor(fmax(sc[i], lo)) * inv;
+        sc[i] = pow2_floor(sc[i] > lo ? sc[i] : lo) * inv;
         isc[i] = 1.0 / sc[i];
         differ |= sc[i] != 1.0;
     }
@@ -258,7 +259,7 @@ static int factor(mb_stepper *s, const mb_ros_tableau *T, ros_work *w, double h,
 }
 
 /* E x = b in place through the scaled factorization: x = S (S^-1 E S)^-1 S^-1 b */
-static int solve(const mb_stepper *s, const ros_work *w, double *x)
+static inline int solve(const mb_stepper *s, const ros_work *w, double *x)
 {
     ptrdiff_t n = s->n;
     int scaled = w->st->scaled;
