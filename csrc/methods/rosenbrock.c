@@ -239,16 +239,19 @@ static int factor(mb_stepper *s, const mb_ros_tableau *T, ros_work *w, double h,
     ptrdiff_t n = s->n;
     const double *M = (s->m->flags & MB_MASS) ? s->p->mass : NULL;
     double d = 1.0 / (h * T->gamma);
-    for (ptrdiff_t k = 0; k < n * n; k++)
-        w->E[k] = (M ? d * M[k] : 0.0) - w->J[k];
+    w->st->scaled = scales(s, y, h, w->sc, w->isc);
+    if (w->st->scaled)  /* (S^-1 E S)_ij = E_ij s_j / s_i: exact, and 1 on the diagonal */
+        for (ptrdiff_t j = 0; j < n; j++)
+            for (ptrdiff_t i = 0; i < n; i++) {
+                ptrdiff_t k = j * n + i;
+                w->E[k] = ((M ? d * M[k] : 0.0) - w->J[k]) * (w->sc[j] * w->isc[i]);
+            }
+    else
+        for (ptrdiff_t k = 0; k < n * n; k++)
+            w->E[k] = (M ? d * M[k] : 0.0) - w->J[k];
     if (!M)
         for (ptrdiff_t i = 0; i < n; i++)
             w->E[i * n + i] += d;
-    w->st->scaled = scales(s, y, h, w->sc, w->isc);
-    if (w->st->scaled)
-        for (ptrdiff_t j = 0; j < n; j++)
-            for (ptrdiff_t i = 0; i < n; i++)
-                w->E[j * n + i] *= w->sc[j] * w->isc[i];
     s->stats->nlu++;
     w->st->lu_ok = 0;
     if (mb_lu_factor(n, w->E, n, w->ipiv) != MB_OK)
