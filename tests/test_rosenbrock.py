@@ -10,8 +10,8 @@ LU reuse (njev, nlu), accuracy on Van der Pol (mu = 1000), Robertson (to t = 1e5
 and HIRES against SciPy's Radau at rtol 1e-12, and rodas4/ros4 with a mass matrix
 (Robertson as an index-1 DAE), and a linear invariant of trace species (a catalyst at
 1e-22 bound by O(1) species): its drift stays at rounding of the trace scale and the
-order of the unknowns does not change the step count.  The table checks (order conditions 36a-36h to 1e-12,
-the paper's misprints) are in tests/c/test_rosenbrock.c.
+order of the unknowns does not change the step count.  The table checks (order
+conditions 36a-36h to 1e-12, the paper's misprints) are in tests/c/test_rosenbrock.c.
 """
 import math
 
