@@ -8,8 +8,10 @@ by finite differences, as no dfdt is given), dense-output orders, R(z) from
 kernel, L-stability, w2 with a deliberately wrong (constant) Jacobian, Jacobian and
 LU reuse (njev, nlu), accuracy on Van der Pol (mu = 1000), Robertson (to t = 1e5)
 and HIRES against SciPy's Radau at rtol 1e-12, and rodas4/ros4 with a mass matrix
-(Robertson as an index-1 DAE).  The table checks (order conditions 36a-36h to 1e-12,
-the paper's misprints) are in tests/c/test_rosenbrock.c.
+(Robertson as an index-1 DAE), and a linear invariant of trace species (a catalyst at
+1e-22 bound by O(1) species): its drift stays at rounding of the trace scale and the
+order of the unknowns does not change the step count.  The table checks (order
+conditions 36a-36h to 1e-12, the paper's misprints) are in tests/c/test_rosenbrock.c.
 """
 import math
 
@@ -356,3 +358,82 @@ def test_mass_matrix_rejected_where_unsupported():
         with pytest.raises(ValueError, match="mass"):
             mbint.solve_ivp(robertson_dae, (0.0, 1.0), [1.0, 0.0, 0.0], method=method,
                             jac=robertson_dae_jac, mass=np.diag([1.0, 1.0, 0.0]))
+
+
+# ---- a linear invariant of trace species (stage solves in the error-control scaling) ----
+# A trace catalyst C binds two molecules of an O(1) species A; the complex X releases C
+# and two D; A <-> D carries an O(1) flux.  Reactions 2A + C <-> X (k1, km1), X -> C + 2D
+# (k2), A <-> D (k3, km3).  w = (1, 1, 0, 0) on (C, X, A, D): w.f(y) = 0 for every y (the
+# catalyst is conserved), so w.J = 0 and every Rosenbrock stage keeps w.u_i = 0 in exact
+# arithmetic.  C + X = 1e-22 while A, D = O(1); the atol of 1e-30 on C and X controls them.
+# |df_A/dC| = 2 |df_C/dC|: partial pivoting on E = I/(h gamma) - J picked the row of A as
+# the pivot of column C (C stored first), and the O(1) rounding leaked into C and X:
+# at rtol 1e-4 the invariant drifted by 7e-3 of its value with rodas4 (1.5e3 times its
+# value with w2), and noise in the error estimate of C and X took rodas4 to 5.8e5 steps
+# (87 with the unknowns in the order A, D, C, X).
+CAT_K = (1e6, 1e3, 1e2, 1.0, 0.5)
+CAT_TOTAL = 1e-22
+CAT_ORDERS = {"trace first": [0, 1, 2, 3], "trace last": [2, 3, 0, 1]}  # stored y = y_CXAD[order]
+
+
+def catalytic_rhs(t, y):
+    k1, km1, k2, k3, km3 = CAT_K
+    C, X, A, D = y
+    r1 = k1 * A * A * C - km1 * X
+    r2 = k2 * X
+    r3 = k3 * A - km3 * D
+    return np.array([-r1 + r2, r1 - r2, -2.0 * r1 - r3, 2.0 * r2 + r3])
+
+
+def catalytic_jac(t, y):
+    k1, km1, k2, k3, km3 = CAT_K
+    C, X, A, D = y
+    return np.array([[-k1 * A * A, km1 + k2, -2.0 * k1 * A * C, 0.0],
+                     [k1 * A * A, -km1 - k2, 2.0 * k1 * A * C, 0.0],
+                     [-2.0 * k1 * A * A, 2.0 * km1, -4.0 * k1 * A * C - k3, km3],
+                     [0.0, 2.0 * k2, k3, -km3]])
+
+
+def catalytic_run(method, rtol, order):
+    p = np.array(order)
+    q = np.argsort(p)  # y_CXAD = y_stored[q]
+    y0 = np.array([CAT_TOTAL, 0.0, 1.0, 0.0])
+    atol = np.array([1e-30, 1e-30, 1e-10, 1e-10])
+    r = mbint.solve_ivp(lambda t, y: catalytic_rhs(t, y[q])[p], (0.0, 10.0), y0[p],
+                        method=method, rtol=rtol, atol=atol[p],
+                        jac=lambda t, y: catalytic_jac(t, y[q])[np.ix_(p, p)],
+                        first_step=1e-8, max_steps=50000)
+    return r, r.y[q]
+
+
+def test_catalytic_jacobian_matches_differences():
+    y = np.array([3e-23, 7e-23, 0.6, 0.4])
+    J = catalytic_jac(0.0, y)
+    for j in range(4):  # f has degree <= 2 in each y_j: central differences are exact
+        d = 1e-3
+        e = np.zeros(4)
+        e[j] = d
+        fd = (catalytic_rhs(0.0, y + e) - catalytic_rhs(0.0, y - e)) / (2.0 * d)
+        np.testing.assert_allclose(J[:, j], fd, rtol=1e-6, atol=1e-12 * np.abs(J).max())
+    np.testing.assert_array_equal(J[0] + J[1], 0.0)  # w.J = 0
+
+
+@pytest.mark.parametrize("rtol", [1e-4, 1e-7])
+@pytest.mark.parametrize("method", METHODS)
+def test_trace_invariant(method, rtol):
+    """|w.y_n - w.y_0| <= 20 u sum_k w.|y_k| (a few roundings per step at the scale of the
+    components the invariant involves), and the stored order of the unknowns does not
+    change the number of steps (rounding does not drive the error estimate)."""
+    u = np.finfo(float).eps / 2
+    steps = {}
+    for name, order in CAT_ORDERS.items():
+        r, Y = catalytic_run(method, rtol, order)
+        drift = np.abs((Y[0] + Y[1]) - CAT_TOTAL)
+        bound = 20.0 * u * np.cumsum(np.abs(Y[0]) + np.abs(Y[1]))
+        k = int(np.argmax(drift / bound))
+        assert drift[k] <= bound[k], (
+            f"{method} ({name}): |w.y - w.y0| = {drift[k]:.2e} at t = {r.t[k]:.3g}, "
+            f"bound {bound[k]:.2e}; y_C, y_X = {Y[0, k]:.2e}, {Y[1, k]:.2e}")
+        assert r.status == 0, f"{method} ({name}): {r.message}"
+        steps[name] = r.t.size - 1
+    assert steps["trace first"] <= 1.2 * steps["trace last"] + 5, steps
