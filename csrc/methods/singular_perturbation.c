@@ -245,7 +245,9 @@ static int sp_set_split(mb_stepper *s, sp_ws *w, const double *J)
     sp_state *st = w->st;
     ptrdiff_t n = s->n, m = 0;
     const mb_sp_options *o = s->method_options;
-    if (o) {
+    if (!o) {
+        m = 0;
+    } else if (o->n_fast != MB_SP_PROPOSE) {
         m = o->n_fast;
         memcpy(w->F, o->fast, (size_t)m * sizeof(ptrdiff_t));
     } else {
@@ -282,8 +284,9 @@ static int singular_gz(mb_stepper *s, sp_ws *w, double t)
 {
     if (s->msg && s->msg[0] == '\0') {
         mb_fail(s, MB_RECOVERABLE, "singular_perturbation: the fast block g_z = dg/dz of the "
-                "Jacobian is singular at t = %.17g; the scheme needs an invertible g_z (are "
-                "the fast variables a closed fast subsystem? see fast=).", t);
+                "Jacobian is singular at t = %.17g; the scheme needs an invertible g_z (a fast "
+                "variable that nothing pulls back, such as a free rotation, makes it "
+                "singular; see fast=).", t);
         w->st->msg_set = 1;
     }
     return MB_RECOVERABLE;
@@ -415,12 +418,20 @@ static int sp_init(mb_stepper *s)
         return mb_fail(s, MB_ERR_NOT_SUPPORTED, "Method 'singular_perturbation' does not take "
                        "a mass matrix (use radau_iia, bdf or rodas4).");
     const mb_sp_options *o = s->method_options;
-    if (o && mb_sp_check_split(s->n, o->n_fast, o->fast, s->msg, s->msg_len) != MB_OK)
+    if (o && o->n_fast != MB_SP_PROPOSE &&
+        mb_sp_check_split(s->n, o->n_fast, o->fast, s->msg, s->msg_len) != MB_OK)
         return MB_ERR_ILL_INPUT;
     sp_ws w;
     carve(s, &w);
-    /* also after a restart: a new linearization, and without fast= a new proposal */
+    /* also after a restart at a switching event (nrestart > 0 then): a new
+     * linearization, but the split of the run's start stays */
+    sp_state keep = *w.st;
     memset(w.st, 0, sizeof *w.st);
+    if (s->stats->nrestart > 0 && keep.split_ok) {
+        w.st->split_ok = 1;
+        w.st->m = keep.m;
+        w.st->nx = keep.nx;
+    }
     return MB_OK;
 }
 

@@ -13,11 +13,13 @@
 extern const mb_method mb_method_singular_perturbation;
 
 /* Options (mb_options.method_options -> mb_stepper.method_options): the indices of
- * the fast components of y, 0-based, distinct, 0 < n_fast < n.  One allocation: the
- * struct with its indices after it.  NULL: the split proposed by mb_sp_propose() from
- * the Jacobian at the start of the run (and again after a restart at a switching
- * event); when that finds no separation of time scales, no component is fast and the
- * scheme is RK4 on the whole state with its embedded error estimate. */
+ * the fast components of y, 0-based, distinct, 0 < n_fast < n; one allocation, the
+ * struct with its indices after it.  n_fast = MB_SP_PROPOSE: the split proposed by
+ * mb_sp_propose() from the Jacobian at the start of the run (kept after restarts at
+ * switching events).  NULL, or a proposal that finds no separation of time scales:
+ * no component is fast and the scheme is RK4 on the whole state with its embedded
+ * error estimate (the degenerate case of eq 45). */
+#define MB_SP_PROPOSE (-1)
 typedef struct mb_sp_options {
     ptrdiff_t n_fast;
     ptrdiff_t fast[];

@@ -3,14 +3,24 @@
 #include <string.h>
 #include "singular_perturbation.h"
 
-/* ---- singular_perturbation: fast = indices into y ---- */
+/* ---- singular_perturbation: fast = indices into y, or "auto" (propose at t0) ---- */
 static const char *const sp_names[] = {"fast", NULL};
 
 static int sp_convert(PyObject *dict, ptrdiff_t n, void **out)
 {
     PyObject *v = PyDict_GetItemString(dict, "fast");  /* borrowed */
     if (!v || v == Py_None)
-        return 0;  /* the kernel proposes the split */
+        return 0;  /* no fast variable: RK4 */
+    if (PyUnicode_Check(v) && PyUnicode_CompareWithASCIIString(v, "auto") == 0) {
+        mb_sp_options *o = PyMem_Malloc(sizeof *o + sizeof(ptrdiff_t));
+        if (!o) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        o->n_fast = MB_SP_PROPOSE;
+        *out = o;
+        return 0;
+    }
     PyObject *seq = NULL;
     if (PySequence_Check(v) && !PyUnicode_Check(v) && !PyBytes_Check(v)) {
         seq = PySequence_Fast(v, "fast must be a sequence of indices into y.");
@@ -24,8 +34,8 @@ static int sp_convert(PyObject *dict, ptrdiff_t n, void **out)
     }
     if (!seq) {
         if (!PyErr_Occurred())
-            PyErr_Format(PyExc_ValueError, "fast must be an index or a sequence of indices into "
-                         "y, got %R.", v);
+            PyErr_Format(PyExc_ValueError, "fast must be 'auto', an index or a sequence of "
+                         "indices into y, got %R.", v);
         return -1;
     }
     Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
