@@ -59,6 +59,32 @@ def test_step_matrix_is_the_implemented_step(alpha, beta, h):
         assert abs(printed_M12(xi, alpha, beta) - M_step[0, 1]) > 1e-3 * abs(M_step[0, 1])
 
 
+def test_eq47_block_matrix_column_order():
+    """Eq 47 prints D = [[A, B, C], [0, 0, 1], [0, 0, 0]] with B the constant and C the
+    slope of y' = A y + B + C t; by Van Loan's theorem the top-right block of e^{hD}
+    is then int_0^h e^{A(h-s)} (C + B s) ds, the slope and constant swapped.  Built in
+    NumPy on eq 50 from x_n = 1, z_n = 0 (with x_{n+1} of eq 55), z_{n+1} of eq 56
+    comes out with the constant in the last column, not as printed."""
+    alpha, beta, h = 10.0, 0.5, 0.2
+    lf, xi = alpha * LS, h * LS
+    M = stability.sp_step_matrix(xi, alpha, beta)
+    x0, z0, x1 = 1.0, 0.0, M[0, 0]
+    sigma = z0 + beta * x0                       # g_z^-1 g = (delta x + lambda_f z) / lambda_f
+    A = lf + beta * beta * LS                    # g_z + g_z^-1 g_x f_z
+    fH = lambda x: (1 - beta ** 2) * LS * x      # f(x, H(x)), H = -beta x
+    const = A * sigma + beta * fH(x0)            # B of eq 47
+    slope = beta * (fH(x1) - fH(x0)) / h         # C of eq 47
+
+    def phi(col1, col2):
+        D = np.array([[A, col1, col2], [0, 0, 1], [0, 0, 0]], dtype=complex)
+        return expm(h * D)[0, 2]
+
+    z_right = -beta * x1 + sigma + phi(slope, const)
+    z_printed = -beta * x1 + sigma + phi(const, slope)
+    assert abs(z_right - M[1, 0]) < 1e-12
+    assert abs(z_printed - M[1, 0]) > 1e-2
+
+
 def test_decoupled_step_is_rk4_and_exact():
     """beta = 0: x by RK4 (R(xi)), z exactly (e^{lambda_f h}) however stiff."""
     for alpha, h in [(10.0, 0.1), (1e4, 0.5)]:

@@ -298,7 +298,8 @@ static int sp_linearize(mb_stepper *s, sp_ws *w, double t, const double *y)
     ptrdiff_t n = s->n;
     int rc;
     st->lin = 0;
-    if ((rc = mb_jac(s, t, y, s->f0, w->J)) != MB_OK)
+    /* no fast variables (no options): no Jacobian needed */
+    if (s->method_options && (rc = mb_jac(s, t, y, s->f0, w->J)) != MB_OK)
         return rc;
     if (!st->split_ok && (rc = sp_set_split(s, w, w->J)) != MB_OK)
         return rc;

@@ -7,7 +7,9 @@ Sections (each a function ``section(out, summary, quick)``):
   pendulum, stability regions, error against step size, Richardson, work-precision);
 - :mod:`mbint.demo.models`: every paper model of :mod:`mbint.models` (motion, energy,
   constraint violation, an animation);
-- :mod:`mbint.demo.llm`: the LLM paper's figures 2, 5, 6 and 7.
+- :mod:`mbint.demo.llm`: the LLM paper's figures 2, 5, 6 and 7;
+- :mod:`mbint.demo.sp`: the SP paper's figures 2-5, 7 and 8 (singular-perturbation
+  scheme).
 
 ``summary.md`` (markdown tables) and ``summary.csv`` (one value per row: section,
 method, h, rtol, quantity, value) collect the numbers of every section.
@@ -38,7 +40,14 @@ def section_llm(out, summary, quick):
     llm.section_llm(out, summary, quick, progress=progress)
 
 
-SECTIONS = lecture_notes.SECTIONS + (section_models, section_llm)
+def section_sp(out, summary, quick):
+    """The SP paper's figures 2-5, 7 and 8 (mbint.demo.sp)."""
+    from . import sp
+
+    sp.section_sp(out, summary, quick, progress=progress)
+
+
+SECTIONS = lecture_notes.SECTIONS + (section_models, section_llm, section_sp)
 
 
 def demo(out="out", quick=False):
