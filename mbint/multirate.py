@@ -188,7 +188,10 @@ def fast_state_indices(model, fast):
         or its name: its x, y and theta), a coordinate name (an entry of
         ``model.coordinate_names``, e.g. ``"particle.x"``) or a coordinate index
         into q (int, 0 <= i < nq).  The velocity of every fast coordinate is fast
-        too: coordinate i gives the state indices i and nq + i.
+        too: coordinate i gives the state indices i and nq + i.  A body brings all
+        three of its coordinates: one that nothing pulls back (the free rotation of
+        the particle of ``models.pendulum_particle``) makes g_z singular, and the run
+        stops with a message saying so; name the coordinates instead.
 
     Returns
     -------

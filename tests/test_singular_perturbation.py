@@ -118,7 +118,8 @@ def test_regions_of_figs_2_and_3():
     assert max(lim.values()) - min(lim.values()) < 0.01
     lim_b = [stability.sp_real_axis_limit(100.0, b) for b in (0.0, 0.1, 0.3, 0.5)]
     assert np.all(np.diff(lim_b) > 0)
-    assert lim_b[0] == pytest.approx(2.785, abs=1e-3) and lim_b[-1] == pytest.approx(3.708, abs=1e-3)
+    assert lim_b[0] == pytest.approx(2.785, abs=1e-3)
+    assert lim_b[-1] == pytest.approx(3.708, abs=1e-3)
     for a, b in [(100.0, 0.3), (1000.0, 0.5)]:
         X, Y, rho = stability.sp_region(a, b, re=(0.01, 1.0), im=(0.0, 4.0), n=41)
         assert np.all(rho > 1)
@@ -394,7 +395,8 @@ def test_bad_fast_solve_ivp(fast, msg):
                             fast=fast)
 
 
-@pytest.mark.parametrize("fast,msg", [([], "no fast variable"), (list(range(6)), "at least one must"),
+@pytest.mark.parametrize("fast,msg", [([], "no fast variable"),
+                                      (list(range(6)), "at least one must"),
                                       ([6], "out of range"), (["particle", "particle.x"], "twice"),
                                       ("ground", "ground"), ("bar.z", "neither a body"),
                                       (1.5, "a body")])

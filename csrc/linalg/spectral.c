@@ -6,7 +6,8 @@
 
 /* LAPACK (Fortran interface, 32-bit integers and LOGICAL as int, as in Debian's
  * liblapack3).  dgees does not reference select or bwork with sort = 'N'. */
-extern void dgees_(const char *jobvs, const char *sort, int (*select)(const double *, const double *),
+extern void dgees_(const char *jobvs, const char *sort,
+                   int (*select)(const double *, const double *),
                    const int *n, double *a, const int *lda, int *sdim, double *wr, double *wi,
                    double *vs, const int *ldvs, double *work, const int *lwork, int *bwork,
                    int *info);

@@ -6,7 +6,6 @@
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
-#include <complex.h>
 #include <string.h>
 #include "singular_perturbation.h"
 #include "status.h"

@@ -129,7 +129,8 @@ def section_sp(out, summary, quick, progress=None):
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
     slopes = {}
     for ax, params, title in ((axes[0], [(10, 0.1), (100, 0.1), (1000, 0.1)], "Fig 4: beta = 0.1"),
-                              (axes[1], [(100, 0.01), (100, 0.1), (100, 0.5)], "Fig 5: alpha = 100")):
+                              (axes[1], [(100, 0.01), (100, 0.1), (100, 0.5)],
+                               "Fig 5: alpha = 100")):
         for (alpha, beta), c in zip(params, ("C0", "C1", "C2")):
             sp, rk = _local_errors(alpha, beta, hs)
             ax.loglog(hs, sp, c, label=f"SP, alpha = {alpha:g}, beta = {beta:g}")

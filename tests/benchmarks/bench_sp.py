@@ -128,7 +128,8 @@ def run(quick=False, progress=print, rounds=None, contenders=CONTENDERS):
             tr = fn()
             energy, slow = measure(model, ref, tr)
             rows.append(dict(problem=PROBLEM, contender=contender, setting=float(s),
-                             energy=energy, slow=slow, ok=bool(tr.success and math.isfinite(energy)),
+                             energy=energy, slow=slow,
+                             ok=bool(tr.success and math.isfinite(energy)),
                              status=int(tr.status), message=tr.message, t_end=float(tr.t[-1]),
                              times=[],
                              **{k: int(tr.stats.get(k, 0)) for k in

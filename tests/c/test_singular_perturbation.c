@@ -269,7 +269,8 @@ static void test_runs(void)
               rc, r.message, r.stats.nsteps);
         CHECK(err < (variant == 2 ? 1e-3 : 1e-4) * scale, "n = 40, %s: slow error %.2e",
               what[variant], err);
-        CHECK(r.ev_count[0] == 1 && fabs(r.ev_t[0][0] - 2.36) < 0.05, "n = 40, %s: %td zero crossing of x_0", what[variant],
+        CHECK(r.ev_count[0] == 1 && fabs(r.ev_t[0][0] - 2.36) < 0.05,
+              "n = 40, %s: %td zero crossing of x_0", what[variant],
               r.ev_count[0]);
         mb_result_free(&r);
     }
