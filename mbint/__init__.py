@@ -6,6 +6,7 @@ solve_ivp   SciPy-compatible initial value problem solver over mbint's methods
 solve_dae   implicit DAEs F(t, y, y') = 0 with SUNDIALS IDA
 methods     every method with its properties
 stability   stability functions and regions
+multirate   the fast/slow split of the singular_perturbation method (propose_split)
 errors      global error by step halving (Richardson) and the truncation/round-off study
 problems    standard test problems (Python callables and C LowLevelCallables)
 PlanarModel, MechanicalSystem   mechanisms (body coordinates, or your own equations)
@@ -22,7 +23,7 @@ Every callback and kernel that depends on time takes it first, as ``f(t, y)``:
 as ``res.y``: ``Trajectory.q`` has shape (nq, m), and the kernels evaluate m points
 given along the last axis.  SI units throughout (m, rad, kg, N, s, J).
 """
-from . import _status, errors, problems, stability
+from . import _status, errors, multirate, problems, stability
 from .dense import DenseOutput
 from ._interrupt import IntegrationInterrupted
 from .ivp import OdeResult, solve_ivp
@@ -34,7 +35,7 @@ from . import mbs, models
 from .ensemble import EnsembleResult, MemberError, SimulationTask, ensemble
 
 __all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "DenseOutput", "stability",
-           "errors", "problems", "_status", "PlanarModel", "MechanicalSystem", "simulate",
-           "Trajectory", "models", "mbs", "IntegrationInterrupted", "load", "ensemble",
-           "EnsembleResult", "MemberError", "SimulationTask"]
+           "errors", "multirate", "problems", "_status", "PlanarModel", "MechanicalSystem",
+           "simulate", "Trajectory", "models", "mbs", "IntegrationInterrupted", "load",
+           "ensemble", "EnsembleResult", "MemberError", "SimulationTask"]
 __version__ = "0.2.0"

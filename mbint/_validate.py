@@ -289,6 +289,30 @@ def method_options(info, options):
     return dict(options)
 
 
+def fast_indices(fast, n):
+    """The fast variables of ``singular_perturbation`` as an int array of indices into a
+    state of n components (an index or a sequence of them); ValueError when empty,
+    covering every component, out of range or repeated (the C converter checks the same
+    for real states)."""
+    items = [fast] if np.ndim(fast) == 0 else list(np.asarray(fast, dtype=object).reshape(-1))
+    out = []
+    for v in items:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise ValueError(f"fast: every entry must be an integer index into y, got {v!r}.")
+        if not 0 <= v < n:
+            raise ValueError(f"fast: index {v} is out of range for a state of {n} components.")
+        if int(v) in out:
+            raise ValueError(f"fast: index {v} is given twice.")
+        out.append(int(v))
+    if not out:
+        raise ValueError("fast: no fast variable given; the scheme needs at least one fast and "
+                         "one slow variable.")
+    if len(out) >= n:
+        raise ValueError(f"fast: {len(out)} indices for a state of {n} components; at least one "
+                         f"variable must be slow.")
+    return np.array(out, dtype=np.intp)
+
+
 def fixed_steps(h, t0, tf, max_steps):
     """ValueError when a fixed step h needs more than max_steps (default
     DEFAULT_MAX_STEPS) steps over [t0, tf], or cannot advance t0."""

@@ -326,6 +326,11 @@ def _solve_complex(fun, t_span, y0, mname, *, t_eval, dense_output, events, args
             raise ValueError(f"{name} must be a scalar or have shape ({n},), got {a.shape}.")
         return np.concatenate([a, a])
 
+    if options.get("fast") is not None and not (isinstance(options["fast"], str)
+                                                and options["fast"] == "auto"):
+        # singular_perturbation: y_i is (Re y_i, Im y_i)
+        fast = check.fast_indices(options["fast"], n)
+        options["fast"] = np.concatenate([fast, fast + n])
     res = solve_ivp(fr, t_span, to_r(y0c), method=mname, t_eval=t_eval,
                     dense_output=dense_output, events=evr, args=args, rtol=pairs(rtol, "rtol"),
                     atol=pairs(atol, "atol"), jac=jr, jac_sparsity=sp, dfdt=dfr,

@@ -51,6 +51,13 @@ _DESCRIPTIONS = {
              "h rho(J) of rodas4's steps is below half of that.  result.nswitch counts the "
              "switches; no mass matrix",
              "Petzold 1983 (LSODA); Hairer & Wanner II, IV.2 (stiffness detection), IV.7 (RODAS)"),
+    "singular_perturbation": (
+        "Singular-perturbation multirate scheme: the fast variables (fast=) in their local "
+        "linearization by block exponentials, RK4 on the linearized slow manifold for the slow "
+        "ones; order 1, stable for any fast eigenvalue in the left half plane; error estimate "
+        "(embedded slow stage, coupling terms, LLM estimate of the fast part) and a continuous "
+        "output of its own (not in the paper)",
+        "SP paper, Gil, Sanfelice, Nikravesh (DETC2013), eqs 17-47"),
     "cvode_bdf": ("SUNDIALS CVODE, variable-order BDF 1-5, Newton, dense direct linear solver", "Hindmarsh et al. 2005 (SUNDIALS)"),
     "cvode_adams": ("SUNDIALS CVODE, variable-order Adams-Moulton 1-12, Newton, dense direct linear solver", "Hindmarsh et al. 2005 (SUNDIALS)"),
     "ida": ("SUNDIALS IDA, variable-order BDF 1-5 on M y' - f = 0 (mass matrix; also mbint.solve_dae)", "Hindmarsh et al. 2005 (SUNDIALS)"),

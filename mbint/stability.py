@@ -400,3 +400,102 @@ def bdf_stability_angle(order, n=20001):
     d = theta[1] - theta[0]
     _, _, a = arg_max(max(theta[i] - d, theta0), min(theta[i] + d, np.pi))
     return float(min(90.0, 180.0 - np.degrees(a)))
+
+
+# --- the singular-perturbation scheme (SP paper, eqs 48-59) -------------------------
+#
+# The test system of SP eq 50, x' = lambda_s x + mu z, z' = delta x + lambda_f z, with
+# alpha = lambda_f / lambda_s, beta = delta / lambda_f = mu / lambda_s and xi = h
+# lambda_s (eq 51): one step of the scheme is (x, z) <- M (x, z) (eq 57), stable where
+# the spectral radius rho(M) <= 1 (eq 58).
+
+
+def _rk4_R(s):
+    return 1.0 + s + s * s / 2.0 + s ** 3 / 6.0 + s ** 4 / 24.0
+
+
+def sp_step_matrix(xi, alpha, beta):
+    """The step matrix M of the singular-perturbation scheme on the test system (SP
+    eqs 55-57).
+
+    Eq 55 prints M12 = beta (e^{alpha xi} - 1) - ...; the step gives
+    ``(beta / alpha) (e^{alpha xi} - 1)``: mu int y with sigma = z_n + beta x_n
+    contributes (mu / lambda_f) (e^{lambda_f h} - 1) z_n and mu / lambda_f =
+    beta / alpha, as the first term of the printed M11 has it (beta^2 / alpha).  This
+    corrected M12 is used (and enters M22); M11, M21 and M22 are as printed.
+    tests/test_singular_perturbation.py checks M against the implemented step.
+
+    Parameters
+    ----------
+    xi : complex or array_like of complex
+        xi = h lambda_s.
+    alpha, beta : float or complex
+        alpha = lambda_f / lambda_s (alpha != 0, alpha + beta^2 != 0), beta the coupling.
+
+    Returns
+    -------
+    complex ndarray, shape xi.shape + (2, 2)
+        M with (x_{n+1}, z_{n+1}) = M (x_n, z_n); at xi = 0 the identity.
+    """
+    xi = np.asarray(xi, dtype=complex)
+    a, b = complex(alpha), complex(beta)
+    if a == 0 or a + b * b == 0:
+        raise ValueError("alpha: need alpha != 0 and alpha + beta^2 != 0.")
+    zero = xi == 0
+    x = np.where(zero, 1.0, xi)
+    ab = a + b * b
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(a * x)
+        E = np.exp(ab * x)
+        q = a * x - e + 1.0
+        M11 = _rk4_R((1.0 - b * b) * x) + b * b / a * (e - 1.0) - b * b / a ** 2 * q
+        M12 = b / a * (e - 1.0) - b ** 3 / a ** 2 * q
+        c = b * (b * b - 1.0)
+        M21 = (-b * M11 + b * E + c * (M11 - E) / ab
+               - c * (E - 1.0) * (M11 - 1.0) / (ab * ab * x))
+        M22 = -b * M12 + E + M12 * c / ab - M12 * c * (E - 1.0) / (ab * ab * x)
+    M = np.stack([np.stack([M11, M12], -1), np.stack([M21, M22], -1)], -2)
+    M[zero] = np.eye(2)
+    return M
+
+
+def sp_spectral_radius(xi, alpha, beta):
+    """rho(M) of the singular-perturbation scheme on the test system (SP eq 58): the
+    scheme is absolutely stable at xi = h lambda_s where it is <= 1.
+
+    Returns
+    -------
+    float ndarray of xi's shape (inf where M overflows: far in the right half plane)
+    """
+    M = sp_step_matrix(xi, alpha, beta)
+    with np.errstate(over="ignore", invalid="ignore"):
+        tr = M[..., 0, 0] + M[..., 1, 1]
+        det = M[..., 0, 0] * M[..., 1, 1] - M[..., 0, 1] * M[..., 1, 0]
+        d = np.sqrt(tr * tr - 4.0 * det)
+        r = np.maximum(np.abs(tr + d), np.abs(tr - d)) / 2.0
+    return np.where(np.isfinite(r), r, np.inf)
+
+
+def sp_region(alpha, beta, re=(-4.0, 1.0), im=(0.0, 4.0), n=401):
+    """rho(M) on a grid of xi = h lambda_s, for contour plots of the stability region
+    of the singular-perturbation scheme (level 1; SP Figs 2 and 3 show the upper half).
+
+    Returns
+    -------
+    X, Y : ndarray, shape (n, n)
+        Real and imaginary parts of xi.
+    rho : ndarray, shape (n, n)
+    """
+    x = np.linspace(re[0], re[1], n)
+    y = np.linspace(im[0], im[1], n)
+    X, Y = np.meshgrid(x, y)
+    return X, Y, sp_spectral_radius(X + 1j * Y, alpha, beta)
+
+
+def sp_real_axis_limit(alpha, beta, a_max=10.0, n=100001):
+    """Largest a with rho(M(-s)) <= 1 for all 0 < s <= a (the stability interval on the
+    negative real axis of xi)."""
+    s = np.linspace(0.0, a_max, n)[1:]
+    ok = sp_spectral_radius(-s + 0j, alpha, beta) <= 1.0 + 1e-12
+    bad = np.nonzero(~ok)[0]
+    return float(s[bad[0] - 1]) if len(bad) and bad[0] > 0 else (0.0 if len(bad) else float(a_max))

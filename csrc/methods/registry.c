@@ -9,6 +9,7 @@
 #include "rosenbrock.h"
 #include "llm.h"
 #include "auto_switch.h"
+#include "singular_perturbation.h"
 
 static const mb_method *const all_methods[] = {
 #define MB_METHOD(name, obj) &obj,

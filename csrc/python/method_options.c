@@ -1,10 +1,80 @@
 /* Options of individual methods (method_options.h). */
 #include "method_options.h"
 #include <string.h>
+#include "singular_perturbation.h"
 
-/* One row per method that takes options (none yet: the first ones come with the
- * multirate and block methods). */
+/* ---- singular_perturbation: fast = indices into y, or "auto" (propose at t0) ---- */
+static const char *const sp_names[] = {"fast", NULL};
+
+static int sp_convert(PyObject *dict, ptrdiff_t n, void **out)
+{
+    PyObject *v = PyDict_GetItemString(dict, "fast");  /* borrowed */
+    if (!v || v == Py_None)
+        return 0;  /* no fast variable: RK4 */
+    if (PyUnicode_Check(v) && PyUnicode_CompareWithASCIIString(v, "auto") == 0) {
+        mb_sp_options *o = PyMem_Malloc(sizeof *o + sizeof(ptrdiff_t));
+        if (!o) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        o->n_fast = MB_SP_PROPOSE;
+        *out = o;
+        return 0;
+    }
+    PyObject *seq = NULL;
+    if (PySequence_Check(v) && !PyUnicode_Check(v) && !PyBytes_Check(v)) {
+        seq = PySequence_Fast(v, "fast must be a sequence of indices into y.");
+        if (!seq && PyErr_ExceptionMatches(PyExc_TypeError)) {  /* e.g. a 0-d array */
+            PyErr_Clear();
+            if (PyIndex_Check(v))
+                seq = PyTuple_Pack(1, v);
+        }
+    } else if (PyIndex_Check(v) && !PyBool_Check(v)) {
+        seq = PyTuple_Pack(1, v);
+    }
+    if (!seq) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "fast must be 'auto', an index or a sequence of "
+                         "indices into y, got %R.", v);
+        return -1;
+    }
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    mb_sp_options *o = PyMem_Malloc(sizeof *o + (size_t)(k > 0 ? k : 1) * sizeof(ptrdiff_t));
+    if (!o) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    o->n_fast = k;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *e = PySequence_Fast_GET_ITEM(seq, i);
+        if (PyBool_Check(e) || !PyIndex_Check(e)) {
+            PyErr_Format(PyExc_ValueError, "fast: every entry must be an integer index into y, "
+                         "got %R.", e);
+            goto fail;
+        }
+        Py_ssize_t j = PyNumber_AsSsize_t(e, NULL);
+        if (j == -1 && PyErr_Occurred())
+            goto fail;
+        o->fast[i] = (ptrdiff_t)j;
+    }
+    char msg[200];
+    if (mb_sp_check_split(n, o->n_fast, o->fast, msg, sizeof msg) != 0) {
+        PyErr_SetString(PyExc_ValueError, msg);
+        goto fail;
+    }
+    Py_DECREF(seq);
+    *out = o;
+    return 0;
+fail:
+    Py_DECREF(seq);
+    PyMem_Free(o);
+    return -1;
+}
+
+/* One row per method that takes options. */
 static const mb_py_method_options table[] = {
+    {"singular_perturbation", sp_names, sp_convert},
     {NULL, NULL, NULL},
 };
 

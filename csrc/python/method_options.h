@@ -31,4 +31,7 @@ int mb_py_method_options_convert(const char *method, PyObject *opts, ptrdiff_t n
 
 /* A tuple of the option names of a method (empty when it takes none). */
 PyObject *mb_py_method_option_names(const char *method);
+
+/* Functions of single methods added to mbint._core (sp_py.c: sp_propose). */
+extern PyMethodDef mb_sp_methods[];
 #endif

@@ -500,5 +500,9 @@ PyMODINIT_FUNC PyInit__core(void)
         Py_DECREF(mod);
         return NULL;
     }
+    if (PyModule_AddFunctions(mod, mb_sp_methods)) {  /* sp_py.c */
+        Py_DECREF(mod);
+        return NULL;
+    }
     return mod;
 }

@@ -10,6 +10,8 @@ Sections (each a function ``section(out, summary, quick)``):
 - :mod:`mbint.demo.llm`: the LLM paper's figures 2, 5, 6 and 7;
 - :mod:`mbint.demo.sweep`: a parameter sweep with :func:`mbint.ensemble`, saved as
   NetCDF.
+- :mod:`mbint.demo.sp`: the SP paper's figures 2-5, 7 and 8 (singular-perturbation
+  scheme).
 
 ``summary.md`` (markdown tables) and ``summary.csv`` (one value per row: section,
 method, h, rtol, quantity, value) collect the numbers of every section.
@@ -47,7 +49,14 @@ def section_sweep(out, summary, quick):
     sweep.section_sweep(out, summary, quick, progress=progress)
 
 
-SECTIONS = lecture_notes.SECTIONS + (section_models, section_llm, section_sweep)
+def section_sp(out, summary, quick):
+    """The SP paper's figures 2-5, 7 and 8 (mbint.demo.sp)."""
+    from . import sp
+
+    sp.section_sp(out, summary, quick, progress=progress)
+
+
+SECTIONS = lecture_notes.SECTIONS + (section_models, section_llm, section_sweep, section_sp)
 
 
 def demo(out="out", quick=False):

@@ -20,6 +20,7 @@ from .. import _core
 from .. import _validate as check
 from .._interrupt import raise_if_interrupted
 from ..methods import method_info, resolve
+from ..multirate import fast_state_indices
 from ..progress import run_progress
 from ._kernels import baumgarte_pair
 from .trajectory import Trajectory
@@ -219,7 +220,11 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         time when the run lasts longer than a second; a callable
         ``progress(t)`` is called at most every 0.1 s of wall time.
     **method_options
-        Options of the chosen method alone, as in :func:`mbint.solve_ivp`.
+        Options of the chosen method alone, as in :func:`mbint.solve_ivp`.  The
+        ``fast=`` of ``singular_perturbation`` takes bodies (objects or names),
+        coordinate names or coordinate indices into q; the velocities of the fast
+        coordinates are fast too (:func:`mbint.multirate.fast_state_indices`);
+        ``fast="auto"`` takes the split of :func:`mbint.multirate.propose_split` at t0.
 
     Returns
     -------
@@ -301,6 +306,9 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
     control = check.step_control(info, mname, h, controller, error_per_unit_step, safety,
                                  fac_min, fac_max)
     control["method_options"] = check.method_options(info, method_options)
+    fast = (control["method_options"] or {}).get("fast")  # singular_perturbation
+    if fast is not None and not (isinstance(fast, str) and fast == "auto"):
+        control["method_options"]["fast"] = fast_state_indices(model, fast)
     bounds = check.step_bounds(opts["first_step"], opts["max_step"], opts["min_step"],
                                opts["max_steps"])
     options = dict(opts, rtol=rtol, h=h)

@@ -1,0 +1,61 @@
+/* Linear combinations of phi functions through one block exponential (phi.h). */
+#include <math.h>
+#include <string.h>
+#include "expm.h"
+#include "phi.h"
+#include "status.h"
+
+static size_t int_doubles(ptrdiff_t k)
+{
+    return ((size_t)k * sizeof(int) + sizeof(double) - 1) / sizeof(double);
+}
+
+size_t mb_phi_work_size(ptrdiff_t m, ptrdiff_t p)
+{
+    ptrdiff_t N = m + p;
+    return (size_t)(N * N) + mb_expm_work_size(N) + int_doubles(N);
+}
+
+int mb_phi_columns(ptrdiff_t m, const double *A, ptrdiff_t lda, double h, ptrdiff_t p,
+                   const double *V, ptrdiff_t ldv, double *W, ptrdiff_t ldw, double *work)
+{
+    if (m < 0 || p < 1 || lda < (m > 0 ? m : 1) || ldv < (m > 0 ? m : 1) ||
+        ldw < (m > 0 ? m : 1))
+        return MB_ERR_ILL_INPUT;
+    if (m == 0)
+        return MB_OK;
+    double mx = 0.0;
+    for (ptrdiff_t j = 0; j < p; j++)
+        for (ptrdiff_t i = 0; i < m; i++)
+            mx = fmax(mx, fabs(V[j * ldv + i]));
+    if (!isfinite(mx))
+        return MB_ERR_LINALG;
+    if (mx == 0.0) {
+        for (ptrdiff_t j = 0; j < p; j++)
+            memset(W + j * ldw, 0, (size_t)m * sizeof(double));
+        return MB_OK;
+    }
+    int e;
+    frexp(mx, &e);
+    double c = ldexp(1.0, e), ic = 1.0 / c;  /* the power of two above mx */
+    ptrdiff_t N = m + p;
+    double *K = work, *ework = K + N * N;
+    int *ipiv = (int *)(void *)(ework + mb_expm_work_size(N));
+    memset(K, 0, (size_t)(N * N) * sizeof(double));
+    for (ptrdiff_t j = 0; j < m; j++)
+        for (ptrdiff_t i = 0; i < m; i++)
+            K[j * N + i] = h * A[j * lda + i];
+    for (ptrdiff_t j = 0; j < p; j++) {
+        for (ptrdiff_t i = 0; i < m; i++)
+            K[(m + j) * N + i] = V[j * ldv + i] * ic;
+        if (j + 1 < p)
+            K[(m + j + 1) * N + m + j] = 1.0;
+    }
+    int rc = mb_expm(N, K, N, K, N, ework, ipiv, NULL);
+    if (rc != MB_OK)
+        return MB_ERR_LINALG;
+    for (ptrdiff_t j = 0; j < p; j++)
+        for (ptrdiff_t i = 0; i < m; i++)
+            W[j * ldw + i] = c * K[(m + j) * N + i];
+    return MB_OK;
+}
