@@ -10,6 +10,7 @@ errors      global error by step halving (Richardson) and the truncation/round-o
 problems    standard test problems (Python callables and C LowLevelCallables)
 PlanarModel, MechanicalSystem   mechanisms (body coordinates, or your own equations)
 simulate, Trajectory            run a mechanism with any method; its motion, energy, violation
+StateSpace                      the partitioned (state-space) view of a mechanism (RN paper)
 models      the source papers' mechanisms
 
 Conventions (SciPy's)
@@ -26,10 +27,10 @@ from ._interrupt import IntegrationInterrupted
 from .ivp import OdeResult, solve_ivp
 from .dae import solve_dae
 from .methods import MethodInfo, methods
-from .mbs import MechanicalSystem, PlanarModel, Trajectory, simulate
+from .mbs import MechanicalSystem, PlanarModel, StateSpace, Trajectory, simulate
 from . import mbs, models
 
 __all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "DenseOutput", "stability",
            "errors", "problems", "_status", "PlanarModel", "MechanicalSystem", "simulate",
-           "Trajectory", "models", "mbs", "IntegrationInterrupted"]
+           "Trajectory", "models", "mbs", "IntegrationInterrupted", "StateSpace"]
 __version__ = "0.2.0"
