@@ -924,6 +924,30 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
             }
         }
 
+        /* the problem's check of the step's end (problem.h): > 0 rejects the step */
+        if (p->check) {
+            rc = p->check(t_new, r.y_new, p->ctx);
+            if (rc < 0) {
+                rc = mb_fail(s, rc == MB_ERR_CALLBACK ? rc : MB_ERR_RHS_FAIL,
+                             "The check of the step's end at t = %.17g failed (code %d).", t_new,
+                             rc);
+                goto done;
+            }
+            if (rc > 0) {
+                res->stats.nfail++;
+                if (fixed) {
+                    rc = mb_fail(s, MB_ERR_CONV, "A fixed step of size %.3g failed at t = %.17g "
+                                 "(the check of its end).", h, t);
+                    goto done;
+                }
+                h_abs = fabs(h) * 0.25;
+                after_reject = 1;
+                phase2 = 0;
+                rc = MB_OK;
+                continue;
+            }
+        }
+
         /* accepted */
         after_reject = 0;
         phase2 = 0;

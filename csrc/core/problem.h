@@ -38,6 +38,13 @@ typedef int (*mb_project_fn)(double t, double *y, void *ctx);
  * wanted).  Returns 0 or a status. */
 typedef int (*mb_acc_mjac_fn)(double t, const double *q, const double *qd, double *M,
                               double *MJ1, double *MJ2, double *Mat, void *ctx);
+/* Check of a step's end before it is accepted: called with y_new of a step that passed
+ * its error test, before anything of the step is recorded (events, output, projection);
+ * returns 0 (accept), > 0 (reject: the step is retried smaller, as after a recoverable
+ * failure of the method) or < 0 (fatal).  The state-space formulation recovers the
+ * dependent coordinates there (statespace.c), so that a Newton failure at the step's end
+ * is recoverable like one at a stage. */
+typedef int (*mb_check_fn)(double t, const double *y, void *ctx);
 /* Residual view (DAE methods): F(t, y, y') = 0 */
 typedef int (*mb_res_fn)(double t, const double *y, const double *yp, double *r, void *ctx);
 /* Events: g(t, y) -> g[0..nev-1] evaluated together. */
@@ -70,6 +77,7 @@ typedef struct mb_problem {
     mb_step_bound_fn step_bound; /* largest admissible step from (t, y), or NULL */
     mb_acc_mjac_fn acc_mjac; /* second-order view with a mass: M, M a_q, M a_q', M a_t, or
                               * NULL (methods then take M = I and the blocks of jac) */
+    mb_check_fn check;  /* check of a step's end before acceptance, or NULL */
 } mb_problem;
 
 #endif

@@ -827,6 +827,16 @@ int mb_ss_start(mb_ss *s, double t0, const double *q0, const double *qd0, double
     return log_push(s, t0, id, s->cur.q, s->cur.qd);
 }
 
+/* the check hook (problem.h): the dependent coordinates at a step's end; a Newton
+ * failure there rejects the step (recoverable).  The evaluation stays in the cache for
+ * the projection that follows. */
+static int ss_check(double t, const double *y, void *ctx)
+{
+    mb_ss *s = ctx;
+    int rc = ss_eval(s, &s->cur, t, y, y + s->nd);
+    return rc == MB_RECOVERABLE ? MB_RECOVERABLE : rc;
+}
+
 /* the project hook: Algorithm 1 steps 13-14 (see the header) */
 static int ss_project(double t, double *y, void *ctx)
 {
@@ -885,6 +895,7 @@ void mb_ss_problem(mb_ss *s, mb_problem *p)
     p->dfdt = ss_dfdt;
     p->acc_mjac = ss_acc_mjac;
     p->project = ss_project;
+    p->check = ss_check;
     if (s->mech->step_bound)
         p->step_bound = ss_step_bound;
     p->ctx = s;

@@ -13,8 +13,10 @@
  *
  * mb_ss_problem() presents it as an mb_problem on y = (v, v') (n = 2 nd, nq = nd):
  * rhs, jac (first-order view), acc (second-order view), dfdt, acc_mjac (M^, M^ J1,
- * M^ J2 and M^ dv''/dt for the Rosenbrock-Nystrom method, RN eqs 43-46), and a
- * project hook called after every accepted step (Algorithm 1 steps 13-14): it
+ * M^ J2 and M^ dv''/dt for the Rosenbrock-Nystrom method, RN eqs 43-46), a check
+ * hook (Newton for u at the end of a step that passed its error test: a failure there
+ * rejects the step, as one at a stage does), and a project hook called after every
+ * accepted step (Algorithm 1 steps 13-14): it
  * recovers u and u' (|Phi|_inf <= newton_tol), appends the full state to the run's
  * log, and checks the partition: it is kept while cond_1(Phi_u) <= cond_factor
  * (1.25) times its value at the last (re)partitioning (and |Phi_q| |Phi_u^-1| likewise,

@@ -69,6 +69,14 @@ class StateSpace:
         for name, a in (("q", self.q0), ("qd", self.qd0)):
             if a.size != model.nq or not np.all(np.isfinite(a)):
                 raise ValueError(f"{name} must have nq = {model.nq} finite entries.")
+        from .simulate import check_initial_conditions
+
+        chk = check_initial_conditions(model, self.q0, self.qd0, self.t0)
+        if chk["dependent"]:
+            raise ValueError(
+                f"{model.name}: no nonsingular Phi_u exists at q: Phi_q has rank {chk['rank']} "
+                f"< nc = {model.nc} (redundant constraints or a singular configuration); rows "
+                f"depending on earlier rows: {', '.join(chk['dependent'])}.")
         self._handle = model._mech_handle()
         self._tol = 0.0 if tol is None else float(tol)
         self._indep = None
