@@ -173,11 +173,12 @@ void mb_ss_free(mb_ss *s)
     free(s->log_t);
     free(s->log_y);
     free(s->log_part);
+    free(s->log_a);
     free(s->parts);
     free(s->part_t);
     s->work = NULL;
     s->iwork = NULL;
-    s->log_t = s->log_y = s->part_t = NULL;
+    s->log_t = s->log_y = s->log_a = s->part_t = NULL;
     s->log_part = s->parts = NULL;
     s->nlog = s->cap_log = s->npart = s->cap_part = 0;
 }
@@ -692,9 +693,11 @@ static int ss_step_bound(double t, const double *y, const double *f, double *h_m
 
 /* ---------------------------------------------------------------- log */
 
-static int log_push(mb_ss *s, double t, int part, const double *q, const double *qd)
+/* append an entry; P (may be NULL): the evaluation at it, whose q'' and lambda are kept */
+static int log_push(mb_ss *s, double t, int part, const double *q, const double *qd,
+                    const mb_ss_point *P)
 {
-    ptrdiff_t nq = s->nq;
+    ptrdiff_t nq = s->nq, na = s->nq + s->nc;
     if (s->nlog == s->cap_log) {
         ptrdiff_t cap = s->cap_log ? 2 * s->cap_log : 64;
         double *lt = realloc(s->log_t, (size_t)cap * sizeof(double));
@@ -703,7 +706,9 @@ static int log_push(mb_ss *s, double t, int part, const double *q, const double 
         if (ly) s->log_y = ly;
         int *lp = realloc(s->log_part, (size_t)cap * sizeof(int));
         if (lp) s->log_part = lp;
-        if (!lt || !ly || !lp)
+        double *la = realloc(s->log_a, (size_t)(cap * na) * sizeof(double));
+        if (la) s->log_a = la;
+        if (!lt || !ly || !lp || !la)
             return fail(s, MB_ERR_MEM, "The state-space log is out of memory.");
         s->cap_log = cap;
     }
@@ -711,6 +716,13 @@ static int log_push(mb_ss *s, double t, int part, const double *q, const double 
     s->log_part[s->nlog] = part;
     memcpy(s->log_y + s->nlog * 2 * nq, q, (size_t)nq * sizeof(double));
     memcpy(s->log_y + s->nlog * 2 * nq + nq, qd, (size_t)nq * sizeof(double));
+    double *a = s->log_a + s->nlog * na;
+    if (P) {
+        memcpy(a, P->qdd, (size_t)nq * sizeof(double));
+        memcpy(a + nq, P->lam, (size_t)s->nc * sizeof(double));
+    } else {
+        a[0] = NAN;  /* not known: evaluate when asked */
+    }
     s->nlog++;
     return MB_OK;
 }
@@ -824,7 +836,7 @@ int mb_ss_start(mb_ss *s, double t0, const double *q0, const double *qd0, double
     s->cond_ref = cond_u2(s, s->cur.Pq, &s->rel_ref);
     s->cond_max = s->cond_ref;
     write_atol(s);
-    return log_push(s, t0, id, s->cur.q, s->cur.qd);
+    return log_push(s, t0, id, s->cur.q, s->cur.qd, &s->cur);
 }
 
 /* the check hook (problem.h): the dependent coordinates at a step's end; a Newton
@@ -845,7 +857,7 @@ static int ss_project(double t, double *y, void *ctx)
     int rc = ss_eval(s, &s->cur, t, y, y + nd);
     if (rc != MB_OK) return rc == MB_RECOVERABLE ? MB_ERR_CONV : rc;
     base_from(s, &s->cur);
-    if ((rc = log_push(s, t, s->part_id, s->cur.q, s->cur.qd)) != MB_OK) return rc;
+    if ((rc = log_push(s, t, s->part_id, s->cur.q, s->cur.qd, &s->cur)) != MB_OK) return rc;
     if (s->nc == 0) return MB_OK;
     double rel, cond = cond_u2(s, s->cur.Pq, &rel);
     s->cond_max = fmax(s->cond_max, cond);
@@ -920,7 +932,8 @@ int mb_ss_load_log(mb_ss *s, ptrdiff_t nlog, const double *log_t, const int *log
                         log_part[k], npart);
         if (k > 0 && !(log_t[k] >= log_t[k - 1]))
             return fail(s, MB_ERR_ILL_INPUT, "log times must not decrease (entry %td).", k);
-        int rc = log_push(s, log_t[k], log_part[k], log_y + k * 2 * nq, log_y + k * 2 * nq + nq);
+        int rc = log_push(s, log_t[k], log_part[k], log_y + k * 2 * nq, log_y + k * 2 * nq + nq,
+                          NULL);
         if (rc != MB_OK) return rc;
     }
     s->part_id = -1;
@@ -942,11 +955,19 @@ int mb_ss_recover(mb_ss *s, double t, const double *y, double *q, double *qd, do
     }
     int exact = k >= 0 && s->log_t[k] == t;
     ptrdiff_t base = k < 0 ? 0 : k;
+    const double *eq = s->log_y + base * 2 * nq, *eqd = eq + nq;
+    if (exact && !isnan(s->log_a[base * (nq + nc)])) {  /* all of it is in the log */
+        const double *ea = s->log_a + base * (nq + nc);
+        if (q) memcpy(q, eq, (size_t)nq * sizeof(double));
+        if (qd) memcpy(qd, eqd, (size_t)nq * sizeof(double));
+        if (qdd) memcpy(qdd, ea, (size_t)nq * sizeof(double));
+        if (lam) memcpy(lam, ea + nq, (size_t)nc * sizeof(double));
+        return MB_OK;
+    }
     /* the partition of the step containing t (at an entry: that entry's, any would do) */
     int part = exact || k < 0 || k + 1 >= s->nlog ? s->log_part[base] : s->log_part[k + 1];
     int rc;
     if ((rc = mb_ss_use_partition(s, part)) != MB_OK) return rc;
-    const double *eq = s->log_y + base * 2 * nq, *eqd = eq + nq;
     if (!s->base_ok || s->t_b != s->log_t[base] || memcmp(s->q_b, eq, (size_t)nq * sizeof(double)))
         if ((rc = mb_ss_set_base(s, s->log_t[base], eq, eqd)) != MB_OK) return rc;
     if (exact) {  /* the logged state, in this partition */

@@ -88,6 +88,8 @@ typedef struct mb_ss {
     /* the log: entry 0 the start, entry k the end of accepted step k */
     ptrdiff_t nlog, cap_log;
     double *log_t, *log_y;     /* times; full (q, q') per entry (2 nq) */
+    double *log_a;             /* q'' and lambda per entry (nq + nc) of the run's own log
+                                * (NULL for a log loaded with mb_ss_load_log) */
     int *log_part;             /* partition used during step k (entry 0: the first) */
     ptrdiff_t npart, cap_part;
     int *parts;                /* npart x nd independent coordinates */

@@ -7,7 +7,9 @@ Sections (each a function ``section(out, summary, quick)``):
   pendulum, stability regions, error against step size, Richardson, work-precision);
 - :mod:`mbint.demo.models`: every paper model of :mod:`mbint.models` (motion, energy,
   constraint violation, an animation);
-- :mod:`mbint.demo.llm`: the LLM paper's figures 2, 5, 6 and 7.
+- :mod:`mbint.demo.llm`: the LLM paper's figures 2, 5, 6 and 7;
+- :mod:`mbint.demo.rn`: the RN paper's section 5.1 (Rosenbrock-Nystrom on the
+  state-space formulation: partition, Tables 1-2, Fig 2, work-precision).
 
 ``summary.md`` (markdown tables) and ``summary.csv`` (one value per row: section,
 method, h, rtol, quantity, value) collect the numbers of every section.
@@ -38,7 +40,14 @@ def section_llm(out, summary, quick):
     llm.section_llm(out, summary, quick, progress=progress)
 
 
-SECTIONS = lecture_notes.SECTIONS + (section_models, section_llm)
+def section_rn(out, summary, quick):
+    """The RN paper's section 5.1 (mbint.demo.rn)."""
+    from . import rn
+
+    rn.section_rn(out, summary, quick, progress=progress)
+
+
+SECTIONS = lecture_notes.SECTIONS + (section_models, section_llm, section_rn)
 
 
 def demo(out="out", quick=False):
