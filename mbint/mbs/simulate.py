@@ -11,6 +11,10 @@ saddle-point system
 eqs 10-15, and runs through the same C driver as :func:`mbint.solve_ivp`, with
 the same options; optionally q and q' are projected back onto Phi = 0 and
 Phi_q q' + Phi_t = 0 after every accepted step.
+
+With ``formulation="state_space"`` the mechanism becomes the reduced ODE of its
+independent coordinates (RN paper eqs 4-10, csrc/mbs/statespace.c; see
+:class:`mbint.StateSpace`), and the trajectory is mapped back to the full q, qd, lam.
 """
 from __future__ import annotations
 
