@@ -10,8 +10,10 @@ writes
 - ``rn/work_precision.png``: error of the positions at t = 2 s against run time for
   ``rosenbrock_nystrom`` (state space: full pivoting's partition and the body angles)
   and ``radau_iia``, ``rodas4``, ``cvode_bdf`` on the index-1 formulation;
-- ``rn/rn.md``: the partition, Tables 1 and 2 next to the paper's numbers, and the
-  work-precision table (also added to the demo's summary).
+- ``rn/rn.md``: the partition, Tables 1 and 2 next to the paper's numbers, the
+  explicit ``adams`` on the state-space ODE (the paper's Algorithm 2) against
+  ``rosenbrock_nystrom`` (steps and time per tolerance: the analogue of Tables 3-4),
+  and the work-precision table (also added to the demo's summary).
 
 :func:`error_table` computes the rows of Tables 1 and 2 (the paper's error analysis:
 the error of theta1 or its rate at the accepted steps of a run against a reference,
@@ -111,7 +113,8 @@ HEADER = ("k", "t*", "t* paper", "Delta", "Delta paper", "RelErr %", "RelErr % p
 
 
 def section_rn(out, summary, quick, progress=print):
-    """The RN paper's section 5.1: partition, Tables 1-2, Fig 2, work-precision."""
+    """The RN paper's section 5: partition, Tables 1-2, Algorithm 2 against Algorithm 1,
+    Fig 2, work-precision."""
     import matplotlib.pyplot as plt
 
     d = Path(out) / "rn"
@@ -145,6 +148,34 @@ def section_rn(out, summary, quick, progress=print):
                             rtol=10.0 ** k)
         md += [f"Runs ({label}): k -> steps, rejected, repartitions (Gauss-Jordan runs, "
                f"changes): " + ", ".join(f"{k}: {v}" for k, v in tab["runs"].items()), ""]
+
+    # ---- Algorithm 2 (explicit adams on the state-space ODE) against Algorithm 1:
+    # the analogue of Tables 3-4 (HMMWV there): the explicit code's steps do not follow
+    # the tolerance (stability bound), the Rosenbrock-Nystrom method's do
+    span2 = (0.0, 0.5) if quick else SPAN
+    ks2 = (-2, -4) if quick else (-2, -3, -4, -5)
+    alg = []
+    for label, kw in (("adams (Algorithm 2)", dict(method="adams")),
+                      ("rosenbrock_nystrom (Algorithm 1)", dict(method="rosenbrock_nystrom")),
+                      ("rosenbrock_nystrom, angles", dict(method="rosenbrock_nystrom",
+                                                          independent=ANGLES))):
+        for k in ks2:
+            t0 = time.perf_counter()
+            r = simulate(m, span2, formulation="state_space", rtol=10.0 ** k, atol=10.0 ** k,
+                         **kw)
+            dt = time.perf_counter() - t0
+            if not r.success:
+                raise RuntimeError(f"RN demo, {label}, k = {k}: {r.message}")
+            alg.append((label, k, f"{dt * 1e3:.1f}", r.stats["nsteps"],
+                        f"{(span2[1] - span2[0]) / r.stats['nsteps']:.2e}"))
+            summary.add("rn", label, "nsteps_state_space", r.stats["nsteps"], rtol=10.0 ** k)
+    head = ("run", "k", "time [ms]", "steps", "mean h [s]")
+    md += [f"## Algorithm 2 (explicit adams) against Algorithm 1, t in {list(span2)} s "
+           f"(the analogue of Tables 3-4)", "", "| " + " | ".join(head) + " |",
+           "|" + "---|" * len(head)]
+    md += ["| " + " | ".join(str(c) for c in r) + " |" for r in alg] + [""]
+    summary.text("### RN Algorithm 2 (adams) against Algorithm 1 (rosenbrock_nystrom)", "")
+    summary.table(head, alg)
 
     # ---- Fig 2 and the step sizes
     tr = simulate(m, SPAN, method="rosenbrock_nystrom", formulation="state_space", rtol=1e-4,
