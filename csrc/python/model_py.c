@@ -926,8 +926,7 @@ static PyObject *mech_ss_eval(PyObject *self, PyObject *args, PyObject *kw)
     {
         PyThreadState *ts = h->python ? NULL : PyEval_SaveThread();
         if (IND) {  /* the table holds it; use_partition validates it and derives dep */
-            memcpy(ss.indep, PyArray_DATA(IND), (size_t)nd * sizeof(int));
-            rc = mb_ss_load_log(&ss, 0, NULL, NULL, NULL, 1, ss.indep);
+            rc = mb_ss_load_log(&ss, 0, NULL, NULL, NULL, 1, PyArray_DATA(IND));
         } else {
             rc = mb_ss_partition(&ss, t0, q0, NULL);
         }
