@@ -154,7 +154,10 @@ class Trajectory:
         ``nrepartition`` (partition checks that ran Gauss-Jordan again),
         ``npartition_change`` (those that changed the coordinates),
         ``newton_iterations`` and ``newton_failures``; ``y_reduced`` (2 nd, m) is
-        the integrated (v, v') and ``cond_max`` the largest cond_1(Phi_u) met.
+        the integrated (v, v'), ``independent`` the indices of the last partition's
+        independent coordinates, ``cond_max`` the largest cond_1(Phi_u) met, and
+        ``partition_log`` the run's log (the full state at every accepted step and
+        the partition of each step, from which ``sol`` maps the dense output).
     t_events : list of ndarray or None
         Per event, the k times [s] where it occurred, shape (k,).
     q_events, qd_events : list of ndarray (each (nq, k)) or None
