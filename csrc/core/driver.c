@@ -924,6 +924,30 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
             }
         }
 
+        /* the problem's check of the step's end (problem.h): > 0 rejects the step */
+        if (p->check) {
+            rc = p->check(t_new, r.y_new, p->ctx);
+            if (rc < 0) {
+                rc = mb_fail(s, rc == MB_ERR_CALLBACK ? rc : MB_ERR_RHS_FAIL,
+                             "The check of the step's end at t = %.17g failed (code %d).", t_new,
+                             rc);
+                goto done;
+            }
+            if (rc > 0) {
+                res->stats.nfail++;
+                if (fixed) {
+                    rc = mb_fail(s, MB_ERR_CONV, "A fixed step of size %.3g failed at t = %.17g "
+                                 "(the check of its end).", h, t);
+                    goto done;
+                }
+                h_abs = fabs(h) * 0.25;
+                after_reject = 1;
+                phase2 = 0;
+                rc = MB_OK;
+                continue;
+            }
+        }
+
         /* accepted */
         after_reject = 0;
         phase2 = 0;
@@ -945,8 +969,13 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
             if (on_grid && !terminated)
                 k_fixed--;
         }
+        int recoord = 0;   /* the projection changed the coordinates of y (problem.h) */
         if (p->project) {  /* e.g. back onto a mechanism's constraints */
             rc = p->project(t_end, r.y_new, p->ctx);
+            if (rc == MB_NEW_COORDINATES) {
+                recoord = 1;
+                rc = 0;
+            }
             if (rc != 0) {
                 rc = mb_fail(s, rc == MB_ERR_CALLBACK ? rc : MB_ERR_CONV,
                              "The projection after the step to t = %.17g failed (code %d).", t_end, rc);
@@ -967,13 +996,17 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
             if (m->init && (rc = m->init(s)) != MB_OK)
                 goto done;
             ctl.has_prev = 0;
+        } else if (recoord) {  /* new coordinates: histories and kept Jacobians are void */
+            s->order = m->order;
+            if (m->init && (rc = m->init(s)) != MB_OK)
+                goto done;
         }
 
         /* advance */
         double *tmp = r.y; r.y = r.y_new; r.y_new = tmp;
         t = t_end;
         r.h_bound_ok = 0;
-        r.deriv_ok = r.dense_ok && !r.record && t_end == t_new && !cut;
+        r.deriv_ok = r.dense_ok && !r.record && t_end == t_new && !cut && !recoord;
         if (s->f1_ok) {
             tmp = r.f0; r.f0 = r.f1; r.f1 = tmp;
             s->f0 = r.f0; s->f1 = r.f1;
