@@ -9,7 +9,9 @@ stability   stability functions and regions
 multirate   the fast/slow split of the singular_perturbation method (propose_split)
 errors      global error by step halving (Richardson) and the truncation/round-off study
 problems    standard test problems (Python callables and C LowLevelCallables)
-PlanarModel, MechanicalSystem   mechanisms (body coordinates, or your own equations)
+PlanarModel, SpatialModel, MechanicalSystem
+            mechanisms (planar body coordinates, 3-D bodies with Euler parameters,
+            or your own equations)
 simulate, Trajectory            run a mechanism with any method; its motion, energy, violation
 StateSpace                      the partitioned (state-space) view of a mechanism (RN paper)
 models      the source papers' mechanisms
@@ -30,13 +32,14 @@ from ._interrupt import IntegrationInterrupted
 from .ivp import OdeResult, solve_ivp
 from .dae import solve_dae
 from .methods import MethodInfo, methods
-from .mbs import MechanicalSystem, PlanarModel, StateSpace, Trajectory, simulate
+from .mbs import MechanicalSystem, PlanarModel, SpatialModel, StateSpace, Trajectory, simulate
 from .mbs.dataset import load
 from . import mbs, models
 from .ensemble import EnsembleResult, MemberError, SimulationTask, ensemble
 
 __all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "DenseOutput", "stability",
-           "errors", "multirate", "problems", "_status", "PlanarModel", "MechanicalSystem",
+           "errors", "multirate", "problems", "_status", "PlanarModel", "SpatialModel",
+           "MechanicalSystem",
            "simulate", "Trajectory", "models", "mbs", "IntegrationInterrupted", "load",
            "ensemble", "EnsembleResult", "MemberError", "SimulationTask", "StateSpace"]
 __version__ = "0.2.0"

@@ -13,8 +13,8 @@
  *     gt_q  = gamma_q  - 2 alpha ((Phi_q q')_q + Phi_tq) - beta^2 Phi_q
  *     gt_q' = gamma_q' - 2 alpha Phi_q
  * and solve all 2 nq right-hand sides with the LU of S already computed for f
- * (eq 10: df/dy = [0 I; a_q a_q']).  (M a)_q is formed by central differences
- * of M when mech->mass_constant == 0.  Every derivative kernel that is NULL in the
+ * (eq 10: df/dy = [0 I; a_q a_q']).  (M a)_q comes from mech->mass_x_q, or by
+ * central differences of M when that is NULL (and mech->mass_constant == 0).  Every derivative kernel that is NULL in the
  * mb_mech table is replaced by central differences of the kernel it
  * differentiates (phi_t of phi in t, gamma by differences of Phi_q q' + Phi_t along
  * (q', 1), or the second difference of Phi when phi_t is NULL too).  Phi_tq, needed
@@ -299,7 +299,11 @@ static int index1_jac(double t, const double *y, double *J, ptrdiff_t ldJ, void 
     rc = me->forces_qd ? me->forces_qd(c, t, q, qd, RTR, N) : fd_cols(f, 0, t, q, qd, 1, RTR, N);
     if (rc != 0) return rc;
 
-    if (!me->mass_constant) {  /* - (M a)_q by central differences of M */
+    if (!me->mass_constant && me->mass_x_q) {  /* - (M a)_q: the mechanism's kernel */
+        if ((rc = me->mass_x_q(c, q, a, f->M1, nq)) != 0) return rc;
+        for (ptrdiff_t j = 0; j < nq; j++)
+            for (ptrdiff_t i = 0; i < nq; i++) RTL[i + N * j] -= f->M1[i + nq * j];
+    } else if (!me->mass_constant) {  /* - (M a)_q by central differences of M */
         double *x = f->vq1;
         memcpy(x, q, (size_t)nq * sizeof(double));
         for (ptrdiff_t j = 0; j < nq; j++) {

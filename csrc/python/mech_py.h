@@ -4,6 +4,7 @@
  * (planar models) and system_py.c (MechanicalSystem kernels), used by model_py.c. */
 #include "problem_py.h"
 #include "model.h"
+#include "spatial.h"
 
 #define HANDLE_NAME "mbint.mech"
 
@@ -34,6 +35,14 @@ typedef struct mech_handle {
     slot s[S_COUNT];
     double *M_const;          /* constant mass matrix (column-major) or NULL */
     int phi_t_zero;           /* constraints do not depend on t */
+    /* spatial model (spatial_py.c; released by spatial_release) */
+    int spatial;
+    mb_spatial_model sm;
+    double *sbody;
+    mb_spatial_con *scons;
+    mb_spatial_force *sforces;
+    mb_spatial_cbforce *scb;
+    struct spatial_pycb *scb_py;  /* one per callback: the Python callable or NULL */
 } mech_handle;
 
 /* capsule owning h (h is released when the capsule cannot be made) */
@@ -43,6 +52,13 @@ PyObject *planar_layout(PyObject *self, PyObject *noargs);
 extern const char planar_layout_doc[];
 PyObject *mech_planar(PyObject *self, PyObject *args, PyObject *kw);
 extern const char mech_planar_doc[];
+/* _core.spatial_layout, _core.mech_spatial and the release of a spatial handle's
+ * tables (spatial_py.c) */
+PyObject *spatial_layout(PyObject *self, PyObject *noargs);
+extern const char spatial_layout_doc[];
+PyObject *mech_spatial(PyObject *self, PyObject *args, PyObject *kw);
+extern const char mech_spatial_doc[];
+void spatial_release(mech_handle *h);
 /* _core.mech_system (system_py.c) */
 PyObject *mech_system(PyObject *self, PyObject *args, PyObject *kw);
 extern const char mech_system_doc[];

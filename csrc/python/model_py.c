@@ -35,6 +35,7 @@ static void handle_release(mech_handle *h)
     PyMem_Free(h->joints);
     PyMem_Free(h->forces);
     PyMem_Free(h->M_const);
+    spatial_release(h);
     PyMem_Free(h);
 }
 
@@ -67,7 +68,8 @@ PyObject *new_handle_capsule(mech_handle *h)
 
 enum {
     K_PHI, K_PHI_Q, K_PHI_T, K_GAMMA, K_MASS, K_FORCES, K_FORCES_Q, K_FORCES_QD, K_PHIQ_X_Q,
-    K_PHIQT_LAM_Q, K_GAMMA_Q, K_GAMMA_QD, K_ENERGY, K_GAPS, K_ACC, K_RHS, K_JAC, K_COUNT
+    K_PHIQT_LAM_Q, K_GAMMA_Q, K_GAMMA_QD, K_ENERGY, K_GAPS, K_ACC, K_RHS, K_JAC, K_MASS_X_Q,
+    K_COUNT
 };
 static const struct kernel_info {
     const char *name;
@@ -76,6 +78,7 @@ static const struct kernel_info {
     {"phi", 0}, {"phi_q", 0}, {"phi_t", 0}, {"gamma", 1}, {"mass", 0}, {"forces", 1},
     {"forces_q", 1}, {"forces_qd", 1}, {"phiq_x_q", 2}, {"phiqT_lam_q", 3}, {"gamma_q", 1},
     {"gamma_qd", 1}, {"energy", 1}, {"contact_gaps", 0}, {"acc", 1}, {"rhs", 1}, {"jac", 1},
+    {"mass_x_q", 2},
 };
 
 /* output shape of kernel k at one point: rows x cols (cols = 0: a vector) */
@@ -85,7 +88,7 @@ static void kernel_shape(const mech_handle *h, int k, ptrdiff_t *rows, ptrdiff_t
     switch (k) {
     case K_PHI: case K_PHI_T: case K_GAMMA: *rows = nc; *cols = 0; break;
     case K_PHI_Q: case K_PHIQ_X_Q: case K_GAMMA_Q: case K_GAMMA_QD: *rows = nc; *cols = nq; break;
-    case K_MASS: case K_FORCES_Q: case K_FORCES_QD: case K_PHIQT_LAM_Q:
+    case K_MASS: case K_FORCES_Q: case K_FORCES_QD: case K_PHIQT_LAM_Q: case K_MASS_X_Q:
         *rows = nq; *cols = nq; break;
     case K_FORCES: *rows = nq; *cols = 0; break;
     case K_ENERGY: *rows = 2; *cols = 0; break;
@@ -108,6 +111,7 @@ static int kernel_available(const mech_handle *h, int k)
     case K_GAMMA_QD: return m->gamma_qd != NULL;
     case K_ENERGY: return m->energy != NULL;
     case K_GAPS: return h->planar;
+    case K_MASS_X_Q: return m->mass_x_q != NULL;
     default: return 1;
     }
 }
@@ -130,6 +134,7 @@ static int eval_point(mech_handle *h, mb_index1 *f, mb_problem *p, int k, double
     case K_PHI_T: return m->phi_t(m->ctx, t, q, out);
     case K_GAMMA: return m->gamma(m->ctx, t, q, b, out);
     case K_MASS: return m->mass(m->ctx, q, out, ld);
+    case K_MASS_X_Q: return m->mass_x_q(m->ctx, q, b, out, ld);
     case K_FORCES: return m->forces(m->ctx, t, q, b, out);
     case K_FORCES_Q: return m->forces_q(m->ctx, t, q, b, out, ld);
     case K_FORCES_QD: return m->forces_qd(m->ctx, t, q, b, out, ld);
@@ -221,7 +226,8 @@ PyDoc_STRVAR(mech_eval_doc,
 "forces_q, forces_qd, phiq_x_q (qd = x, size nq), phiqT_lam_q (qd = lambda, size\n"
 "nc), gamma_q, gamma_qd, energy (kinetic, potential), contact_gaps, acc (q'' then\n"
 "lambda from the index-1 system with Baumgarte alpha, beta), rhs (f of y = (q, qd)),\n"
-"jac (df/dy).  Matrices come back with shape (rows, cols) per point.");
+"jac (df/dy), mass_x_q ((M x)_q, qd = x).  Matrices come back with shape (rows,\n"
+"cols) per point.");
 
 static PyObject *mech_eval(PyObject *self, PyObject *args, PyObject *kw)
 {
@@ -1083,10 +1089,11 @@ static PyObject *mech_info(PyObject *self, PyObject *ho)
     if (!h)
         return NULL;
     const mb_mech *m = &h->mech;
-    return Py_BuildValue("{s:n,s:n,s:O,s:O,s:n,s:O,s:{s:O,s:O,s:O,s:O,s:O,s:O}}",
+    return Py_BuildValue("{s:n,s:n,s:O,s:O,s:O,s:n,s:O,s:{s:O,s:O,s:O,s:O,s:O,s:O,s:O}}",
                          "nq", (Py_ssize_t)h->nq, "nc", (Py_ssize_t)h->nc,
                          "python", h->python ? Py_True : Py_False,
                          "planar", h->planar ? Py_True : Py_False,
+                         "spatial", h->spatial ? Py_True : Py_False,
                          "ncontact", (Py_ssize_t)h->ncontact,
                          "mass_constant", m->mass_constant ? Py_True : Py_False,
                          "analytic",
@@ -1095,7 +1102,8 @@ static PyObject *mech_info(PyObject *self, PyObject *ho)
                          "phiq_x_q", m->phiq_x_q ? Py_True : Py_False,
                          "phiqT_lam_q", m->phiqT_lam_q ? Py_True : Py_False,
                          "gamma_q", m->gamma_q ? Py_True : Py_False,
-                         "gamma_qd", m->gamma_qd ? Py_True : Py_False);
+                         "gamma_qd", m->gamma_qd ? Py_True : Py_False,
+                         "mass_x_q", m->mass_x_q ? Py_True : Py_False);
 }
 
 PyMethodDef mb_model_methods[] = {
@@ -1104,6 +1112,9 @@ PyMethodDef mb_model_methods[] = {
      mech_planar_doc},
     {"mech_system", (PyCFunction)(void (*)(void))mech_system, METH_VARARGS | METH_KEYWORDS,
      mech_system_doc},
+    {"spatial_layout", spatial_layout, METH_NOARGS, spatial_layout_doc},
+    {"mech_spatial", (PyCFunction)(void (*)(void))mech_spatial, METH_VARARGS | METH_KEYWORDS,
+     mech_spatial_doc},
     {"mech_eval", (PyCFunction)(void (*)(void))mech_eval, METH_VARARGS | METH_KEYWORDS,
      mech_eval_doc},
     {"mech_project", (PyCFunction)(void (*)(void))mech_project, METH_VARARGS | METH_KEYWORDS,

@@ -1,0 +1,204 @@
+"""The 14-body HMMWV of the RN paper: Sandu, Negrut, Haug, Potra, Sandu,
+*Rosenbrock-Nystrom Integrators for SODE of Multibody Dynamics*, section 5.2."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..mbs.spatial import SpatialModel
+
+__all__ = ["hmmwv", "MPH", "CORNERS"]
+
+#: one mile per hour in m/s
+MPH = 0.44704
+
+#: the four corners: (name, front?, side: +1 left / -1 right)
+CORNERS = (("front_left", True, 1.0), ("front_right", True, -1.0),
+           ("rear_left", False, 1.0), ("rear_right", False, -1.0))
+
+# ---- geometry and inertia (HMMWV-like; the paper prints none of them) ----
+TRACK = 1.82            # m, wheel centre to wheel centre across (HMMWV: 71.6 in)
+WHEEL_RADIUS = 0.47     # m, unloaded (37 x 12.5 R16.5 tire)
+WHEEL_Z = 0.45          # m, wheel-centre height at the design (static) configuration
+MASS = dict(chassis=2086.0, uca=8.0, lca=15.0, spindle=60.0, rack=10.0)   # kg
+INERTIA = dict(chassis=(940.0, 3694.0, 4287.0), uca=(0.09, 0.01, 0.09),
+               lca=(0.28, 0.03, 0.28), spindle=(3.8, 5.0, 3.8), rack=(0.55, 0.01, 0.55))
+# suspension points relative to the wheel centre (x forward, y outward, z up), m
+UBJ = (0.0, -0.15, 0.20)      # upper ball joint (spindle - upper control arm)
+LBJ = (0.0, -0.11, -0.17)     # lower ball joint (spindle - lower control arm)
+UCA_PIVOT = (0.0, -0.53, 0.22)  # upper arm's revolute on the chassis (axis along x)
+LCA_PIVOT = (0.0, -0.61, -0.13) # lower arm's revolute on the chassis (axis along x)
+SPRING_ARM = 0.75             # spring seat on the upper arm: this fraction pivot -> ball joint
+SPRING_TOP = (0.0, 0.06, 0.40)  # chassis spring seat relative to the arm's seat
+STEER_ARM = (-0.18, -0.19, 0.02)  # tie-rod end on the spindle
+TIE_ROD_INNER = (-0.18, -0.55, 0.02)  # inner tie-rod end (rack front, chassis rear)
+
+
+def _chassis_height(t, q, qd):
+    """Height z of the chassis centre of mass [m]."""
+    return q[2]
+
+
+def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7,
+          c_susp=2e6, k_tire=296325.0, c_tire=3502.0, chassis_height=0.71):
+    """RN paper section 5.2: a 14-body HMMWV driving straight over a half-cylinder bump.
+
+    Printed (used as printed): 14 bodies -- chassis; front and rear, left and right
+    upper and lower control arms; four wheel spindles; the steering rack -- joined
+    by spherical, revolute, distance and translational joints, with a steering
+    constraint that holds the rack (driving straight); four TSDAs between the upper
+    control arms and the chassis, k = 2e7 N/m, c = 2e6 N s/m; the tires as vertical
+    TSDAs, k = 296325 N/m, c = 3502 N s/m; 10 mph; a half-cylinder bump of
+    diameter 0.1 m reached by the front wheels at 0.5 s and by the rear wheels at
+    1.2 s; 5 s in all; the chassis settles near z = 0.71 m.
+
+    Layout (each corner a double wishbone; x forward, y left, z up, the road at
+    z = 0):
+
+    - upper and lower control arm: a revolute joint on the chassis (axis along x)
+      and a spherical joint on the spindle (5 + 5 + 3 + 3 equations);
+    - tie rod: a distance constraint between the spindle's steering arm and the
+      rack (front) or the chassis (rear) (1 equation);
+    - rack: a translational joint on the chassis along y (5 equations) and the
+      steering constraint, a prescribed rack offset 0 (1 equation);
+    - 14 Euler-parameter normalizations.
+
+    Counts: 98 coordinates (14 x 7, as printed), 88 constraint equations
+    (14 + 4 x 17 + 5 + 1) and 10 degrees of freedom (the chassis' six and one
+    wheel travel per corner).  The paper prints 80 (79 + the steering one) and
+    18: eight fewer equations, two per corner.  No layout of these 14 bodies with
+    spherical, revolute, distance and translational joints reaches 18 degrees of
+    freedom without loose parts: a double-wishbone corner has one physical degree
+    of freedom (wheel travel) and 17 equations; dropping two of them (a ball joint
+    instead of an arm's revolute, or a distance link instead of an outer ball
+    joint) leaves an arm free to spin about its own axis or the spindle free to
+    turn, motions that no force of the model restrains.  This model keeps the
+    physical layout.
+
+    Parameters and choices (the paper prints no masses, inertias or geometry):
+
+    - masses (kg): chassis 2086, upper arm 8, lower arm 15, spindle (wheel, tire,
+      hub) 60, rack 10; total 2428 (HMMWV curb weight about 2400);
+    - inertias (kg m^2, principal, body axes along x, y, z): chassis (940, 3694,
+      4287) (a 4.5 x 2.1 x 1.0 m box), upper arm (0.09, 0.01, 0.09), lower arm
+      (0.28, 0.03, 0.28), spindle (3.8, 5.0, 3.8), rack (0.55, 0.01, 0.55);
+    - wheelbase = the distance driven between 0.5 s and 1.2 s at 10 mph, 3.129 m
+      (HMMWV: 3.30 m); track 1.82 m; chassis centre of mass at mid-wheelbase;
+    - suspension points relative to the wheel centre (m; y outward): upper ball
+      joint (0, -0.15, 0.20), lower ball joint (0, -0.11, -0.17), upper arm pivot
+      (0, -0.53, 0.22), lower arm pivot (0, -0.61, -0.13), spring seat on the upper
+      arm 3/4 of the way from pivot to ball joint, chassis spring seat 0.40 m
+      above it and 0.06 m inboard; steering arm (-0.18, -0.19, 0.02), inner tie-rod
+      end (-0.18, -0.55, 0.02);
+    - static equilibrium at the design configuration (chassis centre of mass at
+      z = ``chassis_height`` = 0.71 m, wheel centres at 0.45 m): the free lengths
+      of the eight TSDAs are solved so that the model starts at rest in the
+      vehicle's frame (least change from the design lengths, i.e. equal loads
+      left and right); the vehicle moves forward at ``speed_mph`` with no
+      longitudinal force (the tires are vertical springs), so it coasts at that
+      speed;
+    - tires: vertical spring-dampers at the wheel centres against the road as
+      seen by a wheel of radius 0.47 m (``SpatialModel.add_tire``): a point
+      following the bare half-cylinder would meet an infinite slope (and
+      damping force) at the bump's edges; the enveloped profile rises smoothly
+      to 0.05 m, with a kink where the wheel first touches the bump, which it
+      reaches at ``t_front`` (front) and ``t_rear`` (rear).
+
+    Returns
+    -------
+    SpatialModel
+        With outputs ``chassis_height`` (m), ``t_span`` (0, 5), settings rtol =
+        atol = 1e-3 (the paper's Fig. 5) and ``params`` (a dict of the above).
+    """
+    V = speed_mph * MPH
+    wheelbase = V * (t_rear - t_front)
+    r_bump = bump_diameter / 2
+    half = np.sqrt((WHEEL_RADIUS + r_bump) ** 2 - WHEEL_RADIUS ** 2)  # first touch, ahead of the centre
+    x_front = wheelbase / 2
+    bump_x = x_front + V * t_front + half
+
+    m = SpatialModel(gravity=(0.0, 0.0, -9.81), name="hmmwv")
+    vel = (V, 0.0, 0.0)
+    ch = m.add_body(MASS["chassis"], INERTIA["chassis"], r=(0.0, 0.0, chassis_height), v=vel,
+                    name="chassis")
+    x_rack = x_front + TIE_ROD_INNER[0]
+    rack = m.add_body(MASS["rack"], INERTIA["rack"], r=(x_rack, 0.0, WHEEL_Z + TIE_ROD_INNER[2]),
+                      v=vel, name="rack")
+    susp, tires = [], []
+    for name, front, s in CORNERS:
+        xa = x_front if front else -x_front
+        W = np.array([xa, s * TRACK / 2, WHEEL_Z])
+
+        def at(rel, W=W, s=s):
+            return W + np.array([rel[0], s * rel[1], rel[2]])
+
+        ubj, lbj, up, lp = at(UBJ), at(LBJ), at(UCA_PIVOT), at(LCA_PIVOT)
+        uca = m.add_body(MASS["uca"], INERTIA["uca"], r=(up + ubj) / 2, v=vel, name=f"uca_{name}")
+        lca = m.add_body(MASS["lca"], INERTIA["lca"], r=(lp + lbj) / 2, v=vel, name=f"lca_{name}")
+        sp = m.add_body(MASS["spindle"], INERTIA["spindle"], r=W, v=vel, name=f"spindle_{name}")
+        m.add_revolute(ch, uca, point=up, axis=(1, 0, 0), name=f"uca_pivot_{name}")
+        m.add_revolute(ch, lca, point=lp, axis=(1, 0, 0), name=f"lca_pivot_{name}")
+        m.add_spherical(uca, sp, point=ubj, name=f"ubj_{name}")
+        m.add_spherical(lca, sp, point=lbj, name=f"lbj_{name}")
+        inner = at(TIE_ROD_INNER)
+        m.add_distance(rack if front else ch, inner, sp, at(STEER_ARM), name=f"tie_rod_{name}")
+        seat = up + SPRING_ARM * (ubj - up)
+        top = seat + np.array([SPRING_TOP[0], -s * SPRING_TOP[1], SPRING_TOP[2]])
+        susp.append(m.add_spring_damper(uca, seat, ch, top, k=k_susp, c=c_susp,
+                                        name=f"spring_{name}"))
+        tires.append(m.add_tire(sp, W, k=k_tire, c=c_tire, bump_x=bump_x, bump_radius=r_bump,
+                                wheel_radius=WHEEL_RADIUS, name=f"tire_{name}"))
+    m.add_translational(ch, rack, point=rack.r0, axis=(0, 1, 0), name="rack_slider")
+    m.add_driver(ch, rack, "translation", point=rack.r0, axis=(0, 1, 0), f=0.0, name="steering")
+
+    _equilibrate(m, susp + tires)
+    m.add_output("chassis_height", _chassis_height)
+    m.t_span = (0.0, 5.0)
+    m.settings = dict(rtol=1e-3, atol=1e-3)
+    m.description = ("RN paper section 5.2: 14-body HMMWV (double-wishbone corners, steering "
+                     "rack held straight) at %g mph over a half-cylinder bump of diameter %g m"
+                     % (speed_mph, bump_diameter))
+    m.reference = ("A. Sandu, D. Negrut, E. J. Haug, F. A. Potra, C. Sandu, Rosenbrock-Nystrom "
+                   "Integrators for SODE of Multibody Dynamics (2001), section 5.2")
+    m.params = dict(speed=V, wheelbase=wheelbase, track=TRACK, bump_x=bump_x, bump_radius=r_bump,
+                    wheel_radius=WHEEL_RADIUS, wheel_z=WHEEL_Z, chassis_height=chassis_height,
+                    k_susp=k_susp, c_susp=c_susp, k_tire=k_tire, c_tire=c_tire,
+                    masses=dict(MASS), inertias=dict(INERTIA),
+                    free_lengths={e.name: e.prims[0]["L0"] for e in susp + tires})
+    return m
+
+
+def _equilibrate(m, springs):
+    """Free lengths of the springs (TSDA / tire elements, each its k > 0) that make the
+    initial configuration a static equilibrium: the generalized force E^T Q vanishes
+    on the null space E of Phi_q, at rest.  Q is affine in the free lengths; the
+    solution closest to the initial lengths (least squares on the changes)."""
+    q0 = m.q0
+    E = _null_space(m.constraint_jacobian(0.0, q0))
+    zero = np.zeros(m.nq)
+
+    def reduced():
+        m._compiled = None
+        return E.T @ m.forces(0.0, q0, zero)
+
+    base = reduced()
+    cols = []
+    for e in springs:
+        pr = e.prims[0]
+        pr["L0"] += 1.0
+        cols.append(reduced() - base)
+        pr["L0"] -= 1.0
+    A = np.array(cols).T
+    delta = np.linalg.lstsq(A, -base, rcond=None)[0]
+    for e, d in zip(springs, delta):
+        e.prims[0]["L0"] += d
+    m._compiled = None
+    res = np.abs(reduced()).max()
+    if not res < 1e-6 * np.abs(base).max():
+        raise RuntimeError(f"hmmwv: no static equilibrium found (residual {res:.3e} N).")
+
+
+def _null_space(P):
+    """Orthonormal basis of the null space of P (nc, nq), shape (nq, nq - rank)."""
+    _, s, Vt = np.linalg.svd(P)
+    rank = int(np.sum(s > 1e-10 * s[0]))
+    return Vt[rank:].T
