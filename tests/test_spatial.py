@@ -1,0 +1,290 @@
+"""Spatial models (issue 10): every kernel derivative of every primitive, joint and
+force against central differences, the independent NumPy oracle
+(mbint.testing.spatial_reference) to round-off, bad input, sizes, pickling."""
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+import mbint
+from mbint.mbs.spatial import SpatialModel, quat_from_axis_angle, matrix_from_quat
+from mbint.testing.spatial_reference import SpatialReference
+
+RNG = np.random.default_rng(20261123)
+
+
+def _two_bodies(ground_i=False):
+    """Two bodies in general orientations (body 'a' may be replaced by the ground)."""
+    m = SpatialModel(gravity=(0.3, -0.2, -9.81))
+    a = m.add_body(2.0, [[0.3, 0.01, 0.02], [0.01, 0.4, 0.03], [0.02, 0.03, 0.5]],
+                   r=(0.1, 0.2, 0.3), axis_angle=((1, 2, 3), 0.7), v=(0.2, -0.1, 0.3),
+                   omega=(0.5, -0.3, 0.8), name="a")
+    b = m.add_body(1.5, (0.2, 0.25, 0.3), r=(0.6, -0.1, 0.5), axis_angle=((-2, 1, 0.5), 1.1),
+                   v=(-0.3, 0.2, 0.1), omega=(-0.4, 0.9, 0.2), name="b")
+    return m, (m.ground if ground_i else a), b
+
+
+P0, AX = (0.35, 0.05, 0.4), (0.3, -0.5, 0.8)
+
+ELEMENTS = {
+    "dot1": lambda m, i, j: m.add_dot1(i, (1, 0, 0), j, (0, 1, 0)),
+    "dot2": lambda m, i, j: m.add_dot2(i, AX, (0.1, 0, 0), j, (0, 0.2, 0.1)),
+    "point": lambda m, i, j: m.add_point(i, P0, j),
+    "distance": lambda m, i, j: m.add_distance(i, (0.1, 0.2, 0), j, (0.5, 0, 0.3)),
+    "spherical": lambda m, i, j: m.add_spherical(i, j, P0),
+    "universal": lambda m, i, j: m.add_universal(i, j, P0, (1, 0, 0), (0, 1, 0)),
+    "revolute": lambda m, i, j: m.add_revolute(i, j, P0, AX),
+    "cylindrical": lambda m, i, j: m.add_cylindrical(i, j, P0, AX),
+    "translational": lambda m, i, j: m.add_translational(i, j, P0, AX),
+    "fixed": lambda m, i, j: m.add_fixed(i, j),
+    "driver_rotation": lambda m, i, j: m.add_driver(i, j, "rotation", P0, AX,
+                                                    c0=0.1, c1=0.7, c2=-0.3, a=0.2, w=3.0, psi=0.4),
+    "driver_translation": lambda m, i, j: m.add_driver(i, j, "translation", P0, AX,
+                                                       point_j=(0.5, 0.1, 0.2), c1=0.4,
+                                                       c2=0.2, a=0.1, w=5.0, psi=-0.3),
+}
+FORCES = {
+    "tsda": lambda m, i, j: m.add_spring_damper(i, (0.1, 0.2, 0), j, (0.5, 0, 0.3), k=300.0,
+                                                c=7.0, length0=0.3, actuator=(1.0, 2.0, 0, 0.5, 4.0, 0.2)),
+    "rsda": lambda m, i, j: m.add_rotational_spring_damper(i, j, AX, k=40.0, c=3.0, angle0=0.2,
+                                                           actuator=(0.5, 0.1, 0, 0.2, 2.0, 0.0)),
+    "bushing": lambda m, i, j: m.add_bushing(i, j, P0, k=[1e3, 2e3, 3e3, 40, 50, 60],
+                                             c=[10, 20, 30, 0.4, 0.5, 0.6]),
+    "tire": lambda m, i, j: m.add_tire(j, (0.6, -0.1, 0.2), k=2e4, c=300.0, length0=0.5,
+                                       bump_x=0.7, bump_radius=0.05, wheel_radius=0.3),
+}
+
+
+def _state(m, scale=0.05):
+    """A random, not necessarily consistent, state near the initial one."""
+    q = m.q0 + scale * RNG.standard_normal(m.nq)
+    qd = m.qd0 + RNG.standard_normal(m.nq)
+    return q, qd
+
+
+def _rel(a, b):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return np.abs(a - b).max() / max(np.abs(b).max(), 1e-12)
+
+
+def _cd(f, x, h=1e-6):
+    """Central differences of f at x: columns d f / d x_k."""
+    x = np.asarray(x, float)
+    cols = []
+    for k in range(x.size):
+        e = np.zeros_like(x)
+        e[k] = h
+        cols.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * h))
+    return np.stack(cols, axis=-1)
+
+
+def _check_derivatives(m, t=0.37):
+    q, qd = _state(m)
+    x = RNG.standard_normal(m.nq)
+    lam = RNG.standard_normal(m.nc)
+    tol = 1e-6
+    assert _rel(m.phi_q(t, q), _cd(lambda z: m.phi(t, z), q)) <= tol
+    assert _rel(m.phi_t(t, q), _cd(lambda s: m.phi(s[0], q), [t])[:, 0]) <= tol
+    # gamma = -d/ds [Phi_q(t+s, q+s qd) qd + Phi_t(t+s, q+s qd)] at s = 0
+    vel = lambda s: m.phi_q(t + s[0], q + s[0] * qd) @ qd + m.phi_t(t + s[0], q + s[0] * qd)
+    assert _rel(m.gamma(t, q, qd), -_cd(vel, [0.0], 1e-5)[:, 0]) <= tol
+    assert _rel(m.phiq_x_q(t, q, x), _cd(lambda z: m.phi_q(t, z) @ x, q)) <= tol
+    assert _rel(m.phiqT_lam_q(t, q, lam), _cd(lambda z: m.phi_q(t, z).T @ lam, q)) <= tol
+    assert _rel(m.gamma_q(t, q, qd), _cd(lambda z: m.gamma(t, z, qd), q)) <= tol
+    assert _rel(m.gamma_qd(t, q, qd), _cd(lambda z: m.gamma(t, q, z), qd)) <= tol
+    assert _rel(m.forces_q(t, q, qd), _cd(lambda z: m.forces(t, z, qd), q)) <= tol
+    assert _rel(m.forces_qd(t, q, qd), _cd(lambda z: m.forces(t, q, z), qd)) <= tol
+    assert _rel(m.mass_x_q(q, x), _cd(lambda z: m.mass(z) @ x, q)) <= tol
+    return q, qd
+
+
+@pytest.mark.parametrize("ground", [False, True], ids=["body-body", "ground-body"])
+@pytest.mark.parametrize("kind", sorted(ELEMENTS))
+def test_joint_derivatives(kind, ground):
+    m, i, j = _two_bodies(ground)
+    ELEMENTS[kind](m, i, j)
+    # at the initial configuration every joint holds (the drivers at their t = 0 value)
+    if kind not in ("dot1", "dot2") and not kind.startswith("driver"):
+        assert np.abs(m.phi(0.0)).max() < 1e-12
+    _check_derivatives(m)
+
+
+@pytest.mark.parametrize("ground", [False, True], ids=["body-body", "ground-body"])
+@pytest.mark.parametrize("kind", sorted(FORCES))
+def test_force_derivatives(kind, ground):
+    if kind == "tire" and ground:
+        pytest.skip("a tire acts between one body and the road")
+    m, i, j = _two_bodies(ground)
+    FORCES[kind](m, i, j)
+    q, qd = _check_derivatives(m)
+    assert np.abs(m.forces(0.37, q, qd)).max() > 0
+
+
+def test_tire_on_the_bump_derivatives():
+    """The tire point over the bump (the road's curved part) and on the flat road."""
+    for x in (0.55, 0.7, 0.9, 2.0):
+        m = SpatialModel()
+        w = m.add_body(60.0, (3.8, 5.0, 3.8), r=(x, 0.0, 0.45), name="wheel")
+        m.add_tire(w, (x, 0.0, 0.45), k=296325.0, c=3502.0, length0=0.5, bump_x=0.7,
+                   bump_radius=0.05, wheel_radius=0.45)
+        _check_derivatives(m)
+
+
+def _zoo():
+    """Every joint and force of the model in one mechanism (random state later)."""
+    m = SpatialModel(gravity=(0.3, -0.2, -9.81))
+    bs = []
+    for k in range(6):
+        bs.append(m.add_body(1.0 + k, (0.2 + 0.01 * k, 0.3, 0.25 + 0.02 * k),
+                             r=RNG.standard_normal(3), axis_angle=(RNG.standard_normal(3),
+                                                                   RNG.uniform(-2, 2)),
+                             v=RNG.standard_normal(3), omega=RNG.standard_normal(3),
+                             name=f"z{k}"))
+    g = m.ground
+    pairs = [(g, bs[0]), (bs[0], bs[1]), (bs[1], bs[2]), (bs[2], bs[3]), (bs[3], bs[4]),
+             (bs[4], bs[5]), (g, bs[5]), (bs[0], bs[3]), (bs[1], bs[4]), (bs[2], bs[5]),
+             (g, bs[2]), (bs[5], bs[0])]
+    for (i, j), kind in zip(pairs, sorted(ELEMENTS)):
+        ELEMENTS[kind](m, i, j)
+    for (i, j), kind in zip(pairs[3:], sorted(FORCES)):
+        FORCES[kind](m, i, j)
+    m.add_force(bs[1], lambda t, q, qd: np.array([math.sin(t), q[0], qd[1], 0.1, -0.2, q[2]]),
+                point=(0.1, 0.2, 0.3), frame="body")
+    return m
+
+
+def test_reference_agrees_to_roundoff():
+    m = _zoo()
+    ref = SpatialReference(m)
+    assert (ref.nq, ref.nc) == (m.nq, m.nc)
+    n = 4
+    q = m.q0[:, None] + 0.1 * RNG.standard_normal((m.nq, n))
+    qd = RNG.standard_normal((m.nq, n))
+    t = np.linspace(0.0, 1.3, n)
+    for name, a, b in [
+            ("phi", m.phi(t, q), ref.phi(t, q)),
+            ("phi_q", m.phi_q(t, q), ref.constraint_jacobian(t, q)),
+            ("phi_t", m.phi_t(t, q), ref.phi_t(t, q)),
+            ("gamma", m.gamma(t, q, qd), ref.gamma(t, q, qd)),
+            ("mass", m.mass(q), ref.mass(q)),
+            ("forces", m.forces(t, q, qd), ref.forces(t, q, qd)),
+            ("kinetic", m.energy(t, q, qd)[0], ref.energy(t, q, qd)[0]),
+            ("potential", m.energy(t, q, qd)[1], ref.energy(t, q, qd)[1])]:
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.shape == b.shape, name
+        assert _rel(a, b) <= 1e-12, (name, _rel(a, b))
+    # the index-1 right-hand side (q'', lambda from the saddle-point system) of a
+    # mechanism with independent constraints and every force
+    m, a, b = _two_bodies()
+    m.add_spherical(m.ground, a, (0.0, 0.0, 0.0))
+    m.add_cylindrical(a, b, P0, AX)
+    m.add_driver(a, b, "rotation", P0, AX, c1=0.5, a=0.1, w=2.0)
+    for kind in sorted(FORCES):
+        FORCES[kind](m, a, b)
+    m.add_force(b, lambda t, q, qd: np.array([math.sin(t), q[0], qd[1], 0.1, -0.2, q[2]]))
+    ref = SpatialReference(m)
+    y = np.concatenate([m.q0, m.qd0])[:, None] + 0.01 * RNG.standard_normal((2 * m.nq, 3))
+    assert _rel(m.rhs(t[:3], y), ref.rhs(t[:3], y)) <= 1e-10
+
+
+def test_reference_is_independent_of_the_c_code():
+    import ast
+    import inspect
+    import mbint.testing.spatial_reference as sr
+    tree = ast.parse(inspect.getsource(sr))
+    names = {a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+             for a in n.names} | {n.module for n in ast.walk(tree)
+                                  if isinstance(n, ast.ImportFrom) and n.module}
+    assert not any("_core" in x or "mbint" in x for x in names), names
+
+
+def test_sizes():
+    m = SpatialModel()
+    a = m.add_body(1.0, (1, 1, 1), r=(0, 0, -1), name="a")
+    b = m.add_body(1.0, (1, 1, 1), r=(0, 0, -2), name="b")
+    assert (m.nq, m.nc) == (14, 2)
+    m.add_spherical(m.ground, a, (0, 0, 0))
+    m.add_revolute(a, b, (0, 0, -1.5), (1, 0, 0))
+    assert (m.nq, m.nc, m.ndof) == (14, 10, 4)
+    assert m.phi().shape == (10,) and m.phi_q().shape == (10, 14)
+    rows = {"dot1": 1, "dot2": 1, "point": 3, "distance": 1, "spherical": 3, "universal": 4,
+            "revolute": 5, "cylindrical": 4, "translational": 5, "fixed": 6,
+            "driver_rotation": 1, "driver_translation": 1}
+    for kind, r in rows.items():
+        m, i, j = _two_bodies()
+        ELEMENTS[kind](m, i, j)
+        assert m.nc == 2 + r and m.phi().shape == (m.nc,), kind
+        assert len(m.constraint_names) == m.nc and len(m.constraint_units) == m.nc
+
+
+def test_joint_dof_by_rank():
+    """Each joint removes the relative freedoms it should (rank of Phi_q)."""
+    dof = {"spherical": 3, "universal": 2, "revolute": 1, "cylindrical": 2,
+           "translational": 1, "fixed": 0}
+    for kind, d in dof.items():
+        m, g, b = _two_bodies(True)
+        ELEMENTS[kind](m, g, b)
+        J = m.phi_q()[:, 7:]     # body b's columns (a is free)
+        assert np.linalg.matrix_rank(J) == 1 + (6 - d), kind
+
+
+def test_orientation_inputs_agree():
+    R = matrix_from_quat(quat_from_axis_angle((1, 2, 2), 0.9))
+    m = SpatialModel()
+    b1 = m.add_body(1, (1, 1, 1), R=R)
+    b2 = m.add_body(1, (1, 1, 1), axis_angle=((1, 2, 2), 0.9))
+    b3 = m.add_body(1, (1, 1, 1), p=quat_from_axis_angle((1, 2, 2), 0.9))
+    assert np.allclose(b1.p0, b2.p0, atol=1e-15) and np.allclose(b2.p0, b3.p0, atol=1e-15)
+    b4 = m.add_body(1, (1, 1, 1), omega=(0.3, -0.2, 0.5), axis_angle=((0, 1, 0), 0.4))
+    assert np.allclose(b4.omega(), (0.3, -0.2, 0.5), atol=1e-15)
+
+
+BAD = [
+    ("add_body 'x': mass", lambda m: m.add_body(0.0, (1, 1, 1), name="x")),
+    ("add_body 'x': mass", lambda m: m.add_body(-1.0, (1, 1, 1), name="x")),
+    ("add_body 'x': the inertia tensor must be symmetric",
+     lambda m: m.add_body(1.0, [[1, 0.5, 0], [0, 1, 0], [0, 0, 1]], name="x")),
+    ("add_body 'x': the inertia tensor must be positive definite",
+     lambda m: m.add_body(1.0, (1, -1, 1), name="x")),
+    ("add_body 'x': p must be a unit quaternion",
+     lambda m: m.add_body(1.0, (1, 1, 1), p=(1, 0.1, 0, 0), name="x")),
+    ("add_body 'x': p must be a unit quaternion",
+     lambda m: m.add_body(1.0, (1, 1, 1), p=(0, 0, 0, 0), name="x")),
+    ("add_body 'x'", lambda m: m.add_body(1.0, (1, 1, 1), p=(np.nan, 0, 0, 0), name="x")),
+    ("add_body 'x': r", lambda m: m.add_body(1.0, (1, 1, 1), r=(0, np.nan, 0), name="x")),
+    ("add_body 'x': mass", lambda m: m.add_body(np.nan, (1, 1, 1), name="x")),
+    ("add_body 'x': inertia", lambda m: m.add_body(1.0, (1, np.inf, 1), name="x")),
+    ("revolute 'hinge': axis", lambda m: m.add_revolute(m.ground, "a", (0, 0, 0), (0, 0, 0),
+                                                        name="hinge")),
+    ("cylindrical 'c': axis", lambda m: m.add_cylindrical("a", "b", (0, 0, 0), (0, 0, 0),
+                                                          name="c")),
+    ("dot1 'd': a_i", lambda m: m.add_dot1("a", (0, 0, 0), "b", (1, 0, 0), name="d")),
+    ("spherical 's': point", lambda m: m.add_spherical("a", "b", (0, np.nan, 0), name="s")),
+    ("spherical 's': body_j", lambda m: m.add_spherical("a", SpatialModel().add_body(
+        1.0, (1, 1, 1)), (0, 0, 0), name="s")),
+    ("spring_damper 'k': k", lambda m: m.add_spring_damper("a", (0, 0, 0), "b", (1, 0, 0),
+                                                           k=np.nan, name="k")),
+]
+
+
+@pytest.mark.parametrize("match, call", BAD, ids=[b[0] for b in BAD])
+def test_bad_input(match, call):
+    m = SpatialModel()
+    m.add_body(1.0, (1, 1, 1), name="a")
+    m.add_body(1.0, (1, 1, 1), r=(1, 0, 0), name="b")
+    with pytest.raises(ValueError) as exc:
+        call(m)
+    assert str(exc.value).startswith(match.split(":")[0]), str(exc.value)
+    assert match in str(exc.value), str(exc.value)
+
+
+def test_pickling():
+    m = _two_bodies()[0]
+    m.add_spherical(m.ground, "a", (0, 0, 0))
+    m.add_revolute("a", "b", P0, AX)
+    m.add_spring_damper("a", (0, 0, 0), "b", (0.6, -0.1, 0.5), k=100.0)
+    m2 = pickle.loads(pickle.dumps(m))
+    q, qd = _state(m)
+    assert np.array_equal(m2.phi(0.2, q), m.phi(0.2, q))
+    assert np.array_equal(m2.forces(0.2, q, qd), m.forces(0.2, q, qd))
