@@ -288,3 +288,87 @@ def test_pickling():
     q, qd = _state(m)
     assert np.array_equal(m2.phi(0.2, q), m.phi(0.2, q))
     assert np.array_equal(m2.forces(0.2, q, qd), m.forces(0.2, q, qd))
+
+
+# ---------------------------------------------------------------- physics
+def _double_pendulum():
+    """Two rigid bodies on spherical joints (ground - a - b), undamped."""
+    m = SpatialModel(name="double_pendulum")
+    a = m.add_body(1.0, (0.02, 0.02, 0.005), r=(0.3, 0.0, -0.4), axis_angle=((0, 1, 0), 0.6435),
+                   omega=(0.5, 1.0, 2.0), name="a")
+    P = np.array([0.6, 0.0, -0.8])
+    b = m.add_body(0.7, (0.01, 0.015, 0.004), r=P + (0.0, 0.3, -0.3),
+                   axis_angle=((1, 0, 0), 0.785), name="b")
+    m.add_spherical(m.ground, a, (0, 0, 0))
+    m.add_spherical(a, b, P)
+    return m
+
+
+@pytest.mark.parametrize("method, formulation, rtol", [
+    ("dopri5", "index1", 1e-8), ("radau_iia", "index1", 1e-8), ("rodas4", "index1", 1e-8),
+    ("llm", "index1", 1e-6), ("rosenbrock_nystrom", "state_space", 1e-8)])
+def test_double_pendulum_energy(method, formulation, rtol):
+    """Undamped 3-D double pendulum on spherical joints over 10 s: the total energy
+    stays within 50 rtol |E| (no projection of energy; positions and velocities
+    projected onto the constraints in the index-1 runs)."""
+    m = _double_pendulum()
+    tr = mbint.simulate(m, (0.0, 10.0), method=method, formulation=formulation,
+                        project=formulation == "index1", rtol=rtol, atol=rtol * 1e-2,
+                        consistent="project")
+    assert tr.status == 0 and tr.t[-1] == 10.0
+    E = tr.energy().total
+    assert np.abs(E - E[0]).max() <= 50 * rtol * abs(E[0])
+    v = tr.violation()
+    assert np.abs(v.position).max() < 1e-9 and np.abs(v.velocity).max() < 1e-8
+    # the Euler parameters stay unit quaternions
+    for k in range(2):
+        p = tr.q[7 * k + 3:7 * k + 7]
+        assert np.abs((p * p).sum(axis=0) - 1).max() < 1e-9
+
+
+def test_double_pendulum_drift_bounded_by_projection():
+    m = _double_pendulum()
+    kw = dict(method="dopri5", rtol=1e-6, atol=1e-8, consistent="project")
+    free = mbint.simulate(m, (0.0, 10.0), project=False, **kw).violation()
+    proj = mbint.simulate(m, (0.0, 10.0), project=True, **kw).violation()
+    assert np.abs(free.position).max() > 1e-6            # the index-1 ODE drifts ...
+    assert np.abs(proj.position).max() < 1e-11           # ... projection holds it
+    assert np.abs(proj.velocity).max() < 1e-12
+
+
+def test_heavy_symmetric_top_nutation_bounds():
+    """A heavy symmetric top on a ball joint at the origin, released at theta0 with
+    spin psi' and no precession: theta(t) oscillates between theta0 and theta1, the
+    other root in [-1, 1] of the cubic (u = cos theta)
+
+        (1 - u^2)(alpha - beta u) - (b - a u)^2 = 0,
+
+    a = I3 w3 / I1, b = p_phi / I1, alpha = 2 E' / I1, beta = 2 m g l / I1 (I1 the
+    transverse moment about the fixed point; Goldstein, ch. 5.7)."""
+    mass, l, I1c, I3, g = 1.0, 0.2, 0.01, 0.02, 9.81
+    th0, psid = 0.5, 30.0
+    m = SpatialModel(gravity=(0, 0, -g), name="top")
+    axis = np.array([0.0, -math.sin(th0), math.cos(th0)])
+    w = psid * axis
+    top = m.add_body(mass, (I1c, I1c, I3), r=l * axis, axis_angle=((1, 0, 0), th0),
+                     v=np.cross(w, l * axis), omega=w)
+    m.add_spherical(m.ground, top, (0, 0, 0))
+    I1 = I1c + mass * l * l
+    u0 = math.cos(th0)
+    a, b = I3 * psid / I1, I3 * psid * u0 / I1
+    alpha, beta = 2 * mass * g * l * u0 / I1, 2 * mass * g * l / I1
+    Poly = np.polynomial.Polynomial
+    roots = (Poly([1, 0, -1]) * Poly([alpha, -beta]) - Poly([b, -a]) ** 2).roots()
+    roots = np.sort(np.real(roots[np.abs(roots.imag) < 1e-12]))
+    u = roots[(roots > -1) & (roots < 1)]
+    assert len(u) == 2 and np.isclose(u.max(), u0)
+    th1 = math.acos(u.min())                 # 64.1286 degrees
+    for method, formulation in [("dopri5", "index1"), ("rosenbrock_nystrom", "state_space")]:
+        tr = mbint.simulate(m, (0.0, 10.0), method=method, formulation=formulation,
+                            project=formulation == "index1", rtol=1e-9, atol=1e-11,
+                            max_step=1e-3)
+        th = np.arccos(np.clip(top.rotation(tr.q)[2, 2], -1, 1))
+        assert abs(th.min() - th0) < 1e-6, method
+        assert abs(th.max() - th1) < 2e-6, method       # sampled every <= 1 ms
+        E = tr.energy().total
+        assert np.abs(E - E[0]).max() < 1e-6 * abs(E[0]), method
