@@ -452,3 +452,20 @@ def test_hmmwv_dominant_eigenvalue(vehicle):
     lam1 = wi[np.argmax(np.abs(wi))]
     assert abs(lam.imag) < 1e-6 * abs(lam) and -1e5 < lam.real < -1e4
     assert abs(lam - lam1) < 1e-6 * abs(lam)
+
+
+def test_animate_spatial(tmp_path):
+    """Trajectory.animate draws a spatial model in an orthographic 3-D projection."""
+    m = _double_pendulum()
+    tr = mbint.simulate(m, (0.0, 1.0), rtol=1e-6, atol=1e-8, consistent="project")
+    files = tr.animate(tmp_path / "dp_{:02d}.png", fps=3, trace="b")
+    assert len(files) == 4 and all(f.exists() for f in files)
+    assert files[0].read_bytes() != files[-1].read_bytes()
+    # the projection: the view's screen axes are orthonormal and drop the depth
+    P = np.eye(3)
+    S = m.project(P)
+    assert S.shape == (2, 3) and np.allclose(S @ S.T, np.eye(2))
+    polys, circ, ground, lines, extra = m.draw_shapes(tr.q[:, -1])
+    G = m.project(m.bodies[1].point(np.zeros(3), tr.q[:, -1]))
+    assert any(np.allclose(p[0], G) for p in polys)
+    assert ground.shape == (1, 2) and np.allclose(ground, 0)   # the ball joint at the origin

@@ -639,6 +639,8 @@ class Trajectory:
         """Polylines, circles (center, radius) and ground markers at one configuration
         q of shape (nq,)."""
         m = self.model
+        if hasattr(m, "draw_shapes"):  # SpatialModel: projected 3-D (extra: _extras)
+            return m.draw_shapes(q)[:4]
         if hasattr(m, "geometry") and callable(getattr(m, "geometry")) and hasattr(m, "bodies"):
             pts, ground, circles, lines = m.geometry()
             polys = []
@@ -717,9 +719,12 @@ class Trajectory:
         mid = (lo + hi) / 2
         xl, yl = (mid[0] - span, mid[0] + span), (mid[1] - span, mid[1] + span)
         tr = None
+        spatial = hasattr(self.model, "draw_shapes")
+        extras = [self.model.draw_shapes(Q[:, k])[4] if spatial else [] for k in range(len(ts))]
         if trace is not None:
             b = self.model.body(trace)
-            tr = b.point((0.0, 0.0), Q)  # (2, n)
+            tr = self.model.project(b.point(np.zeros(3), Q)) if spatial else \
+                b.point((0.0, 0.0), Q)  # (2, n)
 
         fig = Figure(figsize=size, dpi=dpi)
         FigureCanvasAgg(fig)
@@ -733,8 +738,11 @@ class Trajectory:
             ax.set_ylim(*yl)
             ax.set_aspect("equal")
             ax.grid(True, alpha=0.3)
-            ax.set_xlabel("x [m]")
-            ax.set_ylabel("y [m]")
+            xlab, ylab = getattr(self.model, "screen_labels", ("x [m]", "y [m]"))
+            ax.set_xlabel(xlab)
+            ax.set_ylabel(ylab)
+            for p, style in extras[k]:
+                ax.plot(p[:, 0], p[:, 1], "-", **style)
             for p0, nrm in lines:
                 d = np.array([nrm[1], -nrm[0]])
                 seg = np.array([p0 - 3 * span * d, p0 + 3 * span * d])
