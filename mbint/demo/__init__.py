@@ -14,6 +14,8 @@ Sections (each a function ``section(out, summary, quick)``):
   scheme).
 - :mod:`mbint.demo.rn`: the RN paper's section 5.1 (Rosenbrock-Nystrom on the
   state-space formulation: partition, Tables 1-2, Fig 2, work-precision).
+- :mod:`mbint.demo.vehicle`: the RN paper's section 5.2 (the 14-body HMMWV, a
+  SpatialModel: counts, dominant eigenvalue, Fig 5).
 
 ``summary.md`` (markdown tables) and ``summary.csv`` (one value per row: section,
 method, h, rtol, quantity, value) collect the numbers of every section.
@@ -65,8 +67,15 @@ def section_rn(out, summary, quick):
     rn.section_rn(out, summary, quick, progress=progress)
 
 
-SECTIONS = lecture_notes.SECTIONS + (section_models, section_llm, section_rn, section_sp,
-                                     section_sweep)
+def section_vehicle(out, summary, quick):
+    """The RN paper's section 5.2, the HMMWV (mbint.demo.vehicle)."""
+    from . import vehicle
+
+    vehicle.section_vehicle(out, summary, quick, progress=progress)
+
+
+SECTIONS = lecture_notes.SECTIONS + (section_models, section_llm, section_rn, section_vehicle,
+                                     section_sp, section_sweep)
 
 
 def demo(out="out", quick=False):
