@@ -469,3 +469,37 @@ def test_animate_spatial(tmp_path):
     G = m.project(m.bodies[1].point(np.zeros(3), tr.q[:, -1]))
     assert any(np.allclose(p[0], G) for p in polys)
     assert ground.shape == (1, 2) and np.allclose(ground, 0)   # the ball joint at the origin
+
+
+def _driven_rotor(kind):
+    """A rod on a revolute joint about z turned by a driver (kind "driver"), by an
+    RSDA actuator torque in t ("actuator"), or free ("free")."""
+    m = SpatialModel(name="rotor")
+    rod = m.add_body(1.0, (0.01, 0.05, 0.05), r=(0.3, 0.0, 0.0), name="rod")
+    m.add_revolute(m.ground, rod, (0, 0, 0), (0, 1, 0))
+    if kind == "driver":
+        m.add_driver(m.ground, rod, "rotation", (0, 0, 0), (0, 1, 0), c1=0.0, a=0.3, w=4.0)
+    elif kind == "actuator":
+        m.add_rotational_spring_damper(m.ground, rod, (0, 1, 0), k=5.0, c=0.0,
+                                       actuator=(0, 0, 0, 0.5, 4.0, 0.0))
+    else:
+        m.add_rotational_spring_damper(m.ground, rod, (0, 1, 0), k=5.0, c=0.0)
+    return m
+
+
+@pytest.mark.parametrize("kind", ["driver", "actuator"])
+def test_time_dependent_spatial_model_keeps_dfdt(kind):
+    """A spatial model with a driver or an actuator in t is not autonomous: rodas4
+    keeps its order 4 (a dropped df/dt would lose it), and the free rotor spends no
+    evaluation on df/dt (6 stages an attempt)."""
+    m = _driven_rotor(kind)
+    ref = mbint.simulate(m, (0.0, 1.0), method="radau_iia", rtol=1e-12, atol=1e-12,
+                         consistent="project")
+    errs = []
+    for h in (0.02, 0.01):
+        tr = mbint.simulate(m, (0.0, 1.0), method="rodas4", h=h, consistent="project")
+        errs.append(np.abs(tr.q[:, -1] - ref.q[:, -1]).max())
+    assert np.log2(errs[0] / errs[1]) > 3.5, errs
+    free = mbint.simulate(_driven_rotor("free"), (0.0, 1.0), method="rodas4", rtol=1e-6,
+                          atol=1e-6, consistent="project").stats
+    assert free["nfev"] <= 6 * (free["nsteps"] + free["nreject"] + free["nfail"]) + 4, free
