@@ -503,3 +503,26 @@ def test_time_dependent_spatial_model_keeps_dfdt(kind):
     free = mbint.simulate(_driven_rotor("free"), (0.0, 1.0), method="rodas4", rtol=1e-6,
                           atol=1e-6, consistent="project").stats
     assert free["nfev"] <= 6 * (free["nsteps"] + free["nreject"] + free["nfail"]) + 4, free
+
+
+def test_pickling_vehicle_and_trajectory(vehicle):
+    """A SpatialModel pickles its description (the C tables are compiled again on first
+    use), a Trajectory of it too; Python forces pickle as their functions do (a lambda
+    only with cloudpickle), as for PlanarModel."""
+    m2 = pickle.loads(pickle.dumps(vehicle))
+    assert m2._compiled is None and m2.params == vehicle.params
+    assert np.array_equal(m2.forces(0.1), vehicle.forces(0.1))
+    tr = mbint.simulate(vehicle, (0.0, 0.3), method="rosenbrock_nystrom",
+                        formulation="state_space", rtol=1e-3, atol=1e-3)
+    tr2 = pickle.loads(pickle.dumps(tr))
+    assert np.array_equal(tr2.q, tr.q)
+    assert np.array_equal(tr2.energy().total, tr.energy().total)
+    assert np.array_equal(tr2.output("chassis_height"), tr.q[2])
+    s = SpatialModel()
+    a = s.add_body(1.0, (1, 1, 1))
+    s.add_force(a, lambda t, q, qd: np.zeros(6))
+    with pytest.raises((pickle.PicklingError, AttributeError)):   # a local lambda
+        pickle.dumps(s)
+    cloudpickle = pytest.importorskip("cloudpickle")
+    s2 = pickle.loads(cloudpickle.dumps(s))
+    assert np.array_equal(s2.forces(0.0), s.forces(0.0))
