@@ -265,6 +265,28 @@ BAD = [
         1.0, (1, 1, 1)), (0, 0, 0), name="s")),
     ("spring_damper 'k': k", lambda m: m.add_spring_damper("a", (0, 0, 0), "b", (1, 0, 0),
                                                            k=np.nan, name="k")),
+    ("SpatialModel: gravity", lambda m: SpatialModel(gravity=(0, np.nan, 0))),
+    ("universal 'u': axis_i", lambda m: m.add_universal("a", "b", (0, 0, 0), (0, 0, 0), (0, 1, 0),
+                                                        name="u")),
+    ("translational 't': axis", lambda m: m.add_translational("a", "b", (0, 0, 0), (0, 0, 0),
+                                                              name="t")),
+    ("driver 'd': axis", lambda m: m.add_driver("a", "b", "rotation", (0, 0, 0), (0, 0, 0),
+                                                name="d")),
+    ("driver 'd': c1", lambda m: m.add_driver("a", "b", "rotation", (0, 0, 0), (0, 0, 1),
+                                              c1=np.nan, name="d")),
+    ("tire 'ti': k", lambda m: m.add_tire("a", (0, 0, 0), k=np.nan, name="ti")),
+    ("bushing 'bu': k and c", lambda m: m.add_bushing("a", "b", (0, 0, 0),
+                                                      k=[1, 2, 3, 4, 5, np.nan], name="bu")),
+    ("rotational_spring_damper 'r': c", lambda m: m.add_rotational_spring_damper(
+        "a", "b", (0, 0, 1), k=1.0, c=np.nan, name="r")),
+    ("spring_damper 'k': body_j", lambda m: m.add_spring_damper(
+        "a", (0, 0, 0), SpatialModel().add_body(1.0, (1, 1, 1)), (0, 0, 0), k=1.0, name="k")),
+    ("distance 'di': length", lambda m: m.add_distance("a", (0, 0, 0), "b", (0, 0, 0),
+                                                       length=0.0, name="di")),
+    ("add_body 'x': axis_angle", lambda m: m.add_body(1.0, (1, 1, 1), axis_angle=((0, 0, 0), 1.0),
+                                                      name="x")),
+    ("add_body 'x': R", lambda m: m.add_body(1.0, (1, 1, 1), R=2 * np.eye(3), name="x")),
+    ("fixed 'fx': body_i and body_j are the same", lambda m: m.add_fixed("a", "a", name="fx")),
 ]
 
 
