@@ -548,3 +548,27 @@ def test_pickling_vehicle_and_trajectory(vehicle):
     cloudpickle = pytest.importorskip("cloudpickle")
     s2 = pickle.loads(cloudpickle.dumps(s))
     assert np.array_equal(s2.forces(0.0), s.forces(0.0))
+
+
+def test_energy_balance_with_every_force():
+    """Springs and dampers of every kind (TSDA, RSDA, bushing, tire on a flat road)
+    between a spherical pendulum and a body on a revolute joint: the total energy plus
+    the work dissipated by the dampers stays constant (the potentials are the springs'
+    and the damping forces do only the dissipated work)."""
+    m = SpatialModel(name="damped")
+    a = m.add_body(2.0, (0.05, 0.06, 0.02), r=(0.3, 0.0, 0.6), omega=(0.5, 1.0, 2.0),
+                   v=(0.2, 0, 0), name="a")
+    b = m.add_body(1.0, (0.02, 0.03, 0.01), r=(0.8, 0.2, 0.5), axis_angle=((1, 1, 0), 0.3),
+                   omega=(0, 2, 0), name="b")
+    m.add_spherical(m.ground, a, (0, 0, 1.0))
+    m.add_revolute(a, b, (0.6, 0.1, 0.55), (0, 1, 0.3))
+    m.add_spring_damper(m.ground, (1, 1, 1), b, (0.8, 0.2, 0.5), k=50.0, c=2.0, length0=1.0)
+    m.add_rotational_spring_damper(a, b, (0, 1, 0.3), k=3.0, c=0.1, angle0=0.2)
+    m.add_bushing(m.ground, a, (0.3, 0.0, 0.6), k=[20, 30, 40, 1, 2, 3],
+                  c=[1, 1, 1, 0.01, 0.02, 0.03])
+    m.add_tire(b, (0.8, 0.2, 0.5), k=2000.0, c=20.0, length0=0.55)
+    tr = mbint.simulate(m, (0.0, 3.0), method="radau_iia", rtol=1e-10, atol=1e-12,
+                        consistent="project", dense_output=True)
+    E, W = tr.energy().total, tr.dissipated_work()
+    assert W[-1] > 1.0                                    # the dampers do work (2.07 J)
+    assert np.abs(E + W - E[0]).max() < 1e-9 * abs(E[0])
