@@ -39,7 +39,8 @@ def _chassis_height(t, q, qd):
 
 
 def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7,
-          c_susp=2e6, k_tire=296325.0, c_tire=3502.0, chassis_height=0.71):
+          c_susp=2e6, k_tire=296325.0, c_tire=3502.0, chassis_height=0.71,
+          uca_pivot="revolute"):
     """RN paper section 5.2: a 14-body HMMWV driving straight over a half-cylinder bump.
 
     Printed (used as printed): 14 bodies -- chassis; front and rear, left and right
@@ -72,7 +73,11 @@ def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7
     instead of an arm's revolute, or a distance link instead of an outer ball
     joint) leaves an arm free to spin about its own axis or the spindle free to
     turn, motions that no force of the model restrains.  This model keeps the
-    physical layout.
+    physical layout.  ``uca_pivot="spherical"`` builds the paper's counts (98, 80,
+    18) by replacing the upper arms' revolute pivots with ball joints: each upper
+    arm then spins about the line through its two ball joints and each spindle
+    swings fore and aft, unrestrained; the model starts in (unstable) equilibrium
+    but the chassis falls from 0.71 m to 0.25 m within 2 s (tests/test_spatial.py).
 
     Parameters and choices (the paper prints no masses, inertias or geometry):
 
@@ -103,12 +108,32 @@ def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7
       to 0.05 m, with a kink where the wheel first touches the bump, which it
       reaches at ``t_front`` (front) and ``t_rear`` (rear).
 
+    Parameters
+    ----------
+    speed_mph : float
+        Forward speed, mph (10 as printed).
+    t_front, t_rear : float
+        Times in s at which the front and rear wheels reach the bump (0.5, 1.2).
+    bump_diameter : float
+        m (0.1).
+    k_susp, c_susp : float
+        Suspension TSDAs, N/m and N s/m (2e7, 2e6 as printed).
+    k_tire, c_tire : float
+        Tires, N/m and N s/m (296325, 3502 as printed).
+    chassis_height : float
+        Height of the chassis centre of mass at static equilibrium, m (0.71).
+    uca_pivot : {"revolute", "spherical"}
+        The upper arms' pivots on the chassis; "spherical" gives the paper's counts
+        and an unstable mechanism (above).
+
     Returns
     -------
     SpatialModel
         With outputs ``chassis_height`` (m), ``t_span`` (0, 5), settings rtol =
         atol = 1e-3 (the paper's Fig. 5) and ``params`` (a dict of the above).
     """
+    if uca_pivot not in ("revolute", "spherical"):
+        raise ValueError(f"hmmwv: uca_pivot must be 'revolute' or 'spherical', got {uca_pivot!r}.")
     V = speed_mph * MPH
     wheelbase = V * (t_rear - t_front)
     r_bump = bump_diameter / 2
@@ -135,7 +160,10 @@ def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7
         uca = m.add_body(MASS["uca"], INERTIA["uca"], r=(up + ubj) / 2, v=vel, name=f"uca_{name}")
         lca = m.add_body(MASS["lca"], INERTIA["lca"], r=(lp + lbj) / 2, v=vel, name=f"lca_{name}")
         sp = m.add_body(MASS["spindle"], INERTIA["spindle"], r=W, v=vel, name=f"spindle_{name}")
-        m.add_revolute(ch, uca, point=up, axis=(1, 0, 0), name=f"uca_pivot_{name}")
+        if uca_pivot == "revolute":
+            m.add_revolute(ch, uca, point=up, axis=(1, 0, 0), name=f"uca_pivot_{name}")
+        else:
+            m.add_spherical(ch, uca, point=up, name=f"uca_pivot_{name}")
         m.add_revolute(ch, lca, point=lp, axis=(1, 0, 0), name=f"lca_pivot_{name}")
         m.add_spherical(uca, sp, point=ubj, name=f"ubj_{name}")
         m.add_spherical(lca, sp, point=lbj, name=f"lbj_{name}")
