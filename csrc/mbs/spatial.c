@@ -661,15 +661,34 @@ void sp_body_qv(const mb_spatial_model *m, int b, const double *q, const double 
 
 /* ------------------------------------------------------------------ checks, mech */
 
+static int all_finite(const double *v, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (!isfinite(v[k])) return 0;
+    return 1;
+}
+
+static int timefn_finite(const mb_timefn *f)
+{
+    const double v[6] = {f->c0, f->c1, f->c2, f->a, f->w, f->psi};
+    return all_finite(v, 6);
+}
+
 int mb_spatial_check(const mb_spatial_model *m)
 {
-    if (m->nb < 1 || !m->body) return MB_ERR_ILL_INPUT;
+    if (m->nb < 1 || !m->body || !all_finite(m->body, 7 * m->nb) || !all_finite(m->g, 3))
+        return MB_ERR_ILL_INPUT;
+    for (int b = 0; b < m->nb; b++)
+        if (!(m->body[7 * b] > 0)) return MB_ERR_ILL_INPUT;
     int rows = m->nb;
     for (int k = 0; k < m->ncon; k++) {
         const mb_spatial_con *C = &m->cons[k];
         int nr = mb_spatial_con_rows(C->type);
         if (nr == 0 || C->i < -1 || C->i >= m->nb || C->j < -1 || C->j >= m->nb ||
             C->row < m->nb || C->row + nr > m->nc)
+            return MB_ERR_ILL_INPUT;
+        if (!all_finite(C->ai, 3) || !all_finite(C->bi, 3) || !all_finite(C->aj, 3) ||
+            !all_finite(C->si, 3) || !all_finite(C->sj, 3) || !timefn_finite(&C->f))
             return MB_ERR_ILL_INPUT;
         rows += nr;
     }
@@ -678,6 +697,11 @@ int mb_spatial_check(const mb_spatial_model *m)
         const mb_spatial_force *F = &m->forces[k];
         if (F->type < MB_SF_TSDA || F->type > MB_SF_TIRE || F->i < -1 || F->i >= m->nb ||
             F->j < -1 || F->j >= m->nb || (F->type == MB_SF_TIRE && F->i < 0))
+            return MB_ERR_ILL_INPUT;
+        const double v[7] = {F->k, F->c, F->L0, F->z0, F->bump_x, F->bump_r, F->wheel_r};
+        if (!all_finite(F->si, 3) || !all_finite(F->sj, 3) || !all_finite(F->ai, 3) ||
+            !all_finite(F->bi, 3) || !all_finite(F->aj, 3) || !all_finite(F->bj, 3) ||
+            !all_finite(v, 7) || !timefn_finite(&F->fa))
             return MB_ERR_ILL_INPUT;
     }
     for (int k = 0; k < m->ncb; k++)
