@@ -589,3 +589,18 @@ def test_hmmwv_paper_counts_collapse():
     assert tr.q[2].min() < 0.3          # from 0.71 m: collapsed (0.245 m within 2 s)
     with pytest.raises(ValueError, match="uca_pivot"):
         hmmwv(uca_pivot="ball")
+
+
+def test_save_and_load_a_spatial_trajectory(vehicle, tmp_path):
+    """Trajectory.save / mbint.load: the SpatialModel is rebuilt from its description
+    (a regression: it was rebuilt as a PlanarModel and failed)."""
+    tr = mbint.simulate(vehicle, (0.0, 0.6), method="rosenbrock_nystrom",
+                        formulation="state_space", rtol=1e-3, atol=1e-3)
+    tr.save(tmp_path / "v.nc")
+    t2 = mbint.load(tmp_path / "v.nc")
+    assert isinstance(t2.model, SpatialModel)
+    assert (t2.model.nq, t2.model.nc) == (98, 88)
+    assert np.array_equal(t2.q, tr.q)
+    assert np.array_equal(t2.model.phi(0.3, tr.q[:, -1]), vehicle.phi(0.3, tr.q[:, -1]))
+    assert np.array_equal(t2.model.forces(0.3, tr.q[:, -1], tr.qd[:, -1]),
+                          vehicle.forces(0.3, tr.q[:, -1], tr.qd[:, -1]))

@@ -258,8 +258,8 @@ def from_xarray(ds):
     -------
     Trajectory
         Its arrays, energies, violations and outputs are the stored ones; ``sol``
-        the stored dense output; ``model`` a PlanarModel rebuilt from its
-        description (without Python forces and outputs), else a
+        the stored dense output; ``model`` a PlanarModel or SpatialModel rebuilt
+        from its description (without Python forces and outputs), else a
         :class:`StoredModel`.
     """
     from ..dense import DenseOutput
@@ -270,7 +270,13 @@ def from_xarray(ds):
     names = [str(v) for v in ds["coordinate"].values]
     cnames = [str(v) for v in ds["constraint"].values]
     if "model_json" in a:
-        model = PlanarModel.from_description(json.loads(a["model_json"]))
+        d = json.loads(a["model_json"])
+        if d.get("dim") == 3:
+            from .spatial import SpatialModel
+
+            model = SpatialModel.from_description(d)
+        else:
+            model = PlanarModel.from_description(d)
     else:
         model = StoredModel(a.get("model_name", "model"), a["nq"], a["nc"], names, cnames,
                             [str(v) for v in ds["coordinate_unit"].values],
