@@ -604,3 +604,20 @@ def test_save_and_load_a_spatial_trajectory(vehicle, tmp_path):
     assert np.array_equal(t2.model.phi(0.3, tr.q[:, -1]), vehicle.phi(0.3, tr.q[:, -1]))
     assert np.array_equal(t2.model.forces(0.3, tr.q[:, -1], tr.qd[:, -1]),
                           vehicle.forces(0.3, tr.q[:, -1], tr.qd[:, -1]))
+
+
+def test_trajectory_coordinates_and_plots_of_a_spatial_model():
+    import matplotlib
+    matplotlib.use("Agg")
+    m = _double_pendulum()
+    tr = mbint.simulate(m, (0.0, 0.5), rtol=1e-6, atol=1e-8, consistent="project")
+    assert np.array_equal(tr.coordinate("b", "z"), tr.q[7 + 2])
+    assert np.array_equal(tr.coordinate("a", "e3"), tr.q[6])
+    fig = tr.plot("z")
+    assert [ln.get_label() for ln in fig.axes[0].get_lines()][:2] == ["z a", "z b"]
+    assert "[m]" in fig.axes[0].get_ylabel()
+    tr.plot("q", coords=["b.e0"])
+    tr.plot_energy()
+    tr.plot_violation()
+    with pytest.raises(ValueError, match="coord"):
+        tr.coordinate("a", "theta")

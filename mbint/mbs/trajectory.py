@@ -454,7 +454,7 @@ class Trajectory:
 
     def coordinate(self, body, coord="theta"):
         """One coordinate of a body of a PlanarModel ("x", "y" in m or "theta" in
-        rad), shape (m,)."""
+        rad) or of a SpatialModel ("x", "y", "z" in m, "e0" ... "e3"), shape (m,)."""
         idx = self._coord_index(body, coord)
         return self.q[idx]
 
@@ -463,6 +463,8 @@ class Trajectory:
 
         if not hasattr(self.model, "body"):
             raise ValueError("coordinate: bodies exist in a PlanarModel only; index q directly.")
+        if hasattr(self.model, "coordinate_index"):  # SpatialModel: x, y, z, e0..e3
+            return self.model.coordinate_index(body, coord)
         b = self.model.body(body)
         if b.is_ground:
             raise ValueError("coordinate: the ground has no coordinates.")
@@ -511,11 +513,12 @@ class Trajectory:
         m = self.model
         n = len(self.t)
         curves = []  # (values, label, unit)
-        if quantity in ("x", "y", "theta"):
+        if quantity in ("x", "y", "theta") or (quantity in ("z", "e0", "e1", "e2", "e3")
+                                                and hasattr(m, "coordinate_index")):
             if not hasattr(m, "bodies"):
                 raise ValueError(f"plot: {quantity!r} needs a PlanarModel; use 'q' with coords.")
             bl = m.bodies if bodies is None else [m.body(b) for b in bodies]
-            unit = "rad" if quantity == "theta" else "m"
+            unit = {"theta": "rad", "x": "m", "y": "m", "z": "m"}.get(quantity, "")
             curves = [(self.coordinate(b, quantity), f"{quantity} {b.name}", unit) for b in bl]
         elif quantity in ("q", "qd", "qdd", "lam"):
             data = getattr(self, quantity)
