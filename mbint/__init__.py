@@ -11,6 +11,7 @@ errors      global error by step halving (Richardson) and the truncation/round-o
 problems    standard test problems (Python callables and C LowLevelCallables)
 PlanarModel, MechanicalSystem   mechanisms (body coordinates, or your own equations)
 simulate, Trajectory            run a mechanism with any method; its motion, energy, violation
+StateSpace                      the partitioned (state-space) view of a mechanism (RN paper)
 models      the source papers' mechanisms
 load        a trajectory saved by Trajectory.save (NetCDF)
 ensemble, SimulationTask   parameter sweeps on a local pool or a Dask cluster
@@ -29,7 +30,7 @@ from ._interrupt import IntegrationInterrupted
 from .ivp import OdeResult, solve_ivp
 from .dae import solve_dae
 from .methods import MethodInfo, methods
-from .mbs import MechanicalSystem, PlanarModel, Trajectory, simulate
+from .mbs import MechanicalSystem, PlanarModel, StateSpace, Trajectory, simulate
 from .mbs.dataset import load
 from . import mbs, models
 from .ensemble import EnsembleResult, MemberError, SimulationTask, ensemble
@@ -37,5 +38,5 @@ from .ensemble import EnsembleResult, MemberError, SimulationTask, ensemble
 __all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "DenseOutput", "stability",
            "errors", "multirate", "problems", "_status", "PlanarModel", "MechanicalSystem",
            "simulate", "Trajectory", "models", "mbs", "IntegrationInterrupted", "load",
-           "ensemble", "EnsembleResult", "MemberError", "SimulationTask"]
+           "ensemble", "EnsembleResult", "MemberError", "SimulationTask", "StateSpace"]
 __version__ = "0.2.0"

@@ -4,6 +4,7 @@ tools/gen_status.py; do not edit)."""
 MB_OK = 0
 MB_TERMINATED = 1
 MB_RECOVERABLE = 2
+MB_NEW_COORDINATES = 3
 MB_ERR_ILL_INPUT = -1
 MB_ERR_MEM = -2
 MB_ERR_STEP_TOO_SMALL = -3
@@ -21,6 +22,7 @@ MESSAGES = {
     0: 'The solver successfully reached the end of the integration interval.',
     1: 'A termination event occurred.',
     2: 'Recoverable failure: the step is retried with a smaller step size.',
+    3: 'The projection changed the coordinates of the state; the method restarts.',
     -1: 'Invalid input.',
     -2: 'Out of memory.',
     -3: 'Required step size is less than spacing between numbers.',

@@ -44,6 +44,18 @@ _DESCRIPTIONS = {
     "rodas4": ("RODAS 4(3), 6 stages, stiffly accurate, L-stable, dense output, mass matrix", "Hairer & Wanner II, IV.7 (rodas.f)"),
     "llm": ("Local Linearization Method: exponential integrator y + phi from exp of the block matrix [[f_y, f_t, f], [0, 0, 1], [0, 0, 0]] (Van Loan), order 2, exact on linear problems, R(z) = e^z; local error estimate of eqs 29-33, continuous output eq 18", "LLM paper, Gil, Sanfelice, Nikravesh, eqs 1-6, 18, 29-34"),
     "w2": ("W-method of order 2 (1), L-stable, keeps its Jacobian across steps", "RN paper section 4; Verwer et al. 1999"),
+    # issue 9: the RN paper's methods in Nystrom form (second-order view)
+    "rosenbrock_nystrom": ("Rosenbrock-Nystrom 4(3) on q'' = a(t, q, q'): the RN paper's 4-stage, "
+                           "L-stable method (gamma = 0.57281606) in the form of Theorem 2.1, 3 "
+                           "evaluations per step, stage solves with Pi = M/gamma^2 - (h/gamma) M J2 "
+                           "- h^2 M J1 (eqs 43-46; M, M J1, M J2 analytic on the state-space "
+                           "formulation); options error_estimate ('plain' | 'scaled'), jacobian "
+                           "('exact' | 'fd')",
+                           "RN paper, Theorem 2.1, sections 3-4"),
+    "w_nystrom": ("W-method of order 2 (1) in the same Nystrom form, with a Jacobian of finite "
+                  "differences (jacobian='fd', the default) kept across steps; error estimate "
+                  "filtered by (I - h gamma J)^-1 by default (error_estimate='scaled')",
+                  "RN paper section 4 (Verwer et al. 1999)"),
     "auto": ("Automatic stiff/non-stiff switching in the spirit of LSODA: dopri5 while the problem "
              "is not stiff, rodas4 (L-stable; Jacobian from jac= or finite differences) while it "
              "is.  Goes stiff when DOPRI5's stiffness test finds the step held by stiffness "

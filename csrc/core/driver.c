@@ -1,49 +1,20 @@
 /* The one step loop (see driver.h).  Methods supply step/dense/accept; this file
- * owns acceptance, step-size selection, step doubling, output, events and stats. */
+ * owns acceptance, step-size selection, step bounds, step doubling, output and
+ * statistics; events and switching events are in driver_events.c (the state of a
+ * run both share: driver_run.h). */
 #include <float.h>
 #include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "interp.h"
-#include "driver.h"
+#include "driver_run.h"
 #include "events.h"
+#include "interp.h"
 #include "norm.h"
 #include "result.h"
 #include "status.h"
 
-typedef struct run {
-    const mb_method *m;
-    const mb_problem *p;
-    const mb_options *o;
-    mb_result *res;
-    mb_stepper s;
-    ptrdiff_t n;
-    double dir;
-    /* buffers (one allocation) */
-    double *y, *y_new, *err, *f0, *f1, *C, *ybuf, *y_full, *y_mid, *f_mid, *g_old, *g_new,
-        *g_buf, *g_smp;
-    ptrdiff_t *ev_hits;     /* occurrences per event so far */
-    int *ev_found;          /* root found in the current step, per event */
-    int *jac_groups;        /* finite-difference column groups (sparsity given) */
-    double *ev_last;        /* t of the last reported root per event */
-    int dense_deg;
-    ptrdiff_t next_eval;
-    int hermite;            /* dense output by cubic Hermite */
-    int record;             /* dense output by the method's dense records (method.h) */
-    double *rec, *rec_work; /* the record of the current step and its evaluation scratch */
-    ptrdiff_t rec_len;
-    int n_switch;           /* number of switching events */
-    double t_dense, h_dense; /* the step the dense output in C / rec belongs to */
-    int dense_rc;           /* status of a failed dense evaluation inside the root finder */
-    int g_new_ok;           /* g_new holds g at the end of the current attempt */
-    int dense_ok;           /* the dense output of the current attempt is built */
-    double h_bound;         /* the problem's step bound at the current point (t, y) */
-    int h_bound_ok;         /* h_bound is that of the current point */
-    int deriv_ok;           /* the polynomial in C is that of the step ending at (t, y) */
-} run;
-
-static int ensure_f0(run *r, double t)
+int mb_drv_ensure_f0(run *r, double t)
 {
     if (r->s.f0_ok)
         return MB_OK;
@@ -77,7 +48,7 @@ static int step_bound_at(run *r, double t, double *h_max)
             }
             f = r->f_mid;
         } else {
-            int rc = ensure_f0(r, t);
+            int rc = mb_drv_ensure_f0(r, t);
             if (rc != MB_OK)
                 return rc;
         }
@@ -112,7 +83,7 @@ static int initial_step(run *r, double t0, double tf, int order, double *h_out)
         *h_out = fmin(1e-6 * fmax(1.0, isfinite(span) ? span : fabs(t0)), span);
         return MB_OK;
     }
-    int rc = ensure_f0(r, t0);
+    int rc = mb_drv_ensure_f0(r, t0);
     if (rc != MB_OK)
         return rc;
     const double *rv = r->o->rtol_v;
@@ -178,7 +149,7 @@ static int want_dense(const run *r)
 }
 
 /* the dense output of the step [t, t+h] (r->C or r->rec) at theta */
-static int dense_at(run *r, double theta, double *y)
+int mb_drv_dense_at(run *r, double theta, double *y)
 {
     if (r->record)
         return r->m->dense_record_eval(r->m, r->n, r->rec, r->t_dense, r->h_dense, theta, y,
@@ -188,10 +159,10 @@ static int dense_at(run *r, double theta, double *y)
 }
 
 /* dense_at as the root finder's mb_dense_fn; keeps the status of a failure */
-static int dense_fn(void *dctx, double theta, double *y)
+int mb_drv_dense_fn(void *dctx, double theta, double *y)
 {
     run *r = dctx;
-    int rc = dense_at(r, theta, y);
+    int rc = mb_drv_dense_at(r, theta, y);
     if (rc != MB_OK)
         r->dense_rc = rc;
     return rc;
@@ -214,7 +185,7 @@ static int build_dense_of(run *r, double t, double h)
                 return rc;
             s->f1_ok = 1;
         }
-        int rc = ensure_f0(r, t);
+        int rc = mb_drv_ensure_f0(r, t);
         if (rc != MB_OK)
             return rc;
         mb_dense_hermite(r->n, h, r->y, r->f0, r->y_new, r->f1, r->C);
@@ -228,264 +199,13 @@ static int build_dense_of(run *r, double t, double h)
 /* build_dense_of, remembered for the current attempt (r->dense_ok): the switching
  * test and the output of an accepted step share one build (a method's dense output
  * may cost evaluations of f) */
-static int build_dense(run *r, double t, double h)
+int mb_drv_build_dense(run *r, double t, double h)
 {
     if (r->dense_ok && r->t_dense == t && r->h_dense == h)
         return MB_OK;
     int rc = build_dense_of(r, t, h);
     r->dense_ok = rc == MB_OK;
     return rc;
-}
-
-static int is_switching(const run *r, ptrdiff_t i)
-{
-    return r->o->switching && r->o->switching[i];
-}
-
-/* the dense output on a part [th0, th0 + dth] of the step, in its own theta */
-typedef struct part_dense {
-    run *r;
-    double th0, dth;
-} part_dense;
-
-static int part_dense_fn(void *dctx, double theta, double *y)
-{
-    const part_dense *pd = dctx;
-    return dense_fn(pd->r, pd->th0 + theta * pd->dth, y);
-}
-
-/* root theta of event i in [th0, th1] of the step [t, t+h] whose dense output is
- * built, given the sign change g0 -> g1 of g_i there; maps failures to statuses */
-static int locate_in(run *r, ptrdiff_t i, double t, double h, double th0, double th1, double g0,
-                     double g1, double *th)
-{
-    const mb_options *o = r->o;
-    r->dense_rc = MB_OK;
-    part_dense pd = {r, th0, th1 - th0};
-    double th_part = 0.0;
-    int rc = mb_event_locate(o->events, o->event_ctx, i, part_dense_fn, &pd, t + th0 * h,
-                             (th1 - th0) * h, 1.0, g0, g1, r->g_buf, r->ybuf, &th_part);
-    *th = th_part >= 1.0 ? th1 : th0 + th_part * (th1 - th0);
-    if (rc == 0)
-        return MB_OK;
-    if (r->dense_rc != MB_OK)
-        return r->dense_rc;
-    if (rc == MB_ERR_CALLBACK)
-        return rc;
-    if (r->res->message[0] == '\0')
-        mb_fail(&r->s, MB_ERR_EVENT_FAIL, "Event %td failed or returned a value that is not "
-                "finite while its root was located in [%.17g, %.17g].", i, t, t + h);
-    return MB_ERR_EVENT_FAIL;
-}
-
-/* root theta of event i in the step [t, t+h], bracketed by g_old[i] -> g_new[i] */
-static int locate(run *r, ptrdiff_t i, double t, double h, double *th)
-{
-    return locate_in(r, i, t, h, 0.0, 1.0, r->g_old[i], r->g_new[i], th);
-}
-
-/* g(t, y) of every event; a failure, or a value that is not finite (an event that
- * is NaN would silently never fire), stops the run with a message */
-static int eval_events(run *r, double t, const double *y, double *g)
-{
-    int rc = r->o->events(t, y, g, r->o->event_ctx);
-    if (rc != 0)
-        return rc < 0 && rc == MB_ERR_CALLBACK ? rc : MB_ERR_EVENT_FAIL;
-    for (ptrdiff_t i = 0; i < r->o->n_events; i++)
-        if (!isfinite(g[i]))
-            return mb_fail(&r->s, MB_ERR_EVENT_FAIL,
-                           "Event %td returned %g at t = %.17g: event functions must return "
-                           "finite values.", i, g[i], t);
-    return MB_OK;
-}
-
-/* Move the root theta of switching event i forward (by a few ulps of t at a time,
- * not past the step's end) until g_i has strictly the sign it takes after the switch,
- * so that the restart sees the new regime: a right-hand side that tests g > 0 would
- * still take the old branch at g == 0. */
-static int past_switch(run *r, ptrdiff_t i, double t, double h, double *th)
-{
-    double go = r->g_old[i], gn = r->g_new[i];
-    double sign = gn != 0.0 ? (gn > 0 ? 1.0 : -1.0) : (go > 0 ? -1.0 : 1.0);
-    double dth = 4.0 * DBL_EPSILON * fmax(fabs(t), fabs(t + h)) / fabs(h), th_k = *th;
-    for (int k = 0; k < 48; k++) {
-        const double *y = r->y_new;
-        if (th_k < 1.0) {
-            int rc = dense_at(r, th_k, r->ybuf);
-            if (rc != MB_OK)
-                return rc;
-            y = r->ybuf;
-        }
-        int rc = eval_events(r, t + th_k * h, y, r->g_buf);
-        if (rc != MB_OK)
-            return rc;
-        if (r->g_buf[i] * sign > 0.0) {
-            *th = th_k;
-            return MB_OK;
-        }
-        if (th_k >= 1.0)
-            break;
-        th_k = fmin(1.0, th_k + dth);
-        dth *= 2.0;
-    }
-    return MB_OK;  /* no such point inside the step: keep the root */
-}
-
-/* events in the accepted step [t, t+h]; may shorten it to a terminal root
- * (*terminated) or to a switching root (*cut: the run restarts there) */
-static int handle_events(run *r, double t, double h, double *t_end, int *terminated, int *cut)
-{
-    const mb_options *o = r->o;
-    ptrdiff_t ne = o->n_events, n = r->n;
-    *terminated = 0;
-    *cut = 0;
-    if (ne <= 0)
-        return MB_OK;
-    int rc;
-    if (!r->g_new_ok && (rc = eval_events(r, t + h, r->y_new, r->g_new)) != MB_OK)
-        return rc;
-    double th_stop = 1.0;
-    /* roots found, processed in time order: simple selection over at most ne roots */
-    double *roots = r->g_buf + ne;  /* ne thetas */
-    int *found = r->ev_found;
-    for (ptrdiff_t i = 0; i < ne; i++) {
-        found[i] = 0;
-        if (!mb_event_active(r->g_old[i], r->g_new[i], o->direction ? o->direction[i] : 0))
-            continue;
-        double th;
-        if ((rc = locate(r, i, t, h, &th)) != MB_OK)
-            return rc;
-        /* a root at the step's start was reported by the last step; a switching
-         * event still restarts just past it (the last step ended on g == 0) */
-        int again = th == 0.0 && r->ev_last[i] == t;
-        if (again && !is_switching(r, i))
-            continue;
-        if (is_switching(r, i) && (rc = past_switch(r, i, t, h, &th)) != MB_OK)
-            return rc;
-        if (again && th == 0.0)
-            continue;
-        found[i] = again ? 2 : 1;  /* 2: restart only, already reported */
-        roots[i] = th;
-    }
-    for (;;) {
-        ptrdiff_t best = -1;
-        for (ptrdiff_t i = 0; i < ne; i++)
-            if (found[i] && (best < 0 || roots[i] < roots[best]))
-                best = i;
-        if (best < 0 || roots[best] > th_stop)
-            break;
-        int report = found[best] == 1;
-        found[best] = 0;
-        double th = roots[best], te = t + th * h;
-        if (report) {
-            if (th == 1.0)
-                memcpy(r->ybuf, r->y_new, (size_t)n * sizeof(double));
-            else if ((rc = dense_at(r, th, r->ybuf)) != MB_OK)
-                return rc;
-            if ((rc = mb_result_push_event(r->res, best, te, r->ybuf)) != MB_OK)
-                return rc;
-            r->ev_last[best] = te;
-            r->ev_hits[best]++;
-        }
-        int term = report && o->terminal ? o->terminal[best] : 0;
-        if (term > 0 && r->ev_hits[best] >= term) {
-            th_stop = th;
-            *terminated = 1;
-        } else if (is_switching(r, best) && !*terminated) {
-            /* a switch strictly inside the step ends it there; one at its end (or
-             * too close to its start to make progress) restarts at the end */
-            *cut = 1;
-            if (te != t && th < 1.0)
-                th_stop = th;
-        }
-    }
-    if (*terminated || (*cut && th_stop < 1.0)) {
-        *t_end = t + th_stop * h;
-        if (th_stop < 1.0 && (rc = dense_at(r, th_stop, r->y_new)) != MB_OK)
-            return rc;
-        r->s.f1_ok = 0;
-    }
-    return MB_OK;
-}
-
-/* Interior samples of the switching test: a step of a switching event's g of the
- * same sign at both ends may still have entered and left the other side (a penalty
- * contact passed through within one step, scipy#9228).  The problem's step bound
- * (problem.h) prevents that where it is known; as a second line of defence the
- * switching events are sampled on the dense output at theta = k / SWITCH_SAMPLES,
- * k = 1 .. SWITCH_SAMPLES - 1, and the first sign change between samples is
- * treated like one between the ends. */
-enum { SWITCH_SAMPLES = 8 };
-
-/* the earliest root of a switching event inside the step [t, t+h] (dense output
- * built) from a sign change between two interior samples, as theta; -1: none */
-static int sampled_switch(run *r, double t, double h, double *th_out)
-{
-    const mb_options *o = r->o;
-    ptrdiff_t ne = o->n_events;
-    double *gp = r->g_smp, *gc = r->g_smp + ne;
-    memcpy(gp, r->g_old, (size_t)ne * sizeof(double));
-    *th_out = -1.0;
-    for (int k = 1; k < SWITCH_SAMPLES; k++) {
-        double th0 = (double)(k - 1) / SWITCH_SAMPLES, th1 = (double)k / SWITCH_SAMPLES;
-        int rc = dense_at(r, th1, r->y_mid);
-        if (rc == MB_OK)
-            rc = eval_events(r, t + th1 * h, r->y_mid, gc);
-        if (rc != MB_OK)
-            return rc;
-        for (ptrdiff_t i = 0; i < ne; i++) {
-            if (!is_switching(r, i) ||
-                !mb_event_active(gp[i], gc[i], o->direction ? o->direction[i] : 0))
-                continue;
-            double th;
-            if ((rc = locate_in(r, i, t, h, th0, th1, gp[i], gc[i], &th)) != MB_OK)
-                return rc;
-            if (th > 0.0 && (*th_out < 0.0 || th < *th_out))
-                *th_out = th;
-        }
-        if (*th_out > 0.0)
-            return MB_OK;
-        double *tmp = gp; gp = gc; gc = tmp;
-    }
-    return MB_OK;
-}
-
-/* The earliest switching root inside the step [t, t+h] just computed, as theta, or
- * -1 when no switching event changes sign there (between the ends, or, when
- * sample is set, between interior samples: sampled_switch).  Leaves g at the
- * step's end in g_new; builds the step's dense output when there is a root or it
- * samples. */
-static int switching_root(run *r, double t, double h, int sample, double *th_out)
-{
-    const mb_options *o = r->o;
-    ptrdiff_t ne = o->n_events;
-    *th_out = -1.0;
-    int rc = eval_events(r, t + h, r->y_new, r->g_new);
-    if (rc != MB_OK)
-        return rc;
-    r->g_new_ok = 1;
-    int built = 0;
-    for (ptrdiff_t i = 0; i < ne; i++) {
-        if (!is_switching(r, i) ||
-            !mb_event_active(r->g_old[i], r->g_new[i], o->direction ? o->direction[i] : 0))
-            continue;
-        if (!built) {
-            if ((rc = build_dense(r, t, h)) != MB_OK)
-                return rc;
-            built = 1;
-        }
-        double th;
-        if ((rc = locate(r, i, t, h, &th)) != MB_OK)
-            return rc;
-        if (th > 0.0 && (*th_out < 0.0 || th < *th_out))
-            *th_out = th;
-    }
-    if (*th_out < 0.0 && sample) {
-        if (!built && (rc = build_dense(r, t, h)) != MB_OK)
-            return rc;
-        return sampled_switch(r, t, h, th_out);
-    }
-    return MB_OK;
 }
 
 static int emit_eval(run *r, double t, double h, double t_new, const double *ynew)
@@ -499,7 +219,7 @@ static int emit_eval(run *r, double t, double h, double t_new, const double *yne
         if (te == t_new) {
             rc = mb_result_push_point(r->res, te, ynew);
         } else {
-            rc = dense_at(r, (te - t) / h, r->ybuf);
+            rc = mb_drv_dense_at(r, (te - t) / h, r->ybuf);
             if (rc == MB_OK)
                 rc = mb_result_push_point(r->res, te, r->ybuf);
         }
@@ -710,7 +430,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
     } else if ((rc = mb_result_push_point(res, t0, r.y)) != MB_OK) {
         goto done;
     }
-    if (o->n_events > 0 && (rc = eval_events(&r, t0, r.y, r.g_old)) != MB_OK)
+    if (o->n_events > 0 && (rc = mb_drv_eval_events(&r, t0, r.y, r.g_old)) != MB_OK)
         goto done;
     if (t0 == tf)
         goto done;
@@ -821,7 +541,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
         }
         double h = t_new - t;
 
-        if ((m->flags & MB_USES_F0) && (rc = ensure_f0(&r, t)) != MB_OK)
+        if ((m->flags & MB_USES_F0) && (rc = mb_drv_ensure_f0(&r, t)) != MB_OK)
             goto done;
         s->f1_ok = 0;
         s->safety_scale = 1.0;
@@ -865,7 +585,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
              * dense records (llm: an exponential per sample, 3x the run time) only
              * when the problem has no step bound to rely on */
             int sample = accepted && !(r.record && p->step_bound);
-            if ((rc = switching_root(&r, t, h, sample, &th)) != MB_OK)
+            if ((rc = mb_drv_switching_root(&r, t, h, sample, &th)) != MB_OK)
                 goto done;
             if (th > 0.0) {
                 double d = th * fabs(h), ulp = DBL_EPSILON * fmax(fabs(t), fabs(t_new)), h_try;
@@ -932,14 +652,38 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
             }
         }
 
+        /* the problem's check of the step's end (problem.h): > 0 rejects the step */
+        if (p->check) {
+            rc = p->check(t_new, r.y_new, p->ctx);
+            if (rc < 0) {
+                rc = mb_fail(s, rc == MB_ERR_CALLBACK ? rc : MB_ERR_RHS_FAIL,
+                             "The check of the step's end at t = %.17g failed (code %d).", t_new,
+                             rc);
+                goto done;
+            }
+            if (rc > 0) {
+                res->stats.nfail++;
+                if (fixed) {
+                    rc = mb_fail(s, MB_ERR_CONV, "A fixed step of size %.3g failed at t = %.17g "
+                                 "(the check of its end).", h, t);
+                    goto done;
+                }
+                h_abs = fabs(h) * 0.25;
+                after_reject = 1;
+                phase2 = 0;
+                rc = MB_OK;
+                continue;
+            }
+        }
+
         /* accepted */
         after_reject = 0;
         phase2 = 0;
         int terminated = 0, cut = 0;
         double t_end = t_new;
         if (want_dense(&r)) {
-            if ((rc = build_dense(&r, t, h)) != MB_OK) goto done;
-            if ((rc = handle_events(&r, t, h, &t_end, &terminated, &cut)) != MB_OK) goto done;
+            if ((rc = mb_drv_build_dense(&r, t, h)) != MB_OK) goto done;
+            if ((rc = mb_drv_handle_events(&r, t, h, &t_end, &terminated, &cut)) != MB_OK) goto done;
             if (o->dense_output) {
                 rc = r.record ? mb_result_push_record(res, t, h, r.rec, r.rec_len)
                               : mb_result_push_dense(res, t, h, r.dense_deg, r.C);
@@ -953,8 +697,13 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
             if (on_grid && !terminated)
                 k_fixed--;
         }
+        int recoord = 0;   /* the projection changed the coordinates of y (problem.h) */
         if (p->project) {  /* e.g. back onto a mechanism's constraints */
             rc = p->project(t_end, r.y_new, p->ctx);
+            if (rc == MB_NEW_COORDINATES) {
+                recoord = 1;
+                rc = 0;
+            }
             if (rc != 0) {
                 rc = mb_fail(s, rc == MB_ERR_CALLBACK ? rc : MB_ERR_CONV,
                              "The projection after the step to t = %.17g failed (code %d).", t_end, rc);
@@ -975,13 +724,17 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
             if (m->init && (rc = m->init(s)) != MB_OK)
                 goto done;
             ctl.has_prev = 0;
+        } else if (recoord) {  /* new coordinates: histories and kept Jacobians are void */
+            s->order = m->order;
+            if (m->init && (rc = m->init(s)) != MB_OK)
+                goto done;
         }
 
         /* advance */
         double *tmp = r.y; r.y = r.y_new; r.y_new = tmp;
         t = t_end;
         r.h_bound_ok = 0;
-        r.deriv_ok = r.dense_ok && !r.record && t_end == t_new && !cut;
+        r.deriv_ok = r.dense_ok && !r.record && t_end == t_new && !cut && !recoord;
         if (s->f1_ok) {
             tmp = r.f0; r.f0 = r.f1; r.f1 = tmp;
             s->f0 = r.f0; s->f1 = r.f1;
@@ -993,7 +746,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
         if (o->n_events > 0) {
             tmp = r.g_old; r.g_old = r.g_new; r.g_new = tmp;
             /* g at a point inside the step (terminal or switching root) */
-            if ((terminated || t != t_new) && (rc = eval_events(&r, t, r.y, r.g_old)) != MB_OK)
+            if ((terminated || t != t_new) && (rc = mb_drv_eval_events(&r, t, r.y, r.g_old)) != MB_OK)
                 goto done;
         }
         if (terminated) {

@@ -28,8 +28,28 @@ typedef int (*mb_jac_fn)(double t, const double *y, double *J, ptrdiff_t ldJ, vo
 typedef int (*mb_dfdt_fn)(double t, const double *y, double *ft, void *ctx);
 typedef int (*mb_acc_fn)(double t, const double *q, const double *qd, double *qdd, void *ctx);
 /* Projection after an accepted step (e.g. onto the constraint manifold of a
- * mechanism): modifies y in place; returns 0 or a status. */
+ * mechanism): modifies y in place; returns 0 or a status.  It may return
+ * MB_NEW_COORDINATES (status.def) after rewriting y in new coordinates (the
+ * state-space formulation after a repartition, csrc/mbs/statespace.c): the driver
+ * then re-initializes the method (as at a switching event, method.h "Restarts"), so
+ * that no history, kept Jacobian or interpolant of the old coordinates is used. */
 typedef int (*mb_project_fn)(double t, double *y, void *ctx);
+/* Second-order view with a mass matrix (RN paper eqs 43-46): the problem is
+ * M(t, q, q') q'' = F(t, q, q') with M symmetric positive definite (the state-space
+ * formulation: M^ v'' = Q^, RN eqs 9-10), a = q'' = M^-1 F.  At (t, q, q') the hook
+ * writes, column-major with leading dimension nq, M (nq x nq), M a_q and M a_q'
+ * (nq x nq: the right-hand sides of RN eqs 31 and 35, so that a_q, a_q' need not be
+ * solved for) and the vector M a_t (nq; RN eq 46).  Any pointer may be NULL (not
+ * wanted).  Returns 0 or a status. */
+typedef int (*mb_acc_mjac_fn)(double t, const double *q, const double *qd, double *M,
+                              double *MJ1, double *MJ2, double *Mat, void *ctx);
+/* Check of a step's end before it is accepted: called with y_new of a step that passed
+ * its error test, before anything of the step is recorded (events, output, projection);
+ * returns 0 (accept), > 0 (reject: the step is retried smaller, as after a recoverable
+ * failure of the method) or < 0 (fatal).  The state-space formulation recovers the
+ * dependent coordinates there (statespace.c), so that a Newton failure at the step's end
+ * is recoverable like one at a stage. */
+typedef int (*mb_check_fn)(double t, const double *y, void *ctx);
 /* Residual view (DAE methods): F(t, y, y') = 0 */
 typedef int (*mb_res_fn)(double t, const double *y, const double *yp, double *r, void *ctx);
 /* Events: g(t, y) -> g[0..nev-1] evaluated together. */
@@ -60,6 +80,9 @@ typedef struct mb_problem {
     int jac_constant;   /* jac returns one constant matrix: copying it is no Jacobian
                          * evaluation (not counted in njev, as SciPy) */
     mb_step_bound_fn step_bound; /* largest admissible step from (t, y), or NULL */
+    mb_acc_mjac_fn acc_mjac; /* second-order view with a mass: M, M a_q, M a_q', M a_t, or
+                              * NULL (methods then take M = I and the blocks of jac) */
+    mb_check_fn check;  /* check of a step's end before acceptance, or NULL */
     const unsigned char *dae_index; /* index of each component (n) of a semi-explicit
                                      * DAE with a singular mass matrix, or NULL (<= 1) */
 } mb_problem;

@@ -107,6 +107,47 @@ int mb_lu_solve(ptrdiff_t n, const double *LU, ptrdiff_t lda, const int *ipiv, d
     return info == 0 ? MB_OK : MB_ERR_LINALG;
 }
 
+/* A^T x = b with P A = L U: U^T w = b, L^T z = w, x = P^T z */
+static void small_lu_solve_t(ptrdiff_t n, const double *LU, ptrdiff_t lda, const int *ipiv,
+                             double *b)
+{
+    for (ptrdiff_t j = 0; j < n; j++) {   /* U^T w = b (U^T lower) */
+        double s = b[j];
+        for (ptrdiff_t i = 0; i < j; i++)
+            s -= LU[j * lda + i] * b[i];
+        b[j] = s / LU[j * lda + j];
+    }
+    for (ptrdiff_t j = n - 1; j >= 0; j--) {   /* L^T z = w (unit upper) */
+        double s = b[j];
+        for (ptrdiff_t i = j + 1; i < n; i++)
+            s -= LU[j * lda + i] * b[i];
+        b[j] = s;
+    }
+    for (ptrdiff_t k = n - 1; k >= 0; k--) {
+        ptrdiff_t p = ipiv[k] - 1;
+        if (p != k) {
+            double tmp = b[k];
+            b[k] = b[p];
+            b[p] = tmp;
+        }
+    }
+}
+
+int mb_lu_solve_t(ptrdiff_t n, const double *LU, ptrdiff_t lda, const int *ipiv, double *b,
+                  ptrdiff_t nrhs)
+{
+    int nn = (int)n, ld = (int)lda, nr = (int)nrhs, info = 0;
+    if (n == 0)
+        return MB_OK;
+    if (n <= MB_SMALL_LU) {
+        for (ptrdiff_t r = 0; r < nrhs; r++)
+            small_lu_solve_t(n, LU, lda, ipiv, b + r * n);
+        return MB_OK;
+    }
+    dgetrs_("T", &nn, &nr, LU, &ld, ipiv, b, &nn, &info);
+    return info == 0 ? MB_OK : MB_ERR_LINALG;
+}
+
 int mb_zlu_factor(ptrdiff_t n, double complex *A, ptrdiff_t lda, int *ipiv)
 {
     int nn = (int)n, ld = (int)lda, info = 0;

@@ -10,6 +10,9 @@ int mb_lu_factor(ptrdiff_t n, double *A, ptrdiff_t lda, int *ipiv);
 /* solve A x = b in place for nrhs right-hand sides (b is n x nrhs, ld n) */
 int mb_lu_solve(ptrdiff_t n, const double *LU, ptrdiff_t lda, const int *ipiv, double *b,
                 ptrdiff_t nrhs);
+/* solve A^T x = b in place with the factors of A (nrhs right-hand sides, ld n) */
+int mb_lu_solve_t(ptrdiff_t n, const double *LU, ptrdiff_t lda, const int *ipiv, double *b,
+                  ptrdiff_t nrhs);
 int mb_zlu_factor(ptrdiff_t n, double complex *A, ptrdiff_t lda, int *ipiv);
 int mb_zlu_solve(ptrdiff_t n, const double complex *LU, ptrdiff_t lda, const int *ipiv,
                  double complex *b, ptrdiff_t nrhs);

@@ -425,6 +425,30 @@ static int k_step_bound(void *c, double t, const double *q, const double *qd, co
                         double *h)
 { return mb_planar_step_bound(c, t, q, qd, qdd, h); }
 
+static int timefn_constant(const mb_timefn *f)
+{
+    return f->c1 == 0.0 && f->c2 == 0.0 && f->a == 0.0;
+}
+
+int mb_planar_autonomous(const mb_planar_model *model)
+{
+    if (model->extra)
+        return 0;  /* the user's Python forces may depend on t */
+    for (int k = 0; k < model->nj; k++) {
+        const mb_planar_joint *J = &model->joints[k];
+        if ((J->type == MB_JOINT_DRIVER_COORD || J->type == MB_JOINT_DRIVER_ANGLE) &&
+            !timefn_constant(&J->f))
+            return 0;
+    }
+    for (int k = 0; k < model->nf; k++) {
+        const mb_planar_force *F = &model->forces[k];
+        if ((F->type == MB_FORCE_TSDA || F->type == MB_FORCE_GENERALIZED) &&
+            !timefn_constant(&F->fa))
+            return 0;
+    }
+    return 1;
+}
+
 void mb_planar_mech(const mb_planar_model *model, mb_mech *mech)
 {
     memset(mech, 0, sizeof *mech);
@@ -445,6 +469,7 @@ void mb_planar_mech(const mb_planar_model *model, mb_mech *mech)
     mech->gamma_q = k_gamma_q;
     mech->gamma_qd = k_gamma_qd;
     mech->energy = k_energy;
+    mech->autonomous = mb_planar_autonomous(model);
     /* only a model with contacts has something to bound */
     for (int k = 0; k < model->nf; k++)
         if (mb_force_is_contact(model->forces[k].type))

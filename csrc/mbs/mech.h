@@ -33,6 +33,10 @@ typedef struct mb_mech {
     int (*phiq_x_q)(void *ctx, double t, const double *q, const double *x, double *out, ptrdiff_t ld);
     /* (Phi_q^T lambda)_q, nq x nq */
     int (*phiqT_lam_q)(void *ctx, double t, const double *q, const double *lam, double *out, ptrdiff_t ld);
+    /* (M(q) x)_q for a given vector x (x = q'' in the Jacobians of the state-space
+     * formulation, statespace.c), nq x nq; NULL: central differences of mass (zero when
+     * mass_constant) */
+    int (*mass_x_q)(void *ctx, const double *q, const double *x, double *out, ptrdiff_t ld);
     int (*gamma_q)(void *ctx, double t, const double *q, const double *qd, double *out, ptrdiff_t ld);
     int (*gamma_qd)(void *ctx, double t, const double *q, const double *qd, double *out, ptrdiff_t ld);
     /* energies (NULL: not available) */
@@ -44,6 +48,10 @@ typedef struct mb_mech {
      * (NULL: no bound at all).  Planar models: mb_planar_step_bound (contact.c). */
     int (*step_bound)(void *ctx, double t, const double *q, const double *qd,
                       const double *qdd, double *h_max);
+    /* nonzero: neither Q nor Phi depends on t explicitly (no drivers, no prescribed
+     * forces), so every partial derivative in t vanishes and formulations skip them;
+     * 0 (the safe default): they are formed by differences in t */
+    int autonomous;
 } mb_mech;
 
 #endif

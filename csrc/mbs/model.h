@@ -77,6 +77,9 @@ typedef struct mb_planar_model {
     void *extra_ctx;
 } mb_planar_model;
 
+/* 1 when no joint or force of the model depends on t (drivers and prescribed forces
+ * constant, no Python extra forces): mb_mech.autonomous. */
+int mb_planar_autonomous(const mb_planar_model *m);
 /* Fill mech with the planar kernels of model (nq = 3 nb, nc = model->nc). */
 void mb_planar_mech(const mb_planar_model *model, mb_mech *mech);
 

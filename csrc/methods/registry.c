@@ -7,6 +7,7 @@
 #include "bdf.h"
 #include "implicit_simple.h"
 #include "rosenbrock.h"
+#include "rosenbrock_nystrom.h"
 #include "llm.h"
 #include "auto_switch.h"
 #include "singular_perturbation.h"

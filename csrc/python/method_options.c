@@ -166,6 +166,49 @@ static int block_convert(int variant, PyObject *dict, void **out)
     return 0;
 }
 
+#include "rosenbrock_nystrom.h"
+
+/* ---- rosenbrock_nystrom, w_nystrom (issue 9): error_estimate, jacobian ---- */
+static const char *const rn_names[] = {"error_estimate", "jacobian", NULL};
+
+/* the string value of key in d among two choices (codes 1, 2), 0 when absent or None;
+ * -1 with ValueError naming the option */
+static int rn_choice(PyObject *d, const char *key, const char *c1, const char *c2, int *out)
+{
+    PyObject *v = PyDict_GetItemString(d, key);
+    *out = 0;
+    if (!v || v == Py_None)
+        return 0;
+    const char *str = PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
+    if (str && strcmp(str, c1) == 0)
+        *out = 1;
+    else if (str && strcmp(str, c2) == 0)
+        *out = 2;
+    else {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "%s must be '%s' or '%s', got %R.", key, c1, c2, v);
+        return -1;
+    }
+    return 0;
+}
+
+static int rn_convert(PyObject *d, ptrdiff_t n, void **out)
+{
+    (void)n;
+    mb_rn_options o = {0, 0};
+    if (rn_choice(d, "error_estimate", "plain", "scaled", &o.error_estimate) ||
+        rn_choice(d, "jacobian", "exact", "fd", &o.jacobian))
+        return -1;
+    mb_rn_options *p = PyMem_Malloc(sizeof *p);
+    if (!p) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *p = o;
+    *out = p;
+    return 0;
+}
+
 static int lstable_convert(PyObject *dict, ptrdiff_t n, void **out)
 {
     (void)n;
@@ -183,6 +226,8 @@ static const mb_py_method_options table[] = {
     {"singular_perturbation", sp_names, sp_convert},
     {"lstable_block", block_names, lstable_convert},
     {"astable_block", block_names, astable_convert},
+    {"rosenbrock_nystrom", rn_names, rn_convert},
+    {"w_nystrom", rn_names, rn_convert},
     {NULL, NULL, NULL},
 };
 

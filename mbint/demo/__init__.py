@@ -12,6 +12,8 @@ Sections (each a function ``section(out, summary, quick)``):
   NetCDF.
 - :mod:`mbint.demo.sp`: the SP paper's figures 2-5, 7 and 8 (singular-perturbation
   scheme).
+- :mod:`mbint.demo.rn`: the RN paper's section 5.1 (Rosenbrock-Nystrom on the
+  state-space formulation: partition, Tables 1-2, Fig 2, work-precision).
 
 ``summary.md`` (markdown tables) and ``summary.csv`` (one value per row: section,
 method, h, rtol, quantity, value) collect the numbers of every section.
@@ -56,7 +58,15 @@ def section_sp(out, summary, quick):
     sp.section_sp(out, summary, quick, progress=progress)
 
 
-SECTIONS = lecture_notes.SECTIONS + (section_models, section_llm, section_sweep, section_sp)
+def section_rn(out, summary, quick):
+    """The RN paper's section 5.1 (mbint.demo.rn)."""
+    from . import rn
+
+    rn.section_rn(out, summary, quick, progress=progress)
+
+
+SECTIONS = lecture_notes.SECTIONS + (section_models, section_llm, section_rn, section_sp,
+                                     section_sweep)
 
 
 def demo(out="out", quick=False):

@@ -79,6 +79,33 @@ class TimeMajor:
 _STATUS_PUBLIC = {_status.MB_OK: 0, _status.MB_TERMINATED: 1}
 
 
+class _FullStateDense:
+    """Dense output of a state-space run (issue 9): the reduced y = (v, v') of the
+    integrator's own dense output, mapped to y = (q, qd) of shape (2 nq,) or (2 nq, k)
+    through the run's log (the partition of the step containing t, Newton from the
+    step's start; csrc/mbs/statespace.c ``mb_ss_recover``)."""
+
+    def __init__(self, reduced, handle, log, tol, max_iter, nq):
+        self.reduced = reduced
+        self._handle, self._log, self._tol, self._max_iter, self._nq = \
+            handle, log, tol, max_iter, nq
+        self.t_min, self.t_max = getattr(reduced, "t_min", None), getattr(reduced, "t_max", None)
+
+    def __getattr__(self, name):
+        return getattr(self.reduced, name)
+
+    def __call__(self, t):
+        from .. import _core
+
+        scalar = np.ndim(t) == 0
+        ts = np.atleast_1d(np.asarray(t, float))
+        yr = np.asarray(self.reduced(ts), float).reshape(-1, len(ts))
+        yf, _, _ = _core.mech_ss_recover(self._handle, ts, np.ascontiguousarray(yr.T),
+                                         tol=self._tol, max_iter=self._max_iter, **self._log)
+        yf = np.asarray(yf).T
+        return yf[:, 0] if scalar else yf
+
+
 class Trajectory:
     """Motion of a mechanism computed by :func:`mbint.simulate`.
 
@@ -122,6 +149,18 @@ class Trajectory:
     sol : DenseOutput or None
         Continuous y = (q, qd) (the DAE formulations: (q, v, lambda[, mu])) with
         ``dense_output=True``; see :meth:`state`.
+        With ``formulation="state_space"`` it maps the integrator's dense output of
+        (v, v') (``sol_reduced``) to the full state.
+    partitions : list of (float, list of str)
+        ``formulation="state_space"`` only: the time [s] each partition was adopted
+        and its independent coordinates; ``stats`` then also holds
+        ``nrepartition`` (partition checks that ran Gauss-Jordan again),
+        ``npartition_change`` (those that changed the coordinates),
+        ``newton_iterations`` and ``newton_failures``; ``y_reduced`` (2 nd, m) is
+        the integrated (v, v'), ``independent`` the indices of the last partition's
+        independent coordinates, ``cond_max`` the largest cond_1(Phi_u) met, and
+        ``partition_log`` the run's log (the full state at every accepted step and
+        the partition of each step, from which ``sol`` maps the dense output).
     t_events : list of ndarray or None
         Per event, the k times [s] where it occurred, shape (k,).
     q_events, qd_events : list of ndarray (each (nq, k)) or None
@@ -161,8 +200,10 @@ class Trajectory:
         self.t_steps, self.h_steps, self.err_steps = out["hist_t"], out["hist_h"], out["hist_err"]
         self.sol = None
         if dense_output and len(out["dense_t"]):
+            # the integrated state: (q, qd), or (v, v') on the state-space formulation
+            n_int = np.shape(out["ss_y"])[-1] if "ss_y" in out else n_state
             self.sol = DenseOutput(out["dense_t"], out["dense_h"], out["hist_t"][-1],
-                                   out["dense_deg"], out["dense_off"], out["dense_c"], n_state)
+                                   out["dense_deg"], out["dense_off"], out["dense_c"], n_int)
         if has_events:
             self.t_events = out["t_events"]
             ye = [np.asarray(v, float).reshape(-1, n_state) for v in out["y_events"]]
@@ -173,6 +214,34 @@ class Trajectory:
         self._energy = None
         self._violation = None
         self._dissipated = None
+
+    # ------------------------------------------------------------- state space
+    def _set_state_space(self, out, handle, tol, max_iter):
+        """Attach what a run on the state-space formulation adds (issue 9): the
+        partitions, the statistics of the formulation, and a dense output of the
+        full state (the reduced one mapped through the run's log)."""
+        nq = self.model.nq
+        parts = np.asarray(out["ss_parts"], dtype=int)
+        names = self.model.coordinate_names
+        self.partitions = [(float(t), [names[i] for i in p])
+                           for t, p in zip(out["ss_part_t"], parts)]
+        self.independent = parts[-1] if len(parts) else np.zeros(0, int)
+        self.stats.update(nrepartition=int(out["nrepartition"]),
+                          npartition_change=int(out["npartition_change"]),
+                          newton_iterations=int(out["ss_newton_iter"]),
+                          newton_failures=int(out["ss_newton_fail"]))
+        self.cond_max = float(out["ss_cond_max"])
+        self.y_reduced = np.asarray(out["ss_y"], float).T  # (2 nd, m)
+        log = dict(log_t=np.asarray(out["ss_log_t"], float),
+                   log_part=np.asarray(out["ss_log_part"], np.intc),
+                   log_y=np.asarray(out["ss_log_y"], float).reshape(-1, 2 * nq),
+                   parts=parts.astype(np.intc))
+        self.partition_log = log
+        if self.sol is not None:
+            self.sol_reduced = self.sol
+            self.sol = _FullStateDense(self.sol_reduced, handle, log,
+                                       0.0 if tol is None else float(tol),
+                                       0 if max_iter is None else int(max_iter), nq)
 
     def __repr__(self):
         return (f"<Trajectory {self.model.name!r} by {self.method}: {len(self.t)} points, "

@@ -1,0 +1,62 @@
+#ifndef MB_CORE_DRIVER_RUN_H
+#define MB_CORE_DRIVER_RUN_H
+/* Private to the driver (driver.c: the step loop; driver_events.c: events and
+ * switching events located on the dense output): the state of one run and the
+ * functions the two files share.  Not part of any public interface. */
+#include "driver.h"
+
+typedef struct run {
+    const mb_method *m;
+    const mb_problem *p;
+    const mb_options *o;
+    mb_result *res;
+    mb_stepper s;
+    ptrdiff_t n;
+    double dir;
+    /* buffers (one allocation) */
+    double *y, *y_new, *err, *f0, *f1, *C, *ybuf, *y_full, *y_mid, *f_mid, *g_old, *g_new,
+        *g_buf, *g_smp;
+    ptrdiff_t *ev_hits;     /* occurrences per event so far */
+    int *ev_found;          /* root found in the current step, per event */
+    int *jac_groups;        /* finite-difference column groups (sparsity given) */
+    double *ev_last;        /* t of the last reported root per event */
+    int dense_deg;
+    ptrdiff_t next_eval;
+    int hermite;            /* dense output by cubic Hermite */
+    int record;             /* dense output by the method's dense records (method.h) */
+    double *rec, *rec_work; /* the record of the current step and its evaluation scratch */
+    ptrdiff_t rec_len;
+    int n_switch;           /* number of switching events */
+    double t_dense, h_dense; /* the step the dense output in C / rec belongs to */
+    int dense_rc;           /* status of a failed dense evaluation inside the root finder */
+    int g_new_ok;           /* g_new holds g at the end of the current attempt */
+    int dense_ok;           /* the dense output of the current attempt is built */
+    double h_bound;         /* the problem's step bound at the current point (t, y) */
+    int h_bound_ok;         /* h_bound is that of the current point */
+    int deriv_ok;           /* the polynomial in C is that of the step ending at (t, y) */
+} run;
+
+/* f0 = f(t, y) at the start of the current step, evaluated once */
+int mb_drv_ensure_f0(run *r, double t);
+/* the dense output (polynomial in r->C or the record r->rec) of the step
+ * [t_dense, t_dense + h_dense] at theta */
+int mb_drv_dense_at(run *r, double theta, double *y);
+/* mb_drv_dense_at as an mb_dense_fn (events.h); keeps the status of a failure */
+int mb_drv_dense_fn(void *dctx, double theta, double *y);
+/* build the dense output of the step [t, t+h] just computed (once per attempt) */
+int mb_drv_build_dense(run *r, double t, double h);
+
+/* driver_events.c */
+/* whether event i is a switching event */
+int mb_drv_is_switching(const run *r, ptrdiff_t i);
+/* g(t, y) of every event; a failure or a non-finite value stops the run */
+int mb_drv_eval_events(run *r, double t, const double *y, double *g);
+/* the events of the accepted step [t, t+h]: reports roots, may cut the step at a
+ * terminal root (*terminated) or a switching root (*cut, the run restarts there),
+ * then *t_end is the step's new end */
+int mb_drv_handle_events(run *r, double t, double h, double *t_end, int *terminated, int *cut);
+/* the earliest switching root inside the step [t, t+h] as theta (-1: none), also
+ * between interior samples of the dense output when sample is set */
+int mb_drv_switching_root(run *r, double t, double h, int sample, double *th_out);
+
+#endif

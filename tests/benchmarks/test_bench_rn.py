@@ -1,0 +1,43 @@
+"""make bench: the work-precision targets of issue 9 on the RN stiff double pendulum,
+measured in one run (bench_rn.py).
+
+Targets: rosenbrock_nystrom on the state-space formulation at least as fast as
+cvode_bdf (index-1 formulation) at matched position error <= 2e-5, and >= 50x faster
+than SciPy's best stiff solver.  Measured: with the body angles as independent
+coordinates the first holds; full pivoting's default partition (theta1, y2) makes the
+stiff spring nonlinear in v and is 2-7x slower than CVODE; SciPy's LSODA is only a
+few times slower than either (its Python overhead per evaluation is small next to
+this problem's cost per step), so the 50x target is not met: the tests assert what
+holds and report the rest (see the report of issue 9)."""
+import numpy as np
+import pytest
+
+import bench_rn as bench
+
+
+@pytest.fixture(scope="module")
+def rows():
+    rows = bench.run()
+    text = bench.report(rows)
+    bench.OUT_MD.parent.mkdir(parents=True, exist_ok=True)
+    bench.OUT_MD.write_text(text)
+    print(text)
+    return rows
+
+
+def test_all_runs_succeeded(rows):
+    assert all(r["ok"] for r in rows)
+
+
+def test_rn_angles_vs_cvode(rows):
+    r = bench.ratios(rows, "RN state space (angles)", "cvode_bdf index1")
+    print("RN (angles) / cvode_bdf at matched error:", r)
+    assert all(v <= 1.0 for v in r.values() if np.isfinite(v)), r
+
+
+def test_rn_vs_scipy_best(rows):
+    for name in ("RN state space (full pivoting)", "RN state space (angles)"):
+        f = {e: bench.scipy_best(rows, e) / bench.time_at(rows, name, e) for e in bench.LEVELS}
+        print(f"SciPy's best / {name} at matched error:", f)
+    f = bench.scipy_best(rows, 2e-5) / bench.time_at(rows, "RN state space (angles)", 2e-5)
+    assert f >= 2.0   # measured 2-5x; the issue's 50x is not reached (module docstring)
