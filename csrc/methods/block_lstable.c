@@ -726,7 +726,7 @@ static int block_step(mb_stepper *s, double t, double h, const double *y, double
         st->jr.need = 1;
         s->h_fail_factor = 0.5;
         if (!s->err_wanted)
-            mb_fail(s, MB_ERR_CONV, "%s: Newton did not converge at t = %.17g (h = %g): max "
+            mb_fail(s, MB_ERR_CONV, "%s: Newton did not converge at t = %.12g (h = %g): max "
                     "|residual| %.3e, last correction %.3e (weighted norm, tolerance %.1e) after "
                     "%d iterations with the stage Jacobians.", s->m->name, t, h, gmax,
                     st->nw.dz_prev, st->nw.kappa, st->nw.iter);
