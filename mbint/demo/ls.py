@@ -228,8 +228,9 @@ def figures(T=10.0, T_long=100.0, path=None):
 
 
 def section_ls(out, summary, quick, progress=None):
-    """Tables 1-7 and Figs 2-7 of the LS paper under ``out/ls``; the table values are
-    added to the summary (section ``"ls"``, quantity ``"table<k> <row> <column>"``)."""
+    """Tables 1-7 and Figs 2-7 of the LS paper under ``out/ls`` (T = 10 s, quick: 2 s
+    and no h = 0.001 row); the table values are added to the summary (section ``"ls"``,
+    method the row, quantity ``"table<k> <column>"``).  Returns :func:`tables`' dict."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -247,3 +248,4 @@ def section_ls(out, summary, quick, progress=None):
     figures(T=T, T_long=10.0 if quick else 100.0, path=d / "fig2_7.png")
     if progress:
         progress(f"wrote {d / 'tables.md'} and {d / 'fig2_7.png'}")
+    return res
