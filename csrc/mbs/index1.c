@@ -607,6 +607,17 @@ void mb_index1_free(mb_index1 *f)
     f->cache_ok = 0;
 }
 
+/* df/dt of an autonomous mechanism (mb_mech.autonomous: no driver moves, no force
+ * depends on t): exactly zero, so that Rosenbrock methods and the LLM spend no
+ * evaluation of f on a finite-difference df/dt. */
+static int index1_dfdt_zero(double t, const double *y, double *ft, void *ctx)
+{
+    (void)t; (void)y;
+    const mb_index1 *f = ctx;
+    memset(ft, 0, (size_t)(2 * f->nq) * sizeof(double));
+    return MB_OK;
+}
+
 void mb_index1_problem(mb_index1 *f, mb_problem *p)
 {
     memset(p, 0, sizeof *p);
@@ -615,6 +626,8 @@ void mb_index1_problem(mb_index1 *f, mb_problem *p)
     p->rhs = index1_rhs;
     p->jac = index1_jac;
     p->acc = index1_acc;
+    if (f->mech->autonomous)
+        p->dfdt = index1_dfdt_zero;
     if (f->mech->step_bound)
         p->step_bound = index1_step_bound;
     p->ctx = f;
