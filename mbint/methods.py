@@ -74,8 +74,8 @@ _DESCRIPTIONS = {
         "L-stable block implicit one-step method of the LS paper: r nodes per step (r=2..6, "
         "nodes='equidistant', 'chebyshev' or 'legendre'), B and d of eq 5 computed from the "
         "nodes with R(z) matched to a subdiagonal Pade approximant (pade=(k, j); default "
-        "(r-2, r): (1, 3) for r = 3 as the printed eqs 14, 15, 17, and (2, 4) for r = 4); simplified "
-        "Newton on the stacked system (newton_tol=1e-3); fixed h= as in the paper, or "
+        "(r-2, r): (1, 3) for r = 3 as the printed eqs 14, 15, 17, and (2, 4) for r = 4); "
+        "simplified Newton on the stacked system (newton_tol=1e-3); fixed h= as in the paper, or "
         "adaptive by step doubling (not in the paper); mass matrix, DAEs of index 1-3",
         "LS paper, Li, Ding, Li (2019), eqs 5-16"),
     "astable_block": (

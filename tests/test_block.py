@@ -105,8 +105,8 @@ def test_eq17_runge_kutta_table():
 
 
 def _pade(k, j, z):
-    N = sum(factorial(k + j - i) * factorial(k) / (factorial(k + j) * factorial(i) * factorial(k - i))
-            * z ** i for i in range(k + 1))
+    N = sum(factorial(k + j - i) * factorial(k)
+            / (factorial(k + j) * factorial(i) * factorial(k - i)) * z ** i for i in range(k + 1))
     D = sum((-1) ** i * factorial(k + j - i) * factorial(j)
             / (factorial(k + j) * factorial(i) * factorial(j - i)) * z ** i for i in range(j + 1))
     return N / D
@@ -142,7 +142,8 @@ def test_pade_option_and_bad_input():
     for bad, msg in [(dict(r=1), "r must be an integer from 2 to 6"),
                      (dict(r=7), "r must be an integer from 2 to 6"),
                      (dict(r=2.5), "r must be an integer"),
-                     (dict(nodes="gauss"), "nodes must be 'equidistant', 'chebyshev' or 'legendre'"),
+                     (dict(nodes="gauss"),
+                      "nodes must be 'equidistant', 'chebyshev' or 'legendre'"),
                      (dict(pade=(1, 1)), "pade"),
                      (dict(newton_tol=-1.0), "newton_tol")]:
         with pytest.raises(ValueError, match=msg):

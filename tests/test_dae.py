@@ -158,3 +158,22 @@ def test_orders_on_the_manipulator(arm, reference, r, formulation, order):
         errs.append(np.linalg.norm(tr.q[:, -1] - reference))
     p = math.log2(errs[0] / errs[1])
     assert p > order - 0.4, (errs, p)
+
+
+def test_adaptive_newton_failure_is_recovered(arm, reference):
+    # too large a first step: Newton fails, the driver halves h and goes on
+    tr = simulate(arm, (0, 1), method="lstable_block", formulation="index3", first_step=0.5,
+                  rtol=1e-5, atol=1e-5)
+    assert tr.status == 0 and tr.stats["nfail"] > 0
+    assert np.max(np.abs(tr.q[:, -1] - reference)) < 1e-3
+
+
+def test_inconsistent_velocities_are_projected(arm):
+    qd0 = np.array([0.1, 0.0, 0.0, 0.0, 0.0, 0.3])  # violates the velocity constraint
+    with pytest.raises(ValueError, match="inconsistent initial conditions"):
+        simulate(arm, (0, 0.1), method="radau_iia", formulation="index3", qd0=qd0)
+    tr = simulate(arm, (0, 0.1), method="radau_iia", formulation="index3", qd0=qd0,
+                  consistent="project")
+    v = tr.violation()
+    assert tr.status == 0 and tr.initial["projected"]
+    assert v.position[0] < 1e-12 and v.velocity[0] < 1e-12 and v.acceleration[0] < 1e-12

@@ -170,7 +170,8 @@ def tables(T=10.0, quick=False, which=None, progress=None):
 
 def format_table(k, rows):
     """Markdown for one table: our value above the paper's in each cell."""
-    head = "| " + TITLES[k] + " | runtime [s] | max abs eH [J] | position | velocity | acceleration |"
+    head = ("| " + TITLES[k] + " | runtime [s] | max abs eH [J] | position | velocity "
+            "| acceleration |")
     lines = [head, "|" + "---|" * 6]
     for name, ours, paper in rows:
         if ours["status"] != 0:

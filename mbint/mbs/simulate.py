@@ -271,8 +271,8 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         (q, v, lambda[, mu]); with ``ida`` on ``"ggl"`` a scalar atol applies
         to mu as max(atol, 1): mu, zero in the exact solution, is outside IDA's
         error test and only its Newton test sees it; steps in s).  None (the
-        default) takes the model's
-        recommended value from ``model.settings`` when it has one, else the
+        default) takes the model's recommended value from ``model.settings``
+        when it has one, else the
         default of :func:`mbint.solve_ivp` (:data:`DEFAULTS`: rtol 1e-3,
         atol 1e-6, automatic first step, no max_step, min_step 0, max_steps
         10**6); a value given here always wins.  With a fixed step ``h`` the
@@ -431,8 +431,9 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
                                        max_step=max_step, min_step=min_step,
                                        max_steps=max_steps), fixed_step=h is not None)
     rtol = check.positive("rtol", opts["rtol"])
+    mu = ", mu" if formulation == "ggl" else ""
     atol_a = check.atol_vector(opts["atol"], n, entries=f"2 nq = {n} entries" if not dae_code
-                               else f"{n} entries (q, v, lambda{', mu' if formulation == 'ggl' else ''})")
+                               else f"{n} entries (q, v, lambda{mu})")
     if formulation == "ggl" and mname == "ida" and np.ndim(opts["atol"]) == 0:
         # mu = 0 in the exact solution and is left out of IDA's error test: its atol
         # enters only IDA's Newton convergence test, where the q-level atol fails the
