@@ -32,8 +32,20 @@ def rows(tmp_path_factory):
     return json.loads(out.read_text())
 
 
-def test_results_match_scipy(rows):
-    assert all(r["diff"] <= 1e-13 for r in rows), [(r["n"], r["norm"], r["diff"]) for r in rows]
+def test_timed_results_within_the_error_bound():
+    """The timed matrices: mbint's exp(A) against the 256-bit exact reference of
+    tests/test_expm.py, within its bound u (2n + 8 max(1, ||A||_1)).  SciPy's result is
+    not judged (its last bits are no criterion: tests/test_expm.py); its relative
+    distance from mbint's is in the table (column `diff vs scipy`)."""
+    sys.path.insert(0, str(HERE.parent))
+    import bench_expm
+    import test_expm
+    from mbint import _core
+    for nrm in bench_expm.NORMS:
+        for n in bench_expm.SIZES:
+            A = bench_expm.llm_matrix(n, nrm)
+            err = test_expm.reldiff(_core.expm(A), test_expm.exp_reference(A))
+            assert err <= test_expm.bound(A), (n, nrm, err, test_expm.bound(A))
 
 
 def test_expm_within_2x_of_its_blas_lapack_work(rows):
