@@ -70,6 +70,18 @@ _DESCRIPTIONS = {
         "(embedded slow stage, coupling terms, LLM estimate of the fast part) and a continuous "
         "output of its own (not in the paper)",
         "SP paper, Gil, Sanfelice, Nikravesh (DETC2013), eqs 17-47"),
+    "lstable_block": (
+        "L-stable block implicit one-step method of the LS paper: r nodes per step (r=2..6, "
+        "nodes='equidistant', 'chebyshev' or 'legendre'), B and d of eq 5 computed from the "
+        "nodes with R(z) matched to a subdiagonal Pade approximant (pade=(k, j); default "
+        "(r-2, r): (1, 3) for r = 3 as the printed eqs 14, 15, 17, and (2, 4) for r = 4); "
+        "simplified Newton on the stacked system (newton_tol=1e-3); fixed h= as in the paper, or "
+        "adaptive by step doubling (not in the paper); mass matrix, DAEs of index 1-3",
+        "LS paper, Li, Ding, Li (2019), eqs 5-16"),
+    "astable_block": (
+        "A-stable variant of lstable_block: R(z) the diagonal (r, r) Pade approximant (the "
+        "paper's eq 16 for r = 4); the same options",
+        "LS paper, Li, Ding, Li (2019), section 6, eq 16"),
     "cvode_bdf": ("SUNDIALS CVODE, variable-order BDF 1-5, Newton, dense direct linear solver", "Hindmarsh et al. 2005 (SUNDIALS)"),
     "cvode_adams": ("SUNDIALS CVODE, variable-order Adams-Moulton 1-12, Newton, dense direct linear solver", "Hindmarsh et al. 2005 (SUNDIALS)"),
     "ida": ("SUNDIALS IDA, variable-order BDF 1-5 on M y' - f = 0 (mass matrix; also mbint.solve_dae)", "Hindmarsh et al. 2005 (SUNDIALS)"),
@@ -123,6 +135,10 @@ class MethodInfo:
     options : tuple of str
         Names of the method's own options (keywords of :func:`mbint.solve_ivp` and
         :func:`mbint.simulate` beyond the common ones), empty for most methods.
+    dae : bool
+        Solves semi-explicit DAEs of index 2 and 3 through a singular mass matrix
+        (the DAE formulations of :func:`mbint.simulate`), with the index-2/3
+        components of its norms scaled as in RADAU5.
     """
 
     name: str
@@ -140,6 +156,7 @@ class MethodInfo:
     backend: str = "mbint"
     controller: str | None = None
     options: tuple = ()
+    dae: bool = False
 
 
 def _info(d):
@@ -170,6 +187,7 @@ def _info(d):
         controller={_core.MB_CONTROLLER_I: "i", _core.MB_CONTROLLER_PI: "pi",
                     _core.MB_CONTROLLER_PREDICTIVE: "predictive"}.get(d.get("controller")),
         options=tuple(d.get("options", ())),
+        dae=bool(f & _core.MB_DAE),
     )
 
 

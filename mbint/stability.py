@@ -499,3 +499,45 @@ def sp_real_axis_limit(alpha, beta, a_max=10.0, n=100001):
     ok = sp_spectral_radius(-s + 0j, alpha, beta) <= 1.0 + 1e-12
     bad = np.nonzero(~ok)[0]
     return float(s[bad[0] - 1]) if len(bad) and bad[0] > 0 else (0.0 if len(bad) else float(a_max))
+
+
+# ---- the block methods of the LS paper (issue 11) ----
+def block_coefficients(method="lstable_block", r=None, nodes=None, pade=None):
+    """B, d of the block method's solution formula (LS eq 5) for h = 1.
+
+    Computed by the C kernel (csrc/methods/block_lstable.c) from eq 9 with the
+    constants mu_i chosen so that R(z) (eq 7) is the (k, j) Pade approximant of e^z.
+
+    Parameters
+    ----------
+    method : {"lstable_block", "astable_block"}
+    r : int, optional
+        Nodes per step, 2..6 (default 4).
+    nodes : {"equidistant", "chebyshev", "legendre"}, optional
+    pade : (int, int), optional
+        The Pade approximant (k, j) matched (default: (r - 2, r) for
+        ``lstable_block``, (r, r) for ``astable_block``).
+
+    Returns
+    -------
+    dict
+        ``B`` (r, r), ``d`` (r,), ``c`` (r,) the nodes (c_i - t_k) / h, ``mu`` (r,)
+        the constants of eq 8, ``k``, ``j``, ``order`` (classical order of the
+        method) and ``stage_order``.
+    """
+    opts = {key: v for key, v in (("r", r), ("nodes", nodes), ("pade", pade)) if v is not None}
+    return _core.block_coefficients(resolve(method), opts)
+
+
+def block_amplification(z, method="lstable_block", r=None, nodes=None, pade=None):
+    """R(z) = e_r^T (I - z B)^-1 (e + z d) (LS eq 7) of a block method, evaluated in
+    Python from :func:`block_coefficients` (complex ndarray of z's shape)."""
+    co = block_coefficients(method, r, nodes, pade)
+    B, d = np.asarray(co["B"]), np.asarray(co["d"])
+    n = len(d)
+    z = np.asarray(z, dtype=complex)
+    out = np.empty(z.shape, complex)
+    for i, zi in np.ndenumerate(z):
+        x = np.linalg.solve(np.eye(n) - zi * B, np.ones(n) + zi * d)
+        out[i] = x[-1]
+    return out

@@ -228,8 +228,10 @@ def test_simulate_applies_the_model_settings():
 def test_argument_errors(pendulum):
     with pytest.raises(ValueError, match="unknown method"):
         simulate(pendulum, (0, 1), method="nope")
-    with pytest.raises(ValueError, match="formulation: 'index3' is not available"):
-        simulate(pendulum, (0, 1), formulation="index3")
+    with pytest.raises(ValueError, match="formulation: 'index4' is not available"):
+        simulate(pendulum, (0, 1), formulation="index4")
+    with pytest.raises(ValueError, match="method 'dopri5' does not solve it.*radau_iia"):
+        simulate(pendulum, (0, 1), formulation="index3")  # an explicit method: index 1 only
     with pytest.raises(ValueError, match="consistent must be"):
         simulate(pendulum, (0, 1), consistent="maybe")
     with pytest.raises(ValueError, match="q0 must have nq = 6 entries"):

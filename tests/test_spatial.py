@@ -621,3 +621,14 @@ def test_trajectory_coordinates_and_plots_of_a_spatial_model():
     tr.plot_violation()
     with pytest.raises(ValueError, match="coord"):
         tr.coordinate("a", "theta")
+
+
+@pytest.mark.parametrize("formulation", ["index1_dae", "index2", "index3", "ggl"])
+def test_dae_formulations_refuse_spatial_models(formulation):
+    """The DAE formulations (issue 11) invert M(q) alone, singular for Euler parameters
+    (p is its null vector): a clear ValueError instead of a failed Newton iteration."""
+    m = _double_pendulum()
+    assert np.abs(m.mass()[3:7, 3:7] @ m.bodies[0].p0).max() < 1e-14
+    with pytest.raises(ValueError, match="singular"):
+        mbint.simulate(m, (0.0, 1.0), method="radau_iia", formulation=formulation,
+                       consistent="project")

@@ -137,7 +137,7 @@ static int step_doubled(run *r, double t, double h)
     s->f0_ok = f0ok_save;
     if (rc != MB_OK)
         return rc;
-    double c = 1.0 / (ldexp(1.0, s->m->order) - 1.0);
+    double c = 1.0 / (ldexp(1.0, s->order) - 1.0);  /* s->order: init() may set it */
     for (ptrdiff_t i = 0; i < n; i++)
         r->err[i] = (r->y_new[i] - r->y_full[i]) * c;
     return MB_OK;
@@ -407,6 +407,13 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
     s->msg = res->message; s->msg_len = sizeof res->message;
     memcpy(r.y, y0, (size_t)n * sizeof(double));
 
+    for (ptrdiff_t i = 0; p->dae_index && !(m->flags & MB_DAE) && i < n; i++)
+        if (p->dae_index[i] >= 2) {
+            rc = mb_fail(s, MB_ERR_NOT_SUPPORTED,
+                         "Method '%s' does not solve DAEs of index 2 or 3 (component %td has "
+                         "index %d).", m->name, i, (int)p->dae_index[i]);
+            goto done;
+        }
     if (!fixed && (m->flags & MB_FIXED_ONLY)) {
         rc = mb_fail(s, MB_ERR_NOT_SUPPORTED, "Method '%s' runs with a fixed step only: give h.", m->name);
         goto done;
@@ -538,6 +545,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
             goto done;
         s->f1_ok = 0;
         s->safety_scale = 1.0;
+        s->h_index = fabs(h);
         s->t_last = t; s->h_last = h; s->y_last = r.y;
         r.g_new_ok = 0;
         r.dense_ok = 0;
@@ -561,7 +569,7 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
         double err_norm = 0.0, factor = 1.0;
         int accepted = 1;
         if (!fixed) {
-            err_norm = mb_wrms_norm_v(n, r.err, r.y, r.y_new, o->rtol, o->rtol_v, o->atol);
+            err_norm = mb_norm(s, r.err, r.y, r.y_new);  /* scaled for DAEs (dae_index) */
             if (o->error_per_unit_step)
                 err_norm /= fabs(h);
             accepted = err_norm <= 1.0;

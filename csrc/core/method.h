@@ -63,8 +63,11 @@ enum {
     MB_IMPLICIT   = 1u << 7,
     MB_FIXED_ONLY = 1u << 8,  /* fixed step only (no error estimate, no step doubling) */
     MB_MASS       = 1u << 9,  /* supports a constant mass matrix M y' = f */
-    MB_LU_REUSE   = 1u << 10  /* reuses its LU while h is unchanged: the driver keeps h
+    MB_LU_REUSE   = 1u << 10, /* reuses its LU while h is unchanged: the driver keeps h
                                  when the controller proposes a growth of less than 20 % */
+    MB_DAE        = 1u << 11  /* solves semi-explicit DAEs of index 2 and 3 through a
+                                 singular mass matrix (with MB_MASS; mb_problem.dae_index
+                                 scales its norms, see mb_norm) */
 };
 
 typedef struct mb_stats {
@@ -141,6 +144,9 @@ struct mb_stepper {
     double safety_scale; /* set to 1 before each step; a method may lower it to scale the
                           * controller's safety factor for the next step size (RADAU5:
                           * (2 nit + 1) / (newt + 2 nit) after newt Newton iterations) */
+    double h_index;  /* |h| of the current step attempt (set by the driver before each
+                      * step): mb_norm scales the index-2/3 components of a DAE
+                      * (mb_problem.dae_index) by h_index^(index - 1) */
     /* last step, for dense output */
     double t_last, h_last;
     const double *y_last;
@@ -180,7 +186,10 @@ int mb_jac_refresh(mb_stepper *s, mb_jac_reuse *r, double t, const double *y, co
 /* df/dt at (t, y) with fy = f(t, y): the problem's dfdt, else a forward difference. */
 int mb_dfdt(mb_stepper *s, double t, const double *y, const double *fy, double *ft);
 /* The run's weighted RMS norm of e (RN eqs 13-14) with the run's tolerances (atol,
- * rtol or rtol_v); y_new may be NULL. */
+ * rtol or rtol_v); y_new may be NULL.  For a DAE with index-2/3 components
+ * (p->dae_index) component i counts with the factor h_index^(dae_index[i] - 1)
+ * (RADAU5's scaling of the index-2 and index-3 variables: their errors are
+ * O(h^-1), O(h^-2) larger than the step's accuracy at no loss of the others). */
 double mb_norm(const mb_stepper *s, const double *e, const double *y, const double *y_new);
 /* Write a formatted message into the run's buffer; returns code. */
 int mb_fail(mb_stepper *s, int code, const char *fmt, ...);

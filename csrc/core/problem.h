@@ -10,6 +10,11 @@
  *
  * Mass matrix: M y' = f(t, y) with a constant, possibly singular M (n x n,
  * column-major) for the methods that support it (radau_iia, bdf); NULL = identity.
+ * Semi-explicit DAEs of higher index (M singular): dae_index[i] is the index of
+ * component i (0 or 1: differential or index-1 algebraic, 2, 3; mechanisms: q 1,
+ * q' 2, lambda 3 at index 3, csrc/mbs/dae.c); the methods that solve them
+ * (MB_DAE, method.h) scale component i of every norm by |h|^(dae_index[i] - 1), as
+ * RADAU5 does for its index-2 and index-3 variables.  NULL: every component index <= 1.
  * Jacobian sparsity: optional n x n column-major 0/1 pattern of df/dy; finite
  * differences then perturb structurally independent columns together.
  *
@@ -78,6 +83,8 @@ typedef struct mb_problem {
     mb_acc_mjac_fn acc_mjac; /* second-order view with a mass: M, M a_q, M a_q', M a_t, or
                               * NULL (methods then take M = I and the blocks of jac) */
     mb_check_fn check;  /* check of a step's end before acceptance, or NULL */
+    const unsigned char *dae_index; /* index of each component (n) of a semi-explicit
+                                     * DAE with a singular mass matrix, or NULL (<= 1) */
 } mb_problem;
 
 #endif

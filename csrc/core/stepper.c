@@ -10,7 +10,20 @@
 
 double mb_norm(const mb_stepper *s, const double *e, const double *y, const double *y_new)
 {
-    return mb_wrms_norm_v(s->n, e, y, y_new, s->rtol, s->rtol_v, s->atol);
+    const unsigned char *ix = s->p ? s->p->dae_index : NULL;
+    if (!ix || !(s->h_index > 0))
+        return mb_wrms_norm_v(s->n, e, y, y_new, s->rtol, s->rtol_v, s->atol);
+    double sum = 0.0, h = s->h_index;
+    for (ptrdiff_t i = 0; i < s->n; i++) {
+        double ay = fabs(y[i]);
+        if (y_new && fabs(y_new[i]) > ay)
+            ay = fabs(y_new[i]);
+        double r = e[i] / (s->atol[i] + ay * (s->rtol_v ? s->rtol_v[i] : s->rtol));
+        if (ix[i] >= 2)
+            r *= ix[i] == 2 ? h : ix[i] == 3 ? h * h : pow(h, ix[i] - 1);
+        sum += r * r;
+    }
+    return s->n > 0 ? sqrt(sum / (double)s->n) : 0.0;
 }
 
 int mb_fail(mb_stepper *s, int code, const char *fmt, ...)

@@ -71,3 +71,23 @@ void mb_mass_apply(ptrdiff_t n, const double *M, const double *x, double *out)
     else
         memcpy(out, x, (size_t)n * sizeof(double));
 }
+
+int mb_newton_stage_factor(int s, ptrdiff_t n, const double *M, const double *A, double h,
+                           const double *J, int per_stage, double *E, int *ipiv)
+{
+    ptrdiff_t N = (ptrdiff_t)s * n;
+    for (ptrdiff_t l = 0; l < s; l++) {
+        const double *Jl = J + (per_stage ? l * n * n : 0);
+        for (ptrdiff_t c = 0; c < n; c++) {
+            double *col = E + (l * n + c) * N;
+            for (ptrdiff_t i = 0; i < s; i++) {
+                double ha = h * A[i * s + l];
+                for (ptrdiff_t r = 0; r < n; r++) {
+                    double m = i == l ? (M ? M[c * n + r] : (double)(r == c)) : 0.0;
+                    col[i * n + r] = m - ha * Jl[c * n + r];
+                }
+            }
+        }
+    }
+    return mb_lu_factor(N, E, N, ipiv);
+}

@@ -29,6 +29,15 @@ enum { MB_NEWTON_CONVERGED = 0, MB_NEWTON_CONTINUE = 1, MB_NEWTON_FAILED = 2 };
 int mb_newton_matrix_factor(ptrdiff_t n, const double *M, const double *J, double c,
                             double *A, int *ipiv);
 
+/* The iteration matrix of an s-stage implicit method (implicit Runge-Kutta, block
+ * methods) with stage increments Z_i solving M Z_i = h sum_l A[i][l] f(Y_l) + ...:
+ *     E = I_s (x) M - h (A (x) I_n) diag(J_1, ..., J_s)      (N = s n, leading dim N)
+ * with A row-major s x s, J the s Jacobians n x n (column-major, consecutive) when
+ * per_stage, else one J for every stage (the simplified-Newton matrix); M NULL: the
+ * identity.  Then its LU (ipiv: N).  Returns MB_OK or MB_ERR_LINALG. */
+int mb_newton_stage_factor(int s, ptrdiff_t n, const double *M, const double *A, double h,
+                           const double *J, int per_stage, double *E, int *ipiv);
+
 /* out = M x (a copy of x when M == NULL: the identity) */
 void mb_mass_apply(ptrdiff_t n, const double *M, const double *x, double *out);
 

@@ -280,6 +280,126 @@ static int fd_cols(mb_index1 *f, int which, double t, const double *q, const dou
     return MB_OK;
 }
 
+/* ---- derivative blocks (shared with the DAE formulations, dae.c) ---- */
+
+int mb_index1_phi_t(mb_index1 *f, double t, const double *q, double *pt)
+{
+    return eval_phi_t(f, t, q, pt);
+}
+
+int mb_index1_gamma(mb_index1 *f, double t, const double *q, const double *qd, double *g)
+{
+    return eval_gamma(f, t, q, qd, g);
+}
+
+int mb_index1_forces_jac(mb_index1 *f, double t, const double *q, const double *qd, double *Qq,
+                         double *Qv, ptrdiff_t ld)
+{
+    const mb_mech *me = f->mech;
+    void *c = me->ctx;
+    int rc = 0;
+    if (Qq)
+        rc = me->forces_q ? me->forces_q(c, t, q, qd, Qq, ld) : fd_cols(f, 0, t, q, qd, 0, Qq, ld);
+    if (rc == 0 && Qv)
+        rc = me->forces_qd ? me->forces_qd(c, t, q, qd, Qv, ld) : fd_cols(f, 0, t, q, qd, 1, Qv, ld);
+    return rc;
+}
+
+int mb_index1_gamma_jac(mb_index1 *f, double t, const double *q, const double *qd, double *Gq,
+                        double *Gv, ptrdiff_t ld)
+{
+    const mb_mech *me = f->mech;
+    void *c = me->ctx;
+    int rc = 0;
+    if (Gq)
+        rc = me->gamma_q ? me->gamma_q(c, t, q, qd, Gq, ld) : fd_cols(f, 1, t, q, qd, 0, Gq, ld);
+    if (rc == 0 && Gv)
+        rc = me->gamma_qd ? me->gamma_qd(c, t, q, qd, Gv, ld) : fd_cols(f, 1, t, q, qd, 1, Gv, ld);
+    return rc;
+}
+
+int mb_index1_phiq_jac(mb_index1 *f, double t, const double *q, const double *lam, double *T1,
+                       const double *x, double *T2, const double *x3, double *T3)
+{
+    const mb_mech *me = f->mech;
+    ptrdiff_t nq = f->nq, nc = f->nc;
+    void *c = me->ctx;
+    int rc;
+    int want1 = lam && T1, want2 = x && T2, want3 = x3 && T3;
+    if (want1 && me->phiqT_lam_q && (rc = me->phiqT_lam_q(c, t, q, lam, T1, nq)) != 0) return rc;
+    if (me->phiq_x_q) {
+        if (want2 && (rc = me->phiq_x_q(c, t, q, x, T2, nc)) != 0) return rc;
+        if (want3 && (rc = me->phiq_x_q(c, t, q, x3, T3, nc)) != 0) return rc;
+    }
+    if ((want1 && !me->phiqT_lam_q) || ((want2 || want3) && !me->phiq_x_q)) {
+        /* differences of Phi_q in q */
+        double *xq = f->vq1;
+        memcpy(xq, q, (size_t)nq * sizeof(double));
+        for (ptrdiff_t j = 0; j < nq; j++) {
+            double h = fd_step(q[j]), s = 1.0 / (2 * h);
+            xq[j] = q[j] + h;
+            if ((rc = me->phi_q(c, t, xq, f->P1, nc)) != 0) return rc;
+            xq[j] = q[j] - h;
+            if ((rc = me->phi_q(c, t, xq, f->P2, nc)) != 0) return rc;
+            xq[j] = q[j];
+            for (ptrdiff_t l = 0; l < nc * nq; l++) f->P1[l] = (f->P1[l] - f->P2[l]) * s;
+            if (want1 && !me->phiqT_lam_q)
+                for (ptrdiff_t i = 0; i < nq; i++) {
+                    double v = 0;
+                    for (ptrdiff_t k = 0; k < nc; k++) v += f->P1[k + nc * i] * lam[k];
+                    T1[i + nq * j] = v;
+                }
+            if (!me->phiq_x_q) {
+                if (want2) mb_gemv(nc, nq, 1.0, f->P1, nc, x, 0.0, T2 + nc * j);
+                if (want3) mb_gemv(nc, nq, 1.0, f->P1, nc, x3, 0.0, T3 + nc * j);
+            }
+        }
+    }
+    return MB_OK;
+}
+
+int mb_index1_mass_jac(mb_index1 *f, const double *q, const double *a, double alpha, double *out,
+                       ptrdiff_t ld)
+{
+    const mb_mech *me = f->mech;
+    ptrdiff_t nq = f->nq;
+    int rc;
+    if (me->mass_constant)
+        return MB_OK;
+    if (me->mass_x_q) {  /* the mechanism's kernel (spatial models: analytic) */
+        if ((rc = me->mass_x_q(me->ctx, q, a, f->M1, nq)) != 0) return rc;
+        for (ptrdiff_t j = 0; j < nq; j++)
+            for (ptrdiff_t i = 0; i < nq; i++) out[i + ld * j] += alpha * f->M1[i + nq * j];
+        return MB_OK;
+    }
+    double *x = f->vq1;
+    memcpy(x, q, (size_t)nq * sizeof(double));
+    for (ptrdiff_t j = 0; j < nq; j++) {
+        double h = fd_step(q[j]);
+        x[j] = q[j] + h;
+        if ((rc = me->mass(me->ctx, x, f->M1, nq)) != 0) return rc;
+        x[j] = q[j] - h;
+        if ((rc = me->mass(me->ctx, x, f->M2, nq)) != 0) return rc;
+        x[j] = q[j];
+        for (ptrdiff_t l = 0; l < nq * nq; l++) f->M1[l] -= f->M2[l];
+        mb_gemv(nq, nq, alpha / (2 * h), f->M1, nq, a, 1.0, out + ld * j);
+    }
+    return MB_OK;
+}
+
+int mb_index1_phi_tq(mb_index1 *f, double t, const double *q, double *out)
+{
+    const mb_mech *me = f->mech;
+    ptrdiff_t nl = f->nc * f->nq;
+    double h = fd_step(t);
+    int rc;
+    if ((rc = me->phi_q(me->ctx, t + h, q, f->P2, f->nc)) != 0) return rc;
+    if ((rc = me->phi_q(me->ctx, t - h, q, f->P3, f->nc)) != 0) return rc;
+    for (ptrdiff_t l = 0; l < nl; l++)
+        out[l] = (f->P2[l] - f->P3[l]) / (2 * h);
+    return MB_OK;
+}
+
 static int index1_jac(double t, const double *y, double *J, ptrdiff_t ldJ, void *ctx)
 {
     mb_index1 *f = ctx;
@@ -293,67 +413,17 @@ static int index1_jac(double t, const double *y, double *J, ptrdiff_t ldJ, void 
     double *RTL = R, *RTR = R + N * nq, *RBL = R + nq, *RBR = R + N * nq + nq;
     void *c = me->ctx;
 
-    /* force derivatives */
-    rc = me->forces_q ? me->forces_q(c, t, q, qd, RTL, N) : fd_cols(f, 0, t, q, qd, 0, RTL, N);
-    if (rc != 0) return rc;
-    rc = me->forces_qd ? me->forces_qd(c, t, q, qd, RTR, N) : fd_cols(f, 0, t, q, qd, 1, RTR, N);
-    if (rc != 0) return rc;
-
-    if (!me->mass_constant && me->mass_x_q) {  /* - (M a)_q: the mechanism's kernel */
-        if ((rc = me->mass_x_q(c, q, a, f->M1, nq)) != 0) return rc;
-        for (ptrdiff_t j = 0; j < nq; j++)
-            for (ptrdiff_t i = 0; i < nq; i++) RTL[i + N * j] -= f->M1[i + nq * j];
-    } else if (!me->mass_constant) {  /* - (M a)_q by central differences of M */
-        double *x = f->vq1;
-        memcpy(x, q, (size_t)nq * sizeof(double));
-        for (ptrdiff_t j = 0; j < nq; j++) {
-            double h = fd_step(q[j]);
-            x[j] = q[j] + h;
-            if ((rc = me->mass(c, x, f->M1, nq)) != 0) return rc;
-            x[j] = q[j] - h;
-            if ((rc = me->mass(c, x, f->M2, nq)) != 0) return rc;
-            x[j] = q[j];
-            for (ptrdiff_t l = 0; l < nq * nq; l++) f->M1[l] -= f->M2[l];
-            mb_gemv(nq, nq, -1.0 / (2 * h), f->M1, nq, a, 1.0, RTL + N * j);
-        }
-    }
+    /* force derivatives, then - (M a)_q (differences of M when it is not constant) */
+    if ((rc = mb_index1_forces_jac(f, t, q, qd, RTL, RTR, N)) != 0) return rc;
+    if ((rc = mb_index1_mass_jac(f, q, a, -1.0, RTL, N)) != 0) return rc;
 
     if (nc > 0) {
-        rc = me->gamma_q ? me->gamma_q(c, t, q, qd, RBL, N) : fd_cols(f, 1, t, q, qd, 0, RBL, N);
-        if (rc != 0) return rc;
-        rc = me->gamma_qd ? me->gamma_qd(c, t, q, qd, RBR, N) : fd_cols(f, 1, t, q, qd, 1, RBR, N);
-        if (rc != 0) return rc;
+        if ((rc = mb_index1_gamma_jac(f, t, q, qd, RBL, RBR, N)) != 0) return rc;
 
         /* T1 = (Phi_q^T lam)_q, T2 = (Phi_q a)_q, T3 = (Phi_q q')_q (Baumgarte) */
         int want3 = f->alpha != 0;
-        if (me->phiqT_lam_q && (rc = me->phiqT_lam_q(c, t, q, lam, f->T1, nq)) != 0) return rc;
-        if (me->phiq_x_q) {
-            if ((rc = me->phiq_x_q(c, t, q, a, f->T2, nc)) != 0) return rc;
-            if (want3 && (rc = me->phiq_x_q(c, t, q, qd, f->T3, nc)) != 0) return rc;
-        }
-        if (!me->phiqT_lam_q || !me->phiq_x_q) {  /* differences of Phi_q in q */
-            double *x = f->vq1;
-            memcpy(x, q, (size_t)nq * sizeof(double));
-            for (ptrdiff_t j = 0; j < nq; j++) {
-                double h = fd_step(q[j]), s = 1.0 / (2 * h);
-                x[j] = q[j] + h;
-                if ((rc = me->phi_q(c, t, x, f->P1, nc)) != 0) return rc;
-                x[j] = q[j] - h;
-                if ((rc = me->phi_q(c, t, x, f->P2, nc)) != 0) return rc;
-                x[j] = q[j];
-                for (ptrdiff_t l = 0; l < nc * nq; l++) f->P1[l] = (f->P1[l] - f->P2[l]) * s;
-                if (!me->phiqT_lam_q)
-                    for (ptrdiff_t i = 0; i < nq; i++) {
-                        double v = 0;
-                        for (ptrdiff_t k = 0; k < nc; k++) v += f->P1[k + nc * i] * lam[k];
-                        f->T1[i + nq * j] = v;
-                    }
-                if (!me->phiq_x_q) {
-                    mb_gemv(nc, nq, 1.0, f->P1, nc, a, 0.0, f->T2 + nc * j);
-                    if (want3) mb_gemv(nc, nq, 1.0, f->P1, nc, qd, 0.0, f->T3 + nc * j);
-                }
-            }
-        }
+        if ((rc = mb_index1_phiq_jac(f, t, q, lam, f->T1, a, f->T2, want3 ? qd : NULL, f->T3)) != 0)
+            return rc;
         for (ptrdiff_t j = 0; j < nq; j++) {
             for (ptrdiff_t i = 0; i < nq; i++) RTL[i + N * j] -= f->T1[i + nq * j];
             for (ptrdiff_t k = 0; k < nc; k++) RBL[k + N * j] -= f->T2[k + nc * j];
@@ -363,11 +433,9 @@ static int index1_jac(double t, const double *y, double *J, ptrdiff_t ldJ, void 
             double a2 = 2 * f->alpha, b2 = f->beta * f->beta;
             if ((rc = me->phi_q(c, t, q, f->P1, nc)) != 0) return rc;
             if (f->alpha != 0) {  /* Phi_tq = (Phi_q)_t by differences in t */
-                double h = fd_step(t);
-                if ((rc = me->phi_q(c, t + h, q, f->P2, nc)) != 0) return rc;
-                if ((rc = me->phi_q(c, t - h, q, f->P3, nc)) != 0) return rc;
+                if ((rc = mb_index1_phi_tq(f, t, q, f->Pg)) != 0) return rc;
                 for (ptrdiff_t l = 0; l < nc * nq; l++)
-                    f->T3[l] += (f->P2[l] - f->P3[l]) / (2 * h);
+                    f->T3[l] += f->Pg[l];
             }
             for (ptrdiff_t j = 0; j < nq; j++)
                 for (ptrdiff_t k = 0; k < nc; k++) {

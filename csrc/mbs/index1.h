@@ -49,6 +49,30 @@ int mb_index1_solve(mb_index1 *f, double t, const double *q, const double *qd, d
  * kernel's status; f->msg says which. */
 int mb_index1_project(mb_index1 *f, double t, double *q, double *qd, double *res_pos,
                       double *res_vel);
+/* Derivative blocks of the mechanism's kernels, each from the mb_mech table or, when
+ * the kernel is NULL, by central differences of the kernel it differentiates (as in
+ * the Jacobian above); the DAE formulations (dae.c) build their Jacobians from them.
+ * They use f's scratch arrays: outputs must not be f's own arrays except where
+ * index1.c itself does so.  Each returns MB_OK or a kernel's status. */
+/* Phi_t (nc) and gamma (nc) */
+int mb_index1_phi_t(mb_index1 *f, double t, const double *q, double *pt);
+int mb_index1_gamma(mb_index1 *f, double t, const double *q, const double *qd, double *g);
+/* Qq = dQ/dq, Qv = dQ/dq' (nq x nq, leading dimension ld); either may be NULL */
+int mb_index1_forces_jac(mb_index1 *f, double t, const double *q, const double *qd, double *Qq,
+                         double *Qv, ptrdiff_t ld);
+/* Gq = dgamma/dq, Gv = dgamma/dq' (nc x nq, leading dimension ld); either may be NULL */
+int mb_index1_gamma_jac(mb_index1 *f, double t, const double *q, const double *qd, double *Gq,
+                        double *Gv, ptrdiff_t ld);
+/* T1 = (Phi_q^T lam)_q (nq x nq, ld nq) when lam and T1 are given, T2 = (Phi_q x)_q and
+ * T3 = (Phi_q x3)_q (nc x nq, ld nc) when x, T2 and x3, T3 are given */
+int mb_index1_phiq_jac(mb_index1 *f, double t, const double *q, const double *lam, double *T1,
+                       const double *x, double *T2, const double *x3, double *T3);
+/* out += alpha (M(q) a)_q (nq x nq, ld): the mechanism's mass_x_q when it has one, else
+ * central differences of M; nothing when the mass matrix is constant */
+int mb_index1_mass_jac(mb_index1 *f, const double *q, const double *a, double alpha, double *out,
+                       ptrdiff_t ld);
+/* Phi_tq = (Phi_q)_t (nc x nq, ld nc) by central differences in t */
+int mb_index1_phi_tq(mb_index1 *f, double t, const double *q, double *out);
 /* the same as an mb_project_fn on y = (q, q') with ctx = f: set p->project to it to
  * project after every accepted step (mb_index1_problem leaves p->project NULL) */
 int mb_index1_project_hook(double t, double *y, void *ctx);

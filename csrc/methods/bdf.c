@@ -51,8 +51,12 @@
  * algebraic, enters the error test with the same estimate err = err_const_k d (as
  * DASSL and ode15s do for index-1 problems: d is the difference between the
  * corrected value and the polynomial extrapolation, which is as meaningful for an
- * algebraic variable as for a differential one).  Index-2/3 problems are not
- * supported.
+ * algebraic variable as for a differential one).  Index-2/3 components of a
+ * semi-explicit DAE (mb_problem.dae_index; the mechanism formulations of mbs/dae.c)
+ * enter every norm (Newton and error test) scaled by h^(index - 1), as in RADAU5
+ * (mb_norm): the scaled test controls the differential variables; measured on a double
+ * pendulum at index 3 the error of (q, v) is ~2000x the tolerance, at index 2 and GGL
+ * ~15x (index 1: ~5x).
  *
  * History is committed only in accept(): step() works in a second difference
  * buffer that accept() makes current, so a rejected step (or a Newton failure)
@@ -579,7 +583,7 @@ const mb_method mb_method_bdf = {
     .name = "bdf",
     .order = KMAX,
     .error_order = KMAX,
-    .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_IMPLICIT | MB_VARIABLE_ORDER | MB_MASS,
+    .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_IMPLICIT | MB_VARIABLE_ORDER | MB_MASS | MB_DAE,
     .max_dense_degree = KMAX,
     .data = &mb_bdf_ndf,
     .work_size = bdf_work_size,

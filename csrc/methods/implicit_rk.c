@@ -20,14 +20,21 @@
  * as RADAU5 and SciPy's Radau) and the LU while h and J are
  * unchanged (a fixed-step run factors once per Jacobian).  When Newton fails with
  * an old J, the step re-evaluates J at (t, y) and solves again; when it fails
- * with a fresh J it returns a recoverable failure.
+ * with a fresh J, it solves once more with the stage Jacobians J_i = df/dy(t + c_i h,
+ * y + Z_i) at the starting values (the exact block matrix I_s (x) M - h (A (x) I)
+ * diag(J_i) of the stacked system, newton.h; needed where J changes much within a step,
+ * e.g. the multipliers of a mechanism's DAE at the LS paper's h = 0.01) and keeps doing
+ * so for the next 20 steps; a failure then is recoverable.
+ *
+ * DAEs of index 2 and 3 (MB_DAE): the Newton norm scales their index-2/3 components
+ * by h, h^2 (mb_norm, as RADAU5).
  *
  * The methods have no error estimate and run with a fixed h only (MB_FIXED_ONLY).
  * Dense output: the polynomial through y, the interior stage values and y_new
  * (tableaus_irk.h), the collocation polynomial for Radau IIA.
  *
- * Workspace: a state struct, J (n x n), E (N x N, N = s n), its pivots (N ints
- * in N doubles), Z, F, dZ (N each), the last dense polynomial Q (N + n), two
+ * Workspace: a state struct, J (s Jacobians n x n), E (N x N, N = s n), its pivots
+ * (N ints in N doubles), Z, F, dZ (N each), the last dense polynomial Q (N + n), two
  * vectors of size n.
  */
 #include <complex.h>
@@ -47,8 +54,9 @@ static const double THETA_REUSE_JAC = 1e-3; /* RADAU5's THET */
 typedef struct irk_state {
     mb_newton nw;
     mb_jac_reuse jr; /* Jacobian reuse across steps (method.h) */
-    int lu_ok;     /* E holds the LU of I (x) M - h_lu A (x) J */
+    int lu_ok;     /* E holds the LU of I (x) M - h_lu A (x) J (the one J) */
     int poly_ok;   /* Q holds the dense polynomial of the last accepted step */
+    int stagewise; /* steps left that start with the stage Jacobians */
     double h_lu;
     double h_old;  /* size of the last accepted step */
 } irk_state;
@@ -62,7 +70,7 @@ static size_t irk_work_size(const mb_problem *p, const void *data)
 {
     const mb_irk_tableau *T = data;
     size_t n = (size_t)p->n, N = (size_t)T->s * n;
-    return header_doubles() + n * n + N * N + 5 * N + 3 * n;
+    return header_doubles() + (size_t)T->s * n * n + N * N + 5 * N + 3 * n;
 }
 
 typedef struct irk_ws {
@@ -76,7 +84,7 @@ static irk_ws workspace(mb_stepper *s)
     ptrdiff_t n = s->n, N = (ptrdiff_t)T->s * n;
     irk_ws w;
     double *b = s->work + header_doubles();
-    w.J = b; b += n * n;
+    w.J = b; b += (ptrdiff_t)T->s * n * n;
     w.E = b; b += N * N;
     w.ipiv = (int *)(void *)b; b += N;
     w.Z = b; b += N;
@@ -108,26 +116,30 @@ static int irk_init(mb_stepper *s)
 }
 
 
-/* E = I_s (x) M - h A (x) J, factored */
-static int factor(mb_stepper *s, const irk_ws *w, double h)
+/* E = I_s (x) M - h (A (x) I) diag(J_i): the one J, or the stage Jacobians */
+static int factor(mb_stepper *s, const irk_ws *w, double h, int per_stage)
 {
     const mb_irk_tableau *T = s->m->data;
-    const double *M = s->p->mass;
-    ptrdiff_t n = s->n, ns = T->s, N = ns * n;
-    for (ptrdiff_t j = 0; j < ns; j++) {
-        for (ptrdiff_t c = 0; c < n; c++) {
-            double *col = w->E + (j * n + c) * N;
-            for (ptrdiff_t i = 0; i < ns; i++) {
-                double ha = h * T->A[i * ns + j];
-                for (ptrdiff_t r = 0; r < n; r++) {
-                    double m = i == j ? (M ? M[c * n + r] : (double)(r == c)) : 0.0;
-                    col[i * n + r] = m - ha * w->J[c * n + r];
-                }
-            }
-        }
-    }
     s->stats->nlu++;
-    return mb_lu_factor(N, w->E, N, w->ipiv);
+    return mb_newton_stage_factor(T->s, s->n, s->p->mass, T->A, h, w->J, per_stage, w->E,
+                                  w->ipiv);
+}
+
+/* the stage Jacobians J_i = df/dy(t + c_i h, y + Z_i) at the Z in w->Z */
+static int stage_jacobians(mb_stepper *s, const irk_ws *w, double t, double h, const double *y)
+{
+    const mb_irk_tableau *T = s->m->data;
+    ptrdiff_t n = s->n;
+    for (int i = 0; i < T->s; i++) {
+        for (ptrdiff_t l = 0; l < n; l++)
+            w->yt[l] = y[l] + w->Z[i * n + l];
+        int rc = mb_rhs_iterate(s, t + T->c[i] * h, w->yt, w->F + i * n);
+        if (rc == MB_OK)
+            rc = mb_jac(s, t + T->c[i] * h, w->yt, w->F + i * n, w->J + i * n * n);
+        if (rc != MB_OK)
+            return rc;
+    }
+    return MB_OK;
 }
 
 /* weighted RMS norm over the s stage blocks of x (scale from y) */
@@ -166,15 +178,17 @@ static void start_values(mb_stepper *s, const irk_ws *w, double h)
     }
 }
 
-/* Simplified Newton from the starting values.  *conv = 1 when converged.
- * Returns MB_OK or the code of a failed f evaluation. */
-static int newton(mb_stepper *s, const irk_ws *w, double t, double h, const double *y, int *conv)
+/* Simplified Newton from the starting values (start) or the Z in w->Z.  *conv = 1 when
+ * converged.  Returns MB_OK or the code of a failed f evaluation. */
+static int newton(mb_stepper *s, const irk_ws *w, double t, double h, const double *y, int start,
+                  int *conv)
 {
     const mb_irk_tableau *T = s->m->data;
     irk_state *st = state(s);
     ptrdiff_t n = s->n, ns = T->s, N = ns * n;
     *conv = 0;
-    start_values(s, w, h);
+    if (start)
+        start_values(s, w, h);
     mb_newton_begin(&st->nw);
     for (;;) {
         for (ptrdiff_t i = 0; i < ns; i++) {
@@ -210,6 +224,8 @@ static int newton(mb_stepper *s, const irk_ws *w, double t, double h, const doub
     }
 }
 
+enum { STAGEWISE_STEPS = 20 };
+
 static int irk_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
                     double *err)
 {
@@ -217,38 +233,66 @@ static int irk_step(mb_stepper *s, double t, double h, const double *y, double *
     const mb_irk_tableau *T = s->m->data;
     irk_state *st = state(s);
     irk_ws w = workspace(s);
-    ptrdiff_t n = s->n;
-    int rc;
+    ptrdiff_t n = s->n, N = (ptrdiff_t)T->s * n;
+    int rc, conv = 0;
 
-    for (int attempt = 0;; attempt++) {
-        int jac_new;
-        if ((rc = mb_jac_refresh(s, &st->jr, t, y, s->f0, w.J, &jac_new)) != MB_OK)
-            return rc;
-        if (jac_new)
+    /* attempts: the one J (kept across steps), a fresh one at (t, y), the stage Jacobians */
+    for (int attempt = st->stagewise > 0 ? 2 : 0; attempt < 3; attempt++) {
+        int per_stage = attempt == 2;
+        if (per_stage) {
+            if (st->poly_ok) {
+                start_values(s, &w, h);
+            } else {
+                int finite = attempt > 0;
+                for (ptrdiff_t k = 0; finite && k < N; k++)
+                    finite = isfinite(w.Z[k]);
+                if (!finite)
+                    memset(w.Z, 0, (size_t)N * sizeof(double));
+            }
+            if ((rc = stage_jacobians(s, &w, t, h, y)) != MB_OK)
+                return rc;
             st->lu_ok = 0;
+            st->jr.need = 1;
+        } else {
+            int jac_new;
+            if (attempt == 1 && st->jr.fresh)
+                continue;  /* J at (t, y) already failed */
+            if (attempt == 1)
+                st->jr.need = 1;
+            if ((rc = mb_jac_refresh(s, &st->jr, t, y, s->f0, w.J, &jac_new)) != MB_OK)
+                return rc;
+            if (jac_new)
+                st->lu_ok = 0;
+        }
         /* h of a fixed-step run varies in its last bits (t0 + k h - t) */
-        if (!st->lu_ok || fabs(h - st->h_lu) > 1e-12 * fabs(h)) {
+        if (per_stage || !st->lu_ok || fabs(h - st->h_lu) > 1e-12 * fabs(h)) {
             st->lu_ok = 0;
-            if (factor(s, &w, h) != MB_OK) {
+            if (factor(s, &w, h, per_stage) != MB_OK) {
                 s->h_fail_factor = 0.5;
                 return MB_RECOVERABLE;  /* singular iteration matrix: smaller h */
             }
-            st->lu_ok = 1;
-            st->h_lu = h;
+            if (!per_stage) {
+                st->lu_ok = 1;
+                st->h_lu = h;
+            }
         }
-        int conv;
-        if ((rc = newton(s, &w, t, h, y, &conv)) != MB_OK)
+        if ((rc = newton(s, &w, t, h, y, !per_stage, &conv)) != MB_OK)
             return rc;
-        if (conv)
+        if (conv) {
+            if (per_stage)
+                st->stagewise = st->stagewise > 0 ? st->stagewise - 1 : STAGEWISE_STEPS;
             break;
-        if (st->jr.fresh || attempt > 0) {
-            st->jr.need = 1;
-            s->h_fail_factor = 0.5;
-            return MB_RECOVERABLE;
         }
-        st->jr.need = 1;  /* retry with J at (t, y) */
+        if (per_stage)
+            st->stagewise = 0;
     }
-    st->jr.need = st->nw.iter > 2 && st->nw.theta > THETA_REUSE_JAC;
+    if (!conv) {
+        st->jr.need = 1;
+        s->h_fail_factor = 0.5;
+        return MB_RECOVERABLE;
+    }
+    if (st->stagewise == 0)
+        st->jr.need = st->nw.iter > 2 && st->nw.theta > THETA_REUSE_JAC;
     for (ptrdiff_t l = 0; l < n; l++) {
         double acc = 0.0;
         for (int i = 0; i < T->s; i++)
@@ -375,7 +419,7 @@ static int irk_amplification(const mb_method *m, double zr, double zi, double *R
         .name = nm,                                                                      \
         .order = p,                                                                      \
         .error_order = 0,                                                                \
-        .flags = MB_NEEDS_JAC | MB_USES_F0 | MB_IMPLICIT | MB_FIXED_ONLY | MB_MASS,      \
+        .flags = MB_NEEDS_JAC | MB_USES_F0 | MB_IMPLICIT | MB_FIXED_ONLY | MB_MASS | MB_DAE, \
         .max_dense_degree = 4,                                                           \
         .data = &T,                                                                      \
         .work_size = irk_work_size,                                                      \

@@ -32,6 +32,10 @@
  * iterations left).  A singular iteration matrix also halves h (fatal after 5 in
  * a row).  nlu counts the real and the complex factorization (as SciPy does).
  *
+ * DAEs of index 2 and 3 (MB_DAE): with a singular M and mb_problem.dae_index every
+ * norm (Newton and error estimate) scales the index-2/3 components by h, h^2
+ * (mb_norm), as RADAU5 does with NIND2, NIND3.
+ *
  * Dense output: the collocation polynomial (degree 3, through y at theta = 0 and
  * y + Z_i at c_i, y_new at theta = 1).
  *
@@ -392,7 +396,7 @@ const mb_method mb_method_radau_iia = {
     .name = "radau_iia",
     .order = 5,
     .error_order = 3,
-    .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_USES_F0 | MB_IMPLICIT | MB_MASS | MB_LU_REUSE,
+    .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_USES_F0 | MB_IMPLICIT | MB_MASS | MB_LU_REUSE | MB_DAE,
     .controller = MB_CONTROLLER_PREDICTIVE,  /* as RADAU5 (Gustafsson 1994) */
     .max_dense_degree = 3,
     .data = &mb_radau5_constants_iia3,

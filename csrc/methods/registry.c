@@ -11,6 +11,7 @@
 #include "llm.h"
 #include "auto_switch.h"
 #include "singular_perturbation.h"
+#include "block_lstable.h"
 
 static const mb_method *const all_methods[] = {
 #define MB_METHOD(name, obj) &obj,

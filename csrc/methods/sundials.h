@@ -86,6 +86,9 @@ typedef struct mb_dae_options {
     const unsigned char *algebraic;  /* n flags, 1 = algebraic component, or NULL (none) */
     int calc_ic;                     /* correct (y_alg, y'_diff) at t0 by IDACalcIC */
     mb_dae_jac_fn jac;               /* or NULL: IDA's difference quotients */
+    int suppress_alg;                /* leave the algebraic components out of the error test
+                                      * (IDASetSuppressAlg: index-2 variables, e.g. the
+                                      * multipliers of a GGL formulation) */
 } mb_dae_options;
 
 /* IDA on the residual problem F(t, y, y') = p->res(t, y, y', r, p->ctx) = 0

@@ -731,6 +731,6 @@ int mb_sundials_ida_run(const mb_problem *p, double t0, double tf, const double 
                         const mb_dae_options *d, const mb_options *o, mb_result *res,
                         double *yp0_out)
 {
-    static const mb_dae_options none = {NULL, NULL, 1, NULL};
+    static const mb_dae_options none = {NULL, NULL, 1, NULL, 0};
     return run(mb_sundials_find("ida"), p, d ? d : &none, t0, tf, y0, o, res, yp0_out);
 }

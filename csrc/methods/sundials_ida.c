@@ -206,6 +206,8 @@ static int ida_setup(sun_run *r, double t0, double tf)
         return rc;
     if (has_alg || calc_ic)
         SUN_TRY(r, IDASetId(r->mem, r->v2), "IDASetId");
+    if (r->dae && r->dae->suppress_alg && has_alg)
+        SUN_TRY(r, IDASetSuppressAlg(r->mem, SUNTRUE), "IDASetSuppressAlg");
     return calc_ic ? consistent_ic(r, t0, tf) : MB_OK;
 }
 

@@ -1,7 +1,10 @@
 /* Options of individual methods (method_options.h). */
 #include "method_options.h"
+#include <math.h>
 #include <string.h>
 #include "singular_perturbation.h"
+#include "status.h"
+#include "block_lstable.h"
 
 /* ---- singular_perturbation: fast = indices into y, or "auto" (propose at t0) ---- */
 static const char *const sp_names[] = {"fast", NULL};
@@ -72,6 +75,97 @@ fail:
     return -1;
 }
 
+/* ---- lstable_block, astable_block: r, nodes, pade, newton_tol (block_lstable.h) ---- */
+static const char *const block_names[] = {"r", "nodes", "pade", "newton_tol", NULL};
+static const char *const block_families[] = {"equidistant", "chebyshev", "legendre", NULL};
+
+/* an int option (not bool); 0, or -1 with ValueError naming it */
+static int int_option(PyObject *v, const char *name, int *out)
+{
+    if (PyBool_Check(v) || !PyIndex_Check(v)) {
+        PyErr_Format(PyExc_ValueError, "%s must be an integer, got %R.", name, v);
+        return -1;
+    }
+    long x = PyLong_AsLong(v);
+    if (x == -1 && PyErr_Occurred())
+        return -1;
+    if (x < -1000 || x > 1000) {
+        PyErr_Format(PyExc_ValueError, "%s = %ld is out of range.", name, x);
+        return -1;
+    }
+    *out = (int)x;
+    return 0;
+}
+
+static int block_convert(int variant, PyObject *dict, void **out)
+{
+    mb_block_options o = {0, MB_BLOCK_EQUIDISTANT, -1, -1, 0.0};
+    PyObject *v;
+    if ((v = PyDict_GetItemString(dict, "r")) && v != Py_None && int_option(v, "r", &o.r))
+        return -1;
+    if (v && v != Py_None && (o.r < 2 || o.r > MB_BLOCK_RMAX)) {
+        PyErr_Format(PyExc_ValueError, "r must be an integer from 2 to %d (nodes per step), "
+                     "got %d.", MB_BLOCK_RMAX, o.r);
+        return -1;
+    }
+    if ((v = PyDict_GetItemString(dict, "nodes")) && v != Py_None) {
+        int found = -1;
+        for (int i = 0; PyUnicode_Check(v) && block_families[i]; i++)
+            if (PyUnicode_CompareWithASCIIString(v, block_families[i]) == 0)
+                found = i;
+        if (found < 0) {
+            PyErr_Format(PyExc_ValueError, "nodes must be 'equidistant', 'chebyshev' or "
+                         "'legendre', got %R.", v);
+            return -1;
+        }
+        o.nodes = found;  /* the order of mb_block_nodes */
+    }
+    if ((v = PyDict_GetItemString(dict, "pade")) && v != Py_None) {
+        PyObject *seq = PySequence_Check(v) && !PyUnicode_Check(v)
+                            ? PySequence_Fast(v, "pade must be a pair (k, j).") : NULL;
+        if (!seq || PySequence_Fast_GET_SIZE(seq) != 2) {
+            Py_XDECREF(seq);
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "pade must be a pair (k, j) of integers (the degrees "
+                         "of the Pade approximant's numerator and denominator), got %R.", v);
+            return -1;
+        }
+        int bad = int_option(PySequence_Fast_GET_ITEM(seq, 0), "pade[0]", &o.pade_k) ||
+                  int_option(PySequence_Fast_GET_ITEM(seq, 1), "pade[1]", &o.pade_j);
+        Py_DECREF(seq);
+        if (bad)
+            return -1;
+        if (o.pade_k < 0 || o.pade_j < 0) {
+            PyErr_Format(PyExc_ValueError, "pade: the degrees must not be negative, got (%d, %d).",
+                         o.pade_k, o.pade_j);
+            return -1;
+        }
+    }
+    if ((v = PyDict_GetItemString(dict, "newton_tol")) && v != Py_None) {
+        o.newton_tol = PyFloat_AsDouble(v);
+        if (o.newton_tol == -1.0 && PyErr_Occurred())
+            return -1;
+        if (!(o.newton_tol > 0) || !isfinite(o.newton_tol)) {
+            PyErr_Format(PyExc_ValueError, "newton_tol must be positive and finite, got %R.", v);
+            return -1;
+        }
+    }
+    mb_block_coeffs co;
+    char msg[300];
+    if (mb_block_resolve(variant, &o, &co, NULL, msg, sizeof msg) != MB_OK) {
+        PyErr_SetString(PyExc_ValueError, msg);
+        return -1;
+    }
+    mb_block_options *p = PyMem_Malloc(sizeof *p);
+    if (!p) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *p = o;
+    *out = p;
+    return 0;
+}
+
 #include "rosenbrock_nystrom.h"
 
 /* ---- rosenbrock_nystrom, w_nystrom (issue 9): error_estimate, jacobian ---- */
@@ -115,9 +209,23 @@ static int rn_convert(PyObject *d, ptrdiff_t n, void **out)
     return 0;
 }
 
+static int lstable_convert(PyObject *dict, ptrdiff_t n, void **out)
+{
+    (void)n;
+    return block_convert(MB_BLOCK_LSTABLE, dict, out);
+}
+
+static int astable_convert(PyObject *dict, ptrdiff_t n, void **out)
+{
+    (void)n;
+    return block_convert(MB_BLOCK_ASTABLE, dict, out);
+}
+
 /* One row per method that takes options. */
 static const mb_py_method_options table[] = {
     {"singular_perturbation", sp_names, sp_convert},
+    {"lstable_block", block_names, lstable_convert},
+    {"astable_block", block_names, astable_convert},
     {"rosenbrock_nystrom", rn_names, rn_convert},
     {"w_nystrom", rn_names, rn_convert},
     {NULL, NULL, NULL},

@@ -34,4 +34,6 @@ PyObject *mb_py_method_option_names(const char *method);
 
 /* Functions of single methods added to mbint._core (sp_py.c: sp_propose). */
 extern PyMethodDef mb_sp_methods[];
+/* block_py.c: block_coefficients, block_stability (lstable_block, astable_block) */
+extern PyMethodDef mb_block_methods[];
 #endif

@@ -5,10 +5,10 @@
  * (planar_py.c; the row layout is documented in model_py.h), or the kernels of a
  * user-derived MechanicalSystem (system_py.c).
  *
- * mech_simulate builds the index-1 formulation (mbs/index1.h) and runs any
- * method with the options of _core.solve (options.h); the GIL is released when
- * no kernel and no event calls Python.  The result is
- * _core.solve's dict plus q'' and lambda at the output points. */
+ * mech_simulate builds the index-1 formulation (mbs/index1.h) or a DAE formulation
+ * (mbs/dae.h: index 1, 2, 3, GGL) and runs any method with the options of _core.solve
+ * (options.h); the GIL is released when no kernel and no event calls Python.  The
+ * result is _core.solve's dict plus q'' and lambda at the output points. */
 #include "model_py.h"
 #include "mech_py.h"
 #include "options.h"
@@ -19,6 +19,7 @@
 #include <math.h>
 #include <string.h>
 #include "convert.h"
+#include "dae.h"
 #include "index1.h"
 #include "statespace.h"
 #include "model.h"
@@ -435,11 +436,16 @@ done:
 PyDoc_STRVAR(mech_simulate_doc,
 "mech_simulate(handle, method, t0, tf, y0, atol, rtol, ..., alpha=0, beta=0,\n"
 "              project=False, proj_tol=0, proj_max_iter=0, switching=None,\n"
-"              contact_switching=False) -> dict\n--\n\n"
-"Run a registered method on the index-1 formulation of the mechanism, with the\n"
-"options of _core.solve (validated in mbint/simulate.py); y0 = (q0, qd0).  Returns\n"
-"_core.solve's dict plus 'qdd' (nt, nq) and 'lam' (nt, nc) at the output points\n"
-"(NaN where the saddle-point system is singular) and 'nq', 'nc'.\n"
+"              contact_switching=False, formulation=0) -> dict\n--\n\n"
+"Run a registered method on a formulation of the mechanism, with the options of\n"
+"_core.solve (validated in mbint/simulate.py); y0 = (q0, qd0).  formulation 0: the\n"
+"index-1 ODE in y = (q, qd) (mbs/index1.h); 1, 2, 3: the index-1, -2, -3 DAE and 4 GGL\n"
+"(mbs/dae.h) in y = (q, v, lambda[, mu]), started from the consistent lambda(t0)\n"
+"(atol then has one entry per component of that y; ida runs on its residual).\n"
+"Returns _core.solve's dict (y of the formulation's size) plus 'qdd' (nt, nq) and\n"
+"'lam' (nt, nc) at the output points (the index-1 system's for formulation 0, NaN where\n"
+"the saddle-point system is singular; the integrated lambda and\n"
+"M^-1 (Q - Phi_q^T lambda) for the DAEs) and 'y0' (the initial state used).\n"
 "switching: one int per event (nonzero: a switching event, the run restarts at its\n"
 "roots).  contact_switching: the contact gaps of a planar model (in C, no Python)\n"
 "become switching events after the user's events (LLM paper section 3): t_events\n"
@@ -450,6 +456,17 @@ static int contact_events(double t, const double *y, double *g, void *ctx)
 {
     (void)t;
     return mb_planar_contact_gaps(ctx, y, g);
+}
+
+/* RuntimeError with the DAE formulation's message */
+static PyObject *dae_error(int rc, const mb_dae *f, const char *what)
+{
+    if (PyErr_Occurred())
+        return NULL;
+    if (f->msg[0])
+        return PyErr_Format(PyExc_RuntimeError, "%s failed: %s (status %d: %s)", what, f->msg, rc,
+                            mb_status_str(rc));
+    return status_error(rc, what);
 }
 
 /* ------------------------------------------------------------------ state space */
@@ -742,23 +759,29 @@ static PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
     static char *kwlist[] = {"handle", "method", "t0", "tf", "y0", "atol", "rtol", "h",
                              RUN_KW_STEPS, RUN_KW_CONTROL, RUN_KW_OUTPUT, "alpha", "beta",
                              "project", "proj_tol", "proj_max_iter", "switching",
-                             "contact_switching", "state_space", "prefer_independent", NULL};
+                             "contact_switching", "state_space", "prefer_independent",
+                             "formulation", NULL};
     const char *mname;
     PyObject *ho;
     double alpha = 0, beta = 0, proj_tol = 0;
-    int project = 0, proj_max_iter = 0, contact_sw = 0, state_space = 0;
+    int project = 0, proj_max_iter = 0, contact_sw = 0, state_space = 0, formulation = 0;
     PyObject *prefer = Py_None;
     run_args ra;
     run_args_init(&ra);
     if (!PyArg_ParseTupleAndKeywords(
-            a, kw, "OsddOOO|d" RUN_FMT_STEPS RUN_FMT_CONTROL RUN_FMT_OUTPUT "ddpdiOppO", kwlist,
+            a, kw, "OsddOOO|d" RUN_FMT_STEPS RUN_FMT_CONTROL RUN_FMT_OUTPUT "ddpdiOppOi", kwlist,
             &ho, &mname, &ra.t0, &ra.tf, &ra.y0, &ra.atol, &ra.rtol, &ra.h, RUN_ADDR_STEPS(ra),
             RUN_ADDR_CONTROL(ra), RUN_ADDR_OUTPUT(ra), &alpha, &beta, &project, &proj_tol,
-            &proj_max_iter, &ra.switching, &contact_sw, &state_space, &prefer))
+            &proj_max_iter, &ra.switching, &contact_sw, &state_space, &prefer, &formulation))
         return NULL;
     mech_handle *mh = get_handle(ho);
     if (!mh)
         return NULL;
+    if (formulation < 0 || formulation > MB_DAE_GGL)
+        return PyErr_Format(PyExc_ValueError, "formulation: unknown code %d.", formulation);
+    if (formulation > 0 && mh->nc == 0)
+        return PyErr_Format(PyExc_ValueError, "formulation: the DAE formulations need "
+                            "constraints; this mechanism has none (use the index-1 ODE).");
     if (state_space)  /* issue 9: the state-space formulation (statespace.h) */
         return ss_simulate(mh, mname, &ra, proj_tol, proj_max_iter, contact_sw, prefer);
     run_ctx r;
@@ -766,15 +789,88 @@ static PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
         return NULL;
     ptrdiff_t nq = mh->nq, nc = mh->nc, n = 2 * nq;
 
-    PyObject *out = NULL, *qdd = NULL, *lam = NULL;
-    int have_f = 0;
+    PyObject *out = NULL, *qdd = NULL, *lam = NULL, *y0dae = NULL, *yp0 = NULL;
+    PyObject *y0_user = ra.y0;
+    int have_f = 0, have_d = 0;
     mb_index1 f;
+    mb_dae fd;
     memset(&f, 0, sizeof f);
+    memset(&fd, 0, sizeof fd);
+    unsigned char *alg = NULL;
+    mb_dae_options dopt;
+    memset(&dopt, 0, sizeof dopt);
     r.python = mh->python;
     if (contact_sw && mh->planar && mh->ncontact > 0 && r.m) {
         r.n_extra = mh->ncontact;
         r.extra = contact_events;
         r.extra_ctx = &mh->pm;
+    }
+    mb_problem p;
+    memset(&p, 0, sizeof p);
+    if (formulation > 0) {
+        /* the DAE: y0 = (q0, qd0, lambda0[, 0]) from (q0, qd0) */
+        int rc = mb_dae_init(&fd, &mh->mech, formulation);
+        if (rc) {
+            dae_error(rc, &fd, "mb_dae_init");
+            goto done;
+        }
+        have_d = 1;
+        PyObject *yu = as_vec_object(y0_user, n, "y0");
+        if (!yu)
+            goto done;
+        npy_intp dn = (npy_intp)fd.n;
+        y0dae = PyArray_SimpleNew(1, &dn, NPY_DOUBLE);
+        yp0 = PyArray_SimpleNew(1, &dn, NPY_DOUBLE);
+        if (!y0dae || !yp0) {
+            Py_DECREF(yu);
+            goto done;
+        }
+        const double *yv = PyArray_DATA((PyArrayObject *)yu);
+        if (mh->python) {
+            rc = mb_dae_initial(&fd, ra.t0, yv, yv + nq, PyArray_DATA((PyArrayObject *)y0dae),
+                                PyArray_DATA((PyArrayObject *)yp0));
+        } else {
+            Py_BEGIN_ALLOW_THREADS
+            rc = mb_dae_initial(&fd, ra.t0, yv, yv + nq, PyArray_DATA((PyArrayObject *)y0dae),
+                                PyArray_DATA((PyArrayObject *)yp0));
+            Py_END_ALLOW_THREADS
+        }
+        Py_DECREF(yu);
+        if (rc) {
+            dae_error(rc, &fd, "the consistent initial multipliers");
+            goto done;
+        }
+        ra.y0 = y0dae;
+        n = fd.n;
+        mb_dae_problem(&fd, &p);
+        if (!r.m) {
+            if (strcmp(mname, "ida") != 0) {
+                PyErr_Format(PyExc_ValueError, "method: SUNDIALS method '%s' does not solve the "
+                             "DAE formulations; ida does (index1_dae, ggl).", mname);
+                goto done;
+            }
+            alg = PyMem_Calloc((size_t)n, 1);
+            if (!alg) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            int high = 0;
+            for (ptrdiff_t i = 0; i < n; i++) {
+                alg[i] = i >= 2 * nq;
+                high |= fd.index[i] >= 3 || (fd.index[i] == 2 && i < 2 * nq);
+            }
+            if (high) {
+                PyErr_SetString(PyExc_ValueError, "method: ida solves the index-1 DAE and GGL, "
+                                "not the index-2 or index-3 formulations.");
+                goto done;
+            }
+            dopt.yp0 = PyArray_DATA((PyArrayObject *)yp0);
+            dopt.algebraic = alg;
+            dopt.calc_ic = 0;  /* y0, y'(t0) are consistent */
+            dopt.jac = mb_dae_ida_jac;
+            dopt.suppress_alg = formulation != MB_DAE_INDEX1;  /* index-2 multipliers */
+            r.dae = &dopt;
+        }
     }
     if (run_prepare(&r, &ra, n, NULL))
         goto done;
@@ -783,14 +879,21 @@ static PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
                      "and has no projection after accepted steps.", mname);
         goto done;
     }
-    if (index1_open(&f, mh, alpha, beta, proj_tol, proj_max_iter))
-        goto done;
-    have_f = 1;
-    mb_problem p;
-    memset(&p, 0, sizeof p);
-    mb_index1_problem(&f, &p);
-    if (project && nc > 0)
-        p.project = mb_index1_project_hook;
+    if (formulation == 0) {
+        if (index1_open(&f, mh, alpha, beta, proj_tol, proj_max_iter))
+            goto done;
+        have_f = 1;
+        mb_index1_problem(&f, &p);
+        if (project && nc > 0)
+            p.project = mb_index1_project_hook;
+    } else {
+        if (proj_tol > 0)
+            fd.i1.proj_tol = proj_tol;
+        if (proj_max_iter > 0)
+            fd.i1.proj_max_iter = proj_max_iter;
+        if (project)
+            p.project = mb_dae_project_hook;
+    }
     if (run_execute(&r, &p, &ra))
         goto done;
 
@@ -807,7 +910,9 @@ static PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
         int failed = 0;
         for (ptrdiff_t i = 0; i < res->nt && !failed; i++) {
             const double *y = res->y + i * n;
-            int r2 = mb_index1_solve(&f, res->t[i], y, y + nq, A + i * nq, L + i * nc);
+            int r2 = formulation == 0
+                         ? mb_index1_solve(&f, res->t[i], y, y + nq, A + i * nq, L + i * nc)
+                         : mb_dae_accel(&fd, res->t[i], y, A + i * nq, L + i * nc);
             if (r2 != 0) {
                 for (ptrdiff_t c = 0; c < nq; c++)
                     A[i * nq + c] = NAN;
@@ -823,21 +928,28 @@ static PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
             goto done;
         PyErr_Clear();
     }
+    const char *fmsg = formulation == 0 ? f.msg : fd.msg[0] ? fd.msg : fd.i1.msg;
     if ((res->status == MB_ERR_LINALG || res->status == MB_ERR_CONV ||
-         res->status == MB_ERR_RHS_FAIL) && f.msg[0]) {  /* the formulation says why */
+         res->status == MB_ERR_RHS_FAIL) && fmsg[0]) {  /* the formulation says why */
         size_t len = strlen(res->message);
-        snprintf(res->message + len, sizeof res->message - len, "%s%s", len ? " " : "", f.msg);
+        snprintf(res->message + len, sizeof res->message - len, "%s%s", len ? " " : "", fmsg);
     }
     out = result_dict_of_run(&r);
-    if (out && (PyDict_SetItemString(out, "qdd", qdd) || PyDict_SetItemString(out, "lam", lam)))
+    if (out && (PyDict_SetItemString(out, "qdd", qdd) || PyDict_SetItemString(out, "lam", lam) ||
+                PyDict_SetItemString(out, "y0", r.y0)))
         Py_CLEAR(out);
 
 done:
     run_free(&r);
     if (have_f)
         mb_index1_free(&f);
+    if (have_d)
+        mb_dae_free(&fd);
+    PyMem_Free(alg);
     Py_XDECREF(qdd);
     Py_XDECREF(lam);
+    Py_XDECREF(y0dae);
+    Py_XDECREF(yp0);
     return out;
 }
 

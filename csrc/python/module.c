@@ -155,7 +155,7 @@ static PyObject *core_solve_dae(PyObject *self, PyObject *a, PyObject *kw)
     if (res_from_object(fun, args, n, &rc_ctx))
         goto done;
     r.python |= rc_ctx.fun != NULL;
-    mb_dae_options d = {PyArray_DATA(yp0), NULL, calc_ic, NULL};
+    mb_dae_options d = {PyArray_DATA(yp0), NULL, calc_ic, NULL, 0};
     if (jaco != Py_None) {
         if (!PyCallable_Check(jaco)) {
             PyErr_SetString(PyExc_TypeError, "jac must be callable jac(t, y, yp, cj).");
@@ -491,7 +491,7 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
 #define FLAG(x) if (PyModule_AddIntConstant(mod, #x, x)) { Py_DECREF(mod); return NULL; }
     FLAG(MB_EMBEDDED) FLAG(MB_FSAL) FLAG(MB_USES_F0) FLAG(MB_NEEDS_JAC) FLAG(MB_SECOND_ORDER)
-    FLAG(MB_DENSE_HERMITE) FLAG(MB_VARIABLE_ORDER) FLAG(MB_IMPLICIT) FLAG(MB_FIXED_ONLY) FLAG(MB_MASS) FLAG(MB_LU_REUSE)
+    FLAG(MB_DENSE_HERMITE) FLAG(MB_VARIABLE_ORDER) FLAG(MB_IMPLICIT) FLAG(MB_FIXED_ONLY) FLAG(MB_MASS) FLAG(MB_LU_REUSE) FLAG(MB_DAE)
     FLAG(MB_DEFAULT_MAX_STEPS)
     FLAG(MB_CONTROLLER_DEFAULT) FLAG(MB_CONTROLLER_I) FLAG(MB_CONTROLLER_PI)
     FLAG(MB_CONTROLLER_PREDICTIVE)
@@ -501,6 +501,10 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     }
     if (PyModule_AddFunctions(mod, mb_sp_methods)) {  /* sp_py.c */
+        Py_DECREF(mod);
+        return NULL;
+    }
+    if (PyModule_AddFunctions(mod, mb_block_methods)) {  /* block_py.c */
         Py_DECREF(mod);
         return NULL;
     }

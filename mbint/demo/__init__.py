@@ -16,6 +16,8 @@ Sections (each a function ``section(out, summary, quick)``):
   state-space formulation: partition, Tables 1-2, Fig 2, work-precision).
 - :mod:`mbint.demo.vehicle`: the RN paper's section 5.2 (the 14-body HMMWV, a
   SpatialModel: counts, dominant eigenvalue, Fig 5).
+- :mod:`mbint.demo.ls`: the LS paper's Tables 1-7 and Figs 2-7 (the L-stable block
+  method on the index-1/2/3 DAEs of the two-link manipulator).
 
 ``summary.md`` (markdown tables) and ``summary.csv`` (one value per row: section,
 method, h, rtol, quantity, value) collect the numbers of every section.
@@ -74,8 +76,15 @@ def section_vehicle(out, summary, quick):
     vehicle.section_vehicle(out, summary, quick, progress=progress)
 
 
+def section_ls(out, summary, quick):
+    """The LS paper's Tables 1-7 and Figs 2-7 (mbint.demo.ls)."""
+    from . import ls
+
+    ls.section_ls(out, summary, quick, progress=progress)
+
+
 SECTIONS = lecture_notes.SECTIONS + (section_models, section_llm, section_rn, section_vehicle,
-                                     section_sp, section_sweep)
+                                     section_sp, section_ls, section_sweep)
 
 
 def demo(out="out", quick=False):

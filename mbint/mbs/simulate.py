@@ -23,16 +23,66 @@ import numpy as np
 from .. import _core
 from .. import _validate as check
 from .._interrupt import raise_if_interrupted
-from ..methods import method_info, resolve
+from ..methods import method_info, methods as _all_methods, resolve
 from ..multirate import fast_state_indices
 from ..progress import run_progress
 from ._kernels import baumgarte_pair
 from .trajectory import Trajectory
 
-__all__ = ["simulate", "check_initial_conditions", "FORMULATIONS", "SETTINGS_KEYS", "DEFAULTS"]
+__all__ = ["simulate", "check_initial_conditions", "FORMULATIONS", "DAE_FORMULATIONS",
+           "supported_formulations", "SETTINGS_KEYS", "DEFAULTS"]
 
 #: formulations :func:`simulate` can build
-FORMULATIONS = ("index1", "state_space")
+FORMULATIONS = ("index1", "state_space", "index1_dae", "index2", "index3", "ggl")
+
+# ---- DAE formulations (LS paper; csrc/mbs/dae.c) ----
+#: the DAE formulations and their codes in ``_core.mech_simulate``: y = (q, v, lambda)
+#: (GGL: (q, v, lambda, mu)) with M_p y' = f, M_p = diag(I, I, 0)
+DAE_FORMULATIONS = {"index1_dae": 1, "index2": 2, "index3": 3, "ggl": 4}
+
+
+def supported_formulations(method):
+    """The formulations :func:`simulate` runs with a method.
+
+    Every method integrates the index-1 ODE (``"index1"``).  The methods with a
+    mass matrix (``MethodInfo.mass_matrix``) also solve the index-1 DAE
+    (``"index1_dae"``, lambda an algebraic variable); those that solve DAEs of
+    index 2 and 3 (``MethodInfo.dae``: ``radau_iia``, ``bdf``, the fixed-step
+    ``radau_ia*``, ``radau_iia*``, ``lobatto_iiic*``, ``lstable_block``,
+    ``astable_block``) also ``"index2"``, ``"index3"`` and ``"ggl"``; SUNDIALS
+    ``ida`` solves ``"index1_dae"`` and ``"ggl"`` (index-2 multipliers left out of
+    its error test).
+
+    Parameters
+    ----------
+    method : str or MethodInfo
+
+    Returns
+    -------
+    tuple of str
+    """
+    info = method if hasattr(method, "backend") else method_info(method)
+    out = ["index1"]
+    if info.backend == "mbint" and info.mass_matrix:
+        out.append("index1_dae")
+    if info.backend == "mbint" and getattr(info, "dae", False):
+        out += ["index2", "index3", "ggl"]
+    if info.name == "ida":
+        out += ["index1_dae", "ggl"]
+    return tuple(out)
+
+
+def _check_formulation(formulation, info, mname):
+    """ValueError naming the method and what it supports when it cannot run the
+    formulation."""
+    if formulation in DAE_FORMULATIONS:
+        ok = supported_formulations(info)
+        if formulation not in ok:
+            able = [m.name for m in _all_methods() if formulation in supported_formulations(m)]
+            raise ValueError(f"formulation={formulation!r}: method {mname!r} does not solve it; "
+                             f"{mname!r} supports {ok}.  Methods that solve {formulation!r}: "
+                             f"{', '.join(able)}.")
+# ---- end DAE formulations ----
 
 #: the options of :func:`simulate` a model may recommend in ``model.settings``
 SETTINGS_KEYS = ("rtol", "atol", "first_step", "max_step", "min_step", "max_steps")
@@ -149,7 +199,7 @@ def _wrap_event(g, nq):
         raise ValueError(f"events: every event must be callable g(t, q, qd), got {g!r}.")
 
     def gy(t, y):
-        return g(t, y[:nq], y[nq:])
+        return g(t, y[:nq], y[nq:2 * nq])  # (q, v) also of a DAE state (q, v, lambda...)
 
     for attr in ("terminal", "direction", "switching"):
         if hasattr(g, attr):
@@ -174,7 +224,20 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         ``(t0, tf)``.
     method : str
         Any name of :func:`mbint.methods` (aliases as in :func:`mbint.solve_ivp`).
-    formulation : {"index1", "state_space"}
+    formulation : {"index1", "state_space", "index1_dae", "index2", "index3", "ggl"}
+        ``"index1"``: the index-1 ODE in y = (q, q') (LLM eqs 9-15).  The DAEs in
+        y = (q, v, lambda), ``M_p y' = f`` with M_p = diag(I, I, 0) (LS paper eqs
+        1-4; csrc/mbs/dae.c, exact Jacobians): ``"index3"`` the position
+        constraint Phi = 0, ``"index2"`` the velocity constraint Phi_q v + Phi_t =
+        0, ``"index1_dae"`` the acceleration constraint Phi_q v' = gamma with
+        lambda an algebraic variable, ``"ggl"`` the stabilized index-2 form of Gear,
+        Gupta and Leimkuhler (both constraints, y = (q, v, lambda, mu),
+        q' = v - Phi_q^T mu).  lambda(t0) is computed from the saddle-point
+        system; (q0, qd0) are checked or projected as set by ``consistent``.
+        Which methods solve which: :func:`supported_formulations` (a ValueError
+        names them otherwise).  ``traj.lam`` is then the integrated lambda and
+        ``traj.qdd`` = M^-1 (Q - Phi_q^T lambda), so ``traj.violation()`` shows
+        the error of the DAE solution at all three levels.
         ``"index1"``: the index-1 ODE in y = (q, q') (LLM eqs 9-15).
         ``"state_space"``: the reduced ODE M^(v) v'' = Q^(t, v, v') of the
         independent coordinates v (RN paper eqs 4-10; :class:`mbint.StateSpace`),
@@ -195,7 +258,7 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         SUNDIALS methods, which run their own step loop.
     baumgarte : float or (alpha, beta), optional
         Baumgarte stabilization gamma - 2 alpha Phi' - beta^2 Phi (a number a
-        means alpha = beta = a).
+        means alpha = beta = a); index-1 ODE only.
     consistent : {"check", "project", "ignore"}
         Initial conditions: ``"check"`` raises ValueError stating the residuals
         when |Phi(t0, q0)| or |Phi_q qd0 + Phi_t| exceeds ``tol``; ``"project"``
@@ -204,8 +267,12 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         Phi_q(q0)) raise ValueError naming the dependent rows in every mode.
     rtol, atol, first_step, max_step, min_step, max_steps : optional
         As in :func:`mbint.solve_ivp` (``atol`` a scalar or 2 nq entries, q
-        then q'; steps in s).  None (the default) takes the model's
-        recommended value from ``model.settings`` when it has one, else the
+        then q'; for a DAE formulation a scalar or one entry per component of
+        (q, v, lambda[, mu]); with ``ida`` on ``"ggl"`` a scalar atol applies
+        to mu as max(atol, 1): mu, zero in the exact solution, is outside IDA's
+        error test and only its Newton test sees it; steps in s).  None (the
+        default) takes the model's recommended value from ``model.settings``
+        when it has one, else the
         default of :func:`mbint.solve_ivp` (:data:`DEFAULTS`: rtol 1e-3,
         atol 1e-6, automatic first step, no max_step, min_step 0, max_steps
         10**6); a value given here always wins.  With a fixed step ``h`` the
@@ -277,6 +344,19 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
     if formulation not in FORMULATIONS:
         raise ValueError(f"formulation: {formulation!r} is not available; simulate builds "
                          f"{FORMULATIONS}.")
+    _check_formulation(formulation, info, mname)
+    dae_code = DAE_FORMULATIONS.get(formulation, 0)
+    if dae_code and getattr(model, "dim", 2) == 3:  # issue 10: Euler-parameter M is singular
+        raise ValueError(f"formulation={formulation!r}: the DAE formulations factor M(q) "
+                         f"alone, and a SpatialModel's mass matrix is singular (4 G^T J G p = 0 "
+                         f"for the Euler parameters p); use formulation='index1' or "
+                         f"'state_space'.")
+    if dae_code and model.nc == 0:
+        raise ValueError(f"formulation={formulation!r}: {model.name} has no constraints; the "
+                         f"DAE formulations need some (use formulation='index1').")
+    if dae_code and baumgarte is not None:
+        raise ValueError(f"baumgarte: Baumgarte stabilization belongs to the index-1 ODE, not "
+                         f"to formulation={formulation!r}.")
     if consistent not in ("check", "project", "ignore"):
         raise ValueError(f"consistent must be 'check', 'project' or 'ignore', got {consistent!r}.")
     alpha, beta = baumgarte_pair(baumgarte)
@@ -351,12 +431,20 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
     initial.update(q0=q0.copy(), qd0=qd0.copy())
 
     # ---- options (as solve_ivp): the caller's, else the model's settings, else defaults ----
-    n = 2 * nq
+    n = 2 * nq if not dae_code else 2 * nq + model.nc * (2 if formulation == "ggl" else 1)
     opts = _resolve_options(model, dict(rtol=rtol, atol=atol, first_step=first_step,
                                        max_step=max_step, min_step=min_step,
                                        max_steps=max_steps), fixed_step=h is not None)
     rtol = check.positive("rtol", opts["rtol"])
-    atol_a = check.atol_vector(opts["atol"], n, entries=f"2 nq = {n} entries")
+    mu = ", mu" if formulation == "ggl" else ""
+    atol_a = check.atol_vector(opts["atol"], n, entries=f"2 nq = {n} entries" if not dae_code
+                               else f"{n} entries (q, v, lambda{mu})")
+    if formulation == "ggl" and mname == "ida" and np.ndim(opts["atol"]) == 0:
+        # mu = 0 in the exact solution and is left out of IDA's error test: its atol
+        # enters only IDA's Newton convergence test, where the q-level atol fails the
+        # iteration at IDA's first steps (~1e-9 s at atol 1e-8; tests/test_dae.py)
+        atol_a = np.array(atol_a, float)
+        atol_a[2 * nq + model.nc:] = np.maximum(atol_a[2 * nq + model.nc:], 1.0)
     control = check.step_control(info, mname, h, controller, error_per_unit_step, safety,
                                  fac_min, fac_max)
     control["method_options"] = check.method_options(info, method_options)
@@ -385,9 +473,12 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
             proj_tol=0.0 if proj_tol is None else check.positive("proj_tol", proj_tol),
             proj_max_iter=0 if proj_max_iter is None else int(proj_max_iter),
             switching=switching, contact_switching=contact_sw, progress=report,
-            state_space=state_space, prefer_independent=prefer)
+            state_space=state_space, prefer_independent=prefer, formulation=dae_code)
     finally:
         close()
+    out["n_state"] = n
+    if dae_code:
+        initial.update(lam0=np.asarray(out["y0"][2 * nq:2 * nq + model.nc], float).copy())
     t_contacts = None
     if contact_sw:  # the contact events follow the user's: split them off
         n_user = 0 if ev is None else len(ev)

@@ -118,11 +118,13 @@ class Trajectory:
         Output times in s (every accepted step, or ``t_eval``).
     q, qd, qdd : ndarray, shape (nq, m)
         Coordinates, velocities and accelerations (q'' recomputed at the output
-        points from the index-1 system, with the run's Baumgarte terms);
+        points from the index-1 system, with the run's Baumgarte terms; for the
+        DAE formulations M^-1 (Q - Phi_q^T lambda) with the integrated lambda);
         ``q[:, k]`` is the state at ``t[k]``, ``q[i]`` the history of
         coordinate i.
     lam : ndarray, shape (nc, m)
-        Lagrange multipliers (``M q'' + Phi_q^T lam = Q``).
+        Lagrange multipliers (``M q'' + Phi_q^T lam = Q``): from the index-1 system,
+        or the integrated ones of a DAE formulation.
     time_major : TimeMajor
         Read-only views with one row per time: ``time_major.q`` is ``q.T``,
         shape (m, nq) (also ``qd``, ``qdd``, ``lam``).
@@ -145,7 +147,8 @@ class Trajectory:
     t_steps, h_steps, err_steps : ndarray
         End, size and normalized error estimate of every accepted step.
     sol : DenseOutput or None
-        Continuous y = (q, qd) with ``dense_output=True``; see :meth:`state`.
+        Continuous y = (q, qd) (the DAE formulations: (q, v, lambda[, mu])) with
+        ``dense_output=True``; see :meth:`state`.
         With ``formulation="state_space"`` it maps the integrator's dense output of
         (v, v') (``sol_reduced``) to the full state.
     partitions : list of (float, list of str)
@@ -176,9 +179,11 @@ class Trajectory:
         self.model = model
         self.t = np.asarray(out["t"], float)
         m = len(self.t)
-        y = np.asarray(out["y"], float).reshape(m, 2 * nq)
+        # the formulation's state: (q, qd) for the ODEs, (q, v, lambda[, mu]) for the DAEs
+        n_state = int(out.get("n_state", 2 * nq))
+        y = np.asarray(out["y"], float).reshape(m, n_state)
         self.q = np.ascontiguousarray(y[:, :nq].T)
-        self.qd = np.ascontiguousarray(y[:, nq:].T)
+        self.qd = np.ascontiguousarray(y[:, nq:2 * nq].T)
         self.qdd = np.ascontiguousarray(np.asarray(out["qdd"], float).reshape(m, nq).T)
         self.lam = np.ascontiguousarray(np.asarray(out["lam"], float).reshape(m, nc).T)
         self.options = {} if options is None else dict(options)
@@ -196,14 +201,14 @@ class Trajectory:
         self.sol = None
         if dense_output and len(out["dense_t"]):
             # the integrated state: (q, qd), or (v, v') on the state-space formulation
-            n_int = np.shape(out["ss_y"])[-1] if "ss_y" in out else 2 * nq
+            n_int = np.shape(out["ss_y"])[-1] if "ss_y" in out else n_state
             self.sol = DenseOutput(out["dense_t"], out["dense_h"], out["hist_t"][-1],
                                    out["dense_deg"], out["dense_off"], out["dense_c"], n_int)
         if has_events:
             self.t_events = out["t_events"]
-            ye = [np.asarray(v, float).reshape(-1, 2 * nq) for v in out["y_events"]]
+            ye = [np.asarray(v, float).reshape(-1, n_state) for v in out["y_events"]]
             self.q_events = [np.ascontiguousarray(v[:, :nq].T) for v in ye]
-            self.qd_events = [np.ascontiguousarray(v[:, nq:].T) for v in ye]
+            self.qd_events = [np.ascontiguousarray(v[:, nq:2 * nq].T) for v in ye]
         else:
             self.t_events = self.q_events = self.qd_events = None
         self._energy = None
@@ -268,7 +273,7 @@ class Trajectory:
                              "solution.")
         y = self.sol(t)
         nq = self.model.nq
-        return y[:nq], y[nq:]
+        return y[:nq], y[nq:2 * nq]
 
     def energy(self):
         """Kinetic, potential and total energy at the output points.
@@ -289,9 +294,11 @@ class Trajectory:
     def violation(self, per_row=False):
         """Constraint violation at position, velocity and acceleration level.
 
-        The acceleration level uses the trajectory's q'' (from the index-1 system:
-        round-off level without Baumgarte terms, ``-2 alpha Phi' - beta^2 Phi`` with
-        them).
+        The acceleration level uses the trajectory's q'': for the index-1 ODE from
+        the index-1 system (round-off level without Baumgarte terms, ``-2 alpha Phi' -
+        beta^2 Phi`` with them), for the DAE formulations ``M^-1 (Q - Phi_q^T
+        lambda)`` with the integrated multipliers, so that each level shows the error
+        of the integrated solution (LS paper Tables 1-7).
 
         Parameters
         ----------

@@ -1,0 +1,323 @@
+/* The index-1, index-2, index-3 and GGL DAE formulations of a constrained
+ * mechanical system as  M_p y' = f(t, y)  (dae.h).
+ *
+ * Jacobian.  With a = M^-1 (Q - Phi_q^T lambda):
+ *     da/dq      = M^-1 (Q_q - (Phi_q^T lambda)_q - (M a)_q)
+ *     da/dv      = M^-1 Q_v
+ *     da/dlambda = -M^-1 Phi_q^T
+ * (the three blocks by one multi-column solve with the LU of M), and the algebraic rows
+ *     index 3:  d Phi          = [Phi_q, 0, 0]
+ *     index 2:  d(Phi_q v + Phi_t) = [(Phi_q v)_q + Phi_tq, Phi_q, 0]
+ *     index 1:  d(Phi_q a - gamma) = [(Phi_q a)_q + Phi_q a_q - gamma_q,
+ *                                     Phi_q a_v - gamma_v, Phi_q a_lambda]
+ *     GGL:      the index-2 rows, then the index-3 rows; q' = v - Phi_q^T mu adds
+ *               -(Phi_q^T mu)_q and -Phi_q^T (column mu) to the rows of q'.
+ * Every block comes from index1.c (the mechanism's derivative kernels or central
+ * differences of the kernel they differentiate), Phi_tq by central differences of
+ * Phi_q in t (zero for scleronomic constraints).
+ */
+#include "dae.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../linalg/dense.h" /* LU */
+#include "status.h"
+
+static int fail(mb_dae *f, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->msg, sizeof f->msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* the LU of M(q) in f->ML (kept while q is unchanged, or always when M is constant) */
+static int mass_factor(mb_dae *f, const double *q)
+{
+    const mb_mech *me = f->mech;
+    ptrdiff_t nq = f->nq;
+    if (f->mass_ok &&
+        (me->mass_constant || memcmp(q, f->qcache, (size_t)nq * sizeof(double)) == 0))
+        return MB_OK;
+    f->mass_ok = 0;
+    int rc = me->mass(me->ctx, q, f->ML, nq);
+    if (rc != 0)
+        return rc;
+    if (mb_lu_factor(nq, f->ML, nq, f->ipiv) != MB_OK)
+        return fail(f, MB_ERR_LINALG, "The mass matrix M(q) is singular.");
+    memcpy(f->qcache, q, (size_t)nq * sizeof(double));
+    f->mass_ok = 1;
+    return MB_OK;
+}
+
+/* f->a = M^-1 (Q - Phi_q^T lam), f->Pq = Phi_q at (t, q) */
+static int accel(mb_dae *f, double t, const double *q, const double *v, const double *lam)
+{
+    const mb_mech *me = f->mech;
+    ptrdiff_t nq = f->nq, nc = f->nc;
+    int rc;
+    if ((rc = me->forces(me->ctx, t, q, v, f->a)) != 0) return rc;
+    if ((rc = me->phi_q(me->ctx, t, q, f->Pq, nc)) != 0) return rc;
+    for (ptrdiff_t i = 0; i < nq; i++) {
+        double s = 0.0;
+        for (ptrdiff_t k = 0; k < nc; k++) s += f->Pq[k + nc * i] * lam[k];
+        f->a[i] -= s;
+    }
+    if ((rc = mass_factor(f, q)) != MB_OK) return rc;
+    return mb_lu_solve(nq, f->ML, nq, f->ipiv, f->a, 1);
+}
+
+/* out = Phi_q v + Phi_t (f->Pq holds Phi_q) */
+static int velocity_constraint(mb_dae *f, double t, const double *q, const double *v, double *out)
+{
+    int rc = mb_index1_phi_t(&f->i1, t, q, out);
+    if (rc != 0) return rc;
+    mb_gemv(f->nc, f->nq, 1.0, f->Pq, f->nc, v, 1.0, out);
+    return MB_OK;
+}
+
+static int dae_rhs(double t, const double *y, double *ydot, void *ctx)
+{
+    mb_dae *f = ctx;
+    const mb_mech *me = f->mech;
+    ptrdiff_t nq = f->nq, nc = f->nc;
+    const double *q = y, *v = y + nq, *lam = y + 2 * nq, *mu = y + 2 * nq + nc;
+    double *alg = ydot + 2 * nq;
+    int rc = accel(f, t, q, v, lam);
+    if (rc != MB_OK) return rc;
+    memcpy(ydot, v, (size_t)nq * sizeof(double));
+    if (f->kind == MB_DAE_GGL)  /* q' = v - Phi_q^T mu */
+        for (ptrdiff_t i = 0; i < nq; i++) {
+            double s = 0.0;
+            for (ptrdiff_t k = 0; k < nc; k++) s += f->Pq[k + nc * i] * mu[k];
+            ydot[i] -= s;
+        }
+    memcpy(ydot + nq, f->a, (size_t)nq * sizeof(double));
+    switch (f->kind) {
+    case MB_DAE_INDEX3:
+        return me->phi(me->ctx, t, q, alg);
+    case MB_DAE_INDEX2:
+        return velocity_constraint(f, t, q, v, alg);
+    case MB_DAE_INDEX1:
+        if ((rc = mb_index1_gamma(&f->i1, t, q, v, alg)) != 0) return rc;
+        for (ptrdiff_t k = 0; k < nc; k++) alg[k] = -alg[k];
+        mb_gemv(nc, nq, 1.0, f->Pq, nc, f->a, 1.0, alg);
+        return MB_OK;
+    default: /* GGL */
+        if ((rc = velocity_constraint(f, t, q, v, alg)) != MB_OK) return rc;
+        return me->phi(me->ctx, t, q, alg + nc);
+    }
+}
+
+/* df/dy into J (n x n, ld) */
+static int dae_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
+{
+    mb_dae *f = ctx;
+    ptrdiff_t nq = f->nq, nc = f->nc, n = f->n;
+    const double *q = y, *v = y + nq, *lam = y + 2 * nq, *mu = y + 2 * nq + nc;
+    mb_index1 *i1 = &f->i1;
+    int rc = accel(f, t, q, v, lam);
+    if (rc != MB_OK) return rc;
+    for (ptrdiff_t c = 0; c < n; c++)
+        memset(J + ld * c, 0, (size_t)n * sizeof(double));
+
+    /* X = [Q_q - (Phi_q^T lam)_q - (M a)_q | Q_v | -Phi_q^T] -> M^-1 X = [a_q | a_v | a_lam] */
+    double *X = f->X, *Xq = X, *Xv = X + nq * nq, *Xl = X + 2 * nq * nq;
+    if ((rc = mb_index1_forces_jac(i1, t, q, v, Xq, Xv, nq)) != 0) return rc;
+    if ((rc = mb_index1_mass_jac(i1, q, f->a, -1.0, Xq, nq)) != 0) return rc;
+    const double *xv = f->kind == MB_DAE_INDEX1 ? f->a : v;  /* (Phi_q x)_q of the alg. rows */
+    int need_T2 = f->kind != MB_DAE_INDEX3;
+    if ((rc = mb_index1_phiq_jac(i1, t, q, lam, f->T1, need_T2 ? xv : NULL, f->T2, NULL, NULL)) != 0)
+        return rc;
+    for (ptrdiff_t l = 0; l < nq * nq; l++) Xq[l] -= f->T1[l];
+    for (ptrdiff_t k = 0; k < nc; k++)
+        for (ptrdiff_t i = 0; i < nq; i++) Xl[i + nq * k] = -f->Pq[k + nc * i];
+    if ((rc = mb_lu_solve(nq, f->ML, nq, f->ipiv, X, 2 * nq + nc)) != MB_OK) return rc;
+
+    /* rows of q' */
+    for (ptrdiff_t i = 0; i < nq; i++) J[i + ld * (nq + i)] = 1.0;
+    if (f->kind == MB_DAE_GGL) {
+        if ((rc = mb_index1_phiq_jac(i1, t, q, mu, f->T1, NULL, NULL, NULL, NULL)) != 0) return rc;
+        for (ptrdiff_t j = 0; j < nq; j++)
+            for (ptrdiff_t i = 0; i < nq; i++) J[i + ld * j] = -f->T1[i + nq * j];
+        for (ptrdiff_t k = 0; k < nc; k++)
+            for (ptrdiff_t i = 0; i < nq; i++) J[i + ld * (2 * nq + nc + k)] = -f->Pq[k + nc * i];
+    }
+    /* rows of v' = a */
+    for (ptrdiff_t c = 0; c < 2 * nq + nc; c++)
+        memcpy(J + nq + ld * c, X + nq * c, (size_t)nq * sizeof(double));
+
+    /* algebraic rows */
+    double *A = J + 2 * nq;  /* row offset */
+    if (f->kind == MB_DAE_INDEX2 || f->kind == MB_DAE_GGL) {
+        if ((rc = mb_index1_phi_tq(i1, t, q, f->Ptq)) != 0) return rc;
+        for (ptrdiff_t j = 0; j < nq; j++)
+            for (ptrdiff_t k = 0; k < nc; k++) {
+                A[k + ld * j] = f->T2[k + nc * j] + f->Ptq[k + nc * j];
+                A[k + ld * (nq + j)] = f->Pq[k + nc * j];
+            }
+        if (f->kind == MB_DAE_GGL)
+            for (ptrdiff_t j = 0; j < nq; j++)
+                for (ptrdiff_t k = 0; k < nc; k++) A[nc + k + ld * j] = f->Pq[k + nc * j];
+    } else if (f->kind == MB_DAE_INDEX3) {
+        for (ptrdiff_t j = 0; j < nq; j++)
+            for (ptrdiff_t k = 0; k < nc; k++) A[k + ld * j] = f->Pq[k + nc * j];
+    } else {  /* index 1: (Phi_q a)_q + Phi_q [a_q a_v a_lam] - [gamma_q gamma_v 0] */
+        if ((rc = mb_index1_gamma_jac(i1, t, q, v, f->Gq, f->Gv, nc)) != 0) return rc;
+        mb_gemm(nc, 2 * nq + nc, nq, 1.0, f->Pq, nc, X, nq, 0.0, f->Y, nc);
+        for (ptrdiff_t c = 0; c < 2 * nq + nc; c++)
+            for (ptrdiff_t k = 0; k < nc; k++) {
+                double val = f->Y[k + nc * c];
+                if (c < nq) val += f->T2[k + nc * c] - f->Gq[k + nc * c];
+                else if (c < 2 * nq) val -= f->Gv[k + nc * (c - nq)];
+                A[k + ld * c] = val;
+            }
+    }
+    return MB_OK;
+}
+
+static int dae_res(double t, const double *y, const double *yp, double *r, void *ctx)
+{
+    mb_dae *f = ctx;
+    int rc = dae_rhs(t, y, r, ctx);
+    if (rc != MB_OK) return rc;
+    ptrdiff_t nd = 2 * f->nq;
+    for (ptrdiff_t i = 0; i < f->n; i++)
+        r[i] = (i < nd ? yp[i] : 0.0) - r[i];
+    return MB_OK;
+}
+
+int mb_dae_ida_jac(double t, double cj, const double *y, const double *yp, double *J,
+                   ptrdiff_t ld, void *ctx)
+{
+    (void)yp;
+    mb_dae *f = ctx;
+    int rc = dae_jac(t, y, J, ld, ctx);
+    if (rc != MB_OK) return rc;
+    for (ptrdiff_t c = 0; c < f->n; c++)
+        for (ptrdiff_t i = 0; i < f->n; i++) J[i + ld * c] = -J[i + ld * c];
+    for (ptrdiff_t i = 0; i < 2 * f->nq; i++) J[i + ld * i] += cj;
+    return MB_OK;
+}
+
+/* the mechanism's step bound (mech.h) with q'' from f = (q', q'', ...) */
+static int dae_step_bound(double t, const double *y, const double *fy, double *h_max, void *ctx)
+{
+    mb_dae *f = ctx;
+    const mb_mech *me = f->mech;
+    return me->step_bound(me->ctx, t, y, y + f->nq, fy + f->nq, h_max);
+}
+
+int mb_dae_initial(mb_dae *f, double t0, const double *q0, const double *v0, double *y0,
+                   double *yp0)
+{
+    ptrdiff_t nq = f->nq, nc = f->nc;
+    double *qdd = f->rq, *lam = f->rc1;
+    int rc = mb_index1_solve(&f->i1, t0, q0, v0, qdd, lam);
+    if (rc != MB_OK)
+        return fail(f, rc, "%s", f->i1.msg[0] ? f->i1.msg : "The consistent multipliers "
+                    "lambda(t0) could not be computed.");
+    memcpy(y0, q0, (size_t)nq * sizeof(double));
+    memcpy(y0 + nq, v0, (size_t)nq * sizeof(double));
+    memcpy(y0 + 2 * nq, lam, (size_t)nc * sizeof(double));
+    for (ptrdiff_t i = 2 * nq + nc; i < f->n; i++) y0[i] = 0.0;  /* GGL: mu = 0 */
+    if (yp0) {
+        memcpy(yp0, v0, (size_t)nq * sizeof(double));
+        memcpy(yp0 + nq, qdd, (size_t)nq * sizeof(double));
+        for (ptrdiff_t i = 2 * nq; i < f->n; i++) yp0[i] = 0.0;
+    }
+    return MB_OK;
+}
+
+int mb_dae_accel(mb_dae *f, double t, const double *y, double *qdd, double *lam)
+{
+    ptrdiff_t nq = f->nq, nc = f->nc;
+    int rc = accel(f, t, y, y + nq, y + 2 * nq);
+    if (rc != MB_OK) return rc;
+    if (qdd) memcpy(qdd, f->a, (size_t)nq * sizeof(double));
+    if (lam) memcpy(lam, y + 2 * nq, (size_t)nc * sizeof(double));
+    return MB_OK;
+}
+
+int mb_dae_project_hook(double t, double *y, void *ctx)
+{
+    mb_dae *f = ctx;
+    return mb_index1_project(&f->i1, t, y, y + f->nq, NULL, NULL);
+}
+
+int mb_dae_init(mb_dae *f, const mb_mech *mech, int kind)
+{
+    memset(f, 0, sizeof *f);
+    if (kind != MB_DAE_INDEX1 && kind != MB_DAE_INDEX2 && kind != MB_DAE_INDEX3 &&
+        kind != MB_DAE_GGL)
+        return fail(f, MB_ERR_ILL_INPUT, "mb_dae_init: unknown formulation %d.", kind);
+    if (!mech || mech->nc <= 0)
+        return fail(f, MB_ERR_ILL_INPUT, "mb_dae_init: the DAE formulations need a mechanism "
+                    "with constraints (nc > 0); without constraints use the ODE.");
+    int rc = mb_index1_init(&f->i1, mech, 0.0, 0.0);
+    if (rc != MB_OK)
+        return fail(f, rc, "%s", f->i1.msg);
+    ptrdiff_t nq = mech->nq, nc = mech->nc;
+    ptrdiff_t n = 2 * nq + nc + (kind == MB_DAE_GGL ? nc : 0), w = 2 * nq + nc;
+    f->mech = mech;
+    f->kind = kind;
+    f->nq = nq;
+    f->nc = nc;
+    f->n = n;
+    struct { double **p; ptrdiff_t n; } parts[] = {
+        {&f->Mp, n * n}, {&f->ML, nq * nq}, {&f->qcache, nq}, {&f->a, nq}, {&f->rq, nq},
+        {&f->rc1, nc}, {&f->Pq, nc * nq},
+        {&f->Gq, nc * nq}, {&f->Gv, nc * nq}, {&f->T1, nq * nq}, {&f->T2, nc * nq},
+        {&f->Ptq, nc * nq}, {&f->X, nq * w}, {&f->Y, nc * w}};
+    size_t np = sizeof parts / sizeof parts[0], total = 0;
+    for (size_t k = 0; k < np; k++) total += (size_t)parts[k].n;
+    f->work = calloc(total + 1, sizeof(double));
+    f->ipiv = calloc((size_t)nq + 1, sizeof(int));
+    f->index = calloc((size_t)n + 1, 1);
+    if (!f->work || !f->ipiv || !f->index) {
+        mb_dae_free(f);
+        return fail(f, MB_ERR_MEM, "mb_dae_init: out of memory.");
+    }
+    double *b = f->work;
+    for (size_t k = 0; k < np; k++) {
+        *parts[k].p = b;
+        b += parts[k].n;
+    }
+    for (ptrdiff_t i = 0; i < 2 * nq; i++) f->Mp[i + n * i] = 1.0;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        unsigned char ix = 1;
+        if (kind == MB_DAE_INDEX3) ix = i < nq ? 1 : i < 2 * nq ? 2 : 3;
+        else if (kind == MB_DAE_INDEX2 || kind == MB_DAE_GGL) ix = i < 2 * nq ? 1 : 2;
+        f->index[i] = ix;
+    }
+    return MB_OK;
+}
+
+void mb_dae_free(mb_dae *f)
+{
+    mb_index1_free(&f->i1);
+    free(f->work);
+    free(f->ipiv);
+    free(f->index);
+    f->work = NULL;
+    f->ipiv = NULL;
+    f->index = NULL;
+    f->mass_ok = 0;
+}
+
+void mb_dae_problem(mb_dae *f, mb_problem *p)
+{
+    memset(p, 0, sizeof *p);
+    p->n = f->n;
+    p->rhs = dae_rhs;
+    p->jac = dae_jac;
+    p->res = dae_res;
+    p->mass = f->Mp;
+    p->dae_index = f->index;
+    if (f->mech->step_bound)
+        p->step_bound = dae_step_bound;
+    p->ctx = f;
+}

@@ -1,0 +1,78 @@
+#ifndef MB_MBS_DAE_H
+#define MB_MBS_DAE_H
+/* The DAE formulations of a constrained mechanical system (mech.h):
+ *     M(q) q'' + Phi_q^T lambda = Q(t, q, q'),   Phi(t, q) = 0
+ * as a semi-explicit DAE  M_p y' = f(t, y)  with the constant, singular mass matrix
+ * M_p = diag(I, I, 0) over y = (q, v, lambda) (LS paper eqs 1-4), or y = (q, v,
+ * lambda, mu) for GGL:
+ *
+ *   kind            q'              v'      0 =                          index of q, v, lambda
+ *   MB_DAE_INDEX3   v               a       Phi(t, q)                    (LS eq 1)   1, 2, 3
+ *   MB_DAE_INDEX2   v               a       Phi_q v + Phi_t              (LS eq 2)   1, 1, 2
+ *   MB_DAE_INDEX1   v               a       Phi_q a - gamma(t, q, v)     (LS eqs 3-4) 1, 1, 1
+ *   MB_DAE_GGL      v - Phi_q^T mu  a       Phi_q v + Phi_t, Phi(t, q)   (Gear, Gupta,
+ *                                                                        Leimkuhler 1985) 1, 1, 2 (mu: 2)
+ *
+ * with a = M(q)^-1 (Q(t, q, v) - Phi_q^T lambda) (M factored once when the mass
+ * matrix is constant, else at each new q).  The exact Jacobian df/dy is assembled
+ * from the blocks of the index-1 formulation (index1.h: forces, gamma, (Phi_q^T
+ * lambda)_q, (Phi_q x)_q, (M a)_q, Phi_tq; each the mechanism's kernel or central
+ * differences of it).  mb_dae_problem() presents the formulation as an mb_problem
+ * for the methods with a mass matrix (rhs, jac, mass = M_p, dae_index: the index of
+ * each component, which the MB_DAE methods use to scale their norms as RADAU5 does),
+ * and as the residual view F(t, y, y') = M_p y' - f(t, y) for IDA (with
+ * mb_dae_ida_jac: cj M_p - df/dy).
+ *
+ * Consistent initial values: lambda(t0) (and q''(t0)) from the saddle-point system
+ * of the index-1 formulation at (q0, v0), mu(t0) = 0 (mb_dae_initial); (q0, v0) must
+ * satisfy Phi = 0 and Phi_q v + Phi_t = 0 (mb_index1_project projects them).
+ * Outputs: q'' = a(t, q, v, lambda) with the integrated lambda (mb_dae_accel), so that
+ * Phi_q q'' - gamma measures the acceleration-level error of the DAE solution. */
+#include "index1.h"
+#include "mech.h"
+#include "problem.h"
+
+typedef enum {
+    MB_DAE_INDEX1 = 1,
+    MB_DAE_INDEX2 = 2,
+    MB_DAE_INDEX3 = 3,
+    MB_DAE_GGL = 4
+} mb_dae_kind;
+
+typedef struct mb_dae {
+    const mb_mech *mech;
+    int kind;
+    ptrdiff_t nq, nc, n;  /* n = 2 nq + nc (+ nc for GGL) */
+    mb_index1 i1;         /* the index-1 formulation: derivative blocks, lambda(t0), projection */
+    /* private, set by mb_dae_init: the problem's mass matrix and index vector, the LU of
+     * M(q) (cached on q unless constant), scratch */
+    double *Mp;           /* n x n */
+    unsigned char *index; /* n */
+    double *work;
+    int *ipiv;
+    double *ML, *qcache, *a, *rq, *rc1, *Pq, *Gq, *Gv, *T1, *T2, *Ptq, *X, *Y;
+    int mass_ok;          /* ML holds the LU of M(qcache) */
+    char msg[256];
+} mb_dae;
+
+/* Set up the formulation of kind (mb_dae_kind) for mech (nc > 0).  MB_OK, or
+ * MB_ERR_ILL_INPUT / MB_ERR_MEM with f->msg. */
+int mb_dae_init(mb_dae *f, const mb_mech *mech, int kind);
+void mb_dae_free(mb_dae *f);
+/* fill p: n, rhs, jac, mass = M_p, dae_index, res (F = M_p y' - f), step_bound (when the
+ * mechanism has one), ctx = f; nq = 0 (no second-order view) */
+void mb_dae_problem(mb_dae *f, mb_problem *p);
+/* IDA's iteration matrix dF/dy + cj dF/dy' = cj M_p - df/dy (mb_dae_jac_fn, sundials.h) */
+int mb_dae_ida_jac(double t, double cj, const double *y, const double *yp, double *J,
+                   ptrdiff_t ld, void *ctx);
+/* consistent y0 = (q0, v0, lambda0[, 0]) and y'(t0) = (v0, q''0, 0[, 0]) (yp0 may be NULL)
+ * from (q0, v0); lambda0 and q''0 from the index-1 saddle-point system */
+int mb_dae_initial(mb_dae *f, double t0, const double *q0, const double *v0, double *y0,
+                   double *yp0);
+/* q'' = M^-1 (Q - Phi_q^T lambda) at (t, y) with the lambda of y; lam (nc, may be NULL)
+ * receives that lambda */
+int mb_dae_accel(mb_dae *f, double t, const double *y, double *qdd, double *lam);
+/* project the (q, v) of y onto Phi = 0, Phi_q v + Phi_t = 0 (an mb_project_fn, ctx = f) */
+int mb_dae_project_hook(double t, double *y, void *ctx);
+
+#endif

@@ -1,0 +1,815 @@
+/* The block implicit one-step method of the LS paper (Li, Ding, Li 2019, section 3):
+ * lstable_block and astable_block.
+ *
+ * Method (LS eq 5).  With nodes t_k < c_1 < ... < c_r = t_k+1 = t_k + h and
+ * Y = (y_1 ... y_r), y_i ~ y(c_i):
+ *     Y = e (x) y_k + h d (x) y'_k + h B (x) Y'.
+ * It is the (r+1)-stage Runge-Kutta method with the explicit first stage t_k,
+ * A = [0 0; d B], c = (0, c), b = (d_r, B_r.) (stiffly accurate), whose stages are
+ * exact for polynomials of degree r (LS eq 8: the Taylor terms up to y^(r)) and whose
+ * constants mu_i set the term of y^(r+1): [B d] W = [H mu] (eq 9).
+ *
+ * B and d from the nodes.  Eq 9 in the monomial basis is ill-conditioned for r > 4;
+ * the same matrices come from the collocation method on the r+1 nodes
+ * tau = (0, c_1..c_r): with A_c[i][m] = int_0^{c_i} l_m (Lagrange basis on tau, by
+ * Gauss-Legendre quadrature) and v_m = 1 / prod_{l != m} (tau_m - tau_l) (the weights
+ * of the r-th divided difference, zero on polynomials of degree < r),
+ *     [d B] = A_c + delta v^T,   mu_i = c_i^{r+1} + (r+1) delta_i,
+ * is exact for degree <= r - 1 and gives mu_i on (r+1) t^r (eq 9's last column).
+ * R(lambda) = e_r^T (I - lambda B)^{-1} (e + lambda d) (eq 7) is then P/Q with P, Q
+ * polynomials of degree <= r that are affine in delta (B - B_c = delta v_B^T has rank
+ * one: matrix determinant lemma and Sherman-Morrison, the lambda^2 delta delta terms
+ * cancel).  R = N/D (the (k, j) Pade approximant) iff P D - Q N = 0, a polynomial of
+ * degree <= r + j: we impose it at 2 (r + j + 1) points lambda_s = rho exp(i theta_s)
+ * on the left half circle rho = 4 + 2r (the poles of the collocation R_c, 1 /
+ * eig(B_c), lie in Re > 2 for every family: I - lambda B_c is well conditioned there),
+ * divided by det(I - lambda B_c) D(lambda):
+ *     lambda [D (v_0 g - x_r k + (v_B.x) g) + N k] . delta = N - x_r D,
+ *     x = (I - lambda B_c)^{-1} (e + lambda d_c), g, k = (I - lambda B_c)^{-T} e_r, v_B,
+ * and solve the 4 (r + j + 1) real equations in r unknowns by least squares (one-sided
+ * Jacobi SVD): a singular value below 1e-10 of the largest means the approximant
+ * leaves delta undetermined, a residual above 1e-8 that the node set cannot reach it;
+ * both are errors.  The result is accurate to ~1e-13 in R for r <= 6 (checked against
+ * 40-digit arithmetic while developing; tests/test_block.py checks R against the Pade
+ * approximant and B, d against the paper's printed eqs 11, 14, 15, 16).
+ *
+ * Newton on the stacked system (LS section 4: Newton with tolerance 1e-3).  Z_i =
+ * y_i - y_k solve, for M y' = f with the constant mass matrix M (identity when NULL),
+ *     (I_r (x) M) Z - h d (x) w_k - h (B (x) I) F(Z) = 0,   F_i = f(c_i, y_k + Z_i),
+ * w_k = f(t_k, y_k) in the rows where M is not zero, 0 in its zero rows (algebraic
+ * equations: the paper's lambda'_k, which enters nothing else, LS eq 5).  Simplified
+ * Newton with the block matrix E = I_r (x) M - h B (x) J (size r n), J = df/dy(t_k, y_k)
+ * from the problem's Jacobian (a DAE formulation's exact one), factored once per step
+ * and kept, with J, while Newton converges fast (as implicit_rk.c: J is re-evaluated
+ * after a failure or a rate theta > 1e-3); the shared monitor (newton.h) stops when
+ * eta ||dZ|| <= newton_tol in the run's weighted RMS norm (index-2/3 components of a
+ * DAE scaled as in RADAU5), at most 12 iterations.  Starting values: the last step's
+ * interpolant extrapolated.  y_k+1 = y_k + Z_r.  A Newton failure is recoverable (h
+ * halved when adaptive); with a fixed h the run stops with a message naming t, h and
+ * the residual.
+ *
+ * Error estimate (not in the paper): none embedded; adaptive runs use the driver's
+ * step doubling with the order of the chosen coefficients (s->order).
+ *
+ * Dense output: the polynomial of degree r through y_k at theta = 0 and y_i at c_i.
+ *
+ * Workspace (for r up to MB_BLOCK_RMAX, N = MB_BLOCK_RMAX n): a state struct, J (n x
+ * n), E (N x N), pivots (N ints in N doubles), Z, F, dZ (N each), the last
+ * interpolant Q (N), four vectors of size n.
+ */
+#include "block_lstable.h"
+#include <complex.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "../linalg/dense.h" /* LU */
+#include "newton.h"
+#include "norm.h"
+#include "status.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+enum { RMAX = MB_BLOCK_RMAX, NEWTON_MAXITER = 12, NS_MAX = 4 * (2 * RMAX + 1) };
+static const double THETA_REUSE_JAC = 1e-3;
+static const double NEWTON_TOL_DEFAULT = 1e-3;
+
+/* ------------------------------------------------------------ the coefficients */
+
+int mb_block_default_pade(int variant, int r, int *k, int *j)
+{
+    if (r < 2 || r > RMAX)
+        return MB_ERR_ILL_INPUT;
+    *j = r;
+    *k = variant == MB_BLOCK_ASTABLE ? r : r - 2;
+    return MB_OK;
+}
+
+/* the m zeros of P_m in (-1, 1), ascending, and the Gauss-Legendre weights (w may be
+ * NULL); Newton from Tricomi's initial guesses */
+static void legendre_roots(int m, double *x, double *w)
+{
+    for (int i = 0; i < m; i++) {
+        double z = cos(M_PI * (m - i - 0.25) / (m + 0.5)), dp = 1.0;
+        for (int it = 0; it < 100; it++) {
+            double p0 = 1.0, p1 = z;
+            for (int l = 2; l <= m; l++) {
+                double p2 = ((2 * l - 1) * z * p1 - (l - 1) * p0) / l;
+                p0 = p1;
+                p1 = p2;
+            }
+            if (m == 1) p0 = 1.0;
+            dp = m * (z * p1 - p0) / (z * z - 1.0);
+            double dz = p1 / dp;
+            z -= dz;
+            if (fabs(dz) <= 4 * DBL_EPSILON)
+                break;
+        }
+        x[i] = z;
+        if (w) w[i] = 2.0 / ((1.0 - z * z) * dp * dp);
+    }
+}
+
+int mb_block_nodes_fill(int r, int nodes, double *c)
+{
+    if (r < 2 || r > RMAX)
+        return MB_ERR_ILL_INPUT;
+    int m = r - 1;
+    switch (nodes) {
+    case MB_BLOCK_EQUIDISTANT:
+        for (int i = 0; i < r; i++) c[i] = (double)(i + 1) / r;
+        break;
+    case MB_BLOCK_CHEBYSHEV: /* eq 12, ascending */
+        for (int i = 0; i < m; i++) c[i] = 0.5 * (1.0 + cos((2.0 * (m - i) - 1.0) * M_PI / (2.0 * m)));
+        break;
+    case MB_BLOCK_LEGENDRE: {
+        double x[RMAX];
+        legendre_roots(m, x, NULL);
+        for (int i = 0; i < m; i++) c[i] = 0.5 * (1.0 + x[i]);
+        break;
+    }
+    default:
+        return MB_ERR_ILL_INPUT;
+    }
+    c[r - 1] = 1.0;
+    return MB_OK;
+}
+
+static double factorial(int n)
+{
+    double f = 1.0;
+    for (int i = 2; i <= n; i++) f *= i;
+    return f;
+}
+
+/* coefficients of the numerator (k+1) and denominator (j+1) of the (k, j) Pade
+ * approximant of e^z, in powers of z */
+static void pade(int k, int j, double *N, double *D)
+{
+    for (int i = 0; i <= k; i++)
+        N[i] = factorial(k + j - i) * factorial(k) / (factorial(k + j) * factorial(i) * factorial(k - i));
+    for (int i = 0; i <= j; i++)
+        D[i] = (i % 2 ? -1.0 : 1.0) * factorial(k + j - i) * factorial(j) /
+               (factorial(k + j) * factorial(i) * factorial(j - i));
+}
+
+static double complex cpoly(int deg, const double *a, double complex z)
+{
+    double complex s = 0.0;
+    for (int i = deg; i >= 0; i--) s = s * z + a[i];
+    return s;
+}
+
+/* solve the complex n x n system A x = b (A row-major, destroyed) by Gaussian
+ * elimination with partial pivoting; MB_ERR_LINALG when singular */
+static int csolve(int n, double complex *A, double complex *b)
+{
+    for (int k = 0; k < n; k++) {
+        int p = k;
+        for (int i = k + 1; i < n; i++)
+            if (cabs(A[i * n + k]) > cabs(A[p * n + k])) p = i;
+        if (cabs(A[p * n + k]) == 0.0) return MB_ERR_LINALG;
+        if (p != k) {
+            for (int c = 0; c < n; c++) {
+                double complex tmp = A[k * n + c];
+                A[k * n + c] = A[p * n + c];
+                A[p * n + c] = tmp;
+            }
+            double complex tb = b[k];
+            b[k] = b[p];
+            b[p] = tb;
+        }
+        for (int i = k + 1; i < n; i++) {
+            double complex f = A[i * n + k] / A[k * n + k];
+            for (int c = k; c < n; c++) A[i * n + c] -= f * A[k * n + c];
+            b[i] -= f * b[k];
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double complex s = b[i];
+        for (int c = i + 1; c < n; c++) s -= A[i * n + c] * b[c];
+        b[i] = s / A[i * n + i];
+    }
+    return MB_OK;
+}
+
+/* least squares min |A x - b| for A (m x n, column-major, destroyed), n <= RMAX, by
+ * one-sided Jacobi SVD; sv: the singular values (descending not guaranteed); *res: the
+ * residual norm */
+static void lstsq(int m, int n, double *A, const double *b, double *x, double *sv, double *res,
+                  double *Asave)
+{
+    double V[RMAX * RMAX];
+    memcpy(Asave, A, (size_t)(m * n) * sizeof(double));
+    for (int i = 0; i < n * n; i++) V[i] = 0.0;
+    for (int i = 0; i < n; i++) V[i * n + i] = 1.0;
+    for (int sweep = 0; sweep < 60; sweep++) {
+        double off = 0.0;
+        for (int p = 0; p < n - 1; p++)
+            for (int q = p + 1; q < n; q++) {
+                double a = 0, bb = 0, g = 0;
+                for (int i = 0; i < m; i++) {
+                    a += A[p * m + i] * A[p * m + i];
+                    bb += A[q * m + i] * A[q * m + i];
+                    g += A[p * m + i] * A[q * m + i];
+                }
+                if (fabs(g) <= 1e-15 * sqrt(a * bb) || g == 0.0) continue;
+                off = fmax(off, fabs(g) / sqrt(a * bb));
+                double zeta = (bb - a) / (2 * g);
+                double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1 + zeta * zeta));
+                double cs = 1 / sqrt(1 + t * t), sn = cs * t;
+                for (int i = 0; i < m; i++) {
+                    double u = A[p * m + i], v = A[q * m + i];
+                    A[p * m + i] = cs * u - sn * v;
+                    A[q * m + i] = sn * u + cs * v;
+                }
+                for (int i = 0; i < n; i++) {
+                    double u = V[p * n + i], v = V[q * n + i];
+                    V[p * n + i] = cs * u - sn * v;
+                    V[q * n + i] = sn * u + cs * v;
+                }
+            }
+        if (off <= 1e-15) break;
+    }
+    double smax = 0;
+    for (int p = 0; p < n; p++) {
+        double s = 0;
+        for (int i = 0; i < m; i++) s += A[p * m + i] * A[p * m + i];
+        sv[p] = sqrt(s);
+        smax = fmax(smax, sv[p]);
+    }
+    for (int i = 0; i < n; i++) x[i] = 0.0;
+    for (int p = 0; p < n; p++) {
+        if (!(sv[p] > 1e-300 && sv[p] > 1e-14 * smax)) continue;
+        double ub = 0;
+        for (int i = 0; i < m; i++) ub += A[p * m + i] * b[i];
+        ub /= sv[p] * sv[p];
+        for (int i = 0; i < n; i++) x[i] += V[p * n + i] * ub;
+    }
+    double r2 = 0;
+    for (int i = 0; i < m; i++) {
+        double s = -b[i];
+        for (int p = 0; p < n; p++) s += Asave[p * m + i] * x[p];
+        r2 += s * s;
+    }
+    *res = sqrt(r2);
+}
+
+/* check B(p), C(eta), D(zeta) of the (r+1)-stage form: the order and stage order */
+static void rk_orders(mb_block_coeffs *co)
+{
+    int r = co->r, s = r + 1;
+    double A[(RMAX + 1) * (RMAX + 1)], tau[RMAX + 1], b[RMAX + 1];
+    memset(A, 0, sizeof A);
+    tau[0] = 0.0;
+    for (int i = 0; i < r; i++) {
+        tau[i + 1] = co->c[i];
+        A[(i + 1) * s] = co->d[i];
+        for (int l = 0; l < r; l++) A[(i + 1) * s + l + 1] = co->B[i * r + l];
+    }
+    for (int m = 0; m < s; m++) b[m] = A[r * s + m];
+    const double tol = 1e-10;
+    int pB = 0, eta = 0, zeta = 0;
+    for (int q = 1; q <= 3 * s; q++) {
+        double e = -1.0 / q;
+        for (int m = 0; m < s; m++) e += b[m] * pow(tau[m], q - 1);
+        if (fabs(e) > tol) break;
+        pB = q;
+    }
+    for (int q = 1; q <= 2 * s; q++) {
+        double e = 0;
+        for (int i = 0; i < s; i++) {
+            double v = -pow(tau[i], q) / q;
+            for (int m = 0; m < s; m++) v += A[i * s + m] * pow(tau[m], q - 1);
+            e = fmax(e, fabs(v));
+        }
+        if (e > tol) break;
+        eta = q;
+    }
+    for (int q = 1; q <= 2 * s; q++) {
+        double e = 0;
+        for (int m = 0; m < s; m++) {
+            double v = -b[m] * (1.0 - pow(tau[m], q)) / q;
+            for (int i = 0; i < s; i++) v += b[i] * pow(tau[i], q - 1) * A[i * s + m];
+            e = fmax(e, fabs(v));
+        }
+        if (e > tol) break;
+        zeta = q;
+    }
+    int p = pB;
+    if (eta + zeta + 1 < p) p = eta + zeta + 1;
+    if (2 * eta + 2 < p) p = 2 * eta + 2;
+    co->order = p;
+    co->stage_order = eta;
+}
+
+int mb_block_coefficients(int r, int nodes, int k, int j, mb_block_coeffs *co, char *msg,
+                          size_t msg_len)
+{
+#define BAD(...) do { if (msg && msg_len) snprintf(msg, msg_len, __VA_ARGS__); return MB_ERR_ILL_INPUT; } while (0)
+    memset(co, 0, sizeof *co);
+    if (r < 2 || r > RMAX)
+        BAD("r must be an integer from 2 to %d, got %d.", RMAX, r);
+    if (nodes != MB_BLOCK_EQUIDISTANT && nodes != MB_BLOCK_CHEBYSHEV && nodes != MB_BLOCK_LEGENDRE)
+        BAD("nodes: unknown node family %d.", nodes);
+    if (k < 0 || j < 1 || k > r || j > r)
+        BAD("pade: the (k, j) Pade approximant needs 0 <= k <= r and 1 <= j <= r (R(lambda) "
+            "of %d nodes has degree %d), got (%d, %d).", r, r, k, j);
+    if (k + j < r)
+        BAD("pade: (%d, %d) has order %d, below the order r = %d the nodes already give R(lambda).",
+            k, j, k + j, r);
+    co->r = r;
+    co->nodes = nodes;
+    co->k = k;
+    co->j = j;
+    mb_block_nodes_fill(r, nodes, co->c);
+
+    /* collocation weights on tau = (0, c) and the divided-difference weights v */
+    double tau[RMAX + 1], Ac[RMAX * (RMAX + 1)], v[RMAX + 1], xg[RMAX], wg[RMAX];
+    int s = r + 1, ng = 5;  /* 5-point Gauss-Legendre: exact for degree 9 >= r */
+    tau[0] = 0.0;
+    for (int i = 0; i < r; i++) tau[i + 1] = co->c[i];
+    legendre_roots(ng, xg, wg);
+    for (int m = 0; m < s; m++) {
+        double p = 1.0;
+        for (int l = 0; l < s; l++)
+            if (l != m) p *= tau[m] - tau[l];
+        v[m] = 1.0 / p;
+    }
+    for (int i = 0; i < r; i++)
+        for (int m = 0; m < s; m++) {
+            double acc = 0.0;
+            for (int g = 0; g < ng; g++) {
+                double t = 0.5 * co->c[i] * (1.0 + xg[g]), lm = 1.0;
+                for (int l = 0; l < s; l++)
+                    if (l != m) lm *= (t - tau[l]) / (tau[m] - tau[l]);
+                acc += wg[g] * lm;
+            }
+            Ac[i * s + m] = 0.5 * co->c[i] * acc;
+        }
+
+    /* the linear conditions on delta at the sample points */
+    double N[RMAX + 1], D[RMAX + 1];
+    pade(k, j, N, D);
+    int ns = 2 * (r + j + 1), mrows = 2 * ns;
+    double Ls[NS_MAX * 2 * RMAX], rhs[NS_MAX * 2], Lsave[NS_MAX * 2 * RMAX];
+    double rho = 4.0 + 2.0 * r;
+    for (int q = 0; q < ns; q++) {
+        double th = 0.5 * M_PI + M_PI * (q + 0.5) / ns;
+        double complex lam = rho * cexp(I * th);
+        double complex A0[RMAX * RMAX], At[RMAX * RMAX], x[RMAX], g[RMAX], kk[RMAX];
+        for (int i = 0; i < r; i++)
+            for (int l = 0; l < r; l++) {
+                A0[i * r + l] = (i == l ? 1.0 : 0.0) - lam * Ac[i * s + l + 1];
+                At[l * r + i] = A0[i * r + l];
+            }
+        for (int i = 0; i < r; i++) x[i] = 1.0 + lam * Ac[i * s];
+        double complex T[RMAX * RMAX];
+        memcpy(T, A0, sizeof T);
+        if (csolve(r, T, x) != MB_OK)
+            BAD("nodes: the collocation matrix is singular at a sample point.");
+        for (int i = 0; i < r; i++) {
+            g[i] = i == r - 1 ? 1.0 : 0.0;
+            kk[i] = v[i + 1];
+        }
+        memcpy(T, At, sizeof T);
+        csolve(r, T, g);
+        memcpy(T, At, sizeof T);
+        csolve(r, T, kk);
+        double complex Nz = cpoly(k, N, lam), Dz = cpoly(j, D, lam), vx = 0.0;
+        for (int i = 0; i < r; i++) vx += v[i + 1] * x[i];
+        double sc = 1.0 / fmax(cabs(Nz), cabs(Dz));
+        for (int i = 0; i < r; i++) {
+            double complex a = lam * (Dz * (v[0] * g[i] - x[r - 1] * kk[i] + vx * g[i]) + Nz * kk[i]);
+            Ls[i * mrows + 2 * q] = creal(a) * sc;
+            Ls[i * mrows + 2 * q + 1] = cimag(a) * sc;
+        }
+        double complex bz = Nz - x[r - 1] * Dz;
+        rhs[2 * q] = creal(bz) * sc;
+        rhs[2 * q + 1] = cimag(bz) * sc;
+    }
+    double delta[RMAX], sv[RMAX], res;
+    lstsq(mrows, r, Ls, rhs, delta, sv, &res, Lsave);
+    double smax = 0, smin = INFINITY, bn = 0;
+    for (int i = 0; i < r; i++) {
+        smax = fmax(smax, sv[i]);
+        smin = fmin(smin, sv[i]);
+    }
+    for (int i = 0; i < mrows; i++) bn += rhs[i] * rhs[i];
+    if (!(smin > 1e-10 * smax))
+        BAD("pade: the (%d, %d) Pade approximant does not determine the constants mu of eq 8 "
+            "for %d nodes (a family of B, d has that R(lambda)).", k, j, r);
+    if (!(res <= 1e-8 * fmax(1.0, sqrt(bn))))
+        BAD("pade: no choice of the constants mu of eq 8 gives R(lambda) = the (%d, %d) Pade "
+            "approximant for %d nodes of this family.", k, j, r);
+    for (int i = 0; i < r; i++) {
+        co->mu[i] = pow(co->c[i], r + 1) + (r + 1) * delta[i];
+        co->d[i] = Ac[i * s] + delta[i] * v[0];
+        for (int l = 0; l < r; l++) co->B[i * r + l] = Ac[i * s + l + 1] + delta[i] * v[l + 1];
+    }
+    rk_orders(co);
+    return MB_OK;
+#undef BAD
+}
+
+int mb_block_stability(const mb_block_coeffs *co, double zr, double zi, double *Rr, double *Ri)
+{
+    int r = co->r;
+    double complex z = zr + I * zi, A[RMAX * RMAX], y[RMAX];
+    for (int i = 0; i < r; i++) {
+        for (int l = 0; l < r; l++) A[i * r + l] = (i == l ? 1.0 : 0.0) - z * co->B[i * r + l];
+        y[i] = 1.0 + z * co->d[i];
+    }
+    int rc = csolve(r, A, y);
+    if (rc != MB_OK) return rc;
+    *Rr = creal(y[r - 1]);
+    *Ri = cimag(y[r - 1]);
+    return MB_OK;
+}
+
+int mb_block_resolve(int variant, const mb_block_options *opt, mb_block_coeffs *co,
+                     double *newton_tol, char *msg, size_t msg_len)
+{
+    int r = opt && opt->r > 0 ? opt->r : 4;
+    int nodes = opt ? opt->nodes : MB_BLOCK_EQUIDISTANT;
+    int k, j;
+    if (mb_block_default_pade(variant, r, &k, &j) != MB_OK) {
+        if (msg && msg_len)
+            snprintf(msg, msg_len, "r must be an integer from 2 to %d, got %d.", RMAX, r);
+        return MB_ERR_ILL_INPUT;
+    }
+    if (opt && opt->pade_j > 0) {
+        k = opt->pade_k;
+        j = opt->pade_j;
+        int ok = variant == MB_BLOCK_ASTABLE ? k == j : (k < j && j <= k + 2);
+        if (!ok) {
+            if (msg && msg_len)
+                snprintf(msg, msg_len, variant == MB_BLOCK_ASTABLE
+                         ? "pade: astable_block matches a diagonal Pade approximant (k, k), got (%d, %d)."
+                         : "pade: lstable_block matches an L-stable Pade approximant (k, j) with "
+                           "k < j <= k + 2 (Ehle), got (%d, %d).", k, j);
+            return MB_ERR_ILL_INPUT;
+        }
+    }
+    if (newton_tol) {
+        double tol = opt && opt->newton_tol != 0.0 ? opt->newton_tol : NEWTON_TOL_DEFAULT;
+        if (!(tol > 0.0) || !isfinite(tol)) {
+            if (msg && msg_len)
+                snprintf(msg, msg_len, "newton_tol must be positive and finite, got %g.", tol);
+            return MB_ERR_ILL_INPUT;
+        }
+        *newton_tol = tol;
+    }
+    return mb_block_coefficients(r, nodes, k, j, co, msg, msg_len);
+}
+
+/* ------------------------------------------------------------ the method */
+
+typedef struct block_data {
+    int variant;
+} block_data;
+
+typedef struct block_state {
+    mb_block_coeffs co;
+    double P[RMAX * RMAX]; /* interpolant: C_k = sum_i P[i r + (k-1)] Z_i */
+    mb_newton nw;
+    mb_jac_reuse jr;
+    int lu_ok;     /* E holds the LU with the one J (not the stage Jacobians) for h_lu */
+    int poly_ok;
+    int stagewise; /* steps left that start with the stage Jacobians */
+    double h_lu, h_old;
+} block_state;
+
+static size_t header_doubles(void)
+{
+    return (sizeof(block_state) + sizeof(double) - 1) / sizeof(double);
+}
+
+static size_t block_work_size(const mb_problem *p, const void *data)
+{
+    (void)data;
+    size_t n = (size_t)p->n, N = (size_t)RMAX * n;
+    return header_doubles() + RMAX * n * n + N * N + 5 * N + 4 * n;
+}
+
+typedef struct block_ws {
+    double *J, *E, *Z, *F, *dZ, *Q, *yt, *v, *w, *mrow;
+    int *ipiv;
+} block_ws;
+
+static block_state *state(mb_stepper *s)
+{
+    return (block_state *)(void *)s->work;
+}
+
+static block_ws workspace(mb_stepper *s)
+{
+    ptrdiff_t n = s->n, N = (ptrdiff_t)RMAX * n;
+    block_ws w;
+    double *b = s->work + header_doubles();
+    w.J = b; b += RMAX * n * n;
+    w.E = b; b += N * N;
+    w.ipiv = (int *)(void *)b; b += N;
+    w.Z = b; b += N;
+    w.F = b; b += N;
+    w.dZ = b; b += N;
+    w.Q = b; b += N;
+    w.yt = b; b += n;
+    w.v = b; b += n;
+    w.w = b; b += n;
+    w.mrow = b;
+    return w;
+}
+
+static int block_init(mb_stepper *s)
+{
+    const block_data *bd = s->m->data;
+    block_state *st = state(s);
+    block_ws w = workspace(s);
+    memset(st, 0, sizeof *st);
+    double tol;
+    char msg[256];
+    if (mb_block_resolve(bd->variant, s->method_options, &st->co, &tol, msg, sizeof msg) != MB_OK)
+        return mb_fail(s, MB_ERR_ILL_INPUT, "%s: %s", s->m->name, msg);
+    mb_newton_init(&st->nw, tol, NEWTON_MAXITER);
+    int r = st->co.r;
+    if (st->co.order < s->order)
+        s->order = st->co.order;
+    s->error_order = s->order;  /* step doubling estimates the error of order s->order */
+    /* interpolant through the nodes: P = V^{-1}, V[i][k] = c_i^(k+1) */
+    double V[RMAX * RMAX];
+    int ip[RMAX];
+    for (int i = 0; i < r; i++)
+        for (int k = 0; k < r; k++) V[k * r + i] = pow(st->co.c[i], k + 1);  /* column-major */
+    for (int i = 0; i < r * r; i++) st->P[i] = 0.0;
+    for (int i = 0; i < r; i++) st->P[i * r + i] = 1.0;
+    if (mb_lu_factor(r, V, r, ip) != MB_OK || mb_lu_solve(r, V, r, ip, st->P, r) != MB_OK)
+        return mb_fail(s, MB_ERR_LINALG, "%s: the node set is degenerate.", s->m->name);
+    /* column i of P (V^{-1} e_i) holds the monomial coefficients of the i-th Lagrange-like
+     * basis: C_k = sum_i P[i r + (k-1)] Z_i */
+    const double *M = s->p->mass;
+    ptrdiff_t n = s->n;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        int nz = !M;
+        for (ptrdiff_t c = 0; M && c < n && !nz; c++) nz = M[c * n + i] != 0.0;
+        w.mrow[i] = nz ? 1.0 : 0.0;
+    }
+    return MB_OK;
+}
+
+/* E = I_r (x) M - h (B (x) I) diag(J_l): one J (per_stage 0) or the stage Jacobians */
+static int factor(mb_stepper *s, const block_ws *w, double h, int per_stage)
+{
+    const block_state *st = state(s);
+    s->stats->nlu++;
+    return mb_newton_stage_factor(st->co.r, s->n, s->p->mass, st->co.B, h, w->J, per_stage,
+                                  w->E, w->ipiv);
+}
+
+/* the stage Jacobians J_l = df/dy(c_l, y + Z_l) at the Z in w->Z */
+static int stage_jacobians(mb_stepper *s, const block_ws *w, double t, double h, const double *y)
+{
+    const block_state *st = state(s);
+    int r = st->co.r;
+    ptrdiff_t n = s->n;
+    for (int l = 0; l < r; l++) {
+        for (ptrdiff_t i = 0; i < n; i++) w->yt[i] = y[i] + w->Z[l * n + i];
+        int rc = mb_rhs_iterate(s, t + st->co.c[l] * h, w->yt, w->F + l * n);
+        if (rc == MB_OK)
+            rc = mb_jac(s, t + st->co.c[l] * h, w->yt, w->F + l * n, w->J + l * n * n);
+        if (rc != MB_OK) return rc;
+    }
+    return MB_OK;
+}
+
+static double stage_norm(const mb_stepper *s, int r, const double *x, const double *y)
+{
+    ptrdiff_t n = s->n;
+    double sum = 0.0;
+    for (int i = 0; i < r; i++) {
+        double e = mb_norm(s, x + (ptrdiff_t)i * n, y, NULL);
+        sum += e * e;
+    }
+    return sqrt(sum / r);
+}
+
+static void start_values(mb_stepper *s, const block_ws *w, double h)
+{
+    block_state *st = state(s);
+    int r = st->co.r;
+    ptrdiff_t n = s->n;
+    if (!st->poly_ok) {
+        memset(w->Z, 0, (size_t)(r * n) * sizeof(double));
+        return;
+    }
+    for (int i = 0; i < r; i++) {
+        double sg = 1.0 + st->co.c[i] * h / st->h_old, pk = 1.0;
+        double *z = w->Z + (ptrdiff_t)i * n;
+        memset(z, 0, (size_t)n * sizeof(double));
+        for (int k = 1; k <= r; k++) {
+            pk *= sg;
+            const double *q = w->Q + (ptrdiff_t)(k - 1) * n;
+            for (ptrdiff_t l = 0; l < n; l++) z[l] += (pk - 1.0) * q[l];
+        }
+    }
+}
+
+/* simplified Newton from the starting values (start) or the Z in w->Z; *conv = 1 when
+ * converged, *gmax the max-norm of the last residual */
+static int newton(mb_stepper *s, const block_ws *w, double t, double h, const double *y,
+                  int start, int *conv, double *gmax)
+{
+    block_state *st = state(s);
+    const mb_block_coeffs *co = &st->co;
+    int r = co->r;
+    ptrdiff_t n = s->n, N = (ptrdiff_t)r * n;
+    *conv = 0;
+    *gmax = NAN;
+    if (start)
+        start_values(s, w, h);
+    for (ptrdiff_t l = 0; l < n; l++) w->w[l] = w->mrow[l] != 0.0 ? s->f0[l] : 0.0;
+    mb_newton_begin(&st->nw);
+    for (;;) {
+        for (int i = 0; i < r; i++) {
+            for (ptrdiff_t l = 0; l < n; l++) w->yt[l] = y[l] + w->Z[i * n + l];
+            int rc = mb_rhs_iterate(s, t + co->c[i] * h, w->yt, w->F + i * n);
+            if (rc != MB_OK) return rc;
+        }
+        /* dZ = G = h d (x) w + h (B (x) I) F - (I (x) M) Z */
+        double gm = 0.0;
+        for (int i = 0; i < r; i++) {
+            double *g = w->dZ + i * n;
+            mb_mass_apply(n, s->p->mass, w->Z + i * n, w->v);
+            for (ptrdiff_t l = 0; l < n; l++) {
+                double acc = co->d[i] * w->w[l];
+                for (int j = 0; j < r; j++) acc += co->B[i * r + j] * w->F[j * n + l];
+                g[l] = h * acc - w->v[l];
+                gm = fmax(gm, fabs(g[l]));
+            }
+        }
+        *gmax = gm;
+        int rc = mb_lu_solve(N, w->E, N, w->ipiv, w->dZ, 1);
+        if (rc != MB_OK) return rc;
+        int nc = mb_newton_check(&st->nw, stage_norm(s, r, w->dZ, y));
+        if (nc == MB_NEWTON_FAILED) return MB_OK;
+        for (ptrdiff_t k = 0; k < N; k++) w->Z[k] += w->dZ[k];
+        /* at least two iterations: the rate theta of this solve, not the last one's,
+         * bounds the error left (a rate carried over let one iteration pass with the
+         * constraint residual at 1e3 x the tolerance on the LS manipulator) */
+        if (nc == MB_NEWTON_CONVERGED && st->nw.iter >= 2) {
+            *conv = 1;
+            return MB_OK;
+        }
+    }
+}
+
+enum { STAGEWISE_STEPS = 20 };
+
+static int block_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
+                      double *err)
+{
+    (void)err;
+    block_state *st = state(s);
+    block_ws w = workspace(s);
+    int r = st->co.r;
+    ptrdiff_t n = s->n, N = (ptrdiff_t)r * n;
+    int rc, conv = 0;
+    double gmax = NAN;
+    /* attempts: the one J (kept across steps while Newton converges fast), a fresh one at
+     * (t, y), then the stage Jacobians at the starting values (or the last iterate when
+     * there are none): the block Jacobian of the stacked system, still factored once */
+    for (int attempt = st->stagewise > 0 ? 2 : 0; attempt < 3; attempt++) {
+        int per_stage = attempt == 2;
+        if (per_stage) {
+            if (st->poly_ok) {
+                start_values(s, &w, h);
+            } else {
+                int finite = attempt > 0;
+                for (ptrdiff_t k = 0; finite && k < N; k++) finite = isfinite(w.Z[k]);
+                if (!finite) memset(w.Z, 0, (size_t)N * sizeof(double));
+            }
+            if ((rc = stage_jacobians(s, &w, t, h, y)) != MB_OK) return rc;
+            st->lu_ok = 0;
+            st->jr.need = 1;  /* the single J is due again afterwards */
+        } else {
+            int jac_new;
+            if (attempt == 1 && st->jr.fresh) continue;  /* J at (t, y) already failed */
+            if (attempt == 1) st->jr.need = 1;
+            if ((rc = mb_jac_refresh(s, &st->jr, t, y, s->f0, w.J, &jac_new)) != MB_OK) return rc;
+            if (jac_new) st->lu_ok = 0;
+        }
+        if (per_stage || !st->lu_ok || fabs(h - st->h_lu) > 1e-12 * fabs(h)) {
+            st->lu_ok = 0;
+            if (factor(s, &w, h, per_stage) != MB_OK) {
+                s->h_fail_factor = 0.5;
+                if (!s->err_wanted)
+                    mb_fail(s, MB_ERR_LINALG, "%s: the iteration matrix I (x) M - h (B (x) I) "
+                            "diag(J) is singular at t = %.17g (h = %g).", s->m->name, t, h);
+                return MB_RECOVERABLE;
+            }
+            if (!per_stage) {
+                st->lu_ok = 1;
+                st->h_lu = h;
+            }
+        }
+        if ((rc = newton(s, &w, t, h, y, !per_stage, &conv, &gmax)) != MB_OK) return rc;
+        if (conv) {
+            if (per_stage)
+                st->stagewise = st->stagewise > 0 ? st->stagewise - 1 : STAGEWISE_STEPS;
+            break;
+        }
+        if (per_stage) st->stagewise = 0;
+    }
+    if (!conv) {
+        st->jr.need = 1;
+        s->h_fail_factor = 0.5;
+        if (!s->err_wanted)
+            mb_fail(s, MB_ERR_CONV, "%s: Newton did not converge at t = %.12g (h = %g): max "
+                    "|residual| %.3e, last correction %.3e (weighted norm, tolerance %.1e) after "
+                    "%d iterations with the stage Jacobians.", s->m->name, t, h, gmax,
+                    st->nw.dz_prev, st->nw.kappa, st->nw.iter);
+        return MB_RECOVERABLE;
+    }
+    if (st->stagewise == 0)
+        st->jr.need = st->jr.need || (st->nw.iter > 2 && st->nw.theta > THETA_REUSE_JAC);
+    for (ptrdiff_t l = 0; l < n; l++) y_new[l] = y[l] + w.Z[(ptrdiff_t)(r - 1) * n + l];
+    return MB_OK;
+}
+
+/* Q_k (k = 1..r) of u(theta) = y + sum_k theta^k Q_k through the stages */
+static void interp_coeffs(const block_state *st, ptrdiff_t n, const double *Z, double *Q)
+{
+    int r = st->co.r;
+    for (int k = 0; k < r; k++) {
+        double *q = Q + (ptrdiff_t)k * n;
+        memset(q, 0, (size_t)n * sizeof(double));
+        for (int i = 0; i < r; i++) {
+            double p = st->P[i * r + k];
+            for (ptrdiff_t l = 0; l < n; l++) q[l] += p * Z[(ptrdiff_t)i * n + l];
+        }
+    }
+}
+
+static int block_accept(mb_stepper *s, double t_new, const double *y_new)
+{
+    (void)y_new;
+    block_state *st = state(s);
+    block_ws w = workspace(s);
+    st->jr.fresh = 0;
+    double t_end = s->t_last + s->h_last;
+    st->poly_ok = fabs(t_new - t_end) <= 4.0 * DBL_EPSILON * (fabs(t_end) + fabs(s->h_last));
+    if (st->poly_ok) {
+        interp_coeffs(st, s->n, w.Z, w.Q);
+        st->h_old = s->h_last;
+    }
+    return MB_OK;
+}
+
+static int block_dense(mb_stepper *s, double *C)
+{
+    block_state *st = state(s);
+    block_ws w = workspace(s);
+    ptrdiff_t n = s->n;
+    memcpy(C, s->y_last, (size_t)n * sizeof(double));
+    interp_coeffs(st, n, w.Z, C + n);
+    return MB_OK;
+}
+
+static int block_dense_degree(const mb_stepper *s)
+{
+    return ((const block_state *)(const void *)s->work)->co.r;
+}
+
+static int block_amplification(const mb_method *m, double zr, double zi, double *Rr, double *Ri)
+{
+    const block_data *bd = m->data;
+    mb_block_coeffs co;
+    int rc = mb_block_resolve(bd->variant, NULL, &co, NULL, NULL, 0);
+    if (rc != MB_OK) return rc;
+    return mb_block_stability(&co, zr, zi, Rr, Ri);
+}
+
+static const block_data lstable_data = {MB_BLOCK_LSTABLE}, astable_data = {MB_BLOCK_ASTABLE};
+
+/* order: the largest over the options (r = 6, Legendre nodes: 10); a run uses the order of
+ * its coefficients (mb_block_coeffs.order) */
+#define BLOCK_METHOD(var, nm, dat)                                                        \
+    const mb_method var = {                                                                  \
+        .name = nm,                                                                          \
+        .order = 10,                                                                         \
+        .error_order = 0,                                                                    \
+        .flags = MB_NEEDS_JAC | MB_USES_F0 | MB_IMPLICIT | MB_MASS | MB_DAE,                 \
+        .max_dense_degree = RMAX,                                                            \
+        .data = &dat,                                                                        \
+        .work_size = block_work_size,                                                        \
+        .init = block_init,                                                                  \
+        .step = block_step,                                                                  \
+        .accept = block_accept,                                                              \
+        .dense = block_dense,                                                                \
+        .dense_degree = block_dense_degree,                                                  \
+        .amplification = block_amplification}
+
+BLOCK_METHOD(mb_method_lstable_block, "lstable_block", lstable_data);
+BLOCK_METHOD(mb_method_astable_block, "astable_block", astable_data);

@@ -1,0 +1,400 @@
+/* Tests of the DAE formulations of a mechanism (csrc/mbs/dae.c): index 1, 2, 3 and GGL.
+ *
+ *  - df/dy (exact blocks) against central differences of f for every formulation on
+ *      (a) the LLM double pendulum with a stiff torsional spring (planar kernels),
+ *      (b) a rheonomic mechanism (drivers: Phi_t, Phi_tq != 0) at an inconsistent state,
+ *      (c) the same with a bare mb_mech (finite-difference fallbacks of every
+ *          derivative kernel, M(q) treated as varying),
+ *      (d) a hand-written mechanism with a really varying M(q) (a bead on a circle whose
+ *          x coordinate carries the mass 1 + x^2);
+ *    and IDA's iteration matrix cj M_p - df/dy.
+ *  - Consistent initial values: lambda(t0) solves M q'' + Phi_q^T lambda = Q with
+ *    Phi_q q'' = gamma; every algebraic residual vanishes there; a hanging pendulum
+ *    carries its weight with lambda_y = +m g; GGL starts with mu = 0.
+ *  - radau_iia (RADAU5 with the index scaling) on every formulation of the double
+ *    pendulum over 1 s against the index-1 ODE at tight tolerances; a method without
+ *    MB_DAE is refused on index 3 with MB_ERR_NOT_SUPPORTED.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "assemble.h"
+#include "check.h"
+#include "dae.h"
+#include "driver.h"
+#include "index1.h"
+#include "model.h"
+#include "registry.h"
+#include "status.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+#define NMAX 40
+
+typedef struct tmodel {
+    mb_planar_model m;
+    double body[6];
+    mb_planar_joint j[8];
+    mb_planar_force f[8];
+} tmodel;
+
+static void tm_init(tmodel *T, int nb)
+{
+    memset(T, 0, sizeof *T);
+    T->m.nb = nb;
+    T->m.body = T->body;
+    T->m.g[1] = -9.81;
+    T->m.joints = T->j;
+    T->m.forces = T->f;
+}
+
+static mb_planar_joint *tm_joint(tmodel *T, int type, int i, int j)
+{
+    mb_planar_joint *J = &T->j[T->m.nj++];
+    J->type = type;
+    J->i = i;
+    J->j = j;
+    J->row = T->m.nc;
+    T->m.nc += mb_joint_rows(type);
+    return J;
+}
+
+static mb_planar_force *tm_force(tmodel *T, int type, int i, int j)
+{
+    mb_planar_force *F = &T->f[T->m.nf++];
+    F->type = type;
+    F->i = i;
+    F->j = j;
+    F->e = 1.0;
+    return F;
+}
+
+/* the LLM double pendulum: two 1 m, 1 kg bars, a 3000 N m/deg spring between them;
+ * angles th, rates w (pins at the bar ends) */
+static void build_llm(tmodel *T, double k, const double *th, const double *w, double *q,
+                      double *qd)
+{
+    tm_init(T, 2);
+    for (int b = 0; b < 2; b++) {
+        T->body[2 * b] = 1.0;
+        T->body[2 * b + 1] = 1.0 / 12;
+    }
+    mb_planar_joint *R = tm_joint(T, MB_JOINT_REVOLUTE, -1, 0);
+    R->sj[0] = -0.5;
+    R = tm_joint(T, MB_JOINT_REVOLUTE, 0, 1);
+    R->si[0] = 0.5;
+    R->sj[0] = -0.5;
+    if (k > 0) {
+        mb_planar_force *F = tm_force(T, MB_FORCE_RSDA, 0, 1);
+        F->k = k;
+    }
+    double P[2] = {0, 0}, V[2] = {0, 0};
+    for (int b = 0; b < 2; b++) {
+        double c = cos(th[b]), s = sin(th[b]);
+        q[3 * b] = P[0] + 0.5 * c;
+        q[3 * b + 1] = P[1] + 0.5 * s;
+        q[3 * b + 2] = th[b];
+        qd[3 * b] = V[0] - 0.5 * s * w[b];
+        qd[3 * b + 1] = V[1] + 0.5 * c * w[b];
+        qd[3 * b + 2] = w[b];
+        P[0] += c;
+        P[1] += s;
+        V[0] -= s * w[b];
+        V[1] += c * w[b];
+    }
+}
+
+static void build_driven(tmodel *T)
+{
+    tm_init(T, 2);
+    T->body[0] = 2; T->body[1] = 0.5; T->body[2] = 0.7; T->body[3] = 0.1;
+    mb_planar_joint *J = tm_joint(T, MB_JOINT_DRIVER_COORD, 0, -1);
+    J->coord = 0;
+    J->f = (mb_timefn){0, 0.1, 0, 0.2, 2.0, 0};
+    J = tm_joint(T, MB_JOINT_DRIVER_COORD, 0, -1);
+    J->coord = 1;
+    J->f = (mb_timefn){0.1, 0, 0.05, 0, 0, 0};
+    J = tm_joint(T, MB_JOINT_DRIVER_ANGLE, -1, 0);
+    J->f = (mb_timefn){0, 0.3, 0, 0.1, 3.0, 0.5};
+    J = tm_joint(T, MB_JOINT_REVOLUTE, 0, 1);
+    J->si[0] = 0.1;
+    J->sj[0] = -0.6;
+    J->sj[1] = 0.05;
+    mb_planar_force *F = tm_force(T, MB_FORCE_TSDA, -1, 1);
+    F->si[0] = 1;
+    F->sj[0] = 0.3;
+    F->k = 20;
+    F->c = 0.5;
+    F->L0 = 0.5;
+}
+
+static void bare_mech(const mb_planar_model *m, mb_mech *me)
+{
+    mb_planar_mech(m, me);
+    me->mass_constant = 0;
+    me->forces_q = me->forces_qd = NULL;
+    me->phiq_x_q = me->phiqT_lam_q = NULL;
+    me->gamma_q = me->gamma_qd = NULL;
+    me->gamma = NULL;
+    me->phi_t = NULL;
+}
+
+/* (d) a bead (x, y) on the unit circle with M = diag(1 + x^2, 1), gravity and a
+ * velocity-dependent force; only mass, forces, phi, phi_q are given */
+static int bead_mass(void *ctx, const double *q, double *M, ptrdiff_t ld)
+{
+    (void)ctx;
+    M[0] = 1 + q[0] * q[0];
+    M[1] = 0;
+    M[ld] = 0;
+    M[ld + 1] = 1;
+    return 0;
+}
+static int bead_forces(void *ctx, double t, const double *q, const double *qd, double *Q)
+{
+    (void)ctx; (void)t;
+    Q[0] = -0.3 * qd[0] * qd[1] + 0.2 * q[1];
+    Q[1] = -9.81 - 0.1 * qd[1] * fabs(qd[1]);
+    return 0;
+}
+static int bead_phi(void *ctx, double t, const double *q, double *phi)
+{
+    (void)ctx; (void)t;
+    phi[0] = q[0] * q[0] + q[1] * q[1] - 1;
+    return 0;
+}
+static int bead_phi_q(void *ctx, double t, const double *q, double *P, ptrdiff_t ld)
+{
+    (void)ctx; (void)t;
+    P[0] = 2 * q[0];
+    P[ld] = 2 * q[1];
+    return 0;
+}
+static void bead_mech(mb_mech *me)
+{
+    memset(me, 0, sizeof *me);
+    me->nq = 2;
+    me->nc = 1;
+    me->mass = bead_mass;
+    me->forces = bead_forces;
+    me->phi = bead_phi;
+    me->phi_q = bead_phi_q;
+}
+
+/* max over columns of |J - J_fd| / (size of the column), J_fd by Richardson-extrapolated
+ * central differences of p->rhs; columns below floor |J|_max are measured against that */
+static double jac_vs_fd(mb_problem *p, double t, const double *y, double floor)
+{
+    int n = (int)p->n;
+    static double J[NMAX * NMAX], F[NMAX * NMAX];
+    double yp[NMAX], f1[NMAX], f2[NMAX];
+    if (p->jac(t, y, J, n, p->ctx) != 0) return INFINITY;
+    for (int c = 0; c < n; c++) {
+        double h = pow(DBL_EPSILON, 0.2) * fmax(1.0, fabs(y[c]));
+        for (int half = 0; half < 2; half++) {
+            double hh = half ? 0.5 * h : h;
+            memcpy(yp, y, sizeof(double) * n);
+            yp[c] = y[c] + hh;
+            if (p->rhs(t, yp, f1, p->ctx) != 0) return INFINITY;
+            yp[c] = y[c] - hh;
+            if (p->rhs(t, yp, f2, p->ctx) != 0) return INFINITY;
+            for (int r = 0; r < n; r++) {
+                double d = (f1[r] - f2[r]) / (2 * hh);
+                F[r + n * c] = half ? (4 * d - F[r + n * c]) / 3 : d;
+            }
+        }
+    }
+    double jmax = 0, ecol = 0;
+    for (int k = 0; k < n * n; k++) jmax = fmax(jmax, fmax(fabs(J[k]), fabs(F[k])));
+    for (int c = 0; c < n; c++) {
+        double d = 0, s = floor * jmax;
+        for (int r = 0; r < n; r++) {
+            d = fmax(d, fabs(J[r + n * c] - F[r + n * c]));
+            s = fmax(s, fmax(fabs(F[r + n * c]), fabs(J[r + n * c])));
+        }
+        ecol = fmax(ecol, d / s);
+    }
+    return ecol;
+}
+
+static const char *KIND[] = {"", "index1", "index2", "index3", "ggl"};
+
+/* y for a formulation from (q, qd) with lam and mu set to given values */
+static void make_y(const mb_dae *f, const double *q, const double *qd, double lam0, double *y)
+{
+    ptrdiff_t nq = f->nq;
+    memcpy(y, q, sizeof(double) * nq);
+    memcpy(y + nq, qd, sizeof(double) * nq);
+    for (ptrdiff_t i = 2 * nq; i < f->n; i++) y[i] = lam0 + 0.37 * (double)(i - 2 * nq);
+}
+
+static void check_jacobians(const mb_mech *me, const char *name, double t, const double *q,
+                            const double *qd, double tol, double floor)
+{
+    for (int kind = 1; kind <= 4; kind++) {
+        mb_dae f;
+        mb_problem p;
+        int rc = mb_dae_init(&f, me, kind);
+        if (rc != MB_OK) {
+            CHECK(0, "%s %s: init failed (%s)", name, KIND[kind], f.msg);
+            continue;
+        }
+        mb_dae_problem(&f, &p);
+        double y[NMAX];
+        make_y(&f, q, qd, 1.3, y);
+        double e = jac_vs_fd(&p, t, y, floor);
+        CHECK(e < tol, "%s, %s: df/dy vs central differences, worst column %.1e", name,
+              KIND[kind], e);
+        /* IDA's matrix: cj M_p - df/dy */
+        static double J[NMAX * NMAX], Ji[NMAX * NMAX];
+        double yp[NMAX] = {0}, cj = 7.5, d = 0;
+        p.jac(t, y, J, p.n, p.ctx);
+        mb_dae_ida_jac(t, cj, y, yp, Ji, p.n, &f);
+        for (ptrdiff_t c = 0; c < p.n; c++)
+            for (ptrdiff_t r = 0; r < p.n; r++)
+                d = fmax(d, fabs(Ji[r + p.n * c] - (cj * p.mass[r + p.n * c] - J[r + p.n * c])));
+        CHECK(d == 0.0, "%s, %s: IDA matrix = cj M_p - df/dy", name, KIND[kind]);
+        mb_dae_free(&f);
+    }
+}
+
+static void test_jacobians(void)
+{
+    tmodel T;
+    mb_mech me;
+    double q[6], qd[6];
+    double th[2] = {-M_PI / 2 + 0.4, -M_PI / 2 + 0.45}, w[2] = {1.0, -2.0};
+    build_llm(&T, 3000.0 * 180.0 / M_PI, th, w, q, qd);
+    mb_planar_mech(&T.m, &me);
+    check_jacobians(&me, "(a) LLM double pendulum", 0.3, q, qd, 1e-6, 1e-8);
+
+    build_driven(&T);
+    mb_planar_mech(&T.m, &me);
+    double qd4[6] = {0.3, -0.2, 0.5, 1.0, -0.7, 2.0}, q4[6] = {0.1, 0.2, 0.3, 0.5, -0.4, -1.0};
+    check_jacobians(&me, "(b) driven mechanism", 0.4, q4, qd4, 1e-6, 1e-8);
+    bare_mech(&T.m, &me);
+    /* gamma itself by second differences of Phi (no gamma, no phi_t): its derivatives are
+     * differences of differences, good to ~1e-7 of the largest entry */
+    check_jacobians(&me, "(c) driven, bare mb_mech", 0.4, q4, qd4, 1e-4, 1e-4);
+
+    bead_mech(&me);
+    double qb[2] = {0.6, -0.8}, qdb[2] = {1.2, 0.9};
+    check_jacobians(&me, "(d) bead with M(q)", 0.2, qb, qdb, 1e-6, 1e-8);
+}
+
+/* consistent initial values: algebraic residuals vanish, lambda = index-1 lambda */
+static void test_initial(void)
+{
+    tmodel T;
+    mb_mech me;
+    double q[6], qd[6];
+    double th[2] = {-1.0, -0.3}, w[2] = {0.7, -1.1};
+    build_llm(&T, 0.0, th, w, q, qd);
+    mb_planar_mech(&T.m, &me);
+    for (int kind = 1; kind <= 4; kind++) {
+        mb_dae f;
+        mb_problem p;
+        mb_dae_init(&f, &me, kind);
+        mb_dae_problem(&f, &p);
+        double y0[NMAX], yp0[NMAX], fy[NMAX], qdd[6], lam[4];
+        int rc = mb_dae_initial(&f, 0.0, q, qd, y0, yp0);
+        p.rhs(0.0, y0, fy, p.ctx);
+        double ra = 0, rd = 0;
+        for (ptrdiff_t i = 2 * f.nq; i < f.n; i++) ra = fmax(ra, fabs(fy[i]));
+        for (ptrdiff_t i = 0; i < 2 * f.nq; i++) rd = fmax(rd, fabs(fy[i] - yp0[i]));
+        CHECK(rc == MB_OK && ra < 1e-12 && rd < 1e-12,
+              "%s: consistent y0: |algebraic residual| %.1e, |f - y'0| %.1e", KIND[kind], ra, rd);
+        mb_index1 i1;
+        mb_index1_init(&i1, &me, 0, 0);
+        mb_index1_solve(&i1, 0.0, q, qd, qdd, lam);
+        double dl = 0;
+        for (int k = 0; k < 4; k++) dl = fmax(dl, fabs(lam[k] - y0[12 + k]));
+        for (ptrdiff_t i = 16; i < f.n; i++) dl = fmax(dl, fabs(y0[i]));
+        CHECK(dl == 0.0, "%s: lambda0 is the index-1 lambda (mu0 = 0)", KIND[kind]);
+        mb_index1_free(&i1);
+        mb_dae_free(&f);
+    }
+    /* a hanging bar (pin at its top) at rest carries its weight: lambda_y = +m g */
+    tm_init(&T, 1);
+    T.body[0] = 2.0;
+    T.body[1] = 0.1;
+    mb_planar_joint *R = tm_joint(&T, MB_JOINT_REVOLUTE, -1, 0);
+    R->sj[0] = -0.5;
+    mb_planar_mech(&T.m, &me);
+    mb_dae f;
+    mb_dae_init(&f, &me, MB_DAE_INDEX3);
+    double qh[3] = {0, -0.5, -M_PI / 2}, vh[3] = {0}, y0[8];
+    mb_dae_initial(&f, 0.0, qh, vh, y0, NULL);
+    CHECK(fabs(y0[6]) < 1e-12 && fabs(y0[7] - 2.0 * 9.81) < 1e-12,
+          "hanging bar: lambda = (%.3g, %.6g) = (0, m g)", y0[6], y0[7]);
+    mb_dae_free(&f);
+}
+
+/* radau_iia on every formulation against the index-1 ODE */
+static void test_radau(void)
+{
+    tmodel T;
+    mb_mech me;
+    double q[6], qd[6];
+    double th[2] = {-1.0, -0.3}, w[2] = {0.7, -1.1};
+    build_llm(&T, 0.0, th, w, q, qd);
+    mb_planar_mech(&T.m, &me);
+    double atol[NMAX];
+    for (int i = 0; i < NMAX; i++) atol[i] = 1e-11;
+    mb_options o;
+    memset(&o, 0, sizeof o);
+    o.atol = atol;
+    o.rtol = 1e-11;
+    /* reference: index-1 ODE */
+    mb_index1 i1;
+    mb_problem p1;
+    mb_index1_init(&i1, &me, 0, 0);
+    mb_index1_problem(&i1, &p1);
+    double y1[12];
+    memcpy(y1, q, sizeof q);
+    memcpy(y1 + 6, qd, sizeof qd);
+    mb_result r1;
+    mb_driver_run(mb_method_find("radau_iia"), &p1, 0.0, 1.0, y1, &o, &r1);
+    const double *yref = r1.y + (r1.nt - 1) * 12;
+    for (int i = 0; i < NMAX; i++) atol[i] = 1e-9;
+    o.rtol = 1e-9;
+    for (int kind = 1; kind <= 4; kind++) {
+        mb_dae f;
+        mb_problem p;
+        mb_dae_init(&f, &me, kind);
+        mb_dae_problem(&f, &p);
+        double y0[NMAX];
+        mb_dae_initial(&f, 0.0, q, qd, y0, NULL);
+        mb_result r;
+        int rc = mb_driver_run(mb_method_find("radau_iia"), &p, 0.0, 1.0, y0, &o, &r);
+        double e = INFINITY;
+        if (r.nt > 0) {
+            const double *ye = r.y + (r.nt - 1) * p.n;
+            e = 0;
+            for (int i = 0; i < 12; i++) e = fmax(e, fabs(ye[i] - yref[i]));
+        }
+        CHECK(rc == MB_OK && e < 1e-6,
+              "radau_iia, %s: |(q, v)(1) - index-1 ODE| = %.1e (%ld steps, %ld rejected; %s)",
+              KIND[kind], e, r.stats.nsteps, r.stats.nreject, r.message);
+        mb_result_free(&r);
+        if (kind == MB_DAE_INDEX3) {
+            rc = mb_driver_run(mb_method_find("rodas4"), &p, 0.0, 1.0, y0, &o, &r);
+            CHECK(rc == MB_ERR_NOT_SUPPORTED, "rodas4 refuses index 3: %s", r.message);
+            mb_result_free(&r);
+        }
+        mb_dae_free(&f);
+    }
+    mb_result_free(&r1);
+    mb_index1_free(&i1);
+}
+
+int main(void)
+{
+    test_jacobians();
+    test_initial();
+    test_radau();
+    return check_summary();
+}
