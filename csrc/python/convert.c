@@ -4,6 +4,7 @@
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
+#include <math.h>
 #include <string.h>
 
 PyObject *vec_from(const double *x, ptrdiff_t m)
@@ -159,5 +160,43 @@ int capsule_signature(PyObject *capsule, char *sig, size_t len, void **ptr, void
         if (PyErr_Occurred())
             return -1;
     }
+    return 0;
+}
+
+/* new reference to a C-contiguous float64 table of shape (rows, cols), rows
+ * free when rows < 0 */
+PyObject *as_table_object(PyObject *o, ptrdiff_t rows, ptrdiff_t cols, const char *what)
+{
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(o, NPY_DOUBLE, 2, 2,
+                                                       NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    if (!a)
+        return NULL;
+    if ((rows >= 0 && PyArray_DIM(a, 0) != rows) || PyArray_DIM(a, 1) != cols) {
+        PyErr_Format(PyExc_ValueError, "%s must have shape (%s, %zd), got (%zd, %zd).", what,
+                     rows >= 0 ? "rows" : "n", (Py_ssize_t)cols, (Py_ssize_t)PyArray_DIM(a, 0),
+                     (Py_ssize_t)PyArray_DIM(a, 1));
+        Py_DECREF(a);
+        return NULL;
+    }
+    const double *x = PyArray_DATA(a);
+    for (npy_intp k = 0; k < PyArray_SIZE(a); k++)
+        if (!isfinite(x[k])) {
+            PyErr_Format(PyExc_ValueError, "%s: entry %zd is not finite.", what, (Py_ssize_t)k);
+            Py_DECREF(a);
+            return NULL;
+        }
+    return (PyObject *)a;
+}
+
+/* integer stored in a table entry, or -1 with ValueError when it is not one in [lo, hi) */
+int table_int(double v, int lo, int hi, const char *what, ptrdiff_t row, const char *col,
+              int *out)
+{
+    if (!(v == floor(v)) || v < lo || v >= hi) {
+        PyErr_Format(PyExc_ValueError, "%s row %zd: %s = %g must be an integer in [%d, %d).",
+                     what, (Py_ssize_t)row, col, v, lo, hi);
+        return -1;
+    }
+    *out = (int)v;
     return 0;
 }

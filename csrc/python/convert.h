@@ -45,4 +45,12 @@ int returned_matrix(PyObject *r, ptrdiff_t n, double *J, ptrdiff_t ld, const cha
  * Returns 0 or -1. */
 int capsule_signature(PyObject *capsule, char *sig, size_t len, void **ptr, void **ud);
 
+/* new reference to a C-contiguous float64 table of shape (rows, cols) (rows free when
+ * rows < 0) with finite entries, or NULL with ValueError naming `what` */
+PyObject *as_table_object(PyObject *o, ptrdiff_t rows, ptrdiff_t cols, const char *what);
+/* the integer stored in a table entry, or -1 with ValueError when it is not one in
+ * [lo, hi) ("<what> row <row>: <col> = ...") */
+int table_int(double v, int lo, int hi, const char *what, ptrdiff_t row, const char *col,
+              int *out);
+
 #endif

@@ -86,37 +86,7 @@ PyObject *spatial_layout(PyObject *self, PyObject *noargs)
 /* new reference to a C-contiguous finite float64 table (n, cols) */
 static PyArrayObject *table(PyObject *o, ptrdiff_t cols, const char *what)
 {
-    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(o, NPY_DOUBLE, 2, 2,
-                                                       NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
-    if (!a)
-        return NULL;
-    if (PyArray_DIM(a, 1) != cols) {
-        PyErr_Format(PyExc_ValueError, "%s must have shape (n, %zd), got (%zd, %zd).", what,
-                     (Py_ssize_t)cols, (Py_ssize_t)PyArray_DIM(a, 0),
-                     (Py_ssize_t)PyArray_DIM(a, 1));
-        Py_DECREF(a);
-        return NULL;
-    }
-    const double *x = PyArray_DATA(a);
-    for (npy_intp k = 0; k < PyArray_SIZE(a); k++)
-        if (!isfinite(x[k])) {
-            PyErr_Format(PyExc_ValueError, "%s: entry %zd is not finite.", what, (Py_ssize_t)k);
-            Py_DECREF(a);
-            return NULL;
-        }
-    return a;
-}
-
-static int tint(double v, int lo, int hi, const char *what, ptrdiff_t row, const char *col,
-                int *out)
-{
-    if (!(v == floor(v)) || v < lo || v >= hi) {
-        PyErr_Format(PyExc_ValueError, "%s row %zd: %s = %g must be an integer in [%d, %d).",
-                     what, (Py_ssize_t)row, col, v, lo, hi);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
+    return (PyArrayObject *)as_table_object(o, -1, cols, what);
 }
 
 static void vec3(const double *x, double v[3])
@@ -253,10 +223,10 @@ PyObject *mech_spatial(PyObject *self, PyObject *args, PyObject *kw)
     for (ptrdiff_t r = 0; r < ncon; r++) {
         const double *x = ct + r * SP_CON_NCOLS;
         mb_spatial_con *c = &h->scons[r];
-        if (tint(x[0], 1, 6, "cons", r, "type", &c->type) ||
-            tint(x[1], -1, (int)nb, "cons", r, "i", &c->i) ||
-            tint(x[2], -1, (int)nb, "cons", r, "j", &c->j) ||
-            tint(x[24], (int)nb, (int)(nc > nb ? nc : nb + 1), "cons", r, "row", &c->row))
+        if (table_int(x[0], 1, 6, "cons", r, "type", &c->type) ||
+            table_int(x[1], -1, (int)nb, "cons", r, "i", &c->i) ||
+            table_int(x[2], -1, (int)nb, "cons", r, "j", &c->j) ||
+            table_int(x[24], (int)nb, (int)(nc > nb ? nc : nb + 1), "cons", r, "row", &c->row))
             goto fail;
         vec3(x + 3, c->ai);
         vec3(x + 6, c->bi);
@@ -282,10 +252,10 @@ PyObject *mech_spatial(PyObject *self, PyObject *args, PyObject *kw)
     for (ptrdiff_t r = 0; r < nf; r++) {
         const double *x = ft + r * SP_FORCE_NCOLS;
         mb_spatial_force *f = &h->sforces[r];
-        if (tint(x[0], 1, 6, "forces", r, "type", &f->type) ||
-            tint(x[1], -1, (int)nb, "forces", r, "i", &f->i) ||
-            tint(x[2], -1, (int)nb, "forces", r, "j", &f->j) ||
-            tint(x[34], 0, 2, "forces", r, "unilateral", &f->unilateral))
+        if (table_int(x[0], 1, 6, "forces", r, "type", &f->type) ||
+            table_int(x[1], -1, (int)nb, "forces", r, "i", &f->i) ||
+            table_int(x[2], -1, (int)nb, "forces", r, "j", &f->j) ||
+            table_int(x[34], 0, 2, "forces", r, "unilateral", &f->unilateral))
             goto fail;
         vec3(x + 3, f->si);
         vec3(x + 6, f->sj);

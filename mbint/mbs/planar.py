@@ -44,7 +44,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import _core
-from ._kernels import Kernels
+from ._bodymodel import BodyModel
 
 __all__ = ["PlanarModel", "Body", "Element", "CompiledModel"]
 
@@ -220,7 +220,7 @@ def _timefn(where, f, kw, default_c0=0.0):
     return {k: _finite(where, k, v) for k, v in zip(_TIMEFN_KEYS, vals)}
 
 
-class PlanarModel(Kernels):
+class PlanarModel(BodyModel):
     """A planar multibody mechanism in body coordinates.
 
     Parameters
@@ -257,6 +257,8 @@ class PlanarModel(Kernels):
         The source's own energy formula ``E(q, qd)`` in J (q, qd of shape (nq,)
         or (nq, m); a float or shape (m,)), to check :meth:`energy` against.
     """
+
+    _body_type = Body
 
     def __init__(self, gravity=(0.0, -9.81), name="model"):
         self.name = str(name)
@@ -318,10 +320,7 @@ class PlanarModel(Kernels):
     @property
     def constraint_names(self):
         """One name per row of Phi (``"<joint>[r]"``)."""
-        names = []
-        for j in self.joint_elements:
-            names += [f"{j.name}[{r}]" if j.rows > 1 else j.name for r in range(j.rows)]
-        return names
+        return self._joint_row_names()
 
     @property
     def contacts(self):
@@ -374,45 +373,7 @@ class PlanarModel(Kernels):
         self._compiled = None
         return b
 
-    def body(self, ref):
-        """The body named or indexed by ``ref`` (``"ground"`` / -1: the ground)."""
-        return self._body("body", ref, "ref")
-
-    def _body(self, where, ref, role):
-        if isinstance(ref, Body):
-            if ref.model is not self:
-                raise ValueError(f"{where}: {role} {ref!r} is not a body of this model.")
-            return ref
-        if isinstance(ref, str):
-            if ref == "ground":
-                return self.ground
-            for b in self.bodies:
-                if b.name == ref:
-                    return b
-        elif isinstance(ref, numbers.Integral) and not isinstance(ref, bool):
-            if ref == -1:
-                return self.ground
-            if 0 <= ref < len(self.bodies):
-                return self.bodies[ref]
-        raise ValueError(f"{where}: {role} {ref!r} is not a body of this model "
-                         f"(bodies: {['ground'] + [b.name for b in self.bodies]}).")
-
     # ---------------------------------------------------------------- joints
-    def _name(self, kind, name, pool):
-        if name is None:
-            name = f"{kind}{len(pool)}"
-        name = str(name)
-        if any(e.name == name for e in self.joint_elements + self.force_elements):
-            raise ValueError(f"{kind} {name!r}: the name is already used.")
-        return name
-
-    def _pair(self, where, bi, bj):
-        bi = self._body(where, bi, "body_i")
-        bj = self._body(where, bj, "body_j")
-        if bi is bj:
-            raise ValueError(f"{where}: body_i and body_j are the same body {bi.name!r}.")
-        return bi, bj
-
     def _add_joint(self, kind, name, bi, bj, params):
         L = _layout()
         rows = L["joint_rows"][L["joint_types"][kind]]
@@ -672,23 +633,6 @@ class PlanarModel(Kernels):
             params.update(sj_x=sj[0], sj_y=sj[1], rj=rj)
         return self._add_force(kind, name, bi, bj, params)
 
-    def add_output(self, name, fn):
-        """A named output ``fn(t, q, qd)``, evaluated by :meth:`Trajectory.output`.
-
-        Parameters
-        ----------
-        name : str
-        fn : callable
-            ``fn(t, q, qd)`` with t of shape (m,) in s and q, qd of shape
-            (nq, m) (a trajectory: coordinates first, points along the last
-            axis); returns an array whose last axis has length m.  Indexing
-            the coordinate first, ``lambda t, q, qd: q[2]``, works for one
-            state (nq,) and for a trajectory alike.
-        """
-        if not callable(fn):
-            raise ValueError(f"add_output {name!r}: fn must be callable fn(t, q, qd).")
-        self.outputs[str(name)] = fn
-
     # ---------------------------------------------------------------- compile
     def compile(self):
         """Pack the model into flat tables and build the C handle (cached).
@@ -756,9 +700,6 @@ class PlanarModel(Kernels):
 
         return extra
 
-    def _mech_handle(self):
-        return self.compile().handle
-
     # ---------------------------------------------------------------- description
     def describe(self):
         """The model as plain data (JSON-serializable): what :func:`mbint.load`
@@ -820,13 +761,6 @@ class PlanarModel(Kernels):
         return m
 
     # ---------------------------------------------------------------- pickling
-    def __getstate__(self):
-        """The description only: the C tables are compiled again on first use after
-        loading (see :mod:`mbint._pickling` for what cannot be pickled)."""
-        state = dict(self.__dict__)
-        state["_compiled"] = None
-        return state
-
     def energy(self, t=0.0, q=None, qd=None):
         """Kinetic and potential energy in J (gravity, springs, contacts).
 

@@ -52,7 +52,7 @@ import numpy as np
 
 from .. import _core
 from .._validate import as_capsule
-from ._kernels import Kernels
+from ._bodymodel import BodyModel
 from .planar import _finite, _timefn
 
 __all__ = ["SpatialModel", "SpatialBody", "SpatialElement", "quat_from_matrix",
@@ -320,7 +320,7 @@ class CompiledSpatial:
     handle: object
 
 
-class SpatialModel(Kernels):
+class SpatialModel(BodyModel):
     """A spatial multibody mechanism in Cartesian coordinates with Euler parameters.
 
     Parameters
@@ -354,6 +354,8 @@ class SpatialModel(Kernels):
         Azimuth and elevation in degrees of the projection that
         :meth:`Trajectory.animate` draws.
     """
+
+    _body_type = SpatialBody
 
     dim = 3
 
@@ -410,10 +412,7 @@ class SpatialModel(Kernels):
     def constraint_names(self):
         """One name per row of Phi: ``"<body>.norm"`` (the normalizations), then
         ``"<joint>[r]"``."""
-        names = [f"{b.name}.norm" for b in self.bodies]
-        for e in self.joint_elements:
-            names += [f"{e.name}[{r}]" if e.rows > 1 else e.name for r in range(e.rows)]
-        return names
+        return [f"{b.name}.norm" for b in self.bodies] + self._joint_row_names()
 
     @property
     def constraint_units(self):
@@ -540,44 +539,6 @@ class SpatialModel(Kernels):
         self.bodies.append(b)
         self._compiled = None
         return b
-
-    def body(self, ref):
-        """The body named or indexed by ``ref`` (``"ground"`` / -1: the ground)."""
-        return self._body("body", ref, "ref")
-
-    def _body(self, where, ref, role):
-        if isinstance(ref, SpatialBody):
-            if ref.model is not self:
-                raise ValueError(f"{where}: {role} {ref!r} is not a body of this model.")
-            return ref
-        if isinstance(ref, str):
-            if ref == "ground":
-                return self.ground
-            for b in self.bodies:
-                if b.name == ref:
-                    return b
-        elif isinstance(ref, numbers.Integral) and not isinstance(ref, bool):
-            if ref == -1:
-                return self.ground
-            if 0 <= ref < len(self.bodies):
-                return self.bodies[ref]
-        raise ValueError(f"{where}: {role} {ref!r} is not a body of this model "
-                         f"(bodies: {['ground'] + [b.name for b in self.bodies]}).")
-
-    def _pair(self, where, bi, bj):
-        bi = self._body(where, bi, "body_i")
-        bj = self._body(where, bj, "body_j")
-        if bi is bj:
-            raise ValueError(f"{where}: body_i and body_j are the same body {bi.name!r}.")
-        return bi, bj
-
-    def _name(self, kind, name):
-        if name is None:
-            name = f"{kind}{len(self.joint_elements) + len(self.force_elements)}"
-        name = str(name)
-        if any(e.name == name for e in self.joint_elements + self.force_elements):
-            raise ValueError(f"{kind} {name!r}: the name is already used.")
-        return name
 
     # frame conversions: global (initial configuration) or body frame
     @staticmethod
@@ -954,13 +915,6 @@ class SpatialModel(Kernels):
         return self._force("cforce" if cap is not None else "python", name, b, self.ground, [],
                            fn=fn, point=tuple(float(v) for v in s))
 
-    def add_output(self, name, fn):
-        """A named output ``fn(t, q, qd)`` (q, qd of shape (nq, m); see
-        :meth:`PlanarModel.add_output`)."""
-        if not callable(fn):
-            raise ValueError(f"add_output {name!r}: fn must be callable fn(t, q, qd).")
-        self.outputs[str(name)] = fn
-
     # ---------------------------------------------------------------- compile
     def compile(self):
         """Pack the model into flat tables and build the C handle (cached).
@@ -1008,14 +962,6 @@ class SpatialModel(Kernels):
         handle = _core.mech_spatial(bodies, self.gravity, cons, forces, row, callbacks)
         self._compiled = CompiledSpatial(bodies, self.gravity.copy(), cons, forces, row, handle)
         return self._compiled
-
-    def _mech_handle(self):
-        return self.compile().handle
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state["_compiled"] = None
-        return state
 
     # ---------------------------------------------------------------- energies
     def energy(self, t=0.0, q=None, qd=None):

@@ -1,0 +1,92 @@
+"""What :class:`~mbint.PlanarModel` and :class:`~mbint.SpatialModel` share: bodies looked
+up by object, name or index, unique element names, pairs of distinct bodies, named
+outputs, the compiled C tables and pickling (the description only)."""
+from __future__ import annotations
+
+import numbers
+
+from ._kernels import Kernels
+
+
+class BodyModel(Kernels):
+    """Base of the body-based model builders.  A subclass sets ``_body_type`` (its body
+    class) and has ``bodies``, ``ground``, ``joint_elements``, ``force_elements``,
+    ``outputs``, ``_compiled`` and ``compile()``."""
+
+    _body_type: type = object
+
+    def body(self, ref):
+        """The body named or indexed by ``ref`` (``"ground"`` / -1: the ground)."""
+        return self._body("body", ref, "ref")
+
+    def _body(self, where, ref, role):
+        if isinstance(ref, self._body_type):
+            if ref.model is not self:
+                raise ValueError(f"{where}: {role} {ref!r} is not a body of this model.")
+            return ref
+        if isinstance(ref, str):
+            if ref == "ground":
+                return self.ground
+            for b in self.bodies:
+                if b.name == ref:
+                    return b
+        elif isinstance(ref, numbers.Integral) and not isinstance(ref, bool):
+            if ref == -1:
+                return self.ground
+            if 0 <= ref < len(self.bodies):
+                return self.bodies[ref]
+        raise ValueError(f"{where}: {role} {ref!r} is not a body of this model "
+                         f"(bodies: {['ground'] + [b.name for b in self.bodies]}).")
+
+    def _name(self, kind, name, pool=None):
+        """``name``, or ``kind`` numbered by the size of ``pool`` (default: all joints and
+        forces); a name used by another element is refused."""
+        elements = self.joint_elements + self.force_elements
+        if name is None:
+            name = f"{kind}{len(elements if pool is None else pool)}"
+        name = str(name)
+        if any(e.name == name for e in elements):
+            raise ValueError(f"{kind} {name!r}: the name is already used.")
+        return name
+
+    def _pair(self, where, bi, bj):
+        bi = self._body(where, bi, "body_i")
+        bj = self._body(where, bj, "body_j")
+        if bi is bj:
+            raise ValueError(f"{where}: body_i and body_j are the same body {bi.name!r}.")
+        return bi, bj
+
+    def _joint_row_names(self):
+        """``"<joint>[r]"`` for every row of every joint (the joint's name alone for a
+        one-row joint)."""
+        names = []
+        for e in self.joint_elements:
+            names += [f"{e.name}[{r}]" if e.rows > 1 else e.name for r in range(e.rows)]
+        return names
+
+    def add_output(self, name, fn):
+        """A named output ``fn(t, q, qd)``, evaluated by :meth:`Trajectory.output`.
+
+        Parameters
+        ----------
+        name : str
+        fn : callable
+            ``fn(t, q, qd)`` with t of shape (m,) in s and q, qd of shape
+            (nq, m) (a trajectory: coordinates first, points along the last
+            axis); returns an array whose last axis has length m.  Indexing
+            the coordinate first, ``lambda t, q, qd: q[2]``, works for one
+            state (nq,) and for a trajectory alike.
+        """
+        if not callable(fn):
+            raise ValueError(f"add_output {name!r}: fn must be callable fn(t, q, qd).")
+        self.outputs[str(name)] = fn
+
+    def _mech_handle(self):
+        return self.compile().handle
+
+    def __getstate__(self):
+        """The description only: the C tables are compiled again on first use after
+        loading (see :mod:`mbint._pickling` for what cannot be pickled)."""
+        state = dict(self.__dict__)
+        state["_compiled"] = None
+        return state
