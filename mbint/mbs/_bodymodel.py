@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from ._kernels import Kernels
 
 
@@ -14,6 +16,23 @@ class BodyModel(Kernels):
     ``outputs``, ``_compiled`` and ``compile()``."""
 
     _body_type: type = object
+    _coords: tuple = ()  # the names of a body's coordinates, in the order of q
+
+    @property
+    def q0(self):
+        """Initial coordinates of all bodies, shape (nq,)."""
+        return np.concatenate([b.q0 for b in self.bodies]) if self.bodies else np.zeros(0)
+
+    @property
+    def qd0(self):
+        """Initial velocities of all bodies, shape (nq,)."""
+        return np.concatenate([b.qd0 for b in self.bodies]) if self.bodies else np.zeros(0)
+
+    @property
+    def coordinate_names(self):
+        """Names of the entries of q: ``"<body>.<coordinate>"`` (planar: x, y, theta;
+        spatial: x, y, z, e0, e1, e2, e3)."""
+        return [f"{b.name}.{c}" for b in self.bodies for c in self._coords]
 
     def body(self, ref):
         """The body named or indexed by ``ref`` (``"ground"`` / -1: the ground)."""

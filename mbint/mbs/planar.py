@@ -258,6 +258,7 @@ class PlanarModel(BodyModel):
         or (nq, m); a float or shape (m,)), to check :meth:`energy` against.
     """
 
+    _coords = ("x", "y", "theta")
     _body_type = Body
 
     def __init__(self, gravity=(0.0, -9.81), name="model"):
@@ -283,21 +284,6 @@ class PlanarModel(BodyModel):
     @property
     def nc(self):
         return sum(j.rows for j in self.joint_elements)
-
-    @property
-    def q0(self):
-        """Initial coordinates of all bodies, shape (nq,)."""
-        return np.concatenate([b.q0 for b in self.bodies]) if self.bodies else np.zeros(0)
-
-    @property
-    def qd0(self):
-        """Initial velocities of all bodies, shape (nq,)."""
-        return np.concatenate([b.qd0 for b in self.bodies]) if self.bodies else np.zeros(0)
-
-    @property
-    def coordinate_names(self):
-        """Names of the entries of q (``"<body>.x"``, ``"<body>.y"``, ``"<body>.theta"``)."""
-        return [f"{b.name}.{c}" for b in self.bodies for c in ("x", "y", "theta")]
 
     @property
     def coordinate_units(self):

@@ -54,6 +54,7 @@ from .. import _core
 from .._validate import as_capsule
 from ._bodymodel import BodyModel
 from .planar import _finite, _timefn
+from .planar import _vec as _planar_vec
 
 __all__ = ["SpatialModel", "SpatialBody", "SpatialElement", "quat_from_matrix",
            "matrix_from_quat", "quat_from_axis_angle", "COORDS"]
@@ -145,15 +146,8 @@ def _perp_basis(h):
 
 
 def _vec(where, what, v, n=3):
-    try:
-        a = np.array(v, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise ValueError(f"{where}: {what} must be {n} numbers, got {v!r}.") from None
-    if a.size != n:
-        raise ValueError(f"{where}: {what} must have {n} entries, got {a.size}.")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{where}: {what} must be finite, got {a.tolist()}.")
-    return a
+    """``v`` as n finite floats (ValueError naming ``where`` and ``what``)."""
+    return _planar_vec(where, what, v, n)
 
 
 def _unit(where, what, v):
@@ -355,6 +349,7 @@ class SpatialModel(BodyModel):
         :meth:`Trajectory.animate` draws.
     """
 
+    _coords = COORDS
     _body_type = SpatialBody
 
     dim = 3
@@ -390,18 +385,6 @@ class SpatialModel(BodyModel):
         """nq - nc: the degrees of freedom when the constraints are independent."""
         return self.nq - self.nc
 
-    @property
-    def q0(self):
-        return np.concatenate([b.q0 for b in self.bodies]) if self.bodies else np.zeros(0)
-
-    @property
-    def qd0(self):
-        return np.concatenate([b.qd0 for b in self.bodies]) if self.bodies else np.zeros(0)
-
-    @property
-    def coordinate_names(self):
-        """``"<body>.x"``, ..., ``"<body>.e3"`` for every body."""
-        return [f"{b.name}.{c}" for b in self.bodies for c in COORDS]
 
     @property
     def coordinate_units(self):
