@@ -34,6 +34,23 @@ class BodyModel(Kernels):
         spatial: x, y, z, e0, e1, e2, e3)."""
         return [f"{b.name}.{c}" for b in self.bodies for c in self._coords]
 
+    def _new_body(self, name, mass):
+        """The checked name (default ``"body<k>"``), the ``where`` of its messages and the
+        mass as a positive float, for ``add_body``."""
+        name = f"body{len(self.bodies)}" if name is None else str(name)
+        where = f"add_body {name!r}"
+        if name == "ground" or any(b.name == name for b in self.bodies):
+            raise ValueError(f"{where}: the name is already used.")
+        try:
+            mass = float(mass)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: mass must be a number, got {mass!r}.") from None
+        if not np.isfinite(mass):
+            raise ValueError(f"{where}: mass must be finite, got {mass}.")
+        if mass <= 0:
+            raise ValueError(f"{where}: mass must be positive, got {mass}.")
+        return name, where, mass
+
     def body(self, ref):
         """The body named or indexed by ``ref`` (``"ground"`` / -1: the ground)."""
         return self._body("body", ref, "ref")

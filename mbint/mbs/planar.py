@@ -344,14 +344,8 @@ class PlanarModel(BodyModel):
         Body
         """
         k = len(self.bodies)
-        name = f"body{k}" if name is None else str(name)
-        where = f"add_body {name!r}"
-        if name == "ground" or any(b.name == name for b in self.bodies):
-            raise ValueError(f"{where}: the name is already used.")
-        mass = _finite(where, "mass", mass)
+        name, where, mass = self._new_body(name, mass)
         inertia = _finite(where, "inertia", inertia)
-        if mass <= 0:
-            raise ValueError(f"{where}: mass must be positive, got {mass}.")
         if inertia <= 0:
             raise ValueError(f"{where}: inertia must be positive, got {inertia}.")
         b = Body(self, k, name, mass, inertia, _vec(where, "q", q, 3), _vec(where, "qd", qd, 3))

@@ -469,13 +469,7 @@ class SpatialModel(BodyModel):
         SpatialBody
         """
         k = len(self.bodies)
-        name = f"body{k}" if name is None else str(name)
-        where = f"add_body {name!r}"
-        if name == "ground" or any(b.name == name for b in self.bodies):
-            raise ValueError(f"{where}: the name is already used.")
-        mass = _finite(where, "mass", mass)
-        if mass <= 0:
-            raise ValueError(f"{where}: mass must be positive, got {mass}.")
+        name, where, mass = self._new_body(name, mass)
         J = np.array(inertia, dtype=float)
         if J.shape == (3,):
             J = np.diag(J)
