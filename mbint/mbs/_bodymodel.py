@@ -34,6 +34,21 @@ class BodyModel(Kernels):
         spatial: x, y, z, e0, e1, e2, e3)."""
         return [f"{b.name}.{c}" for b in self.bodies for c in self._coords]
 
+    def _init_elements(self):
+        """Empty lists of bodies, joints, forces and outputs, and the descriptive
+        attributes a paper model fills in (description, reference, t_span, settings,
+        reference_energy)."""
+        self.bodies = []
+        self.joint_elements = []
+        self.force_elements = []
+        self.outputs = {}
+        self.description = ""
+        self.reference = ""
+        self.t_span = None
+        self.settings = {}
+        self.reference_energy = None
+        self._compiled = None
+
     def _new_body(self, name, mass):
         """The checked name (default ``"body<k>"``), the ``where`` of its messages and the
         mass as a positive float, for ``add_body``."""

@@ -265,16 +265,7 @@ class PlanarModel(BodyModel):
         self.name = str(name)
         self.gravity = _vec("PlanarModel", "gravity", gravity)
         self.ground = Body(self, -1, "ground", math.nan, math.nan, (0, 0, 0), (0, 0, 0))
-        self.bodies = []
-        self.joint_elements = []
-        self.force_elements = []
-        self.outputs = {}
-        self.description = ""
-        self.reference = ""
-        self.t_span = None
-        self.settings = {}
-        self.reference_energy = None
-        self._compiled = None
+        self._init_elements()
 
     # ---------------------------------------------------------------- sizes
     @property

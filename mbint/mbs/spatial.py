@@ -359,17 +359,8 @@ class SpatialModel(BodyModel):
         self.gravity = _vec("SpatialModel", "gravity", gravity)
         self.ground = SpatialBody(self, -1, "ground", math.nan, np.full((3, 3), np.nan),
                                   (0, 0, 0), (1, 0, 0, 0), (0, 0, 0), (0, 0, 0, 0))
-        self.bodies = []
-        self.joint_elements = []
-        self.force_elements = []
-        self.outputs = {}
-        self.description = ""
-        self.reference = ""
-        self.t_span = None
-        self.settings = {}
-        self.reference_energy = None
+        self._init_elements()
         self.view = (-60.0, 20.0)
-        self._compiled = None
 
     # ---------------------------------------------------------------- sizes
     @property
