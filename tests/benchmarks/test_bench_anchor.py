@@ -4,7 +4,8 @@ mbint and SciPy at matched error over the whole trajectory.
 
 Issue targets (at error <= 2e-5): mbint's best <= 1.0x the anchor, SciPy's best >=
 30x mbint's best; one f <= 1.2x the hand-written one, its Jacobian <= 1.5x.  The
-tests assert what holds today (measured floors, with margin) and print the rest;
+tests assert what holds today (measured floors, with margin: mbint's best <= 1.5x,
+SciPy's best >= 3x, f <= 8x, J <= 15x) and print the rest;
 out/bench_anchor.md has the tables.
 
 The cvode_bdf accuracy question of the issue ("17x larger error at tol 1e-6 with
@@ -68,18 +69,20 @@ def test_best_vs_anchor(rows):
         ratio = bench.best_of(r, bench.MBINT, e) / bench.time_at(r, bench.ANCHOR, e)
         print(f"mbint's best / anchor at {e:.0e}: {ratio:.2f} (issue target <= 1.0)")
     ratio = bench.best_of(r, bench.MBINT, 2e-5) / bench.time_at(r, bench.ANCHOR, 2e-5)
-    assert ratio <= 2.5   # measured 1.2-1.5 (README); the issue's 1.0 is not reached
+    # measured 0.89-0.99 with the Schur path of index1.c (1.12-1.76 before; README)
+    assert ratio <= 1.5
 
 
 def test_scipy_vs_mbint(rows):
     r = [r for r in rows if r["name"] != "costs"]
     f = bench.best_of(r, bench.SCIPY, 2e-5) / bench.best_of(r, bench.MBINT, 2e-5)
     print(f"SciPy's best / mbint's best at 2e-5: {f:.1f} (issue target >= 30)")
-    assert f >= 2.0   # measured 4-6 (LSODA); the issue's 30x is not reached
+    assert f >= 3.0   # measured 6.7-7.7 (LSODA); the issue's 30x is not reached
 
 
 def test_evaluation_cost(rows):
     c = next(r for r in rows if r["name"] == "costs")
     print(f"f: mbint / hand-written = {c['mf'] / c['af']:.2f} (target <= 1.2), "
           f"J: {c['mj'] / c['aj']:.2f} (target <= 1.5)")
-    assert c["mf"] / c["af"] <= 20 and c["mj"] / c["aj"] <= 20   # measured floors, see README
+    # measured 3.3-4.2 and 6.7-7.6 (README): the issue's 1.2 and 1.5 are not reached
+    assert c["mf"] / c["af"] <= 8 and c["mj"] / c["aj"] <= 15
