@@ -14,8 +14,10 @@
 #include "assemble.h"
 #include "status.h"
 
-int mb_pair_gather(const mb_planar_model *m, int i, int j, const double *q, const double *qd,
-                   mb_pair *p)
+/* the pair state; the rotations (ci, si, cj, sj) only when rot (else those of the
+ * identity: for elements that use the angles only, e.g. the RSDA) */
+static int pair_gather(const mb_planar_model *m, int i, int j, const double *q, const double *qd,
+                       mb_pair *p, int rot)
 {
     if (i < -1 || i >= m->nb || j < -1 || j >= m->nb)
         return MB_ERR_ILL_INPUT;
@@ -28,11 +30,17 @@ int mb_pair_gather(const mb_planar_model *m, int i, int j, const double *q, cons
         p->qd[3 + a] = (j >= 0 && qd) ? qd[3 * j + a] : 0.0;
     }
     /* the ground's rotation is the identity: no trigonometry for it */
-    p->ci = i >= 0 ? cos(p->q[2]) : 1.0;
-    p->si = i >= 0 ? sin(p->q[2]) : 0.0;
-    p->cj = j >= 0 ? cos(p->q[5]) : 1.0;
-    p->sj = j >= 0 ? sin(p->q[5]) : 0.0;
+    p->ci = rot && i >= 0 ? cos(p->q[2]) : 1.0;
+    p->si = rot && i >= 0 ? sin(p->q[2]) : 0.0;
+    p->cj = rot && j >= 0 ? cos(p->q[5]) : 1.0;
+    p->sj = rot && j >= 0 ? sin(p->q[5]) : 0.0;
     return MB_OK;
+}
+
+int mb_pair_gather(const mb_planar_model *m, int i, int j, const double *q, const double *qd,
+                   mb_pair *p)
+{
+    return pair_gather(m, i, j, q, qd, p, 1);
 }
 
 /* global column of local column c of pair (i, j); -1 for the ground */
@@ -235,7 +243,8 @@ static int force_at(const mb_planar_model *m, int k, double t, const double *q, 
 {
     const mb_planar_force *F = &m->forces[k];
     mb_pair p;
-    int rc = mb_pair_gather(m, F->i, F->j, q, qd, &p);
+    /* an RSDA acts on the angles alone: no trigonometry */
+    int rc = pair_gather(m, F->i, F->j, q, qd, &p, F->type != MB_FORCE_RSDA);
     if (rc != MB_OK) return rc;
     return mb_force_eval(F, t, &p, what, L);
 }

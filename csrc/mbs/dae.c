@@ -260,6 +260,11 @@ int mb_dae_init(mb_dae *f, const mb_mech *mech, int kind)
     int rc = mb_index1_init(&f->i1, mech, 0.0, 0.0);
     if (rc != MB_OK)
         return fail(f, rc, "%s", f->i1.msg);
+    /* lambda(t0) by the LU of the saddle-point matrix, as before the Schur path of
+     * index1.c (used once per run here, so no cost): bdf on the index1_dae form of the
+     * two-link manipulator collapses its step at t = 0.77 s when lambda(t0) changes in
+     * the last bit (tests/test_dae.py), a fragility of its own (issue 13 report) */
+    f->i1.schur = 0;
     ptrdiff_t nq = mech->nq, nc = mech->nc;
     ptrdiff_t n = 2 * nq + nc + (kind == MB_DAE_GGL ? nc : 0), w = 2 * nq + nc;
     f->mech = mech;

@@ -28,6 +28,14 @@
  * and the solution are cached with (t, y): a jac at the point of the last rhs costs
  * no new factorization.  All workspace is allocated once in mb_index1_init.
  *
+ * Schur path.  When M is constant and diagonal with a positive diagonal (checked once
+ * in mb_index1_init: every planar model), M is not assembled per call and S is never
+ * formed: with W = Phi_q M^-1 Phi_q^T (nc x nc, symmetric positive definite when
+ * Phi_q has full rank),
+ *     W mu = Phi_q M^-1 r1 - r2,   x = M^-1 (r1 - Phi_q^T mu)     solves S [x; mu] = [r1; r2],
+ * W factored by Cholesky; a pivot d_k <= 64 N eps W_kk (W_kk = 0: a zero row of
+ * Phi_q) is reported as the singular saddle-point matrix, with pivot nq + k.
+ *
  * Projection: Newton with minimum-norm corrections
  *     q <- q - Phi_q^T (Phi_q Phi_q^T)^-1 Phi   until |Phi|_inf <= proj_tol,
  * then q' <- q' - Phi_q^T (Phi_q Phi_q^T)^-1 (Phi_q q' + Phi_t).
@@ -168,6 +176,88 @@ static int solve_scaled(ptrdiff_t n, const double *LU, ptrdiff_t lda, const doub
     return rc;
 }
 
+/* ---- the Schur path (M constant diagonal) ---- */
+
+/* W = Pq diag(minv) Pq^T, its Cholesky factor (lower triangle, ld nc) in place;
+ * MB_ERR_LINALG and *bad = k when pivot k is not above 64 N eps of W_kk */
+static int schur_factor(mb_index1 *f, ptrdiff_t *bad)
+{
+    ptrdiff_t nq = f->nq, nc = f->nc, N = nq + nc;
+    const double *P = f->Pq, *mi = f->minv;
+    double *W = f->W;
+    for (ptrdiff_t b = 0; b < nc; b++)
+        for (ptrdiff_t a = b; a < nc; a++) {
+            double s = 0;
+            for (ptrdiff_t k = 0; k < nq; k++) s += P[a + nc * k] * mi[k] * P[b + nc * k];
+            W[a + nc * b] = s;
+        }
+    double tol = 64.0 * (double)N * DBL_EPSILON;
+    for (ptrdiff_t j = 0; j < nc; j++) {
+        double d = W[j + nc * j], wjj = d;
+        for (ptrdiff_t k = 0; k < j; k++) d -= W[j + nc * k] * W[j + nc * k];
+        if (!(d > tol * wjj) || !(wjj > 0)) {  /* also catches NaN */
+            *bad = nq + j;
+            return MB_ERR_LINALG;
+        }
+        double l = sqrt(d);
+        W[j + nc * j] = l;
+        for (ptrdiff_t i = j + 1; i < nc; i++) {
+            double s = W[i + nc * j];
+            for (ptrdiff_t k = 0; k < j; k++) s -= W[i + nc * k] * W[j + nc * k];
+            W[i + nc * j] = s / l;
+        }
+    }
+    return MB_OK;
+}
+
+/* B (N x nrhs, ld N) <- S^-1 B through the Schur complement (schur_factor done);
+ * zero columns are left as they are */
+static void schur_solve(const mb_index1 *f, double *B, ptrdiff_t nrhs)
+{
+    ptrdiff_t nq = f->nq, nc = f->nc, N = nq + nc;
+    const double *P = f->Pq, *mi = f->minv, *W = f->W;
+    for (ptrdiff_t c = 0; c < nrhs; c++) {
+        double *x = B + N * c, *mu = x + nq;
+        ptrdiff_t nz = 0;
+        while (nz < N && x[nz] == 0) nz++;
+        if (nz == N)
+            continue;  /* a zero column (df/dx of a coordinate f does not depend on) */
+        for (ptrdiff_t k = 0; k < nq; k++) x[k] *= mi[k];          /* M^-1 r1 */
+        for (ptrdiff_t k = 0; k < nc; k++) mu[k] = -mu[k];
+        for (ptrdiff_t j = 0; j < nq; j++) {                       /* + Phi_q M^-1 r1 */
+            double v = x[j];
+            if (v != 0)
+                for (ptrdiff_t k = 0; k < nc; k++) mu[k] += P[k + nc * j] * v;
+        }
+        for (ptrdiff_t i = 0; i < nc; i++) {                       /* L L^T mu = . */
+            double s = mu[i];
+            for (ptrdiff_t k = 0; k < i; k++) s -= W[i + nc * k] * mu[k];
+            mu[i] = s / W[i + nc * i];
+        }
+        for (ptrdiff_t i = nc - 1; i >= 0; i--) {
+            double s = mu[i];
+            for (ptrdiff_t k = i + 1; k < nc; k++) s -= W[k + nc * i] * mu[k];
+            mu[i] = s / W[i + nc * i];
+        }
+        for (ptrdiff_t j = 0; j < nq; j++) {                       /* - M^-1 Phi_q^T mu */
+            double s = 0;
+            for (ptrdiff_t k = 0; k < nc; k++) s += P[k + nc * j] * mu[k];
+            x[j] -= mi[j] * s;
+        }
+    }
+}
+
+/* S^-1 B with the factors of the cached point, either path */
+static int saddle_solve(mb_index1 *f, double *B, ptrdiff_t nrhs)
+{
+    ptrdiff_t N = f->nq + f->nc;
+    if (f->schur) {
+        schur_solve(f, B, nrhs);
+        return MB_OK;
+    }
+    return solve_scaled(N, f->S, N, f->dsc, f->ipiv, B, nrhs);
+}
+
 /* ---- the saddle-point solve, cached on (t, y) ---- */
 
 static int saddle(mb_index1 *f, double t, const double *q, const double *qd)
@@ -180,20 +270,24 @@ static int saddle(mb_index1 *f, double t, const double *q, const double *qd)
         return MB_OK;
     f->cache_ok = 0;
     double *S = f->S, *b = f->sol;
+    /* Phi_q: into S (LU path) or Pq (Schur path, M not assembled) */
+    double *Pq = f->schur ? f->Pq : S + nq;
+    ptrdiff_t ldp = f->schur ? nc : N;
     int rc;
-    if ((rc = me->mass(me->ctx, q, S, N)) != 0) return rc;
+    if (!f->schur && (rc = me->mass(me->ctx, q, S, N)) != 0) return rc;
     if ((rc = me->forces(me->ctx, t, q, qd, b)) != 0) return rc;
     if (nc > 0) {
-        if ((rc = me->phi_q(me->ctx, t, q, S + nq, N)) != 0) return rc;
-        for (ptrdiff_t r = 0; r < nc; r++) {
-            for (ptrdiff_t c = 0; c < nq; c++) S[c + N * (nq + r)] = S[nq + r + N * c];
-            for (ptrdiff_t c = 0; c < nc; c++) S[nq + c + N * (nq + r)] = 0.0;
-        }
+        if ((rc = me->phi_q(me->ctx, t, q, Pq, ldp)) != 0) return rc;
+        if (!f->schur)
+            for (ptrdiff_t r = 0; r < nc; r++) {
+                for (ptrdiff_t c = 0; c < nq; c++) S[c + N * (nq + r)] = S[nq + r + N * c];
+                for (ptrdiff_t c = 0; c < nc; c++) S[nq + c + N * (nq + r)] = 0.0;
+            }
         double *g = b + nq;
         if ((rc = eval_gamma(f, t, q, qd, g)) != 0) return rc;
         if (f->alpha != 0) {  /* - 2 alpha (Phi_q q' + Phi_t) */
             if ((rc = eval_phi_t(f, t, q, f->vc1)) != 0) return rc;
-            mb_gemv(nc, nq, 1.0, S + nq, N, qd, 1.0, f->vc1);
+            mb_gemv(nc, nq, 1.0, Pq, ldp, qd, 1.0, f->vc1);
             for (ptrdiff_t k = 0; k < nc; k++) g[k] -= 2 * f->alpha * f->vc1[k];
         }
         if (f->beta != 0) {   /* - beta^2 Phi */
@@ -202,12 +296,13 @@ static int saddle(mb_index1 *f, double t, const double *q, const double *qd)
         }
     }
     ptrdiff_t bad = 0;
-    if ((rc = factor_scaled(N, S, N, f->dsc, f->ipiv, &bad)) != MB_OK)
+    if ((rc = f->schur ? schur_factor(f, &bad) : factor_scaled(N, S, N, f->dsc, f->ipiv, &bad))
+        != MB_OK)
         return fail(f, rc,
                     "The saddle-point matrix [M Phi_q^T; Phi_q 0] is singular at t = %.17g "
                     "(pivot %td of %td): redundant constraints, a singular configuration or a "
                     "singular mass matrix.", t, bad, N);
-    if ((rc = solve_scaled(N, S, N, f->dsc, f->ipiv, b, 1)) != MB_OK) return rc;
+    if ((rc = saddle_solve(f, b, 1)) != MB_OK) return rc;
     memcpy(f->ycache, q, bytes);
     memcpy(f->ycache + nq, qd, bytes);
     f->tcache = t;
@@ -446,7 +541,7 @@ static int index1_jac(double t, const double *y, double *J, ptrdiff_t ldJ, void 
         }
     }
 
-    if ((rc = solve_scaled(N, f->S, N, f->dsc, f->ipiv, R, 2 * nq)) != MB_OK) return rc;
+    if ((rc = saddle_solve(f, R, 2 * nq)) != MB_OK) return rc;
 
     for (ptrdiff_t j = 0; j < nq; j++) {
         double *c0 = J + ldJ * j, *c1 = J + ldJ * (nq + j);
@@ -585,7 +680,7 @@ int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta)
         {&f->G, nc * nc}, {&f->gsc, nc}, {&f->vq1, nq}, {&f->vq2, nq}, {&f->vq3, nq},
         {&f->vc1, nc}, {&f->vc2, nc}, {&f->vc3, nc}, {&f->vc4, nc}, {&f->gs, nq},
         {&f->ga, nc}, {&f->gb, nc}, {&f->gc, nc}, {&f->Pg, nc * nq}, {&f->pa, nc},
-        {&f->pb, nc}};
+        {&f->pb, nc}, {&f->minv, nq}, {&f->W, nc * nc}, {&f->Pq, nc * nq}};
     size_t np = sizeof parts / sizeof parts[0], total = 0;
     for (size_t k = 0; k < np; k++) total += (size_t)parts[k].n;
     f->work = calloc(total + 1, sizeof(double));
@@ -601,6 +696,18 @@ int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta)
     }
     f->ipiv_g = f->ipiv + N;
     f->cache_ok = 0;
+    /* the Schur path when M is constant, diagonal and positive (M at q = 0: vq1) */
+    if (mech->mass_constant && mech->mass(mech->ctx, f->vq1, f->S, N) == 0) {
+        int diag = 1;
+        for (ptrdiff_t j = 0; j < nq && diag; j++)
+            for (ptrdiff_t i = 0; i < nq && diag; i++) {
+                double v = f->S[i + N * j];
+                diag = i == j ? (v > 0 && isfinite(v)) : v == 0;
+            }
+        if (diag)
+            for (ptrdiff_t k = 0; k < nq; k++) f->minv[k] = 1.0 / f->S[k + N * k];
+        f->schur = diag;
+    }
     return MB_OK;
 }
 

@@ -4,7 +4,9 @@
  *     [ M    Phi_q^T ] [ q''    ]   [ Q                          ]
  *     [ Phi_q   0    ] [ lambda ] = [ gamma - 2 a Phi' - b^2 Phi ]   (LLM eq 9,
  *                                               Baumgarte a, b optional)
- * solved by a dense LU; and the analytic Jacobian df/dy of LLM eqs 10-15
+ * solved by a dense LU, or, when M is constant and diagonal with a positive diagonal
+ * (every planar model), through the Schur complement Phi_q M^-1 Phi_q^T (Cholesky);
+ * and the analytic Jacobian df/dy of LLM eqs 10-15
  * (d q''/dq and d q''/dq' from the differentiated saddle-point system).
  * mb_index1_problem() presents it as an mb_problem (rhs, jac, nq) for every
  * integrator; project() moves (q, q') back onto Phi = 0 and Phi_q q' = -Phi_t
@@ -28,6 +30,9 @@ typedef struct mb_index1 {
     double *S, *dsc, *sol, *ycache, *R, *T1, *T2, *T3, *P1, *P2, *P3, *M1, *M2, *G, *gsc;
     double *vq1, *vq2, *vq3, *vc1, *vc2, *vc3, *vc4, *gs, *ga, *gb, *gc, *Pg, *pa, *pb;
     int *ipiv_g;
+    int schur;            /* 1: M constant diagonal, saddle solves by the Schur complement */
+    double *minv, *W, *Pq; /* Schur path: diag(M)^-1, Cholesky factor of Phi_q M^-1 Phi_q^T
+                            * (lower, ld nc), Phi_q (nc x nq) of the cached point */
     double tcache;
     int cache_ok;
     char msg[256];

@@ -18,6 +18,7 @@
  *    projection after every step keeping |Phi| and |Phi_q q'| below 1e-10.
  *  - Projection of an inconsistent state; redundant constraints reported as
  *    MB_ERR_LINALG with a message.
+ *  - The Schur path (constant diagonal M) against the LU path of the saddle matrix.
  *  - Cost per call of rhs and jac on the RN double pendulum (printed only).
  */
 #include <float.h>
@@ -691,6 +692,60 @@ static void test_scaling(void)
     mb_index1_free(&f);
 }
 
+
+/* the Schur path (M constant diagonal: every planar model) and the general LU path of
+ * the saddle-point matrix give the same f and df/dy to rounding */
+static void compare_paths(const char *name, tmodel *T, const double *y0, double tol)
+{
+    mb_mech me;
+    mb_planar_mech(&T->m, &me);
+    mb_index1 f;
+    mb_index1_init(&f, &me, 0, 0);
+    ptrdiff_t n = 2 * f.nq;
+    CHECK(f.schur == 1, "%s: constant diagonal M -> Schur path", name);
+    mb_problem p;
+    mb_index1_problem(&f, &p);
+    double yd[2][2 * 3 * NBMAX], J[2][4 * 9 * NBMAX * NBMAX];
+    for (int path = 0; path < 2; path++) {
+        f.schur = path == 0;
+        f.cache_ok = 0;
+        CHECK(p.rhs(0.3, y0, yd[path], p.ctx) == MB_OK, "%s: rhs (path %d)", name, path);
+        CHECK(p.jac(0.3, y0, J[path], n, p.ctx) == MB_OK, "%s: jac (path %d)", name, path);
+    }
+    double ef = 0, sf = 0, ej = 0, sj = 0;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        ef = fmax(ef, fabs(yd[0][i] - yd[1][i]));
+        sf = fmax(sf, fabs(yd[1][i]));
+    }
+    for (ptrdiff_t i = 0; i < n * n; i++) {
+        ej = fmax(ej, fabs(J[0][i] - J[1][i]));
+        sj = fmax(sj, fabs(J[1][i]));
+    }
+    CHECK(ef <= tol * sf && ej <= tol * sj,
+          "%s: Schur and LU paths agree (f %.1e, df/dy %.1e relative)", name, ef / sf, ej / sj);
+    mb_index1_free(&f);
+}
+
+static void test_schur_path(void)
+{
+    tmodel T;
+    build_rn(&T, 400, 15, 3e5, 5e4);
+    double y[12];
+    rn_state(y, y + 6);
+    y[8] = 2.0;   /* body 1 moving too (inconsistent velocities do not matter here) */
+    compare_paths("RN stiff double pendulum", &T, y, 1e-13);
+    tmodel P;     /* pendulum + particle: masses 1e2 and 1e-5, inertia 1e-12 */
+    tm_init(&P, 2);
+    P.body[0] = 100; P.body[1] = 100; P.body[2] = 1e-5; P.body[3] = 1e-12;
+    mb_planar_joint *J = tm_joint(&P, MB_JOINT_REVOLUTE, -1, 0);
+    J->sj[0] = -1;
+    mb_planar_force *F = tm_force(&P, MB_FORCE_TSDA, 0, 1);
+    F->k = 5;
+    F->L0 = 0.2;
+    double yp[12] = {1, 0, 0, 1.3, 0.1, 0, 0, 1, 1, 0, 0, 0};
+    compare_paths("pendulum + particle", &P, yp, 1e-11);
+}
+
 static void test_timing(void)
 {
     tmodel T;
@@ -744,6 +799,7 @@ int main(void)
     test_energy_and_projection();
     test_project();
     test_scaling();
+    test_schur_path();
     test_timing();
     printf("worst df/dy column rel. error: analytic %.1e, with difference fallbacks %.1e\n",
            worst_analytic, worst_fallback);

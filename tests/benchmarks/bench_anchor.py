@@ -1,0 +1,282 @@
+"""The anchor of issue 13: a plain C program calling CVODE directly on the RN
+stiff double pendulum (``anchor_cvode.c``, built here with the Debian SUNDIALS
+that setup.py links), against mbint and SciPy, in one run.
+
+The program has a hand-written f and df/dy in mbint's index-1 coordinates
+(y = (q, q'), q = (x1, y1, th1, x2, y2, th2); test_bench_anchor.py checks both
+against ``model.rhs`` / ``model.jacobian``), CV_BDF with Newton, the dense linear
+solver and the analytic Jacobian, CVODE's defaults otherwise.  Two output modes:
+``CV_NORMAL`` at each output time (what a plain program does) and ``CV_ONE_STEP``
+with a stop time at 2 s and the output interpolated by CVodeGetDky (what mbint's
+``cvode_bdf`` does).
+
+Contenders (t in [0, 2] s, rtol = atol = tol, output at the 201 points
+``T_EVAL``): the anchor in both modes; mbint ``cvode_bdf``, ``bdf``,
+``radau_iia``, ``rodas4`` (index-1 formulation, everything in C, through
+``mbint.simulate(..., t_eval=T_EVAL)``); SciPy ``Radau``, ``BDF``, ``LSODA`` on
+``model.rhs`` / ``model.jacobian`` (the model's C kernels called from Python).
+
+Error: max over the 201 points and the six coordinates of |q - q_ref| [m, rad],
+q_ref from ``radau_iia`` at rtol = atol = 1e-13.  Time: median over ROUNDS
+interleaved rounds; in each round every contender and tolerance runs for about
+ROUND_S (at least once) and the mean per run is the round's value (the anchor
+times itself inside the program, so process start-up is not counted).  Spread:
+(max - min) / median over the rounds.
+
+Matched error.  The global error of one method at one tolerance scatters by up to
+an order of magnitude between neighbouring tolerances (the anchor's own error at
+tol 0.5e-6 ... 2e-6 ranges over 1.5e-5 ... 4.4e-4), so piecewise interpolation
+along a curve picks up that noise.  Each contender's curve is instead fitted by
+least squares, log(time) = a + b log(error), over its points with error within
+[LEVEL / 30, 30 LEVEL], and evaluated at the level; tolerances are spaced by a
+quarter of a decade.
+
+Per-evaluation cost: the anchor's f and J (its J includes the saddle solve it
+needs, as in its CVODE callback) timed inside the program over distinct states;
+mbint's f and J timed through the batch kernels (``model.rhs(t, Y)`` with Y of
+BATCH distinct states: the C loop, one Python call per batch).
+
+Run ``python tests/benchmarks/bench_anchor.py`` (writes out/bench_anchor.md) or
+``make bench``.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy.integrate import solve_ivp as scipy_solve_ivp
+
+import mbint
+from mbint import models
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE / "anchor_cvode.c"
+ROOT = HERE.parents[1]
+OUT_MD = ROOT / "out" / "bench_anchor.md"
+BIN = ROOT / "build" / "bench" / "anchor_cvode"
+LIBS = ["-lsundials_cvode", "-lsundials_nvecserial", "-lsundials_sunmatrixdense",
+        "-lsundials_sunlinsoldense", "-lm"]
+SPAN = (0.0, 2.0)
+T_EVAL = np.linspace(0.0, 2.0, 201)
+ROUNDS = 5
+ROUND_S = 0.03
+LEVELS = (2e-5, 2e-6)
+BATCH = 2000
+OURS_TOLS = tuple(10.0 ** (-k / 4) for k in range(12, 37))    # 1e-3 ... 1e-9
+SCIPY_TOLS = tuple(10.0 ** (-k / 4) for k in range(12, 33))   # 1e-3 ... 1e-8
+
+
+def build(path=BIN):
+    """Compile anchor_cvode.c (when missing or older than the source); returns the path."""
+    path = Path(path)
+    if path.exists() and path.stat().st_mtime >= SRC.stat().st_mtime:
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cc = os.environ.get("CC", shutil.which("cc") or "gcc")
+    tmp = path.with_suffix(".tmp")
+    subprocess.run([cc, "-O2", "-o", str(tmp), str(SRC)] + LIBS, check=True)
+    tmp.replace(path)
+    return path
+
+
+def anchor_eval(y, exe=None):
+    """The anchor's f (12,) and df/dy (12, 12) at y."""
+    exe = exe or build()
+    out = subprocess.run([str(exe), "eval"], input=" ".join(repr(float(v)) for v in y),
+                         capture_output=True, text=True, check=True).stdout.split()
+    v = np.array([float(x) for x in out])
+    return v[:12], v[12:].reshape(12, 12, order="F")
+
+
+def anchor_solve(tol, mode=0, h0=0.0, maxord=0, round_s=0.0, nout=len(T_EVAL), exe=None):
+    """One anchor run: (q (6, nout), stats dict, mean seconds per run)."""
+    exe = exe or build()
+    out = subprocess.run([str(exe), "solve", repr(tol), repr(tol), str(nout), str(mode),
+                          repr(h0), str(maxord), repr(round_s)], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    sec = float(out[0].split()[1])
+    ns, nf, nj, nl, h = out[1].split()
+    Y = np.array([[float(x) for x in line.split()] for line in out[2:]])
+    st = dict(ok=True, nsteps=int(ns), nfev=int(nf), njev=int(nj), nlu=int(nl), h0=float(h))
+    return Y[:, 1:].T, st, sec
+
+
+def anchor_evaltime(k=200000, exe=None):
+    """Seconds per f and per J of the hand-written C kernels."""
+    exe = exe or build()
+    out = subprocess.run([str(exe), "evaltime", str(k)], capture_output=True, text=True,
+                         check=True).stdout.split()
+    return float(out[1]), float(out[3])
+
+
+# ---- contenders: run(model, tol) -> (q (6, 201), stats, seconds or None) ----
+
+def _anchor(mode):
+    def run(m, tol, round_s=0.0):
+        return anchor_solve(tol, mode=mode, round_s=round_s)
+    return run
+
+
+def _mbint(method):
+    def run(m, tol, round_s=0.0):
+        tr = mbint.simulate(m, SPAN, method=method, rtol=tol, atol=tol, t_eval=T_EVAL)
+        st = tr.stats
+        return tr.q, dict(ok=bool(tr.success), nsteps=st["nsteps"], nfev=st["nfev"],
+                          njev=st["njev"], nlu=st["nlu"]), None
+    return run
+
+
+def _scipy(method):
+    def run(m, tol, round_s=0.0):
+        res = scipy_solve_ivp(lambda t, y: m.rhs(t, y), SPAN, np.concatenate([m.q0, m.qd0]),
+                              method=method, jac=lambda t, y: m.jacobian(t, y), rtol=tol,
+                              atol=tol, t_eval=T_EVAL)
+        return res.y[:m.nq], dict(ok=bool(res.success), nsteps=int(res.t.size), nfev=int(res.nfev),
+                                  njev=int(res.njev), nlu=int(res.nlu)), None
+    return run
+
+
+ANCHOR = "C CVODE (CV_NORMAL)"
+CONTENDERS = {
+    ANCHOR: (_anchor(0), OURS_TOLS),
+    "C CVODE (CV_ONE_STEP + GetDky)": (_anchor(1), OURS_TOLS),
+    "mbint cvode_bdf": (_mbint("cvode_bdf"), OURS_TOLS),
+    "mbint bdf": (_mbint("bdf"), OURS_TOLS),
+    "mbint radau_iia": (_mbint("radau_iia"), OURS_TOLS),
+    "mbint rodas4": (_mbint("rodas4"), OURS_TOLS),
+    "SciPy Radau": (_scipy("Radau"), SCIPY_TOLS),
+    "SciPy BDF": (_scipy("BDF"), SCIPY_TOLS),
+    "SciPy LSODA": (_scipy("LSODA"), SCIPY_TOLS),
+}
+MBINT = [k for k in CONTENDERS if k.startswith("mbint")]
+SCIPY = [k for k in CONTENDERS if k.startswith("SciPy")]
+
+
+def reference(m):
+    return mbint.simulate(m, SPAN, method="radau_iia", rtol=1e-13, atol=1e-13, t_eval=T_EVAL).q
+
+
+def run(rounds=ROUNDS, quick=False):
+    build()
+    m = models.stiff_double_pendulum()
+    qref = reference(m)
+    jobs = [(name, tol) for name, (_, tols) in CONTENDERS.items()
+            for tol in (tols[::4] if quick else tols)]
+    times = {job: [] for job in jobs}
+    info = {}
+    for job in jobs:  # warm-up (and the results)
+        info[job] = CONTENDERS[job[0]][0](m, job[1])
+    for _ in range(1 if quick else rounds):
+        for job in jobs:
+            fn = CONTENDERS[job[0]][0]
+            t0, k = time.perf_counter(), 0
+            if job[0].startswith("C CVODE"):
+                times[job].append(fn(m, job[1], ROUND_S)[2])
+                continue
+            while k == 0 or time.perf_counter() - t0 < ROUND_S:
+                fn(m, job[1])
+                k += 1
+            times[job].append((time.perf_counter() - t0) / k)
+    rows = []
+    for job in jobs:
+        q, st, _ = info[job]
+        ts = np.array(times[job])
+        med = float(np.median(ts))
+        rows.append(dict(name=job[0], tol=job[1], time=med,
+                         spread=float((ts.max() - ts.min()) / med),
+                         error=float(np.abs(q - qref).max()), **st))
+    return rows
+
+
+def time_at(rows, name, error, window=30.0):
+    """Time of contender `name` at `error` from the least-squares line log(time) vs
+    log(error) through its points with error in [error / window, error * window]
+    (nan with fewer than 3 such points or when `error` is outside their range)."""
+    pts = np.array([(r["error"], r["time"]) for r in rows if r["name"] == name and r["ok"]
+                    and error / window <= r["error"] <= error * window])
+    if len(pts) < 3 or not pts[:, 0].min() <= error <= pts[:, 0].max():
+        return np.nan
+    b, a = np.polyfit(np.log(pts[:, 0]), np.log(pts[:, 1]), 1)
+    return float(np.exp(a + b * np.log(error)))
+
+
+def best_of(rows, names, e):
+    return np.nanmin([time_at(rows, s, e) for s in names] + [np.inf])
+
+
+def evaluation_costs(rounds=ROUNDS):
+    """Seconds per f and per J: (anchor f, anchor J, mbint f, mbint J), medians of
+    interleaved rounds."""
+    exe = build()
+    m = models.stiff_double_pendulum()
+    rng = np.random.default_rng(0)
+    Y = (np.concatenate([m.q0, m.qd0])[:, None] + 0.05 * rng.standard_normal((12, BATCH)))
+    tt = np.zeros(BATCH)
+    m.rhs(tt, Y), m.jacobian(tt, Y)
+    res = {k: [] for k in ("af", "aj", "mf", "mj")}
+    for _ in range(rounds):
+        af, aj = anchor_evaltime(exe=exe)
+        res["af"].append(af)
+        res["aj"].append(aj)
+        for key, fn in (("mf", m.rhs), ("mj", m.jacobian)):
+            t0, k = time.perf_counter(), 0
+            while k == 0 or time.perf_counter() - t0 < 0.05:
+                fn(tt, Y)
+                k += 1
+            res[key].append((time.perf_counter() - t0) / (k * BATCH))
+    return {k: float(np.median(v)) for k, v in res.items()}
+
+
+def report(rows, costs=None):
+    lines = ["# The anchor: plain C CVODE on the RN stiff double pendulum (issue 13)", "",
+             "error: max |q - q_ref| [m, rad] over 201 points in [0, 2] s, q_ref from radau_iia "
+             f"at 1e-13; time: median of {ROUNDS} interleaved rounds, spread (max - min) / "
+             "median.", "",
+             "| contender | tol | error | time [ms] | spread | steps | nfev | njev | nlu |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['name']} | {r['tol']:.2e} | {r['error']:.2e} | "
+                     f"{r['time'] * 1e3:.3f} | {r['spread']:.2f} | {r['nsteps']} | {r['nfev']} "
+                     f"| {r['njev']} | {r['nlu']} |")
+    lines += ["", "## Time at matched error (least-squares log-log fit, see the module "
+              "docstring)", "",
+              "| contender | " + " | ".join(f"t({e:.0e}) [ms]" for e in LEVELS) + " | " +
+              " | ".join(f"/ anchor at {e:.0e}" for e in LEVELS) + " |",
+              "|---|" + "---:|" * (2 * len(LEVELS))]
+    for name in CONTENDERS:
+        ts = [time_at(rows, name, e) for e in LEVELS]
+        rs = [t / time_at(rows, ANCHOR, e) for t, e in zip(ts, LEVELS)]
+        lines.append(f"| {name} | " + " | ".join(f"{t * 1e3:.3f}" for t in ts) + " | " +
+                     " | ".join(f"{r:.2f}" for r in rs) + " |")
+    lines += [""]
+    for e in LEVELS:
+        mb, sc, an = best_of(rows, MBINT, e), best_of(rows, SCIPY, e), time_at(rows, ANCHOR, e)
+        lines.append(f"- at {e:.0e}: mbint's best / anchor = {mb / an:.2f}, SciPy's best / "
+                     f"mbint's best = {sc / mb:.1f}")
+    if costs:
+        lines += ["", "## One evaluation (C, distinct states)", "",
+                  "| | hand-written [us] | mbint [us] | ratio |", "|---|---:|---:|---:|",
+                  f"| f | {costs['af'] * 1e6:.3f} | {costs['mf'] * 1e6:.3f} | "
+                  f"{costs['mf'] / costs['af']:.2f} |",
+                  f"| J (incl. its saddle solve) | {costs['aj'] * 1e6:.3f} | "
+                  f"{costs['mj'] * 1e6:.3f} | {costs['mj'] / costs['aj']:.2f} |"]
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    rows = run()
+    costs = evaluation_costs()
+    text = report(rows, costs)
+    OUT_MD.parent.mkdir(parents=True, exist_ok=True)
+    OUT_MD.write_text(text)
+    print(text)
+    print(f"written to {OUT_MD}")
+    return rows
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""make bench: the anchor of issue 13 (bench_anchor.py) -- a plain C program calling
+CVODE on the RN stiff double pendulum with a hand-written f and Jacobian -- against
+mbint and SciPy at matched error over the whole trajectory.
+
+Issue targets (at error <= 2e-5): mbint's best <= 1.0x the anchor, SciPy's best >=
+30x mbint's best; one f <= 1.2x the hand-written one, its Jacobian <= 1.5x.  The
+tests assert what holds today (measured floors, with margin: mbint's best <= 1.5x,
+SciPy's best >= 3x, f <= 8x, J <= 15x) and print the rest;
+out/bench_anchor.md has the tables.
+
+The cvode_bdf accuracy question of the issue ("17x larger error at tol 1e-6 with
+the same step counts"): not a defect.  mbint's cvode_bdf steps with CV_ONE_STEP and
+a stop time at tf, and CVODE's initial-step estimate scales with the distance to the
+first requested output time: 1.45e-12 s towards tf = 2 s (mbint, and the anchor in
+CV_ONE_STEP mode) against 2.12e-13 s towards the first of 201 CV_NORMAL output times
+(0.01 s).  The two runs then take different step sequences (390 and 384 steps at
+tol 1e-6), and at a single tolerance the global error of either scatters by an
+order of magnitude (the anchor's own at tol 0.5e-6 ... 2e-6: 1.5e-5 ... 4.4e-4):
+1e-6 happens to be a lucky tolerance for CV_NORMAL (1.5e-5) and an unlucky one for
+CV_ONE_STEP (2.5e-4).  test_cvode_bdf_is_the_anchor_in_one_step_mode shows mbint's
+cvode_bdf reproduces the anchor driven the same way, step for step."""
+import numpy as np
+import pytest
+
+import bench_anchor as bench
+from mbint import models
+
+
+@pytest.fixture(scope="module")
+def rows():
+    rows = bench.run()
+    costs = bench.evaluation_costs()
+    text = bench.report(rows, costs)
+    bench.OUT_MD.parent.mkdir(parents=True, exist_ok=True)
+    bench.OUT_MD.write_text(text)
+    print(text)
+    rows.append(dict(name="costs", **costs))
+    return rows
+
+
+def test_all_runs_succeeded(rows):
+    assert all(r["ok"] for r in rows if r["name"] != "costs")
+
+
+def test_cvode_bdf_is_the_anchor_in_one_step_mode(rows):
+    """Same steps, evaluations and error as the anchor in CV_ONE_STEP mode at every
+    tolerance: the adapter adds cost, not error."""
+    m = models.stiff_double_pendulum()
+    for tol in (1e-4, 1e-6, 1e-8):
+        a = next(r for r in rows if r["name"] == "C CVODE (CV_ONE_STEP + GetDky)"
+                 and abs(r["tol"] - tol) < 1e-3 * tol)
+        b = next(r for r in rows if r["name"] == "mbint cvode_bdf"
+                 and abs(r["tol"] - tol) < 1e-3 * tol)
+        assert (a["nsteps"], a["nfev"], a["njev"]) == (b["nsteps"], b["nfev"], b["njev"])
+        assert abs(a["error"] - b["error"]) <= 0.01 * a["error"]
+    # and CV_NORMAL towards tf alone (two output times) starts with the same step
+    _, one, _ = bench.anchor_solve(1e-6, mode=1, nout=2)
+    _, normal_tf, _ = bench.anchor_solve(1e-6, mode=0, nout=2)
+    _, normal_201, _ = bench.anchor_solve(1e-6, mode=0)
+    print("initial steps: ONE_STEP", one["h0"], "NORMAL to tf", normal_tf["h0"],
+          "NORMAL at 201 points", normal_201["h0"])
+    assert one["h0"] == normal_tf["h0"] != normal_201["h0"]
+    assert one["nsteps"] == normal_tf["nsteps"]
+
+
+def test_best_vs_anchor(rows):
+    r = [r for r in rows if r["name"] != "costs"]
+    for e in bench.LEVELS:
+        ratio = bench.best_of(r, bench.MBINT, e) / bench.time_at(r, bench.ANCHOR, e)
+        print(f"mbint's best / anchor at {e:.0e}: {ratio:.2f} (issue target <= 1.0)")
+    ratio = bench.best_of(r, bench.MBINT, 2e-5) / bench.time_at(r, bench.ANCHOR, 2e-5)
+    # measured 0.85-0.99 with the Schur path of index1.c (1.12-1.76 before; README)
+    assert ratio <= 1.5
+
+
+def test_scipy_vs_mbint(rows):
+    r = [r for r in rows if r["name"] != "costs"]
+    f = bench.best_of(r, bench.SCIPY, 2e-5) / bench.best_of(r, bench.MBINT, 2e-5)
+    print(f"SciPy's best / mbint's best at 2e-5: {f:.1f} (issue target >= 30)")
+    assert f >= 3.0   # measured 6.6-7.7 (LSODA); the issue's 30x is not reached
+
+
+def test_evaluation_cost(rows):
+    c = next(r for r in rows if r["name"] == "costs")
+    print(f"f: mbint / hand-written = {c['mf'] / c['af']:.2f} (target <= 1.2), "
+          f"J: {c['mj'] / c['aj']:.2f} (target <= 1.5)")
+    # measured 3.3-4.2 and 6.0-7.6 (README): the issue's 1.2 and 1.5 are not reached
+    assert c["mf"] / c["af"] <= 8 and c["mj"] / c["aj"] <= 15
