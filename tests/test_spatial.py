@@ -619,7 +619,7 @@ def test_save_and_load_a_spatial_trajectory(vehicle, tmp_path):
     tr.save(tmp_path / "v.nc")
     t2 = mbint.load(tmp_path / "v.nc")
     assert isinstance(t2.model, SpatialModel)
-    assert (t2.model.nq, t2.model.nc) == (98, 88)
+    assert (t2.model.nq, t2.model.nc) == (98, 80)
     assert np.array_equal(t2.q, tr.q)
     assert np.array_equal(t2.model.phi(0.3, tr.q[:, -1]), vehicle.phi(0.3, tr.q[:, -1]))
     assert np.array_equal(t2.model.forces(0.3, tr.q[:, -1], tr.qd[:, -1]),
