@@ -34,7 +34,7 @@ def test_section_vehicle(tmp_path):
         assert (d / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(p.name for p in d.iterdir()) == ["fig5.png", "frame.png", "vehicle.md"]
     md = (d / "vehicle.md").read_text()
-    assert "98 coordinates, 88 constraint equations, 10 degrees of freedom" in md
+    assert "98 coordinates, 80 constraint equations, 18 degrees of freedom" in md
     assert res["eigenvalue"].real < -1e4
     heights = {r["method"]: r["value"] for r in s.rows if r["quantity"] == "chassis_height_end"}
     assert set(heights) == {"rosenbrock_nystrom", "cvode_bdf"}

@@ -403,14 +403,22 @@ def vehicle():
     return hmmwv()
 
 
+def hmmwv_wishbone():
+    from mbint.models import hmmwv
+    return hmmwv(layout="wishbone")
+
+
 def test_hmmwv_counts(vehicle):
-    """98 coordinates as printed; 88 independent constraint equations and 10 degrees of
-    freedom instead of the paper's 80 and 18 (see the docstring of models.hmmwv:
-    the paper's counts need two loose motions per corner)."""
+    """The paper's counts: 98 coordinates, 80 independent constraint equations, 18
+    degrees of freedom (upper arms on ball joints, see the docstring of
+    models.hmmwv); the double-wishbone layout: 98, 88, 10."""
     m = vehicle
     assert len(m.bodies) == 14
-    assert (m.nq, m.nc, m.ndof) == (98, 88, 10)
-    assert np.linalg.matrix_rank(m.phi_q()) == 88
+    assert (m.nq, m.nc, m.ndof) == (98, 80, 18)
+    assert np.linalg.matrix_rank(m.phi_q()) == 80
+    w = hmmwv_wishbone()
+    assert (w.nq, w.nc, w.ndof) == (98, 88, 10)
+    assert np.linalg.matrix_rank(w.phi_q()) == 88
     kinds = sorted({e.kind for e in m.joint_elements})
     assert kinds == ["distance", "driver", "revolute", "spherical", "translational"]
     # starts on the constraints, at rest in the vehicle's frame, in static equilibrium
@@ -456,14 +464,16 @@ def test_hmmwv_methods_agree(vehicle):
 def test_hmmwv_dominant_eigenvalue(vehicle):
     """The dominant eigenvalue of the state-space ODE at t = 0 (analytic J1, J2,
     checked against central differences) equals that of the index-1 ODE's Jacobian:
-    real, about -1.93e4 with these parameters (the paper: about -2.6e5 with its
-    unprinted masses and geometry)."""
+    real, about -2.0e4 with these parameters (the paper: about -2.6e5 with its
+    unprinted masses and geometry).  No eigenvalue in the right half-plane: the
+    upper arms' fore-aft swing, held only by the pull rods' tension, is stable
+    (undamped: eigenvalues on the imaginary axis, +-15.6i)."""
     from mbint.mbs.statespace import StateSpace
     m = vehicle
     S = StateSpace(m)
     J1, J2 = S.jacobians()
     nd = J1.shape[0]
-    assert nd == 10
+    assert nd == 18
     J1f = _cd(lambda v: S.acceleration(v, S.vd), S.v)
     J2f = _cd(lambda vd: S.acceleration(S.v, vd), S.vd)
     assert _rel(J1, J1f) < 1e-6 and _rel(J2, J2f) < 1e-6
@@ -474,6 +484,9 @@ def test_hmmwv_dominant_eigenvalue(vehicle):
     lam1 = wi[np.argmax(np.abs(wi))]
     assert abs(lam.imag) < 1e-6 * abs(lam) and -1e5 < lam.real < -1e4
     assert abs(lam - lam1) < 1e-6 * abs(lam)
+    assert w.real.max() < 1e-5
+    swing = w[(np.abs(w.real) < 1e-2) & (w.imag > 1.0)]
+    assert len(swing) == 4 and np.all((swing.imag > 15.0) & (swing.imag < 16.5))
 
 
 def test_animate_spatial(tmp_path):
@@ -574,21 +587,28 @@ def test_energy_balance_with_every_force():
     assert np.abs(E + W - E[0]).max() < 1e-9 * abs(E[0])
 
 
-def test_hmmwv_paper_counts_collapse():
-    """The paper's counts (98, 80, 18) with ball joints at the upper arms' pivots: the
-    80 equations are independent, but the two extra motions per corner (an upper arm
-    spinning about its own axis, the spindle swinging fore and aft) are restrained by
-    nothing, and the chassis falls within 2 s: why models.hmmwv() keeps revolute
-    pivots (88 equations, 10 degrees of freedom)."""
+def test_hmmwv_other_tsda_placements():
+    """What holds the paper's 18-dof layout: with the upper arms on ball joints the
+    TSDA holds the arm's fore-aft swing only through its preload.  A TSDA line with a
+    fore-aft component leaves no static equilibrium; a strut above the arm
+    (compression) makes the swing unstable and the chassis falls within 2 s; the
+    double-wishbone layout (revolute pivots) runs as the default does."""
     from mbint.models import hmmwv
-    m = hmmwv(uca_pivot="spherical")
-    assert (m.nq, m.nc, m.ndof) == (98, 80, 18)
-    assert np.linalg.matrix_rank(m.phi_q()) == 80
-    tr = mbint.simulate(m, (0.0, 2.0), method="rosenbrock_nystrom", formulation="state_space",
-                        rtol=1e-3, atol=1e-3)
+    with pytest.raises(RuntimeError, match="no static equilibrium"):
+        hmmwv(spring_top=(0.3, -0.06, 0.40))
+    strut = hmmwv(spring_top=(0.0, -0.06, 0.40))
+    assert (strut.nq, strut.nc, strut.ndof) == (98, 80, 18)
+    tr = mbint.simulate(strut, (0.0, 2.0), method="rosenbrock_nystrom",
+                        formulation="state_space", rtol=1e-3, atol=1e-3)
     assert tr.q[2].min() < 0.3          # from 0.71 m: collapsed (0.245 m within 2 s)
-    with pytest.raises(ValueError, match="uca_pivot"):
-        hmmwv(uca_pivot="ball")
+    w = hmmwv_wishbone()
+    tr = mbint.simulate(w, (0.0, 5.0), method="rosenbrock_nystrom", formulation="state_space",
+                        rtol=1e-3, atol=1e-3)
+    assert tr.status == 0 and abs(tr.q[2, -1] - 0.71) < 1e-3 and tr.q[2].max() > 0.73
+    with pytest.raises(ValueError, match="layout"):
+        hmmwv(layout="ball")
+    with pytest.raises(ValueError, match="spring_top"):
+        hmmwv(spring_top=(0.0, 0.1))
 
 
 def test_save_and_load_a_spatial_trajectory(vehicle, tmp_path):
@@ -599,7 +619,7 @@ def test_save_and_load_a_spatial_trajectory(vehicle, tmp_path):
     tr.save(tmp_path / "v.nc")
     t2 = mbint.load(tmp_path / "v.nc")
     assert isinstance(t2.model, SpatialModel)
-    assert (t2.model.nq, t2.model.nc) == (98, 88)
+    assert (t2.model.nq, t2.model.nc) == (98, 80)
     assert np.array_equal(t2.q, tr.q)
     assert np.array_equal(t2.model.phi(0.3, tr.q[:, -1]), vehicle.phi(0.3, tr.q[:, -1]))
     assert np.array_equal(t2.model.forces(0.3, tr.q[:, -1], tr.qd[:, -1]),

@@ -42,7 +42,7 @@ def section_vehicle(out, summary, quick, progress=print):
     lam = w[np.argmax(np.abs(w))]
     md = ["# RN paper section 5.2: the HMMWV over a bump", "",
           f"{len(m.bodies)} bodies, {m.nq} coordinates, {m.nc} constraint equations, "
-          f"{m.ndof} degrees of freedom (paper: 98, 80, 18; see models.hmmwv).", "",
+          f"{m.ndof} degrees of freedom (paper: 98, 80, 18; see models.hmmwv for the layout).", "",
           f"Dominant eigenvalue of the state-space ODE at t = 0: {lam.real:.4g} "
           f"(paper: about -2.6e5).", ""]
     summary.add("vehicle", "state_space", "dominant_eigenvalue_real", lam.real)

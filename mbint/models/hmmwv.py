@@ -25,10 +25,12 @@ INERTIA = dict(chassis=(940.0, 3694.0, 4287.0), uca=(0.09, 0.01, 0.09),
 # suspension points relative to the wheel centre (x forward, y outward, z up), m
 UBJ = (0.0, -0.15, 0.20)      # upper ball joint (spindle - upper control arm)
 LBJ = (0.0, -0.11, -0.17)     # lower ball joint (spindle - lower control arm)
-UCA_PIVOT = (0.0, -0.53, 0.22)  # upper arm's revolute on the chassis (axis along x)
+UCA_PIVOT = (0.0, -0.53, 0.22)  # upper arm's pivot on the chassis (ball joint or revolute)
 LCA_PIVOT = (0.0, -0.61, -0.13) # lower arm's revolute on the chassis (axis along x)
 SPRING_ARM = 0.75             # spring seat on the upper arm: this fraction pivot -> ball joint
-SPRING_TOP = (0.0, 0.06, 0.40)  # chassis spring seat relative to the arm's seat
+# chassis end of the TSDA relative to its seat on the upper arm (x forward, y outward, z up), m
+SPRING_TOP = dict(spherical=(0.0, 0.0, -0.15),   # a pull rod below the arm, in tension
+                  wishbone=(0.0, -0.06, 0.40))   # a strut above the arm, in compression
 STEER_ARM = (-0.18, -0.19, 0.02)  # tie-rod end on the spindle
 TIE_ROD_INNER = (-0.18, -0.55, 0.02)  # inner tie-rod end (rack front, chassis rear)
 
@@ -40,7 +42,7 @@ def _chassis_height(t, q, qd):
 
 def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7,
           c_susp=2e6, k_tire=296325.0, c_tire=3502.0, chassis_height=0.71,
-          uca_pivot="revolute"):
+          layout="spherical", spring_top=None):
     """RN paper section 5.2: a 14-body HMMWV driving straight over a half-cylinder bump.
 
     Printed (used as printed): 14 bodies -- chassis; front and rear, left and right
@@ -52,32 +54,48 @@ def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7
     diameter 0.1 m reached by the front wheels at 0.5 s and by the rear wheels at
     1.2 s; 5 s in all; the chassis settles near z = 0.71 m.
 
-    Layout (each corner a double wishbone; x forward, y left, z up, the road at
-    z = 0):
+    Layout (x forward, y left, z up, the road at z = 0), ``layout="spherical"``
+    (the default, the paper's counts):
 
-    - upper and lower control arm: a revolute joint on the chassis (axis along x)
-      and a spherical joint on the spindle (5 + 5 + 3 + 3 equations);
+    - upper control arm: a spherical joint on the chassis and a spherical joint on
+      the spindle (3 + 3 equations); lower control arm: a revolute joint on the
+      chassis (axis along x) and a spherical joint on the spindle (5 + 3);
     - tie rod: a distance constraint between the spindle's steering arm and the
       rack (front) or the chassis (rear) (1 equation);
     - rack: a translational joint on the chassis along y (5 equations) and the
       steering constraint, a prescribed rack offset 0 (1 equation);
-    - 14 Euler-parameter normalizations.
+    - 14 Euler-parameter normalizations;
+    - the stiff TSDA of each upper arm (k_susp, c_susp) is a pull rod: from the arm
+      (3/4 of the way from its chassis ball joint to its spindle ball joint, a point
+      on the line through the two) straight down ``spring_top`` = 0.15 m to the
+      chassis, in tension at equilibrium (about 7 kN).
 
-    Counts: 98 coordinates (14 x 7, as printed), 88 constraint equations
-    (14 + 4 x 17 + 5 + 1) and 10 degrees of freedom (the chassis' six and one
-    wheel travel per corner).  The paper prints 80 (79 + the steering one) and
-    18: eight fewer equations, two per corner.  No layout of these 14 bodies with
-    spherical, revolute, distance and translational joints reaches 18 degrees of
-    freedom without loose parts: a double-wishbone corner has one physical degree
-    of freedom (wheel travel) and 17 equations; dropping two of them (a ball joint
-    instead of an arm's revolute, or a distance link instead of an outer ball
-    joint) leaves an arm free to spin about its own axis or the spindle free to
-    turn, motions that no force of the model restrains.  This model keeps the
-    physical layout.  ``uca_pivot="spherical"`` builds the paper's counts (98, 80,
-    18) by replacing the upper arms' revolute pivots with ball joints: each upper
-    arm then spins about the line through its two ball joints and each spindle
-    swings fore and aft, unrestrained; the model starts in (unstable) equilibrium
-    but the chassis falls from 0.71 m to 0.25 m within 2 s (tests/test_spatial.py).
+    Counts: 98 coordinates (14 x 7), 80 constraint equations (14 + 4 x 15 + 5 + 1,
+    independent: rank of Phi_q 80) and 18 degrees of freedom, as printed: the
+    chassis' six and three per corner -- wheel travel (held by the TSDA's axial
+    stiffness), a fore-aft swing of the upper arm and spindle, and the upper arm's
+    spin about the line through its two ball joints (no force acts on it: an idle
+    mode, a zero eigenvalue, harmless).  What holds the swing: at static
+    equilibrium the TSDA's line must (in its part normal to the arm) be parallel to
+    the ball joint's reaction, which here lies in the y-z plane (a line with a
+    fore-aft component leaves no static equilibrium: ``spring_top = (0.3, -0.06,
+    0.40)`` fails with a residual of 1.9 kN), so the swing is normal to the TSDA's
+    line and only the TSDA's preload resists it, through its geometric stiffness
+    F/L: stable when the TSDA pulls (a pull rod below the arm, L <= 0.25 m here),
+    unstable when it pushes (a strut above the arm: the chassis falls from 0.71 m
+    to 0.25 m within 2 s).  The swing is undamped (the damper acts along the line,
+    to which the swing is normal): about 2.5 Hz (eigenvalues +-15.6i), a few
+    tenths of a millimetre after the bump.  The dominant eigenvalue of the
+    state-space ODE at t = 0 is -2.00e4 (the paper: about -2.6e5): c_susp over the
+    TSDA's effective mass, which includes the spindle's (about 100 kg), not the arm's
+    8 kg alone.
+
+    ``layout="wishbone"``: each corner a double wishbone (both arms on revolute
+    joints on the chassis, axis along x; 5 + 5 + 3 + 3 + 1 equations), the TSDA a
+    strut above the upper arm (``spring_top`` = (0, -0.06, 0.40): 0.40 m above
+    the seat, 0.06 m inboard): 98 coordinates, 88 equations, 10 degrees of freedom
+    (the chassis' six and one wheel travel per corner); dominant eigenvalue
+    -1.93e4.  Nothing loose, but not the paper's counts.
 
     Parameters and choices (the paper prints no masses, inertias or geometry):
 
@@ -90,10 +108,10 @@ def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7
       (HMMWV: 3.30 m); track 1.82 m; chassis centre of mass at mid-wheelbase;
     - suspension points relative to the wheel centre (m; y outward): upper ball
       joint (0, -0.15, 0.20), lower ball joint (0, -0.11, -0.17), upper arm pivot
-      (0, -0.53, 0.22), lower arm pivot (0, -0.61, -0.13), spring seat on the upper
-      arm 3/4 of the way from pivot to ball joint, chassis spring seat 0.40 m
-      above it and 0.06 m inboard; steering arm (-0.18, -0.19, 0.02), inner tie-rod
-      end (-0.18, -0.55, 0.02);
+      (0, -0.53, 0.22), lower arm pivot (0, -0.61, -0.13), TSDA seat on the upper
+      arm 3/4 of the way from pivot to ball joint, its chassis end at
+      ``spring_top`` from the seat; steering arm (-0.18, -0.19, 0.02), inner
+      tie-rod end (-0.18, -0.55, 0.02);
     - static equilibrium at the design configuration (chassis centre of mass at
       z = ``chassis_height`` = 0.71 m, wheel centres at 0.45 m): the free lengths
       of the eight TSDAs are solved so that the model starts at rest in the
@@ -122,18 +140,38 @@ def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7
         Tires, N/m and N s/m (296325, 3502 as printed).
     chassis_height : float
         Height of the chassis centre of mass at static equilibrium, m (0.71).
-    uca_pivot : {"revolute", "spherical"}
-        The upper arms' pivots on the chassis; "spherical" gives the paper's counts
-        and an unstable mechanism (above).
+    layout : {"spherical", "wishbone"}
+        "spherical" (default): the upper arms on ball joints on the chassis, held by
+        pull-rod TSDAs (98, 80, 18 as printed); "wishbone": revolute pivots and
+        struts above the arms (98, 88, 10).  See above.
+    spring_top : array_like, shape (3,), optional
+        The chassis end of each upper arm's TSDA relative to its seat on the arm, m
+        (x forward, y outward, z up; mirrored left/right).  Default by layout:
+        (0, 0, -0.15) for "spherical", (0, -0.06, 0.40) for "wishbone".  The free
+        lengths are solved for static equilibrium; a RuntimeError if there is none.
 
     Returns
     -------
     SpatialModel
         With outputs ``chassis_height`` (m), ``t_span`` (0, 5), settings rtol =
-        atol = 1e-3 (the paper's Fig. 5) and ``params`` (a dict of the above).
+        atol = 1e-3 (the paper's Fig. 5) and ``params`` (a dict of the above,
+        with the solved ``free_lengths``, m).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``layout`` or a ``spring_top`` that is not 3 finite numbers.
+    RuntimeError
+        If no choice of free lengths makes the design configuration a static
+        equilibrium (e.g. a spherical-layout TSDA with a fore-aft component).
     """
-    if uca_pivot not in ("revolute", "spherical"):
-        raise ValueError(f"hmmwv: uca_pivot must be 'revolute' or 'spherical', got {uca_pivot!r}.")
+    if layout not in SPRING_TOP:
+        raise ValueError(f"hmmwv: layout must be 'spherical' or 'wishbone', got {layout!r}.")
+    if spring_top is None:
+        spring_top = SPRING_TOP[layout]
+    spring_top = np.asarray(spring_top, dtype=float)
+    if spring_top.shape != (3,) or not np.all(np.isfinite(spring_top)):
+        raise ValueError(f"hmmwv: spring_top must be 3 finite numbers (m), got {spring_top!r}.")
     V = speed_mph * MPH
     wheelbase = V * (t_rear - t_front)
     r_bump = bump_diameter / 2
@@ -160,7 +198,7 @@ def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7
         uca = m.add_body(MASS["uca"], INERTIA["uca"], r=(up + ubj) / 2, v=vel, name=f"uca_{name}")
         lca = m.add_body(MASS["lca"], INERTIA["lca"], r=(lp + lbj) / 2, v=vel, name=f"lca_{name}")
         sp = m.add_body(MASS["spindle"], INERTIA["spindle"], r=W, v=vel, name=f"spindle_{name}")
-        if uca_pivot == "revolute":
+        if layout == "wishbone":
             m.add_revolute(ch, uca, point=up, axis=(1, 0, 0), name=f"uca_pivot_{name}")
         else:
             m.add_spherical(ch, uca, point=up, name=f"uca_pivot_{name}")
@@ -170,7 +208,7 @@ def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7
         inner = at(TIE_ROD_INNER)
         m.add_distance(rack if front else ch, inner, sp, at(STEER_ARM), name=f"tie_rod_{name}")
         seat = up + SPRING_ARM * (ubj - up)
-        top = seat + np.array([SPRING_TOP[0], -s * SPRING_TOP[1], SPRING_TOP[2]])
+        top = seat + np.array([spring_top[0], s * spring_top[1], spring_top[2]])
         susp.append(m.add_spring_damper(uca, seat, ch, top, k=k_susp, c=c_susp,
                                         name=f"spring_{name}"))
         tires.append(m.add_tire(sp, W, k=k_tire, c=c_tire, bump_x=bump_x, bump_radius=r_bump,
@@ -182,13 +220,15 @@ def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7
     m.add_output("chassis_height", _chassis_height)
     m.t_span = (0.0, 5.0)
     m.settings = dict(rtol=1e-3, atol=1e-3)
-    m.description = ("RN paper section 5.2: 14-body HMMWV (double-wishbone corners, steering "
-                     "rack held straight) at %g mph over a half-cylinder bump of diameter %g m"
-                     % (speed_mph, bump_diameter))
+    m.description = ("RN paper section 5.2: 14-body HMMWV (%s, steering rack held straight) "
+                     "at %g mph over a half-cylinder bump of diameter %g m"
+                     % ("upper arms on ball joints held by pull-rod TSDAs" if layout == "spherical"
+                        else "double-wishbone corners", speed_mph, bump_diameter))
     m.reference = ("A. Sandu, D. Negrut, E. J. Haug, F. A. Potra, C. Sandu, Rosenbrock-Nystrom "
                    "Integrators for SODE of Multibody Dynamics (2001), section 5.2")
     m.params = dict(speed=V, wheelbase=wheelbase, track=TRACK, bump_x=bump_x, bump_radius=r_bump,
                     wheel_radius=WHEEL_RADIUS, wheel_z=WHEEL_Z, chassis_height=chassis_height,
+                    layout=layout, spring_top=tuple(float(v) for v in spring_top),
                     k_susp=k_susp, c_susp=c_susp, k_tire=k_tire, c_tire=c_tire,
                     masses=dict(MASS), inertias=dict(INERTIA),
                     free_lengths={e.name: e.prims[0]["L0"] for e in susp + tires})

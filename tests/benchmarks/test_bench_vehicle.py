@@ -15,8 +15,9 @@ import pytest
 import bench_vehicle as bench
 
 # measured once (2 cores shared, adams' single runs vary up to 2x with the load):
-# adams / rosenbrock_nystrom at 1e-3 = 151-360x for T = 1-4 s (paper 225-399x);
-# rosenbrock_nystrom / cvode_bdf at cvode's error = 0.14-0.59
+# adams / rosenbrock_nystrom at 1e-3 = 130-183x for T = 1-4 s (paper 225-399x);
+# rosenbrock_nystrom / cvode_bdf at cvode's error = 0.38-0.84 (the default layout,
+# 98 / 80 / 18; the wishbone layout: 151-360x and 0.14-0.59)
 SPEEDUP_MIN = 100.0     # the issue's target
 RN_CVODE_MAX = 1.0      # no slower than cvode_bdf at matched accuracy
 
