@@ -28,49 +28,8 @@
 #include "registry.h"
 #include "status.h"
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
-
 #define NMAX 40
-
-typedef struct tmodel {
-    mb_planar_model m;
-    double body[6];
-    mb_planar_joint j[8];
-    mb_planar_force f[8];
-} tmodel;
-
-static void tm_init(tmodel *T, int nb)
-{
-    memset(T, 0, sizeof *T);
-    T->m.nb = nb;
-    T->m.body = T->body;
-    T->m.g[1] = -9.81;
-    T->m.joints = T->j;
-    T->m.forces = T->f;
-}
-
-static mb_planar_joint *tm_joint(tmodel *T, int type, int i, int j)
-{
-    mb_planar_joint *J = &T->j[T->m.nj++];
-    J->type = type;
-    J->i = i;
-    J->j = j;
-    J->row = T->m.nc;
-    T->m.nc += mb_joint_rows(type);
-    return J;
-}
-
-static mb_planar_force *tm_force(tmodel *T, int type, int i, int j)
-{
-    mb_planar_force *F = &T->f[T->m.nf++];
-    F->type = type;
-    F->i = i;
-    F->j = j;
-    F->e = 1.0;
-    return F;
-}
+#include "planar_fixture.h"
 
 /* the LLM double pendulum: two 1 m, 1 kg bars, a 3000 N m/deg spring between them;
  * angles th, rates w (pins at the bar ends) */
