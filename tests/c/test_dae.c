@@ -66,29 +66,6 @@ static void build_llm(tmodel *T, double k, const double *th, const double *w, do
     }
 }
 
-static void build_driven(tmodel *T)
-{
-    tm_init(T, 2);
-    T->body[0] = 2; T->body[1] = 0.5; T->body[2] = 0.7; T->body[3] = 0.1;
-    mb_planar_joint *J = tm_joint(T, MB_JOINT_DRIVER_COORD, 0, -1);
-    J->coord = 0;
-    J->f = (mb_timefn){0, 0.1, 0, 0.2, 2.0, 0};
-    J = tm_joint(T, MB_JOINT_DRIVER_COORD, 0, -1);
-    J->coord = 1;
-    J->f = (mb_timefn){0.1, 0, 0.05, 0, 0, 0};
-    J = tm_joint(T, MB_JOINT_DRIVER_ANGLE, -1, 0);
-    J->f = (mb_timefn){0, 0.3, 0, 0.1, 3.0, 0.5};
-    J = tm_joint(T, MB_JOINT_REVOLUTE, 0, 1);
-    J->si[0] = 0.1;
-    J->sj[0] = -0.6;
-    J->sj[1] = 0.05;
-    mb_planar_force *F = tm_force(T, MB_FORCE_TSDA, -1, 1);
-    F->si[0] = 1;
-    F->sj[0] = 0.3;
-    F->k = 20;
-    F->c = 0.5;
-    F->L0 = 0.5;
-}
 
 static void bare_mech(const mb_planar_model *m, mb_mech *me)
 {
