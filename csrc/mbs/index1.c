@@ -14,11 +14,13 @@
  *     gt_q' = gamma_q' - 2 alpha Phi_q
  * and solve all 2 nq right-hand sides with the LU of S already computed for f
  * (eq 10: df/dy = [0 I; a_q a_q']).  (M a)_q comes from mech->mass_x_q, or by
- * central differences of M when that is NULL (and mech->mass_constant == 0).  Every derivative kernel that is NULL in the
- * mb_mech table is replaced by central differences of the kernel it
+ * central differences of M when that is NULL (and mech->mass_constant == 0).  Every
+ * derivative kernel that is NULL in the mb_mech table is replaced (mechderiv.c) by
+ * central differences of the kernel it
  * differentiates (phi_t of phi in t, gamma by differences of Phi_q q' + Phi_t along
  * (q', 1), or the second difference of Phi when phi_t is NULL too).  Phi_tq, needed
- * only with alpha != 0, is always formed by differences of Phi_q in t.
+ * only with alpha != 0, is formed by differences of Phi_q in t (zero for an autonomous
+ * mechanism).
  *
  * Linear algebra.  S is scaled symmetrically (D S D, d_k = 1 / sqrt(max_l |S_kl|))
  * so that its pivots are comparable across bodies of very different mass, factored
@@ -69,60 +71,16 @@ static double norm_inf(ptrdiff_t n, const double *x)
 /* central-difference step for a variable of size x (relative accuracy eps^(2/3)) */
 static double fd_step(double x) { return cbrt(DBL_EPSILON) * fmax(1.0, fabs(x)); }
 
-/* ---- kernels with finite-difference fallbacks ---- */
+/* ---- kernels with finite-difference fallbacks (mechderiv.c) ---- */
 
-/* Phi_t: the kernel, or central differences of Phi in t */
 static int eval_phi_t(mb_index1 *f, double t, const double *q, double *pt)
 {
-    const mb_mech *me = f->mech;
-    if (me->phi_t)
-        return me->phi_t(me->ctx, t, q, pt);
-    double h = fd_step(t);
-    int rc = me->phi(me->ctx, t + h, q, f->pa);
-    if (rc == 0) rc = me->phi(me->ctx, t - h, q, f->pb);
-    if (rc != 0) return rc;
-    for (ptrdiff_t k = 0; k < f->nc; k++) pt[k] = (f->pa[k] - f->pb[k]) / (2 * h);
-    return MB_OK;
+    return mb_mechd_phi_t(&f->d, t, q, pt);
 }
 
-/* gamma: the kernel, or
- *   -d/ds [Phi_q qd + Phi_t](q + s qd, t + s)        (central differences), or with
- *   -d^2/ds^2 Phi(q + s qd, t + s)   (extrapolated second differences) when phi_t is NULL */
 static int eval_gamma(mb_index1 *f, double t, const double *q, const double *qd, double *g)
 {
-    const mb_mech *me = f->mech;
-    ptrdiff_t nq = f->nq, nc = f->nc;
-    int rc;
-    if (me->gamma)
-        return me->gamma(me->ctx, t, q, qd, g);
-    double scale = fmax(1.0, norm_inf(nq, q)) / fmax(1.0, norm_inf(nq, qd));
-    if (me->phi_t) {
-        double h = cbrt(DBL_EPSILON) * scale;
-        for (int sgn = -1; sgn <= 1; sgn += 2) {
-            double *v = sgn > 0 ? f->ga : f->gb;
-            for (ptrdiff_t i = 0; i < nq; i++) f->gs[i] = q[i] + sgn * h * qd[i];
-            if ((rc = me->phi_q(me->ctx, t + sgn * h, f->gs, f->Pg, nc)) != 0) return rc;
-            if ((rc = me->phi_t(me->ctx, t + sgn * h, f->gs, v)) != 0) return rc;
-            mb_gemv(nc, nq, 1.0, f->Pg, nc, qd, 1.0, v);
-        }
-        for (ptrdiff_t k = 0; k < nc; k++) g[k] = -(f->ga[k] - f->gb[k]) / (2 * h);
-        return MB_OK;
-    }
-    /* second differences D(h) = (Phi(+h) - 2 Phi(0) + Phi(-h)) / h^2 at h and h/2,
-     * Richardson-extrapolated: (4 D(h/2) - D(h)) / 3 = Phi'' + O(h^4) */
-    double h = pow(DBL_EPSILON, 1.0 / 6.0) * scale;
-    if ((rc = me->phi(me->ctx, t, q, f->gc)) != 0) return rc;
-    for (ptrdiff_t k = 0; k < nc; k++) g[k] = 0;
-    for (int half = 0; half < 2; half++) {
-        double hh = half ? 0.5 * h : h, w = (half ? -4.0 : 1.0) / (3.0 * hh * hh);
-        for (int sgn = -1; sgn <= 1; sgn += 2) {
-            double *v = sgn > 0 ? f->ga : f->gb;
-            for (ptrdiff_t i = 0; i < nq; i++) f->gs[i] = q[i] + sgn * hh * qd[i];
-            if ((rc = me->phi(me->ctx, t + sgn * hh, f->gs, v)) != 0) return rc;
-        }
-        for (ptrdiff_t k = 0; k < nc; k++) g[k] += w * (f->ga[k] - 2 * f->gc[k] + f->gb[k]);
-    }
-    return MB_OK;
+    return mb_mechd_gamma(&f->d, t, q, qd, g);
 }
 
 /* ---- scaled LU with a pivot test ---- */
@@ -347,34 +305,6 @@ static int index1_step_bound(double t, const double *y, const double *fy, double
 
 /* ---- the Jacobian ---- */
 
-/* out (rows x nq, ld) = d kern / d x by central differences, x = q (wrt 0) or qd (wrt 1);
- * kern is forces (rows = nq) or gamma (rows = nc) */
-static int fd_cols(mb_index1 *f, int which, double t, const double *q, const double *qd, int wrt,
-                   double *out, ptrdiff_t ld)
-{
-    const mb_mech *me = f->mech;
-    ptrdiff_t nq = f->nq, rows = which == 0 ? nq : f->nc;
-    double *x = f->vq1, *vp = which == 0 ? f->vq2 : f->vc3, *vm = which == 0 ? f->vq3 : f->vc4;
-    const double *base = wrt == 0 ? q : qd;
-    /* a gamma itself formed by differences is noisier: use a larger step */
-    double step = (which == 1 && !me->gamma) ? pow(DBL_EPSILON, 0.2) : cbrt(DBL_EPSILON);
-    memcpy(x, base, (size_t)nq * sizeof(double));
-    for (ptrdiff_t c = 0; c < nq; c++) {
-        double h = step * fmax(1.0, fabs(base[c]));
-        for (int sgn = -1; sgn <= 1; sgn += 2) {
-            double *v = sgn > 0 ? vp : vm;
-            const double *qq = wrt == 0 ? x : q, *vv = wrt == 0 ? qd : x;
-            int rc;
-            x[c] = base[c] + sgn * h;
-            rc = which == 0 ? me->forces(me->ctx, t, qq, vv, v) : eval_gamma(f, t, qq, vv, v);
-            if (rc != 0) return rc;
-        }
-        x[c] = base[c];
-        for (ptrdiff_t r = 0; r < rows; r++) out[r + ld * c] = (vp[r] - vm[r]) / (2 * h);
-    }
-    return MB_OK;
-}
-
 /* ---- derivative blocks (shared with the DAE formulations, dae.c) ---- */
 
 int mb_index1_phi_t(mb_index1 *f, double t, const double *q, double *pt)
@@ -390,26 +320,18 @@ int mb_index1_gamma(mb_index1 *f, double t, const double *q, const double *qd, d
 int mb_index1_forces_jac(mb_index1 *f, double t, const double *q, const double *qd, double *Qq,
                          double *Qv, ptrdiff_t ld)
 {
-    const mb_mech *me = f->mech;
-    void *c = me->ctx;
-    int rc = 0;
-    if (Qq)
-        rc = me->forces_q ? me->forces_q(c, t, q, qd, Qq, ld) : fd_cols(f, 0, t, q, qd, 0, Qq, ld);
+    int rc = Qq ? mb_mechd_forces_q(&f->d, t, q, qd, Qq, ld) : 0;
     if (rc == 0 && Qv)
-        rc = me->forces_qd ? me->forces_qd(c, t, q, qd, Qv, ld) : fd_cols(f, 0, t, q, qd, 1, Qv, ld);
+        rc = mb_mechd_forces_qd(&f->d, t, q, qd, Qv, ld);
     return rc;
 }
 
 int mb_index1_gamma_jac(mb_index1 *f, double t, const double *q, const double *qd, double *Gq,
                         double *Gv, ptrdiff_t ld)
 {
-    const mb_mech *me = f->mech;
-    void *c = me->ctx;
-    int rc = 0;
-    if (Gq)
-        rc = me->gamma_q ? me->gamma_q(c, t, q, qd, Gq, ld) : fd_cols(f, 1, t, q, qd, 0, Gq, ld);
+    int rc = Gq ? mb_mechd_gamma_q(&f->d, t, q, qd, Gq, ld) : 0;
     if (rc == 0 && Gv)
-        rc = me->gamma_qd ? me->gamma_qd(c, t, q, qd, Gv, ld) : fd_cols(f, 1, t, q, qd, 1, Gv, ld);
+        rc = mb_mechd_gamma_qd(&f->d, t, q, qd, Gv, ld);
     return rc;
 }
 
@@ -484,15 +406,7 @@ int mb_index1_mass_jac(mb_index1 *f, const double *q, const double *a, double al
 
 int mb_index1_phi_tq(mb_index1 *f, double t, const double *q, double *out)
 {
-    const mb_mech *me = f->mech;
-    ptrdiff_t nl = f->nc * f->nq;
-    double h = fd_step(t);
-    int rc;
-    if ((rc = me->phi_q(me->ctx, t + h, q, f->P2, f->nc)) != 0) return rc;
-    if ((rc = me->phi_q(me->ctx, t - h, q, f->P3, f->nc)) != 0) return rc;
-    for (ptrdiff_t l = 0; l < nl; l++)
-        out[l] = (f->P2[l] - f->P3[l]) / (2 * h);
-    return MB_OK;
+    return mb_mechd_phi_tq(&f->d, t, q, out, f->nc);
 }
 
 static int index1_jac(double t, const double *y, double *J, ptrdiff_t ldJ, void *ctx)
@@ -676,11 +590,11 @@ int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta)
     struct { double **p; ptrdiff_t n; } parts[] = {
         {&f->S, N * N}, {&f->dsc, N}, {&f->sol, N}, {&f->ycache, 2 * nq}, {&f->R, N * 2 * nq},
         {&f->T1, nq * nq}, {&f->T2, nc * nq}, {&f->T3, nc * nq}, {&f->P1, nc * nq},
-        {&f->P2, nc * nq}, {&f->P3, nc * nq}, {&f->M1, nmass}, {&f->M2, nmass},
+        {&f->P2, nc * nq}, {&f->M1, nmass}, {&f->M2, nmass},
         {&f->G, nc * nc}, {&f->gsc, nc}, {&f->vq1, nq}, {&f->vq2, nq}, {&f->vq3, nq},
-        {&f->vc1, nc}, {&f->vc2, nc}, {&f->vc3, nc}, {&f->vc4, nc}, {&f->gs, nq},
-        {&f->ga, nc}, {&f->gb, nc}, {&f->gc, nc}, {&f->Pg, nc * nq}, {&f->pa, nc},
-        {&f->pb, nc}, {&f->minv, nq}, {&f->W, nc * nc}, {&f->Pq, nc * nq}};
+        {&f->vc1, nc}, {&f->vc2, nc}, {&f->vc3, nc}, {&f->Pg, nc * nq}, {&f->minv, nq},
+        {&f->W, nc * nc}, {&f->Pq, nc * nq},
+        {&f->dwork, (ptrdiff_t)mb_mechd_work_size(nq, nc)}};
     size_t np = sizeof parts / sizeof parts[0], total = 0;
     for (size_t k = 0; k < np; k++) total += (size_t)parts[k].n;
     f->work = calloc(total + 1, sizeof(double));
@@ -695,6 +609,7 @@ int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta)
         w += parts[k].n;
     }
     f->ipiv_g = f->ipiv + N;
+    mb_mechd_init(&f->d, mech, f->dwork);
     f->cache_ok = 0;
     /* the Schur path when M is constant, diagonal and positive (M at q = 0: vq1) */
     if (mech->mass_constant && mech->mass(mech->ctx, f->vq1, f->S, N) == 0) {

@@ -12,6 +12,7 @@
  * integrator; project() moves (q, q') back onto Phi = 0 and Phi_q q' = -Phi_t
  * (minimum-norm Newton correction). */
 #include "mech.h"
+#include "mechderiv.h"
 #include "problem.h"
 
 typedef struct mb_index1 {
@@ -27,8 +28,10 @@ typedef struct mb_index1 {
      * that alpha, beta and the mechanism do not change between calls: set cache_ok = 0
      * after changing them. */
     ptrdiff_t nq, nc;
-    double *S, *dsc, *sol, *ycache, *R, *T1, *T2, *T3, *P1, *P2, *P3, *M1, *M2, *G, *gsc;
-    double *vq1, *vq2, *vq3, *vc1, *vc2, *vc3, *vc4, *gs, *ga, *gb, *gc, *Pg, *pa, *pb;
+    double *S, *dsc, *sol, *ycache, *R, *T1, *T2, *T3, *P1, *P2, *M1, *M2, *G, *gsc;
+    double *vq1, *vq2, *vq3, *vc1, *vc2, *vc3, *Pg;
+    double *dwork;        /* the scratch of d */
+    mb_mechd d;           /* derivative kernels with difference fallbacks (mechderiv.h) */
     int *ipiv_g;
     int schur;            /* 1: M constant diagonal, saddle solves by the Schur complement */
     double *minv, *W, *Pq; /* Schur path: diag(M)^-1, Cholesky factor of Phi_q M^-1 Phi_q^T
