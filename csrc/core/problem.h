@@ -22,6 +22,7 @@
  * retries with a smaller step) and < 0 for a fatal one; ctx is passed through.
  */
 #include <stddef.h>
+#include "linsys.h"
 
 typedef int (*mb_rhs_fn)(double t, const double *y, double *ydot, void *ctx);
 typedef int (*mb_jac_fn)(double t, const double *y, double *J, ptrdiff_t ldJ, void *ctx);
@@ -85,6 +86,8 @@ typedef struct mb_problem {
     mb_check_fn check;  /* check of a step's end before acceptance, or NULL */
     const unsigned char *dae_index; /* index of each component (n) of a semi-explicit
                                      * DAE with a singular mass matrix, or NULL (<= 1) */
+    const mb_linsys *linsys; /* structured iteration matrices a I - J (linsys.h), or NULL:
+                              * dense J and LU; only with mass == NULL */
 } mb_problem;
 
 #endif
