@@ -266,11 +266,24 @@ static size_t layout(run *r, double *b, ptrdiff_t n, ptrdiff_t ne, int degmax, s
     return off;
 }
 
+/* The problem as method m sees it: without p->linsys when m does not use it or the
+ * problem has a mass matrix (method.h MB_LINSYS); *copy holds the altered problem. */
+static const mb_problem *method_view(const mb_method *m, const mb_problem *p, mb_problem *copy)
+{
+    if (!p->linsys || ((m->flags & MB_LINSYS) && !p->mass))
+        return p;
+    *copy = *p;
+    copy->linsys = NULL;
+    return copy;
+}
+
 /* The driver's work size in doubles for method m on problem p with ne events
  * (the formula of layout(); exposed for the tests of its extremes). */
 size_t mb_driver_work_size(const mb_method *m, const mb_problem *p, ptrdiff_t ne, int record)
 {
     run r;
+    mb_problem copy;
+    p = method_view(m, p, &copy);
     int degmax = m->max_dense_degree > 3 ? m->max_dense_degree : 3;
     size_t wsz = m->work_size ? m->work_size(p, m->data) : 0;
     size_t rec_work = 0, rec_len = record ? m->dense_record_size(p->n, m->data, &rec_work) : 0;
@@ -366,6 +379,8 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
     run r;
     memset(&r, 0, sizeof r);
     void *block = NULL;
+    mb_problem copy;
+    p = method_view(m, p, &copy);
     ptrdiff_t n = p->n;
     int rc = mb_result_init(res, n, o->n_events > 0 ? o->n_events : 0);
     if (rc != MB_OK)

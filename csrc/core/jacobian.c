@@ -28,6 +28,14 @@ int mb_jac(mb_stepper *s, double t, const double *y, const double *fy, double *J
     ptrdiff_t n = p->n;
     if (!(p->jac && p->jac_constant))
         s->stats->njev++;
+    if (p->linsys) {
+        int rc = p->linsys->jac(p->linsys->ctx, t, y, fy);
+        if (rc == MB_ERR_CALLBACK)
+            return rc;
+        if (rc < 0)
+            return mb_fail(s, MB_ERR_RHS_FAIL, "the Jacobian returned failure code %d at t = %.17g", rc, t);
+        return rc > 0 ? MB_RECOVERABLE : MB_OK;
+    }
     if (p->jac) {
         int rc = p->jac(t, y, J, n, p->ctx);
         if (rc == MB_ERR_CALLBACK)
@@ -79,6 +87,28 @@ int mb_jac(mb_stepper *s, double t, const double *y, const double *fy, double *J
         }
     }
     return MB_OK;
+}
+
+int mb_linsys_factor(mb_stepper *s, int slot, double ar, double ai)
+{
+    const mb_linsys *ls = s->p->linsys;
+    int rc = ls->factor(ls->ctx, slot, ar, ai);
+    if (rc == MB_ERR_CALLBACK)
+        return rc;
+    if (rc < 0)
+        return mb_fail(s, MB_ERR_LINALG, "the factorization of the iteration matrix failed (code %d).", rc);
+    return rc > 0 ? MB_ERR_LINALG : MB_OK;
+}
+
+int mb_linsys_solve(mb_stepper *s, int slot, double *xr, double *xi)
+{
+    const mb_linsys *ls = s->p->linsys;
+    int rc = ls->solve(ls->ctx, slot, xr, xi);
+    if (rc == MB_ERR_CALLBACK)
+        return rc;
+    if (rc < 0)
+        return mb_fail(s, MB_ERR_LINALG, "the solve with the iteration matrix failed (code %d).", rc);
+    return rc > 0 ? MB_RECOVERABLE : MB_OK;
 }
 
 int mb_jac_refresh(mb_stepper *s, mb_jac_reuse *r, double t, const double *y, const double *fy,

@@ -65,9 +65,13 @@ enum {
     MB_MASS       = 1u << 9,  /* supports a constant mass matrix M y' = f */
     MB_LU_REUSE   = 1u << 10, /* reuses its LU while h is unchanged: the driver keeps h
                                  when the controller proposes a growth of less than 20 % */
-    MB_DAE        = 1u << 11  /* solves semi-explicit DAEs of index 2 and 3 through a
+    MB_DAE        = 1u << 11, /* solves semi-explicit DAEs of index 2 and 3 through a
                                  singular mass matrix (with MB_MASS; mb_problem.dae_index
                                  scales its norms, see mb_norm) */
+    MB_LINSYS     = 1u << 12  /* uses the problem's structured iteration matrices
+                                 (mb_problem.linsys, linsys.h) when it has them: the driver
+                                 hides p->linsys from a method without this flag, and from
+                                 every method when the problem has a mass matrix */
 };
 
 typedef struct mb_stats {
@@ -169,6 +173,15 @@ int mb_acc(mb_stepper *s, double t, const double *q, const double *qd, double *q
  * independent columns when a sparsity pattern was given.  Counts njev (and the
  * evaluations in nfev). */
 int mb_jac(mb_stepper *s, double t, const double *y, const double *fy, double *J);
+/* With a structured linear system (s->p->linsys, linsys.h) mb_jac and mb_jac_refresh
+ * evaluate and keep the problem's own Jacobian instead (J is not touched and may be
+ * NULL), and the method factors and solves through these two: mb_linsys_factor factors
+ * a I - J (a = ar + i ai) into slot (0 or 1) and returns MB_OK, MB_ERR_LINALG for a
+ * singular matrix (as mb_lu_factor) or a fatal status; mb_linsys_solve overwrites
+ * x = xr (+ i xi) by (a I - J)^-1 x (xi NULL for a real slot) and returns MB_OK,
+ * MB_RECOVERABLE or a fatal status (MB_ERR_LINALG with a message). */
+int mb_linsys_factor(mb_stepper *s, int slot, double ar, double ai);
+int mb_linsys_solve(mb_stepper *s, int slot, double *xr, double *xi);
 /* Greedy grouping of the columns of an n x n column-major sparsity pattern into
  * structurally orthogonal groups; writes groups[n], returns the number of groups
  * (-1: out of memory). */

@@ -133,7 +133,8 @@ static size_t bdf_work_size(const mb_problem *p, const void *data)
 {
     (void)data;
     size_t n = (size_t)p->n;
-    return header_doubles() + 2 * NROW * n + 2 * n * n + ipiv_doubles(p->n) + NVEC * n;
+    size_t dense = p->linsys ? 0 : 2 * n * n + ipiv_doubles(p->n); /* J, LU, pivots */
+    return header_doubles() + 2 * NROW * n + dense + NVEC * n;
 }
 
 static bdf_state *state(mb_stepper *s) { return (bdf_state *)(void *)s->work; }
@@ -145,12 +146,14 @@ static double *Dbuf(mb_stepper *s, int b)
 {
     return s->work + header_doubles() + (ptrdiff_t)b * NROW * s->n;
 }
+/* n x n entries of J and LU; none with the problem's linsys (linsys.h) */
+static ptrdiff_t nn(const mb_stepper *s) { return s->p->linsys ? 0 : s->n * s->n; }
 static double *mat_J(mb_stepper *s) { return Dbuf(s, 2); }
-static double *mat_LU(mb_stepper *s) { return mat_J(s) + s->n * s->n; }
-static int *ipiv(mb_stepper *s) { return (int *)(void *)(mat_LU(s) + s->n * s->n); }
+static double *mat_LU(mb_stepper *s) { return mat_J(s) + nn(s); }
+static int *ipiv(mb_stepper *s) { return (int *)(void *)(mat_LU(s) + nn(s)); }
 static double *vec(mb_stepper *s, int v)
 {
-    return mat_LU(s) + s->n * s->n + ipiv_doubles(s->n) + (ptrdiff_t)v * s->n;
+    return mat_LU(s) + nn(s) + (nn(s) ? (ptrdiff_t)ipiv_doubles(s->n) : 0) + (ptrdiff_t)v * s->n;
 }
 
 static int bdf_init(mb_stepper *s)
@@ -221,12 +224,25 @@ static int factor_matrix(mb_stepper *s, bdf_state *st, double c)
 {
     s->stats->nlu++;
     st->lu_ok = 0;
-    int rc = mb_newton_matrix_factor(s->n, s->p->mass, mat_J(s), c, mat_LU(s), ipiv(s));
+    int rc = s->p->linsys ? mb_linsys_factor(s, 0, 1.0 / c, 0.0)  /* I - c J = c (I/c - J) */
+                          : mb_newton_matrix_factor(s->n, s->p->mass, mat_J(s), c, mat_LU(s),
+                                                    ipiv(s));
     if (rc != MB_OK)
         return rc;
     st->lu_ok = 1;
     st->c_lu = c;
     return MB_OK;
+}
+
+/* x <- (M - c J)^-1 x with the factorization for c */
+static int lu_solve(mb_stepper *s, double c, double *x)
+{
+    if (!s->p->linsys)
+        return mb_lu_solve(s->n, mat_LU(s), s->n, ipiv(s), x, 1);
+    int rc = mb_linsys_solve(s, 0, x, NULL);
+    for (ptrdiff_t i = 0; rc == MB_OK && i < s->n; i++)
+        x[i] /= c;
+    return rc;
 }
 
 static int lu_current(const bdf_state *st, double c)
@@ -339,7 +355,8 @@ static int newton(mb_stepper *s, bdf_state *st, double t, double c, int *rc_out)
             for (ptrdiff_t i = 0; i < n; i++)
                 dy[i] = c * fv[i] - psi[i] - d[i];
         }
-        mb_lu_solve(n, mat_LU(s), n, ipiv(s), dy, 1);
+        int rc = lu_solve(s, st->c_lu, dy);
+        if (rc != MB_OK) { *rc_out = rc; return 0; }
         double dz = mb_norm(s, dy, yp, NULL);
         int status = mb_newton_check(&st->nw, dz);
         if (status == MB_NEWTON_FAILED)
@@ -583,7 +600,8 @@ const mb_method mb_method_bdf = {
     .name = "bdf",
     .order = KMAX,
     .error_order = KMAX,
-    .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_IMPLICIT | MB_VARIABLE_ORDER | MB_MASS | MB_DAE,
+    .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_IMPLICIT | MB_VARIABLE_ORDER | MB_MASS | MB_DAE |
+             MB_LINSYS,
     .max_dense_degree = KMAX,
     .data = &mb_bdf_ndf,
     .work_size = bdf_work_size,

@@ -39,9 +39,13 @@
  * Dense output: the collocation polynomial (degree 3, through y at theta = 0 and
  * y + Z_i at c_i, y_new at theta = 1).
  *
- * Workspace: a state struct, J, E1 (n x n), E2 (n x n complex), pivots, and the
- * vectors Z, W, F, Q (3n each: stages, transformed stages, f at the stages, the
- * last accepted polynomial) and 7n of scratch.
+ * Structured linear algebra (MB_LINSYS): when the problem supplies mb_linsys
+ * (linsys.h; a large sparse mechanism) J is the problem's own, E1 is its slot 0
+ * (real a = gamma/h) and E2 its slot 1 (complex a = mu/h), and no n x n array exists.
+ *
+ * Workspace: a state struct, J, E1 (n x n), E2 (n x n complex), pivots (none of
+ * these with a linsys), and the vectors Z, W, F, Q (3n each: stages, transformed
+ * stages, f at the stages, the last accepted polynomial) and 7n of scratch.
  */
 #include <complex.h>
 #include <float.h>
@@ -83,22 +87,29 @@ static size_t header_doubles(void)
     return (sizeof(radau_state) + sizeof(double) - 1) / sizeof(double);
 }
 
+/* doubles of the dense matrices J, E1, E2 and the pivots: none with a linsys */
+static size_t dense_doubles(const mb_problem *p)
+{
+    size_t n = (size_t)p->n;
+    return p->linsys ? 0 : 4 * n * n + 2 * n;
+}
+
 static size_t radau_work_size(const mb_problem *p, const void *data)
 {
     (void)data;
     size_t n = (size_t)p->n;
-    return header_doubles() + 4 * n * n + 2 * n + 12 * n + 7 * n;
+    return header_doubles() + dense_doubles(p) + 12 * n + 7 * n;
 }
 
 static radau_ws workspace(mb_stepper *s)
 {
-    ptrdiff_t n = s->n;
+    ptrdiff_t n = s->n, nn = s->p->linsys ? 0 : n * n;
     radau_ws w;
     double *b = s->work + header_doubles();
-    w.E2 = (double complex *)(void *)b; b += 2 * n * n;
+    w.E2 = (double complex *)(void *)b; b += 2 * nn;
     w.cv = (double complex *)(void *)b; b += 2 * n;
-    w.J = b; b += n * n;
-    w.E1 = b; b += n * n;
+    w.J = b; b += nn;
+    w.E1 = b; b += nn;
     w.Z = b; b += 3 * n;
     w.W = b; b += 3 * n;
     w.F = b; b += 3 * n;
@@ -106,7 +117,7 @@ static radau_ws workspace(mb_stepper *s)
     w.ZE = b; b += n;
     w.v = b; b += n;
     w.yt = b; b += n;
-    w.ip1 = (int *)(void *)b; b += n;
+    w.ip1 = (int *)(void *)b; b += nn ? n : 0;
     w.ip2 = (int *)(void *)b;
     return w;
 }
@@ -140,6 +151,11 @@ static int factor(mb_stepper *s, const radau_ws *w, double h)
     ptrdiff_t n = s->n;
     double g = k->gamma / h;
     double complex mu = (k->mu_re + I * k->mu_im) / h;
+    if (s->p->linsys) {
+        s->stats->nlu += 2;
+        int rc = mb_linsys_factor(s, 0, g, 0.0);
+        return rc == MB_OK ? mb_linsys_factor(s, 1, creal(mu), cimag(mu)) : rc;
+    }
     for (ptrdiff_t c = 0; c < n; c++)
         for (ptrdiff_t r = 0; r < n; r++) {
             double m = M ? M[c * n + r] : (double)(r == c);
@@ -155,6 +171,14 @@ static int factor(mb_stepper *s, const radau_ws *w, double h)
 }
 
 /* weighted RMS norm of the three blocks of x, scale atol + rtol |y| */
+/* E1 x = b in place */
+static int solve_real(mb_stepper *s, const radau_ws *w, double *x)
+{
+    if (s->p->linsys)
+        return mb_linsys_solve(s, 0, x, NULL);
+    return mb_lu_solve(s->n, w->E1, s->n, w->ip1, x, 1);
+}
+
 static double block_norm(const mb_stepper *s, const double *x, const double *y)
 {
     ptrdiff_t n = s->n;
@@ -226,22 +250,31 @@ static int newton(mb_stepper *s, const radau_ws *w, double t, double h, const do
         mb_mass_apply(n, M, W0, w->v);
         for (ptrdiff_t l = 0; l < n; l++)
             dW[l] = w->F[l] - g * w->v[l];
-        int rc = mb_lu_solve(n, w->E1, n, w->ip1, dW, 1);
+        int rc = solve_real(s, w, dW);
         if (rc != MB_OK)
             return rc;
         /* complex system: mu/h M (W1 + i W2) */
         mb_mass_apply(n, M, W1, w->v);
         mb_mass_apply(n, M, W2, w->yt);
-        for (ptrdiff_t l = 0; l < n; l++) {
-            double re = w->F[n + l] - (mr * w->v[l] - mi * w->yt[l]);
-            double im = w->F[2 * n + l] - (mi * w->v[l] + mr * w->yt[l]);
-            w->cv[l] = re + I * im;
-        }
-        if ((rc = mb_zlu_solve(n, w->E2, n, w->ip2, w->cv, 1)) != MB_OK)
-            return rc;
-        for (ptrdiff_t l = 0; l < n; l++) {
-            dW[n + l] = creal(w->cv[l]);
-            dW[2 * n + l] = cimag(w->cv[l]);
+        if (s->p->linsys) {  /* solved in place as the pair (dW_1, dW_2) */
+            for (ptrdiff_t l = 0; l < n; l++) {
+                dW[n + l] = w->F[n + l] - (mr * w->v[l] - mi * w->yt[l]);
+                dW[2 * n + l] = w->F[2 * n + l] - (mi * w->v[l] + mr * w->yt[l]);
+            }
+            if ((rc = mb_linsys_solve(s, 1, dW + n, dW + 2 * n)) != MB_OK)
+                return rc;
+        } else {
+            for (ptrdiff_t l = 0; l < n; l++) {
+                double re = w->F[n + l] - (mr * w->v[l] - mi * w->yt[l]);
+                double im = w->F[2 * n + l] - (mi * w->v[l] + mr * w->yt[l]);
+                w->cv[l] = re + I * im;
+            }
+            if ((rc = mb_zlu_solve(n, w->E2, n, w->ip2, w->cv, 1)) != MB_OK)
+                return rc;
+            for (ptrdiff_t l = 0; l < n; l++) {
+                dW[n + l] = creal(w->cv[l]);
+                dW[2 * n + l] = cimag(w->cv[l]);
+            }
         }
         double dw = block_norm(s, dW, y);
         int nc = mb_newton_check(nw, dw);
@@ -289,7 +322,9 @@ static int radau_step(mb_stepper *s, double t, double h, const double *y, double
         /* h of a fixed-step run varies in its last bits (t0 + k h - t) */
         if (!st->lu_ok || fabs(h - st->h_lu) > 1e-12 * fabs(h)) {
             st->lu_ok = 0;
-            if (factor(s, &w, h) != MB_OK) {
+            if ((rc = factor(s, &w, h)) != MB_OK) {
+                if (rc != MB_ERR_LINALG)
+                    return rc;
                 if (++st->nsing >= MAX_SINGULAR)
                     return mb_fail(s, MB_ERR_LINALG,
                                    "radau_iia: the iteration matrix is singular (%d times in a row) at t = %.17g.",
@@ -328,7 +363,7 @@ static int radau_step(mb_stepper *s, double t, double h, const double *y, double
         w.ZE[l] = w.v[l];          /* keep M ZE for the refined estimate */
         err[l] = s->f0[l] + w.v[l];
     }
-    if ((rc = mb_lu_solve(n, w.E1, n, w.ip1, err, 1)) != MB_OK)
+    if ((rc = solve_real(s, &w, err)) != MB_OK)
         return rc;
     if ((st->first || reject) && mb_norm(s, err, y, y_new) >= 1.0) {
         for (ptrdiff_t l = 0; l < n; l++)
@@ -337,7 +372,7 @@ static int radau_step(mb_stepper *s, double t, double h, const double *y, double
             return rc;
         for (ptrdiff_t l = 0; l < n; l++)
             err[l] += w.ZE[l];
-        if ((rc = mb_lu_solve(n, w.E1, n, w.ip1, err, 1)) != MB_OK)
+        if ((rc = solve_real(s, &w, err)) != MB_OK)
             return rc;
     }
     return MB_OK;
@@ -396,7 +431,8 @@ const mb_method mb_method_radau_iia = {
     .name = "radau_iia",
     .order = 5,
     .error_order = 3,
-    .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_USES_F0 | MB_IMPLICIT | MB_MASS | MB_LU_REUSE | MB_DAE,
+    .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_USES_F0 | MB_IMPLICIT | MB_MASS | MB_LU_REUSE | MB_DAE |
+             MB_LINSYS,
     .controller = MB_CONTROLLER_PREDICTIVE,  /* as RADAU5 (Gustafsson 1994) */
     .max_dense_degree = 3,
     .data = &mb_radau5_constants_iia3,

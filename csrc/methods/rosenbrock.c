@@ -120,18 +120,19 @@ static size_t ros_work_size(const mb_problem *p, const void *data)
 {
     const mb_ros_tableau *T = data;
     size_t n = (size_t)p->n;
-    return state_doubles() + 2 * n * n + ipiv_doubles(p->n) + (size_t)(T->s + 6) * n +
+    size_t dense = p->linsys ? 0 : 2 * n * n + ipiv_doubles(p->n); /* J, E, pivots */
+    return state_doubles() + dense + (size_t)(T->s + 6) * n +
            (T->w_method ? 2 * n : 0);
 }
 
 static void carve(const mb_stepper *s, const mb_ros_tableau *T, ros_work *w)
 {
-    ptrdiff_t n = s->n;
+    ptrdiff_t n = s->n, nn = s->p->linsys ? 0 : n * n;
     double *b = s->work;
     w->st = (ros_state *)(void *)b; b += state_doubles();
-    w->J = b; b += n * n;
-    w->E = b; b += n * n;
-    w->ipiv = (int *)(void *)b; b += ipiv_doubles(n);
+    w->J = b; b += nn;
+    w->E = b; b += nn;
+    w->ipiv = (int *)(void *)b; b += nn ? ipiv_doubles(n) : 0;
     w->ft = b; b += n;
     w->U = b; b += (ptrdiff_t)T->s * n;
     w->fk = b; b += n;
@@ -254,6 +255,17 @@ static int factor(mb_stepper *s, const mb_ros_tableau *T, ros_work *w, double h,
     ptrdiff_t n = s->n;
     const double *M = (s->m->flags & MB_MASS) ? s->p->mass : NULL;
     double d = 1.0 / (h * T->gamma);
+    if (s->p->linsys) {  /* the problem's own a I - J (linsys.h), unscaled */
+        w->st->scaled = 0;
+        s->stats->nlu++;
+        w->st->lu_ok = 0;
+        int rc = mb_linsys_factor(s, 0, d, 0.0);
+        if (rc != MB_OK)
+            return rc == MB_ERR_LINALG ? MB_RECOVERABLE : rc;
+        w->st->lu_ok = 1;
+        w->st->h_lu = h;
+        return MB_OK;
+    }
     w->st->scaled = scales(s, y, h, w->sc, w->isc);
     if (w->st->scaled)  /* (S^-1 E S)_ij = E_ij s_j / s_i: exact, and 1 on the diagonal */
         for (ptrdiff_t j = 0; j < n; j++)
@@ -284,6 +296,9 @@ static inline int solve(const mb_stepper *s, const ros_work *w, double *x)
     if (scaled)
         for (ptrdiff_t i = 0; i < n; i++)
             x[i] *= w->isc[i];
+    if (s->p->linsys) {
+        return mb_linsys_solve((mb_stepper *)s, 0, x, NULL);
+    }
     if (mb_lu_solve(n, w->E, n, w->ipiv, x, 1) != MB_OK)
         return MB_RECOVERABLE;
     if (scaled)
@@ -407,7 +422,7 @@ const double *mb_ros_jacobian(const mb_stepper *s)
 {
     ros_work w;
     carve(s, s->m->data, &w);
-    return w.st->jac_ok ? w.J : NULL;
+    return w.st->jac_ok && !s->p->linsys ? w.J : NULL;
 }
 
 /* Monomial form: C_k = sum_i P[k-1][i] u_i.  Hairer's form:
@@ -485,7 +500,8 @@ static int ros_amplification(const mb_method *m, double zr, double zi, double *R
                            ros_work_size, ros_init, ros_step, ros_accept, 0, ros_dense,   \
                            ros_dense_degree, ros_amplification, 0, 0, 0, 0}
 
-ROS_METHOD(mb_method_ros4, mb_ros_ros4, "ros4", 4, 3, MB_MASS);
-ROS_METHOD(mb_method_ros2, mb_ros_ros2, "ros2", 2, 3, MB_FSAL);
-ROS_METHOD(mb_method_rodas4, mb_ros_rodas4, "rodas4", 4, 3, MB_MASS);
+/* the W-method w2 checks its kept J by products with it (secant_stale): no MB_LINSYS */
+ROS_METHOD(mb_method_ros4, mb_ros_ros4, "ros4", 4, 3, MB_MASS | MB_LINSYS);
+ROS_METHOD(mb_method_ros2, mb_ros_ros2, "ros2", 2, 3, MB_FSAL | MB_LINSYS);
+ROS_METHOD(mb_method_rodas4, mb_ros_rodas4, "rodas4", 4, 3, MB_MASS | MB_LINSYS);
 ROS_METHOD(mb_method_w2, mb_ros_w2, "w2", 2, 1, 0);
