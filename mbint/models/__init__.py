@@ -20,12 +20,14 @@ pendulum_particle               SP      bar pendulum + particle m2 = 1e-5 on a s
 two_link_manipulator            LS 4    planar two-link manipulator
 mass_spring_damper              LN 7.7  mass-spring-damper on a slider
 hmmwv                           RN 5.2  14-body vehicle over a bump (a SpatialModel)
+pendulum_chain                  --      chain of N pendulums (the scaling model)
 ==============================  ======  ===========================================
 
 ``hmmwv`` returns a :class:`mbint.SpatialModel` and is not in ``PAPER_MODELS``
-(the planar models).
+(the planar models); neither is ``pendulum_chain(n)``, which is no paper's.
 """
 from .llm import OdeForm, bouncing_balls, bouncing_balls_ode, double_pendulum_stiff_spring
+from .chain import pendulum_chain
 from .hmmwv import hmmwv
 from .ln import mass_spring_damper
 from .ls import two_link_manipulator
@@ -34,7 +36,7 @@ from .sp import pendulum_particle
 
 __all__ = ["double_pendulum_stiff_spring", "bouncing_balls", "bouncing_balls_ode",
            "stiff_double_pendulum", "pendulum_particle", "two_link_manipulator",
-           "mass_spring_damper", "hmmwv", "OdeForm", "PAPER_MODELS"]
+           "mass_spring_damper", "hmmwv", "pendulum_chain", "OdeForm", "PAPER_MODELS"]
 
 #: name -> constructor of every PlanarModel of the papers
 PAPER_MODELS = {

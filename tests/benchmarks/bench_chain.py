@@ -1,0 +1,147 @@
+"""Scaling of issue 13: a planar chain of N pendulums (``mbint.models.pendulum_chain``),
+N = 10 ... 1000, nq = 3 N coordinates, nc = 2 N constraints.
+
+Two costs, each for the sparse index-1 formulation (SuiteSparse KLU on the
+saddle-point matrix and on the Newton systems, ``linear_algebra="sparse"``) and, up
+to N = DENSE_MAX, for the dense one (``linear_algebra="dense"``, the path every model
+took before issue 13):
+
+* one f: ``model.rhs(t, Y)`` on a batch of distinct states (the C loop; one Python call
+  per batch), median over ROUNDS interleaved rounds, per state;
+* one ``radau_iia`` step: ``mbint.simulate(model, (0, T_END), "radau_iia", rtol=atol=
+  TOL)`` wall time over the number of steps (the chain starts horizontal at rest and
+  falls), median over the rounds.  The same run also checks energy: without damping
+  the total energy of the run's end must equal the initial one to ENERGY_TOL
+  relative (a conservation law, not a comparison with another code).
+
+The exponent between N = 100 and N = 1000 is the least-squares slope of
+log(cost) over log(N) through the points N = 100, 300, 1000.  The issue's targets:
+exponent <= 1.2 for f and for a radau_iia step, and the N = 1000 run in under 60 s.
+
+Run ``python tests/benchmarks/bench_chain.py`` (writes out/bench_chain.md and .json)
+or ``make bench`` (test_bench_chain.py asserts the targets).
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+import mbint
+from mbint import models
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT_MD = ROOT / "out" / "bench_chain.md"
+OUT_JSON = ROOT / "out" / "bench_chain.json"
+
+SIZES = (10, 30, 100, 300, 1000)
+DENSE_MAX = 100          # dense f and radau_iia above this take minutes
+DENSE_F_MAX = 300
+ROUNDS = 5
+T_END = 0.1
+TOL = 1e-6
+ENERGY_TOL = 1e-4
+FIT = (100, 300, 1000)
+
+
+def _states(model, m, seed=0):
+    """m distinct consistent-ish states near the initial one (positions perturbed by
+    1e-3 m, velocities random): f is defined everywhere, consistency is not needed."""
+    rng = np.random.default_rng(seed)
+    y0 = np.concatenate([model.q0, model.qd0])
+    Y = y0[:, None] + 1e-3 * rng.standard_normal((y0.size, m))
+    return np.zeros(m), Y
+
+
+def time_f(model, mode, reps):
+    model.linear_algebra = mode
+    t, Y = _states(model, 16)
+    model.rhs(t, Y)  # warm-up (analysis, workspace)
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        model.rhs(t, Y)
+    return (time.perf_counter() - t0) / (reps * Y.shape[1])
+
+
+def run_radau(model, mode):
+    t0 = time.perf_counter()
+    tr = mbint.simulate(model, (0.0, T_END), "radau_iia", rtol=TOL, atol=TOL,
+                        linear_algebra=mode)
+    wall = time.perf_counter() - t0
+    e = tr.energy()
+    drift = abs(e[-1] - e[0]) / max(abs(e[0]), 1.0)
+    return wall, tr.stats["nsteps"], drift, tr
+
+
+def slope(ns, vals):
+    x, y = np.log(np.asarray(ns, float)), np.log(np.asarray(vals, float))
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def run_all(sizes=SIZES, rounds=ROUNDS, verbose=True):
+    chains = {n: models.pendulum_chain(n) for n in sizes}
+    rows = {}
+    for n in sizes:
+        rows[n] = {"f_sparse": [], "f_dense": [], "step_sparse": [], "step_dense": [],
+                   "wall_sparse": [], "nsteps_sparse": None, "nsteps_dense": None,
+                   "drift_sparse": None, "drift_dense": None}
+    for r in range(rounds):
+        for n in sizes:
+            m, row = chains[n], rows[n]
+            reps = max(1, int(2000 / n))
+            row["f_sparse"].append(time_f(m, "sparse", reps))
+            if n <= DENSE_F_MAX:
+                row["f_dense"].append(time_f(m, "dense", max(1, reps // 10)))
+            if r < (rounds if n < 1000 else min(rounds, 3)):
+                wall, ns, drift, _ = run_radau(m, "sparse")
+                row["step_sparse"].append(wall / ns)
+                row["wall_sparse"].append(wall)
+                row["nsteps_sparse"], row["drift_sparse"] = ns, drift
+            if n <= DENSE_MAX:
+                wall, ns, drift, _ = run_radau(m, "dense")
+                row["step_dense"].append(wall / ns)
+                row["nsteps_dense"], row["drift_dense"] = ns, drift
+            if verbose:
+                print(f"round {r} N={n}: f sparse {row['f_sparse'][-1] * 1e6:.1f} us", flush=True)
+    med = {}
+    for n, row in rows.items():
+        med[n] = {k: (float(np.median(v)) if isinstance(v, list) and v else v)
+                  for k, v in row.items()}
+        med[n]["spread_f_sparse"] = float(np.ptp(row["f_sparse"]) / np.median(row["f_sparse"]))
+    fit = [n for n in FIT if n in med]
+    res = {"sizes": list(sizes), "rows": {str(n): v for n, v in med.items()},
+           "exponent_f": slope(fit, [med[n]["f_sparse"] for n in fit]) if len(fit) > 1 else None,
+           "exponent_step": (slope(fit, [med[n]["step_sparse"] for n in fit])
+                             if len(fit) > 1 else None),
+           "t_end": T_END, "tol": TOL}
+    write(res)
+    return res
+
+
+def write(res):
+    OUT_MD.parent.mkdir(parents=True, exist_ok=True)
+    OUT_JSON.write_text(json.dumps(res, indent=1))
+    lines = [f"# Chain of N pendulums: cost per f and per radau_iia step "
+             f"(t in [0, {res['t_end']}] s, rtol = atol = {res['tol']:g})", "",
+             "| N | nq | f sparse [us] | f dense [us] | radau step sparse [ms] | "
+             "radau step dense [ms] | steps | run sparse [s] | energy drift |",
+             "|---|---|---|---|---|---|---|---|---|"]
+
+    def fmt(v, scale, digits=1):
+        return "-" if v is None or v == [] else f"{v * scale:.{digits}f}"
+    for n in res["sizes"]:
+        r = res["rows"][str(n)]
+        lines.append(f"| {n} | {3 * n} | {fmt(r['f_sparse'], 1e6)} | {fmt(r['f_dense'], 1e6)} | "
+                     f"{fmt(r['step_sparse'], 1e3, 2)} | {fmt(r['step_dense'], 1e3, 2)} | "
+                     f"{r['nsteps_sparse']} | {fmt(r['wall_sparse'], 1, 2)} | "
+                     f"{r['drift_sparse']:.1e} |")
+    lines += ["", f"Fitted exponent N = 100 ... 1000 (sparse): f {res['exponent_f']:.2f}, "
+              f"radau_iia step {res['exponent_step']:.2f} (target <= 1.2)."]
+    OUT_MD.write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    out = run_all()
+    print(OUT_MD.read_text())
