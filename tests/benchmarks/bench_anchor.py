@@ -14,7 +14,9 @@ Contenders (t in [0, 2] s, rtol = atol = tol, output at the 201 points
 ``T_EVAL``): the anchor in both modes; mbint ``cvode_bdf``, ``bdf``,
 ``radau_iia``, ``rodas4`` (index-1 formulation, everything in C, through
 ``mbint.simulate(..., t_eval=T_EVAL)``); SciPy ``Radau``, ``BDF``, ``LSODA`` on
-``model.rhs`` / ``model.jacobian`` (the model's C kernels called from Python).
+``model.rhs`` / ``model.jacobian`` (the model's C kernels called from Python: SciPy
+with mbint's kernels), and on ``numpy_pendulum.py`` (f and J written in NumPy as a
+SciPy user writes them: SciPy as a user has it).
 
 Error: max over the 201 points and the six coordinates of |q - q_ref| [m, rad],
 q_ref from ``radau_iia`` at rtol = atol = 1e-13.  Time: median over ROUNDS
@@ -51,6 +53,7 @@ import numpy as np
 from scipy.integrate import solve_ivp as scipy_solve_ivp
 
 import mbint
+import numpy_pendulum
 from mbint import models
 
 HERE = Path(__file__).resolve().parent
@@ -130,11 +133,12 @@ def _mbint(method):
     return run
 
 
-def _scipy(method):
+def _scipy(method, numpy_model=False):
     def run(m, tol, round_s=0.0):
-        res = scipy_solve_ivp(lambda t, y: m.rhs(t, y), SPAN, np.concatenate([m.q0, m.qd0]),
-                              method=method, jac=lambda t, y: m.jacobian(t, y), rtol=tol,
-                              atol=tol, t_eval=T_EVAL)
+        f, J = ((numpy_pendulum.rhs, numpy_pendulum.jac) if numpy_model else
+                (lambda t, y: m.rhs(t, y), lambda t, y: m.jacobian(t, y)))
+        res = scipy_solve_ivp(f, SPAN, np.concatenate([m.q0, m.qd0]), method=method, jac=J,
+                              rtol=tol, atol=tol, t_eval=T_EVAL)
         return res.y[:m.nq], dict(ok=bool(res.success), nsteps=int(res.t.size), nfev=int(res.nfev),
                                   njev=int(res.njev), nlu=int(res.nlu)), None
     return run
@@ -151,9 +155,15 @@ CONTENDERS = {
     "SciPy Radau": (_scipy("Radau"), SCIPY_TOLS),
     "SciPy BDF": (_scipy("BDF"), SCIPY_TOLS),
     "SciPy LSODA": (_scipy("LSODA"), SCIPY_TOLS),
+    "SciPy Radau (NumPy model)": (_scipy("Radau", True), SCIPY_TOLS),
+    "SciPy BDF (NumPy model)": (_scipy("BDF", True), SCIPY_TOLS),
+    "SciPy LSODA (NumPy model)": (_scipy("LSODA", True), SCIPY_TOLS),
 }
 MBINT = [k for k in CONTENDERS if k.startswith("mbint")]
-SCIPY = [k for k in CONTENDERS if k.startswith("SciPy")]
+# SciPy on mbint's C kernels (model.rhs / model.jacobian through Python): a SciPy user
+# does not have these; SciPy on a NumPy model (numpy_pendulum.py): what a user has
+SCIPY = [k for k in CONTENDERS if k.startswith("SciPy") and "NumPy" not in k]
+SCIPY_NUMPY = [k for k in CONTENDERS if k.startswith("SciPy") and "NumPy" in k]
 
 
 def reference(m):
@@ -255,8 +265,10 @@ def report(rows, costs=None):
     lines += [""]
     for e in LEVELS:
         mb, sc, an = best_of(rows, MBINT, e), best_of(rows, SCIPY, e), time_at(rows, ANCHOR, e)
+        sn = best_of(rows, SCIPY_NUMPY, e)
         lines.append(f"- at {e:.0e}: mbint's best / anchor = {mb / an:.2f}, SciPy's best / "
-                     f"mbint's best = {sc / mb:.1f}")
+                     f"mbint's best = {sc / mb:.1f} on mbint's C kernels, {sn / mb:.1f} on a "
+                     "NumPy model")
     if costs:
         lines += ["", "## One evaluation (C, distinct states)", "",
                   "| | hand-written [us] | mbint [us] | ratio |", "|---|---:|---:|---:|",
