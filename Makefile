@@ -2,7 +2,7 @@
 # make demo  : same set-up, then simulate the papers' mechanisms into out/
 # make bench : benchmarks against SciPy / SUNDIALS (long; not part of make test)
 PY      := .venv/bin/python
-APT_PKGS := libsundials-dev liblapack-dev libblas-dev
+APT_PKGS := libsundials-dev liblapack-dev libblas-dev libsuitesparse-dev
 CC      ?= cc
 
 .PHONY: deps venv build test demo bench ctest asan clean

@@ -479,6 +479,7 @@ void mb_planar_mech(const mb_planar_model *model, mb_mech *mech)
     mech->gamma_qd = k_gamma_qd;
     mech->energy = k_energy;
     mech->autonomous = mb_planar_autonomous(model);
+    mech->sparse = model->extra ? NULL : &mb_planar_sparse;  /* assemble_sparse.c */
     /* only a model with contacts has something to bound */
     for (int k = 0; k < model->nf; k++)
         if (mb_force_is_contact(model->forces[k].type))

@@ -257,7 +257,7 @@ int mb_dae_init(mb_dae *f, const mb_mech *mech, int kind)
     if (!mech || mech->nc <= 0)
         return fail(f, MB_ERR_ILL_INPUT, "mb_dae_init: the DAE formulations need a mechanism "
                     "with constraints (nc > 0); without constraints use the ODE.");
-    int rc = mb_index1_init(&f->i1, mech, 0.0, 0.0);
+    int rc = mb_index1_init_ex(&f->i1, mech, 0.0, 0.0, 0);  /* dense: the blocks below */
     if (rc != MB_OK)
         return fail(f, rc, "%s", f->i1.msg);
     /* lambda(t0) by the LU of the saddle-point matrix, as before the Schur path of

@@ -50,6 +50,7 @@
 #include <string.h>
 #include "../linalg/dense.h" /* LU */
 #include "index1.h"
+#include "index1_sparse.h"
 #include "status.h"
 
 static int fail(mb_index1 *f, int code, const char *fmt, ...)
@@ -220,6 +221,8 @@ static int saddle_solve(mb_index1 *f, double *B, ptrdiff_t nrhs)
 
 static int saddle(mb_index1 *f, double t, const double *q, const double *qd)
 {
+    if (f->sp)
+        return mb_index1_sparse_saddle(f, t, q, qd);
     const mb_mech *me = f->mech;
     ptrdiff_t nq = f->nq, nc = f->nc, N = nq + nc;
     size_t bytes = (size_t)nq * sizeof(double);
@@ -500,6 +503,8 @@ static int min_norm_correct(mb_index1 *f, const double *P, double *r, double *x)
 int mb_index1_project(mb_index1 *f, double t, double *q, double *qd, double *res_pos,
                       double *res_vel)
 {
+    if (f->sp)
+        return mb_index1_sparse_project(f, t, q, qd, res_pos, res_vel);
     const mb_mech *me = f->mech;
     ptrdiff_t nq = f->nq, nc = f->nc, bad = 0;
     double *phi = f->vc1, *r = f->vc2, *P = f->P1, rp = 0, rv = 0;
@@ -570,6 +575,11 @@ int mb_index1_project_hook(double t, double *y, void *ctx)
 
 int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta)
 {
+    return mb_index1_init_ex(f, mech, alpha, beta, -1);
+}
+
+int mb_index1_init_ex(mb_index1 *f, const mb_mech *mech, double alpha, double beta, int sparse)
+{
     memset(f, 0, sizeof *f);
     if (!mech || mech->nq <= 0 || mech->nc < 0 || !mech->mass || !mech->forces ||
         (mech->nc > 0 && (!mech->phi || !mech->phi_q)))
@@ -586,6 +596,9 @@ int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta)
     f->nc = nc;
     f->proj_tol = 1e-12;
     f->proj_max_iter = 20;
+    if (sparse > 0 || (sparse < 0 && nq >= MB_INDEX1_SPARSE_MIN_NQ &&
+                       !mb_index1_sparse_unavailable(mech)))
+        return mb_index1_sparse_init(f);  /* index1_sparse.c */
     ptrdiff_t nmass = mech->mass_constant ? 0 : nq * nq;
     struct { double **p; ptrdiff_t n; } parts[] = {
         {&f->S, N * N}, {&f->dsc, N}, {&f->sol, N}, {&f->ycache, 2 * nq}, {&f->R, N * 2 * nq},
@@ -628,6 +641,7 @@ int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta)
 
 void mb_index1_free(mb_index1 *f)
 {
+    mb_index1_sparse_free(f);
     free(f->work);
     free(f->ipiv);
     f->work = NULL;
@@ -659,4 +673,6 @@ void mb_index1_problem(mb_index1 *f, mb_problem *p)
     if (f->mech->step_bound)
         p->step_bound = index1_step_bound;
     p->ctx = f;
+    if (f->sp)
+        mb_index1_sparse_problem(f, p);  /* p->jac, p->linsys */
 }

@@ -15,6 +15,12 @@
 #include "mechderiv.h"
 #include "problem.h"
 
+/* mb_index1_init_ex(..., sparse = -1) chooses the sparse mode (index1_sparse.c) when
+ * the mechanism has sparse kernels (mb_mech.sparse) and nq >= this */
+#define MB_INDEX1_SPARSE_MIN_NQ 60
+
+struct mb_index1_sparse;
+
 typedef struct mb_index1 {
     const mb_mech *mech;
     double alpha, beta;   /* Baumgarte parameters (0: off) */
@@ -39,9 +45,21 @@ typedef struct mb_index1 {
     double tcache;
     int cache_ok;
     char msg[256];
+    struct mb_index1_sparse *sp; /* sparse mode (index1_sparse.c), or NULL: dense */
 } mb_index1;
 
+/* mb_index1_init_ex(f, mech, alpha, beta, -1): the mode chosen automatically */
 int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta);
+/* sparse: 0 dense; 1 sparse (MB_ERR_NOT_SUPPORTED, f->msg saying why, when the
+ * mechanism has no sparse kernels); -1 sparse when mech->sparse is set and
+ * nq >= MB_INDEX1_SPARSE_MIN_NQ, else dense.
+ * Sparse mode: S = [M Phi_q^T; Phi_q 0] in compressed columns, factored by KLU (one
+ * symbolic analysis at init), no O(nq^2) memory; mb_index1_problem then also sets
+ * p->linsys (linsys.h: the iteration matrices a I - J through a sparse augmented
+ * system) and a p->jac that forms the dense J by 2 nq sparse solves.  The derivative
+ * blocks below (mb_index1_phi_t ... mb_index1_phi_tq) are dense-mode only: the DAE
+ * formulations (dae.c) initialize with sparse = 0. */
+int mb_index1_init_ex(mb_index1 *f, const mb_mech *mech, double alpha, double beta, int sparse);
 void mb_index1_free(mb_index1 *f);
 /* fill p: n = 2 nq, nq, rhs, jac (analytic, eqs 10-15), acc (q'' for the second-order
  * view), step_bound when the mechanism has one (its contacts), ctx = f; every other

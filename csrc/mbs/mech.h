@@ -16,6 +16,27 @@
  */
 #include <stddef.h>
 
+/* Optional sparse kernels of a mechanism (the sparse index-1 formulation,
+ * index1_sparse.c), all called with the mb_mech's ctx.  They describe two fixed
+ * sparsity patterns, built once from the topology, as lists of (row, col) entries
+ * (0-based; an entry may repeat: its values are summed):
+ *   Phi_q             nc x nq, nnz_pq entries;
+ *   C = [Q_q - (Phi_q^T lam)_q ; gamma_q - (Phi_q x)_q] (the derivative blocks of the
+ *       index-1 formulation) and C_v = [Q_q' ; gamma_q'], (nq + nc) x nq on one shared
+ *       pattern of nnz_c entries.
+ * The value kernels write the entries in the order of the patterns.  A mechanism
+ * with this table has a constant diagonal positive mass matrix (mass_diag) and a
+ * Phi_q that does not depend on t explicitly (Phi_tq = 0). */
+typedef struct mb_mech_sparse {
+    int (*sizes)(void *ctx, ptrdiff_t *nnz_pq, ptrdiff_t *nnz_c);
+    int (*pattern)(void *ctx, int *pq_row, int *pq_col, int *c_row, int *c_col);
+    int (*mass_diag)(void *ctx, double *d);                                       /* nq */
+    int (*phi_q)(void *ctx, double t, const double *q, double *pq);              /* nnz_pq */
+    /* cq, cv (nnz_c each) at (t, q, q') for the vectors x (nq) and lam (nc) */
+    int (*jac)(void *ctx, double t, const double *q, const double *qd, const double *x,
+               const double *lam, double *cq, double *cv);
+} mb_mech_sparse;
+
 typedef struct mb_mech {
     ptrdiff_t nq, nc;
     int mass_constant;  /* M does not depend on q */
@@ -52,6 +73,9 @@ typedef struct mb_mech {
      * forces), so every partial derivative in t vanishes and formulations skip them;
      * 0 (the safe default): they are formed by differences in t */
     int autonomous;
+    /* sparse kernels (above) or NULL: planar models without Python forces have them
+     * (mb_planar_mech); MechanicalSystem and spatial models do not */
+    const mb_mech_sparse *sparse;
 } mb_mech;
 
 #endif

@@ -82,6 +82,10 @@ typedef struct mb_planar_model {
 int mb_planar_autonomous(const mb_planar_model *m);
 /* Fill mech with the planar kernels of model (nq = 3 nb, nc = model->nc). */
 void mb_planar_mech(const mb_planar_model *model, mb_mech *mech);
+/* The sparse kernels of the planar model (assemble_sparse.c; mech.h mb_mech_sparse,
+ * ctx = the model): mb_planar_mech sets mech->sparse to it unless the model has
+ * Python (extra) forces. */
+extern const mb_mech_sparse mb_planar_sparse;
 
 /* Kernels (also reachable through the mb_mech table); column-major outputs. */
 int mb_planar_phi(const mb_planar_model *m, double t, const double *q, double *phi);

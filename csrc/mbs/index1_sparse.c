@@ -1,0 +1,676 @@
+/* Sparse mode of the index-1 formulation (index1.h, mb_index1_init_ex): for a
+ * mechanism with sparse kernels (mech.h mb_mech_sparse: constant diagonal M, fixed
+ * patterns of Phi_q and of the derivative blocks).  Memory and work per call are
+ * O(nnz); nothing is O(nq^2).
+ *
+ * f.  S = [M Phi_q^T; Phi_q 0] is kept in compressed columns on the pattern built once
+ * at init (M's diagonal, Phi_q's entries and their transposes); klu_analyze once, then
+ * per new point (t, y) klu_refactor with the pivot order of the last klu_factor, and a
+ * fresh klu_factor when the refactorization fails or its pivot ratio min|u_kk| /
+ * max|u_kk| (klu_rcond) falls below 1e-3 times that of the last full factorization.
+ * A pivot ratio below 64 N eps is reported as the singular saddle-point matrix, as the
+ * dense path does.  The right-hand side, Baumgarte terms included, is that of
+ * index1.c.
+ *
+ * Jacobian.  With a = q'', x = a + 2 alpha q', the index-1 derivative blocks are
+ *     C_q = [ Q_q - (Phi_q^T lam)_q ; gamma_q - (Phi_q x)_q - beta^2 Phi_q ],
+ *     C_v = [ Q_q' ; gamma_q' - 2 alpha Phi_q ]                 ((nq + nc) x nq),
+ * (the planar mass is constant: (M a)_q = 0; Phi_tq = 0 by the table's contract), and
+ * J = [[0, I], [E^T S^-1 C_q, E^T S^-1 C_v]] with E the first nq columns of I_{nq+nc}.
+ * jac() keeps C_q, C_v and Phi_q of (t, y) in one compressed-column pattern C.
+ *
+ * Iteration matrices (mb_linsys, linsys.h).  (a I - J)[x; y] = [r1; r2] reads
+ * a x - y = r1 and a y - E^T S^-1 (C_q x + C_v y) = r2.  With x = (r1 + y) / a and
+ * w = S^-1 (C_q x + C_v y):
+ *     [ a I              -E^T ] [ y ]   [ r2         ]
+ *     [ -(C_v + C_q / a)   S  ] [ w ] = [ C_q r1 / a ],    x = (r1 + y) / a,
+ * a sparse system of size 2 nq + nc ("A").  Its pattern is fixed, klu_analyze once;
+ * factor(slot, a) assembles A for a real a (klu_factor) or a complex a (klu_z_factor,
+ * the same symbolic analysis) into slot 0 or 1; a singular A is a recoverable failure
+ * (return 1: the method shrinks the step).
+ *
+ * Dense jac (p->jac) in sparse mode: J by 2 nq solves with S's factors (O(nq^2) time;
+ * the n x n array is the caller's), for the methods that do not use p->linsys.
+ *
+ * Projection: the minimum-norm correction dq = Phi_q^T (Phi_q Phi_q^T)^-1 r is the
+ * first block of the solution of [I Phi_q^T; Phi_q 0][u; mu] = [0; r] (S's pattern,
+ * its own numeric factorization); Newton as in index1.c.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <suitesparse/klu.h>
+#include "index1_sparse.h"
+#include "status.h"
+
+struct mb_index1_sparse {
+    ptrdiff_t nq, nc, N, NA, npq, nC;
+    klu_common com;
+    int *pr, *pc;          /* Phi_q pattern (npq) */
+    double *pqv, *pqj, *pqp; /* Phi_q values at the point of f, of jac, of the projection */
+    double *md;            /* mass diagonal (nq) */
+    /* S (N x N) and the projection matrix on the same pattern */
+    int *Sp, *Si, *sM, *sA, *sB;
+    double *Sx, *Px;
+    klu_symbolic *Ssym;
+    klu_numeric *Snum, *Pnum;
+    double Src, Prc;       /* pivot ratio of the last full factorization */
+    /* C = [C_q | C_v] pattern ((N x nq) compressed columns) */
+    int *Cp, *Ci, *cr, *cc, *mapC, *mapCP;
+    ptrdiff_t Cnz;
+    double *cq, *cv, *Cqx, *Cvx;
+    /* the augmented matrix A (NA x NA) */
+    int *Ap, *Ai, *aI, *aE, *aC, *aSM, *aSA, *aSB;
+    ptrdiff_t Anz;
+    double *Ax;            /* 2 Anz (complex) */
+    klu_symbolic *Asym;
+    klu_numeric *Anum[2];
+    int cplx[2];
+    double are[2], aim[2];
+    int jac_ok;
+    /* vectors */
+    double *sol, *ycache, *vc1, *vc2, *xv, *b, *col;
+    mb_linsys ls;
+};
+
+static int sfail(mb_index1 *f, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->msg, sizeof f->msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static double norm_inf(ptrdiff_t n, const double *x)
+{
+    double r = 0;
+    for (ptrdiff_t i = 0; i < n; i++) r = fmax(r, fabs(x[i]));
+    return r;
+}
+
+const char *mb_index1_sparse_unavailable(const mb_mech *me)
+{
+    if (!me->sparse)
+        return "the mechanism has no sparse kernels (mb_mech.sparse): only planar models "
+               "without Python (extra) forces have them, not a MechanicalSystem or a "
+               "spatial model";
+    if (!me->mass_constant)
+        return "the sparse kernels need a constant mass matrix";
+    if (me->nc > 0 && (!me->phi || !me->gamma || !me->phi_t))
+        return "the sparse mode needs the phi, phi_t and gamma kernels";
+    return NULL;
+}
+
+/* Compressed columns of an nr x ncol matrix from nt entries (r[k], c[k]), rows sorted
+ * within each column, duplicates merged: Ap (ncol + 1), Ai (<= nt), map[k] = the
+ * position of entry k.  Returns nnz, or -1 when out of memory. */
+static ptrdiff_t csc_build(ptrdiff_t nr, ptrdiff_t ncol, ptrdiff_t nt, const int *r, const int *c,
+                           int *Ap, int *Ai, int *map)
+{
+    ptrdiff_t nmax = nr > ncol ? nr : ncol;
+    ptrdiff_t *cnt = calloc((size_t)nmax + 1, sizeof *cnt);
+    ptrdiff_t *o1 = malloc(((size_t)nt + 1) * sizeof *o1), *o2 = malloc(((size_t)nt + 1) * sizeof *o2);
+    if (!cnt || !o1 || !o2) {
+        free(cnt); free(o1); free(o2);
+        return -1;
+    }
+    /* stable counting sort by row, then by column */
+    for (ptrdiff_t k = 0; k < nt; k++) cnt[r[k] + 1]++;
+    for (ptrdiff_t i = 0; i < nr; i++) cnt[i + 1] += cnt[i];
+    for (ptrdiff_t k = 0; k < nt; k++) o1[cnt[r[k]]++] = k;
+    memset(cnt, 0, ((size_t)nmax + 1) * sizeof *cnt);
+    for (ptrdiff_t k = 0; k < nt; k++) cnt[c[k] + 1]++;
+    for (ptrdiff_t j = 0; j < ncol; j++) cnt[j + 1] += cnt[j];
+    for (ptrdiff_t m = 0; m < nt; m++) {
+        ptrdiff_t k = o1[m];
+        o2[cnt[c[k]]++] = k;
+    }
+    ptrdiff_t nz = 0, m = 0;
+    for (ptrdiff_t j = 0; j < ncol; j++) {
+        Ap[j] = (int)nz;
+        int last = -1;
+        for (; m < nt && c[o2[m]] == j; m++) {
+            ptrdiff_t k = o2[m];
+            if (r[k] != last) {
+                Ai[nz++] = r[k];
+                last = r[k];
+            }
+            map[k] = (int)(nz - 1);
+        }
+    }
+    Ap[ncol] = (int)nz;
+    free(cnt); free(o1); free(o2);
+    return nz;
+}
+
+void mb_index1_sparse_free(mb_index1 *f)
+{
+    struct mb_index1_sparse *s = f->sp;
+    if (!s) return;
+    if (s->Snum) klu_free_numeric(&s->Snum, &s->com);
+    if (s->Pnum) klu_free_numeric(&s->Pnum, &s->com);
+    for (int k = 0; k < 2; k++)
+        if (s->Anum[k]) klu_free_numeric(&s->Anum[k], &s->com);
+    if (s->Ssym) klu_free_symbolic(&s->Ssym, &s->com);
+    if (s->Asym) klu_free_symbolic(&s->Asym, &s->com);
+    void *ptrs[] = {s->pr, s->pc, s->pqv, s->pqj, s->pqp, s->md, s->Sp, s->Si, s->sM, s->sA, s->sB,
+                    s->Sx, s->Px, s->Cp, s->Ci, s->cr, s->cc, s->mapC, s->mapCP, s->cq, s->cv,
+                    s->Cqx, s->Cvx, s->Ap, s->Ai, s->aI, s->aE, s->aC, s->aSM, s->aSA, s->aSB,
+                    s->Ax, s->sol, s->ycache, s->vc1, s->vc2, s->xv, s->b, s->col};
+    for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) free(ptrs[k]);
+    free(s);
+    f->sp = NULL;
+    f->sol = NULL;
+    f->ycache = NULL;
+}
+
+#define ALLOC(p, n) (((p) = calloc((size_t)(n) + 1, sizeof *(p))) == NULL)
+
+int mb_index1_sparse_init(mb_index1 *f)
+{
+    const mb_mech *me = f->mech;
+    const char *why = mb_index1_sparse_unavailable(me);
+    if (why)
+        return sfail(f, MB_ERR_NOT_SUPPORTED, "mb_index1_init_ex: sparse mode unavailable: %s.",
+                     why);
+    const mb_mech_sparse *K = me->sparse;
+    struct mb_index1_sparse *s = calloc(1, sizeof *s);
+    if (!s) return sfail(f, MB_ERR_MEM, "mb_index1_init_ex: out of memory.");
+    f->sp = s;
+    ptrdiff_t nq = f->nq, nc = f->nc, N = nq + nc, NA = nq + N;
+    s->nq = nq;
+    s->nc = nc;
+    s->N = N;
+    s->NA = NA;
+    int rc = K->sizes(me->ctx, &s->npq, &s->nC);
+    if (rc != MB_OK) {
+        mb_index1_sparse_free(f);
+        return sfail(f, rc, "mb_index1_init_ex: the mechanism's sparse kernels refuse it "
+                            "(status %d).", rc);
+    }
+    if (N + NA > 0x3fffffff || s->npq > 0x3fffffff || s->nC > 0x3fffffff) {
+        mb_index1_sparse_free(f);
+        return sfail(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: too large for the sparse mode.");
+    }
+    ptrdiff_t npq = s->npq, nC = s->nC;
+    ptrdiff_t nS = nq + 2 * npq;              /* S entries */
+    ptrdiff_t nCt = nC + npq;                 /* C entries: kernel's, then Phi_q's */
+    if (ALLOC(s->pr, npq) || ALLOC(s->pc, npq) || ALLOC(s->pqv, npq) || ALLOC(s->pqj, npq) || ALLOC(s->pqp, npq) ||
+        ALLOC(s->md, nq) || ALLOC(s->Sp, N + 1) || ALLOC(s->Si, nS) || ALLOC(s->sM, nq) ||
+        ALLOC(s->sA, npq) || ALLOC(s->sB, npq) || ALLOC(s->Sx, nS) || ALLOC(s->Px, nS) ||
+        ALLOC(s->Cp, nq + 1) || ALLOC(s->Ci, nCt) || ALLOC(s->cr, nCt) || ALLOC(s->cc, nCt) ||
+        ALLOC(s->mapC, nC) || ALLOC(s->mapCP, npq) || ALLOC(s->cq, nC) || ALLOC(s->cv, nC) ||
+        ALLOC(s->sol, N) || ALLOC(s->ycache, 2 * nq) || ALLOC(s->vc1, nc) ||
+        ALLOC(s->vc2, nc) || ALLOC(s->xv, nq) || ALLOC(s->col, N))
+        goto nomem;
+    if ((rc = K->pattern(me->ctx, s->pr, s->pc, s->cr, s->cc)) != MB_OK ||
+        (rc = K->mass_diag(me->ctx, s->md)) != MB_OK) {
+        mb_index1_sparse_free(f);
+        return sfail(f, rc, "mb_index1_init_ex: the mechanism's sparse kernels failed "
+                            "(status %d).", rc);
+    }
+    for (ptrdiff_t k = 0; k < nq; k++)
+        if (!(s->md[k] > 0) || !isfinite(s->md[k])) {
+            mb_index1_sparse_free(f);
+            return sfail(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: the mass matrix is not "
+                         "positive (diagonal entry %td = %g).", k, s->md[k]);
+        }
+    for (ptrdiff_t k = 0; k < npq; k++)
+        if (s->pr[k] < 0 || s->pr[k] >= nc || s->pc[k] < 0 || s->pc[k] >= nq) {
+            mb_index1_sparse_free(f);
+            return sfail(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: Phi_q pattern out of range.");
+        }
+    for (ptrdiff_t k = 0; k < nC; k++)
+        if (s->cr[k] < 0 || s->cr[k] >= N || s->cc[k] < 0 || s->cc[k] >= nq) {
+            mb_index1_sparse_free(f);
+            return sfail(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: C pattern out of range.");
+        }
+
+    /* S: M's diagonal, Phi_q (lower left), Phi_q^T (upper right) */
+    {
+        int *r = malloc((size_t)(nS + 1) * sizeof *r), *c = malloc((size_t)(nS + 1) * sizeof *c);
+        int *map = malloc((size_t)(nS + 1) * sizeof *map);
+        ptrdiff_t nz = -1;
+        if (r && c && map) {
+            for (ptrdiff_t i = 0; i < nq; i++) r[i] = c[i] = (int)i;
+            for (ptrdiff_t k = 0; k < npq; k++) {
+                r[nq + k] = (int)nq + s->pr[k];
+                c[nq + k] = s->pc[k];
+                r[nq + npq + k] = s->pc[k];
+                c[nq + npq + k] = (int)nq + s->pr[k];
+            }
+            nz = csc_build(N, N, nS, r, c, s->Sp, s->Si, map);
+            if (nz >= 0) {
+                memcpy(s->sM, map, (size_t)nq * sizeof *map);
+                memcpy(s->sA, map + nq, (size_t)npq * sizeof *map);
+                memcpy(s->sB, map + nq + npq, (size_t)npq * sizeof *map);
+            }
+        }
+        free(r); free(c); free(map);
+        if (nz < 0) goto nomem;
+    }
+    /* C: the kernel's entries, then Phi_q's in the constraint rows (Baumgarte terms) */
+    for (ptrdiff_t k = 0; k < npq; k++) {
+        s->cr[nC + k] = (int)nq + s->pr[k];
+        s->cc[nC + k] = s->pc[k];
+    }
+    {
+        int *map = malloc((size_t)(nCt + 1) * sizeof *map);
+        if (!map) goto nomem;
+        s->Cnz = csc_build(N, nq, nCt, s->cr, s->cc, s->Cp, s->Ci, map);
+        if (s->Cnz >= 0) {
+            memcpy(s->mapC, map, (size_t)nC * sizeof *map);
+            memcpy(s->mapCP, map + nC, (size_t)npq * sizeof *map);
+        }
+        free(map);
+        if (s->Cnz < 0) goto nomem;
+    }
+    if (ALLOC(s->Cqx, s->Cnz) || ALLOC(s->Cvx, s->Cnz)) goto nomem;
+    /* A = [a I, -E^T; -(C_v + C_q / a), S] */
+    {
+        ptrdiff_t Snz = s->Sp[N], Cnz = s->Cnz, nt = 2 * nq + Cnz + Snz;
+        int *r = malloc((size_t)(nt + 1) * sizeof *r), *c = malloc((size_t)(nt + 1) * sizeof *c);
+        int *map = malloc((size_t)(nt + 1) * sizeof *map);
+        ptrdiff_t nz = -1, n = 0;
+        if (r && c && map && !ALLOC(s->Ap, NA + 1) && !ALLOC(s->Ai, nt) && !ALLOC(s->aI, nq) &&
+            !ALLOC(s->aE, nq) && !ALLOC(s->aC, Cnz) && !ALLOC(s->aSM, nq) &&
+            !ALLOC(s->aSA, npq) && !ALLOC(s->aSB, npq)) {
+            for (ptrdiff_t i = 0; i < nq; i++, n++) r[n] = c[n] = (int)i;
+            for (ptrdiff_t i = 0; i < nq; i++, n++) {
+                r[n] = (int)i;
+                c[n] = (int)(nq + i);
+            }
+            for (ptrdiff_t j = 0; j < nq; j++)
+                for (int p = s->Cp[j]; p < s->Cp[j + 1]; p++, n++) {
+                    r[n] = (int)nq + s->Ci[p];
+                    c[n] = (int)j;
+                }
+            for (ptrdiff_t j = 0; j < N; j++)
+                for (int p = s->Sp[j]; p < s->Sp[j + 1]; p++, n++) {
+                    r[n] = (int)nq + s->Si[p];
+                    c[n] = (int)(nq + j);
+                }
+            nz = csc_build(NA, NA, nt, r, c, s->Ap, s->Ai, map);
+            if (nz >= 0) {
+                memcpy(s->aI, map, (size_t)nq * sizeof *map);
+                memcpy(s->aE, map + nq, (size_t)nq * sizeof *map);
+                memcpy(s->aC, map + 2 * nq, (size_t)Cnz * sizeof *map);
+                /* S's entries in A: through S's own positions */
+                const int *mS = map + 2 * nq + Cnz;
+                for (ptrdiff_t i = 0; i < nq; i++) s->aSM[i] = mS[s->sM[i]];
+                for (ptrdiff_t k = 0; k < npq; k++) {
+                    s->aSA[k] = mS[s->sA[k]];
+                    s->aSB[k] = mS[s->sB[k]];
+                }
+            }
+        }
+        free(r); free(c); free(map);
+        if (nz < 0) goto nomem;
+        s->Anz = nz;
+    }
+    if (ALLOC(s->Ax, 2 * s->Anz) || ALLOC(s->b, 2 * NA)) goto nomem;
+
+    klu_defaults(&s->com);
+    s->Ssym = klu_analyze((int)N, s->Sp, s->Si, &s->com);
+    s->Asym = s->Ssym ? klu_analyze((int)NA, s->Ap, s->Ai, &s->com) : NULL;
+    if (!s->Ssym || !s->Asym) {
+        int st = s->com.status;
+        mb_index1_sparse_free(f);
+        if (st == KLU_OUT_OF_MEMORY) return sfail(f, MB_ERR_MEM, "mb_index1_init_ex: out of memory.");
+        return sfail(f, MB_ERR_LINALG, "mb_index1_init_ex: KLU analysis failed (status %d): "
+                     "the saddle-point pattern is structurally singular (redundant "
+                     "constraints?).", st);
+    }
+    s->ls.jac = NULL;  /* set by mb_index1_sparse_problem */
+    f->sol = s->sol;
+    f->ycache = s->ycache;
+    f->cache_ok = 0;
+    return MB_OK;
+nomem:
+    mb_index1_sparse_free(f);
+    return sfail(f, MB_ERR_MEM, "mb_index1_init_ex: out of memory.");
+}
+
+/* values of S (diag = M's diagonal, or ones for the projection) with Phi_q = pq */
+static void fill_S(const struct mb_index1_sparse *s, const double *diag, double one,
+                   const double *pq, double *x)
+{
+    memset(x, 0, (size_t)s->Sp[s->N] * sizeof *x);
+    for (ptrdiff_t i = 0; i < s->nq; i++) x[s->sM[i]] += diag ? diag[i] : one;
+    for (ptrdiff_t k = 0; k < s->npq; k++) {
+        x[s->sA[k]] += pq[k];
+        x[s->sB[k]] += pq[k];
+    }
+}
+
+/* factor S-patterned values x into *num: refactor with the kept pivot order while
+ * its pivot ratio stays within 1e-3 of the last full factorization's, else factor.
+ * MB_OK, MB_ERR_LINALG (singular: pivot ratio below 64 N eps) or MB_ERR_MEM. */
+static int factor_S(struct mb_index1_sparse *s, double *x, klu_numeric **num, double *rc_ref)
+{
+    double tol = 64.0 * (double)s->N * DBL_EPSILON;
+    if (*num) {
+        if (klu_refactor(s->Sp, s->Si, x, s->Ssym, *num, &s->com) &&
+            klu_rcond(s->Ssym, *num, &s->com) && s->com.rcond >= 1e-3 * *rc_ref &&
+            s->com.rcond > tol)
+            return MB_OK;
+        klu_free_numeric(num, &s->com);
+    }
+    *num = klu_factor(s->Sp, s->Si, x, s->Ssym, &s->com);
+    if (!*num)
+        return s->com.status == KLU_OUT_OF_MEMORY ? MB_ERR_MEM : MB_ERR_LINALG;
+    if (!klu_rcond(s->Ssym, *num, &s->com) || !(s->com.rcond > tol)) {
+        klu_free_numeric(num, &s->com);
+        return MB_ERR_LINALG;
+    }
+    *rc_ref = s->com.rcond;
+    return MB_OK;
+}
+
+/* y += Phi_q x (pq values) */
+static void pq_gemv(const struct mb_index1_sparse *s, const double *pq, const double *x,
+                    double *y)
+{
+    for (ptrdiff_t k = 0; k < s->npq; k++) y[s->pr[k]] += pq[k] * x[s->pc[k]];
+}
+
+int mb_index1_sparse_saddle(mb_index1 *f, double t, const double *q, const double *qd)
+{
+    struct mb_index1_sparse *s = f->sp;
+    const mb_mech *me = f->mech;
+    ptrdiff_t nq = s->nq, nc = s->nc, N = s->N;
+    size_t bytes = (size_t)nq * sizeof(double);
+    if (f->cache_ok && t == f->tcache && memcmp(s->ycache, q, bytes) == 0 &&
+        memcmp(s->ycache + nq, qd, bytes) == 0)
+        return MB_OK;
+    f->cache_ok = 0;
+    double *b = s->sol;
+    int rc;
+    if ((rc = me->forces(me->ctx, t, q, qd, b)) != 0) return rc;
+    if ((rc = me->sparse->phi_q(me->ctx, t, q, s->pqv)) != 0) return rc;
+    if (nc > 0) {
+        double *g = b + nq;
+        if ((rc = me->gamma(me->ctx, t, q, qd, g)) != 0) return rc;
+        if (f->alpha != 0) {  /* - 2 alpha (Phi_q q' + Phi_t) */
+            if ((rc = me->phi_t(me->ctx, t, q, s->vc1)) != 0) return rc;
+            pq_gemv(s, s->pqv, qd, s->vc1);
+            for (ptrdiff_t k = 0; k < nc; k++) g[k] -= 2 * f->alpha * s->vc1[k];
+        }
+        if (f->beta != 0) {   /* - beta^2 Phi */
+            if ((rc = me->phi(me->ctx, t, q, s->vc2)) != 0) return rc;
+            for (ptrdiff_t k = 0; k < nc; k++) g[k] -= f->beta * f->beta * s->vc2[k];
+        }
+    }
+    fill_S(s, s->md, 0.0, s->pqv, s->Sx);
+    if ((rc = factor_S(s, s->Sx, &s->Snum, &s->Src)) != MB_OK) {
+        if (rc == MB_ERR_MEM) return sfail(f, rc, "index1 (sparse): out of memory in KLU.");
+        return sfail(f, rc,
+                     "The saddle-point matrix [M Phi_q^T; Phi_q 0] is singular at t = %.17g "
+                     "(sparse KLU factorization, size %td): redundant constraints, a singular "
+                     "configuration or a singular mass matrix.", t, N);
+    }
+    if (!klu_solve(s->Ssym, s->Snum, (int)N, 1, b, &s->com))
+        return sfail(f, MB_ERR_LINALG, "index1 (sparse): KLU solve failed.");
+    memcpy(s->ycache, q, bytes);
+    memcpy(s->ycache + nq, qd, bytes);
+    f->tcache = t;
+    f->cache_ok = 1;
+    return MB_OK;
+}
+
+/* ---- the Jacobian ---- */
+
+/* evaluate and keep C_q, C_v (with the Baumgarte terms) and Phi_q at (t, y) */
+static int sparse_jac_eval(mb_index1 *f, double t, const double *y)
+{
+    struct mb_index1_sparse *s = f->sp;
+    const mb_mech *me = f->mech;
+    ptrdiff_t nq = s->nq;
+    const double *q = y, *qd = y + nq;
+    s->jac_ok = 0;
+    int rc = mb_index1_sparse_saddle(f, t, q, qd);
+    if (rc != MB_OK) return rc;
+    for (ptrdiff_t i = 0; i < nq; i++) s->xv[i] = s->sol[i] + 2 * f->alpha * qd[i];
+    if ((rc = me->sparse->jac(me->ctx, t, q, qd, s->xv, s->sol + nq, s->cq, s->cv)) != 0)
+        return rc;
+    memset(s->Cqx, 0, (size_t)s->Cnz * sizeof(double));
+    memset(s->Cvx, 0, (size_t)s->Cnz * sizeof(double));
+    for (ptrdiff_t k = 0; k < s->nC; k++) {
+        s->Cqx[s->mapC[k]] += s->cq[k];
+        s->Cvx[s->mapC[k]] += s->cv[k];
+    }
+    double b2 = f->beta * f->beta, a2 = 2 * f->alpha;
+    for (ptrdiff_t k = 0; k < s->npq; k++) {
+        s->pqj[k] = s->pqv[k];
+        s->Cqx[s->mapCP[k]] -= b2 * s->pqv[k];
+        s->Cvx[s->mapCP[k]] -= a2 * s->pqv[k];
+    }
+    s->jac_ok = 1;
+    return MB_OK;
+}
+
+/* the dense J (n x n) by 2 nq solves with S's factors at (t, y) */
+static int sparse_dense_jac(double t, const double *y, double *J, ptrdiff_t ldJ, void *ctx)
+{
+    mb_index1 *f = ctx;
+    struct mb_index1_sparse *s = f->sp;
+    ptrdiff_t nq = s->nq, N = s->N;
+    int rc = sparse_jac_eval(f, t, y);
+    if (rc != MB_OK) return rc;
+    for (ptrdiff_t j = 0; j < 2 * nq; j++) {
+        double *c = J + ldJ * j;
+        memset(c, 0, (size_t)nq * sizeof(double));
+        if (j >= nq) c[j - nq] = 1.0;
+        ptrdiff_t jc = j < nq ? j : j - nq;
+        const double *vals = j < nq ? s->Cqx : s->Cvx;
+        memset(s->col, 0, (size_t)N * sizeof(double));
+        int any = 0;
+        for (int p = s->Cp[jc]; p < s->Cp[jc + 1]; p++) {
+            s->col[s->Ci[p]] = vals[p];
+            any |= vals[p] != 0;
+        }
+        if (any && !klu_solve(s->Ssym, s->Snum, (int)N, 1, s->col, &s->com))
+            return MB_ERR_LINALG;
+        memcpy(c + nq, s->col, (size_t)nq * sizeof(double));
+    }
+    return MB_OK;
+}
+
+/* ---- mb_linsys: a I - J through the augmented system ---- */
+
+static int ls_jac(void *ctx, double t, const double *y, const double *fy)
+{
+    (void)fy;
+    return sparse_jac_eval(ctx, t, y);
+}
+
+static int ls_factor(void *ctx, int slot, double ar, double ai)
+{
+    mb_index1 *f = ctx;
+    struct mb_index1_sparse *s = f->sp;
+    if (slot < 0 || slot > 1 || !s->jac_ok) return MB_ERR_ILL_INPUT;
+    ptrdiff_t nq = s->nq;
+    int cplx = ai != 0;
+    double d = ar * ar + ai * ai;
+    if (!(d > 0)) return 1;  /* a = 0: singular */
+    double ir = ar / d, ii = -ai / d;  /* 1 / a */
+    double *x = s->Ax;
+    size_t st = cplx ? 2 : 1;
+    memset(x, 0, (size_t)s->Anz * st * sizeof(double));
+    for (ptrdiff_t i = 0; i < nq; i++) {
+        x[st * s->aI[i]] += ar;
+        if (cplx) x[2 * s->aI[i] + 1] += ai;
+        x[st * s->aE[i]] -= 1.0;
+        x[st * s->aSM[i]] += s->md[i];
+    }
+    for (ptrdiff_t p = 0; p < s->Cnz; p++) {  /* -(C_v + C_q / a) */
+        x[st * s->aC[p]] -= s->Cvx[p] + s->Cqx[p] * ir;
+        if (cplx) x[2 * s->aC[p] + 1] -= s->Cqx[p] * ii;
+    }
+    for (ptrdiff_t k = 0; k < s->npq; k++) {
+        x[st * s->aSA[k]] += s->pqj[k];
+        x[st * s->aSB[k]] += s->pqj[k];
+    }
+    if (s->Anum[slot]) klu_free_numeric(&s->Anum[slot], &s->com);
+    s->Anum[slot] = cplx ? klu_z_factor(s->Ap, s->Ai, x, s->Asym, &s->com)
+                         : klu_factor(s->Ap, s->Ai, x, s->Asym, &s->com);
+    if (!s->Anum[slot])
+        return s->com.status == KLU_OUT_OF_MEMORY ? MB_ERR_MEM : 1;
+    s->cplx[slot] = cplx;
+    s->are[slot] = ar;
+    s->aim[slot] = ai;
+    return MB_OK;
+}
+
+static int ls_solve(void *ctx, int slot, double *xr, double *xi)
+{
+    mb_index1 *f = ctx;
+    struct mb_index1_sparse *s = f->sp;
+    if (slot < 0 || slot > 1 || !s->Anum[slot]) return MB_ERR_ILL_INPUT;
+    ptrdiff_t nq = s->nq, N = s->N, NA = s->NA;
+    double ar = s->are[slot], ai = s->aim[slot], d = ar * ar + ai * ai;
+    double ir = ar / d, ii = -ai / d;
+    double *b = s->b;
+    if (!s->cplx[slot]) {
+        memcpy(b, xr + nq, (size_t)nq * sizeof(double));
+        double *c = b + nq;
+        memset(c, 0, (size_t)N * sizeof(double));
+        for (ptrdiff_t j = 0; j < nq; j++) {
+            double v = xr[j] * ir;
+            if (v != 0)
+                for (int p = s->Cp[j]; p < s->Cp[j + 1]; p++) c[s->Ci[p]] += s->Cqx[p] * v;
+        }
+        if (!klu_solve(s->Asym, s->Anum[slot], (int)NA, 1, b, &s->com)) return MB_ERR_LINALG;
+        for (ptrdiff_t i = 0; i < nq; i++) {
+            xr[i] = (xr[i] + b[i]) * ir;
+            xr[nq + i] = b[i];
+        }
+        return MB_OK;
+    }
+    if (!xi) return MB_ERR_ILL_INPUT;
+    for (ptrdiff_t i = 0; i < nq; i++) {
+        b[2 * i] = xr[nq + i];
+        b[2 * i + 1] = xi[nq + i];
+    }
+    double *c = b + 2 * nq;
+    memset(c, 0, (size_t)(2 * N) * sizeof(double));
+    for (ptrdiff_t j = 0; j < nq; j++) {  /* C_q r1 / a */
+        double vr = xr[j] * ir - xi[j] * ii, vi = xr[j] * ii + xi[j] * ir;
+        if (vr == 0 && vi == 0) continue;
+        for (int p = s->Cp[j]; p < s->Cp[j + 1]; p++) {
+            c[2 * s->Ci[p]] += s->Cqx[p] * vr;
+            c[2 * s->Ci[p] + 1] += s->Cqx[p] * vi;
+        }
+    }
+    if (!klu_z_solve(s->Asym, s->Anum[slot], (int)NA, 1, b, &s->com)) return MB_ERR_LINALG;
+    for (ptrdiff_t i = 0; i < nq; i++) {
+        double yr = b[2 * i], yi = b[2 * i + 1];
+        double sr = xr[i] + yr, si = xi[i] + yi;
+        xr[i] = sr * ir - si * ii;
+        xi[i] = sr * ii + si * ir;
+        xr[nq + i] = yr;
+        xi[nq + i] = yi;
+    }
+    return MB_OK;
+}
+
+void mb_index1_sparse_problem(mb_index1 *f, mb_problem *p)
+{
+    struct mb_index1_sparse *s = f->sp;
+    s->ls.jac = ls_jac;
+    s->ls.factor = ls_factor;
+    s->ls.solve = ls_solve;
+    s->ls.ctx = f;
+    p->jac = sparse_dense_jac;
+    p->linsys = &s->ls;
+}
+
+/* ---- projection ---- */
+
+/* x -= u with [I Phi_q^T; Phi_q 0][u; mu] = [0; r] factored in Pnum (r: nc) */
+static int min_norm_correct(mb_index1 *f, const double *r, double *x)
+{
+    struct mb_index1_sparse *s = f->sp;
+    ptrdiff_t nq = s->nq, N = s->N;
+    double *b = s->col;
+    memset(b, 0, (size_t)nq * sizeof(double));
+    memcpy(b + nq, r, (size_t)s->nc * sizeof(double));
+    if (!klu_solve(s->Ssym, s->Pnum, (int)N, 1, b, &s->com)) return MB_ERR_LINALG;
+    for (ptrdiff_t i = 0; i < nq; i++) x[i] -= b[i];
+    return MB_OK;
+}
+
+static int proj_factor(mb_index1 *f, double t, const double *q)
+{
+    struct mb_index1_sparse *s = f->sp;
+    const mb_mech *me = f->mech;
+    int rc = me->sparse->phi_q(me->ctx, t, q, s->pqp);
+    if (rc != 0) return rc;
+    fill_S(s, NULL, 1.0, s->pqp, s->Px);
+    if ((rc = factor_S(s, s->Px, &s->Pnum, &s->Prc)) != MB_OK) {
+        if (rc == MB_ERR_MEM) return sfail(f, rc, "index1 (sparse): out of memory in KLU.");
+        return sfail(f, rc, "Phi_q Phi_q^T is singular at t = %.17g (sparse KLU factorization "
+                     "of [I Phi_q^T; Phi_q 0]): redundant constraints or a singular "
+                     "configuration.", t);
+    }
+    return MB_OK;
+}
+
+int mb_index1_sparse_project(mb_index1 *f, double t, double *q, double *qd, double *res_pos,
+                             double *res_vel)
+{
+    struct mb_index1_sparse *s = f->sp;
+    const mb_mech *me = f->mech;
+    ptrdiff_t nq = s->nq, nc = s->nc;
+    double *phi = s->vc1, *r = s->vc2, rp = 0, rv = 0;
+    int rc, it;
+    f->msg[0] = '\0';
+    if (nc == 0) {
+        if (res_pos) *res_pos = 0;
+        if (res_vel) *res_vel = 0;
+        return MB_OK;
+    }
+    for (it = 0;; it++) {
+        if ((rc = me->phi(me->ctx, t, q, phi)) != 0) return rc;
+        rp = norm_inf(nc, phi);
+        if (!isfinite(rp))
+            return sfail(f, MB_ERR_NONFINITE, "Phi is not finite at t = %.17g.", t);
+        if (rp <= f->proj_tol) break;
+        if (it >= f->proj_max_iter)
+            return sfail(f, MB_ERR_CONV,
+                         "Projection onto Phi = 0 did not converge in %d iterations "
+                         "(|Phi| = %.3e > %.3e at t = %.17g).", it, rp, f->proj_tol, t);
+        if ((rc = proj_factor(f, t, q)) != MB_OK) return rc;
+        double *dq = s->xv, qn = norm_inf(nq, q);
+        memset(dq, 0, (size_t)nq * sizeof(double));
+        if ((rc = min_norm_correct(f, phi, dq)) != MB_OK) return rc;
+        for (ptrdiff_t i = 0; i < nq; i++) q[i] += dq[i];
+        if (norm_inf(nq, dq) <= 8 * DBL_EPSILON * fmax(1.0, qn)) {  /* at round-off level */
+            if ((rc = me->phi(me->ctx, t, q, phi)) != 0) return rc;
+            rp = norm_inf(nc, phi);
+            break;
+        }
+    }
+    /* velocities: Phi_q q' + Phi_t = 0 (linear: one correction, one refinement) */
+    if ((rc = proj_factor(f, t, q)) != MB_OK) return rc;
+    double *pt = s->vc1;
+    if ((rc = me->phi_t(me->ctx, t, q, pt)) != 0) return rc;
+    for (int pass = 0; pass < 2; pass++) {
+        memcpy(r, pt, (size_t)nc * sizeof(double));
+        pq_gemv(s, s->pqp, qd, r);
+        rv = norm_inf(nc, r);
+        if (rv <= f->proj_tol && pass > 0) break;
+        if ((rc = min_norm_correct(f, r, qd)) != MB_OK) return rc;
+        memcpy(r, pt, (size_t)nc * sizeof(double));
+        pq_gemv(s, s->pqp, qd, r);
+        rv = norm_inf(nc, r);
+        if (rv <= f->proj_tol) break;
+    }
+    if (res_pos) *res_pos = rp;
+    if (res_vel) *res_vel = rv;
+    return MB_OK;
+}
