@@ -41,5 +41,12 @@ __all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "Dens
            "errors", "multirate", "problems", "_status", "PlanarModel", "SpatialModel",
            "MechanicalSystem",
            "simulate", "Trajectory", "models", "mbs", "IntegrationInterrupted", "load",
-           "ensemble", "EnsembleResult", "MemberError", "SimulationTask", "StateSpace"]
+           "ensemble", "EnsembleResult", "MemberError", "SimulationTask", "StateSpace",
+           "SPARSE_MIN_NQ"]
 __version__ = "0.2.0"
+
+#: planar models with at least this many coordinates run the index-1 formulation on
+#: sparse linear algebra (SuiteSparse KLU) when ``linear_algebra="auto"``
+from . import _core as _core_module  # noqa: E402
+
+SPARSE_MIN_NQ = _core_module.MB_INDEX1_SPARSE_MIN_NQ

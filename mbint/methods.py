@@ -139,6 +139,11 @@ class MethodInfo:
         Solves semi-explicit DAEs of index 2 and 3 through a singular mass matrix
         (the DAE formulations of :func:`mbint.simulate`), with the index-2/3
         components of its norms scaled as in RADAU5.
+    sparse : bool
+        Solves its Newton systems through the problem's structured linear algebra
+        when it has one (the sparse index-1 formulation of a large planar mechanism,
+        :func:`mbint.simulate`): no n x n matrix is formed.  The other implicit
+        methods form the dense Jacobian there, O(n^2) memory and O(n^3) time.
     """
 
     name: str
@@ -157,6 +162,7 @@ class MethodInfo:
     controller: str | None = None
     options: tuple = ()
     dae: bool = False
+    sparse: bool = False
 
 
 def _info(d):
@@ -188,6 +194,7 @@ def _info(d):
                     _core.MB_CONTROLLER_PREDICTIVE: "predictive"}.get(d.get("controller")),
         options=tuple(d.get("options", ())),
         dae=bool(f & _core.MB_DAE),
+        sparse=bool(f & _core.MB_LINSYS),
     )
 
 

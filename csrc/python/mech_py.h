@@ -23,6 +23,8 @@ typedef struct mech_handle {
     mb_mech mech;
     ptrdiff_t nq, nc;
     int python;               /* a kernel calls Python: run with the GIL held */
+    int linalg;               /* index-1 linear algebra: 0 auto, 1 dense, 2 sparse
+                               * (_core.mech_set_linalg; zero-initialized: auto) */
     /* planar model */
     int planar;
     mb_planar_model pm;

@@ -203,12 +203,15 @@ static PyObject *index1_error(int rc, const mb_index1 *f, const char *what)
 }
 
 /* the index-1 formulation of h with Baumgarte alpha, beta and the projection's
- * tolerance and iteration limit (<= 0: the formulation's defaults); 0, or -1 with
+ * tolerance and iteration limit (<= 0: the formulation's defaults), its linear algebra
+ * linalg (0 auto, 1 dense, 2 sparse; < 0: the handle's setting); 0, or -1 with
  * RuntimeError (nothing to free) */
 static int index1_open(mb_index1 *f, mech_handle *h, double alpha, double beta, double proj_tol,
-                       int proj_max_iter)
+                       int proj_max_iter, int linalg)
 {
-    int rc = mb_index1_init(f, &h->mech, alpha, beta);
+    if (linalg < 0)
+        linalg = h->linalg;
+    int rc = mb_index1_init_ex(f, &h->mech, alpha, beta, linalg == 0 ? -1 : linalg - 1);
     if (rc) {
         index1_error(rc, f, "mb_index1_init");
         return -1;
@@ -316,7 +319,7 @@ static PyObject *mech_eval(PyObject *self, PyObject *args, PyObject *kw)
         goto done;
     }
     if (k == K_ACC || k == K_RHS || k == K_JAC) {
-        if (index1_open(&f, h, alpha, beta, 0.0, 0))
+        if (index1_open(&f, h, alpha, beta, 0.0, 0, -1))
             goto done;
         have_f = 1;
         mb_index1_problem(&f, &p);
@@ -403,7 +406,7 @@ static PyObject *mech_project(PyObject *self, PyObject *args, PyObject *kw)
     vn = vec_from(PyArray_DATA(V), nq);
     if (!qn || !vn)
         goto done;
-    if (index1_open(&f, h, 0.0, 0.0, tol, max_iter))
+    if (index1_open(&f, h, 0.0, 0.0, tol, max_iter, -1))
         goto done;
     have_f = 1;
     double *qa = PyArray_DATA((PyArrayObject *)qn), *va = PyArray_DATA((PyArrayObject *)vn);
@@ -760,20 +763,24 @@ static PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
                              RUN_KW_STEPS, RUN_KW_CONTROL, RUN_KW_OUTPUT, "alpha", "beta",
                              "project", "proj_tol", "proj_max_iter", "switching",
                              "contact_switching", "state_space", "prefer_independent",
-                             "formulation", NULL};
+                             "formulation", "linalg", NULL};
     const char *mname;
     PyObject *ho;
     double alpha = 0, beta = 0, proj_tol = 0;
     int project = 0, proj_max_iter = 0, contact_sw = 0, state_space = 0, formulation = 0;
+    int linalg = -1;
     PyObject *prefer = Py_None;
     run_args ra;
     run_args_init(&ra);
     if (!PyArg_ParseTupleAndKeywords(
-            a, kw, "OsddOOO|d" RUN_FMT_STEPS RUN_FMT_CONTROL RUN_FMT_OUTPUT "ddpdiOppOi", kwlist,
+            a, kw, "OsddOOO|d" RUN_FMT_STEPS RUN_FMT_CONTROL RUN_FMT_OUTPUT "ddpdiOppOii", kwlist,
             &ho, &mname, &ra.t0, &ra.tf, &ra.y0, &ra.atol, &ra.rtol, &ra.h, RUN_ADDR_STEPS(ra),
             RUN_ADDR_CONTROL(ra), RUN_ADDR_OUTPUT(ra), &alpha, &beta, &project, &proj_tol,
-            &proj_max_iter, &ra.switching, &contact_sw, &state_space, &prefer, &formulation))
+            &proj_max_iter, &ra.switching, &contact_sw, &state_space, &prefer, &formulation,
+            &linalg))
         return NULL;
+    if (linalg > 2)
+        return PyErr_Format(PyExc_ValueError, "linalg: unknown code %d.", linalg);
     mech_handle *mh = get_handle(ho);
     if (!mh)
         return NULL;
@@ -880,7 +887,7 @@ static PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
         goto done;
     }
     if (formulation == 0) {
-        if (index1_open(&f, mh, alpha, beta, proj_tol, proj_max_iter))
+        if (index1_open(&f, mh, alpha, beta, proj_tol, proj_max_iter, linalg))
             goto done;
         have_f = 1;
         mb_index1_problem(&f, &p);
@@ -1189,6 +1196,30 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(mech_set_linalg_doc,
+"mech_set_linalg(handle, code) -> None\n--\n\n"
+"The linear algebra of the index-1 formulation on this handle from now on (every\n"
+"kernel evaluation, projection and run that does not name its own): 0 automatic\n"
+"(sparse KLU for a planar model with at least MB_INDEX1_SPARSE_MIN_NQ coordinates,\n"
+"else dense), 1 dense, 2 sparse (a RuntimeError at first use when the mechanism\n"
+"has no sparse kernels).");
+
+static PyObject *mech_set_linalg(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *ho;
+    int code;
+    if (!PyArg_ParseTuple(args, "Oi", &ho, &code))
+        return NULL;
+    mech_handle *h = get_handle(ho);
+    if (!h)
+        return NULL;
+    if (code < 0 || code > 2)
+        return PyErr_Format(PyExc_ValueError, "mech_set_linalg: unknown code %d.", code);
+    h->linalg = code;
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(mech_info_doc,
 "mech_info(handle) -> dict\n--\n\n"
 "nq, nc, whether a kernel calls Python, the number of contacts and which\n"
@@ -1234,6 +1265,7 @@ PyMethodDef mb_model_methods[] = {
     {"mech_simulate", (PyCFunction)(void (*)(void))mech_simulate, METH_VARARGS | METH_KEYWORDS,
      mech_simulate_doc},
     {"mech_info", mech_info, METH_O, mech_info_doc},
+    {"mech_set_linalg", mech_set_linalg, METH_VARARGS, mech_set_linalg_doc},
     {"mech_ss_eval", (PyCFunction)(void (*)(void))mech_ss_eval, METH_VARARGS | METH_KEYWORDS,
      mech_ss_eval_doc},
     {"mech_ss_recover", (PyCFunction)(void (*)(void))mech_ss_recover,

@@ -12,6 +12,7 @@
 #include "status.h"
 #include "tableaus.h"
 #include "problems.h"
+#include "index1.h"
 
 PyDoc_STRVAR(solve_doc,
 "solve(method, fun, t0, tf, y0, atol, rtol, ...) -> dict\n\n"
@@ -492,6 +493,7 @@ PyMODINIT_FUNC PyInit__core(void)
 #define FLAG(x) if (PyModule_AddIntConstant(mod, #x, x)) { Py_DECREF(mod); return NULL; }
     FLAG(MB_EMBEDDED) FLAG(MB_FSAL) FLAG(MB_USES_F0) FLAG(MB_NEEDS_JAC) FLAG(MB_SECOND_ORDER)
     FLAG(MB_DENSE_HERMITE) FLAG(MB_VARIABLE_ORDER) FLAG(MB_IMPLICIT) FLAG(MB_FIXED_ONLY) FLAG(MB_MASS) FLAG(MB_LU_REUSE) FLAG(MB_DAE)
+    FLAG(MB_LINSYS) FLAG(MB_INDEX1_SPARSE_MIN_NQ)
     FLAG(MB_DEFAULT_MAX_STEPS)
     FLAG(MB_CONTROLLER_DEFAULT) FLAG(MB_CONTROLLER_I) FLAG(MB_CONTROLLER_PI)
     FLAG(MB_CONTROLLER_PREDICTIVE)

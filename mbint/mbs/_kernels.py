@@ -22,7 +22,17 @@ import numpy as np
 
 from .. import _core
 
-__all__ = ["Kernels", "baumgarte_pair"]
+__all__ = ["Kernels", "baumgarte_pair", "linalg_code", "LINEAR_ALGEBRA"]
+
+#: the linear algebra of the index-1 formulation and its code in ``_core``
+LINEAR_ALGEBRA = {"auto": 0, "dense": 1, "sparse": 2}
+
+
+def linalg_code(mode, where="linear_algebra"):
+    """The ``_core`` code of a ``linear_algebra`` setting ("auto", "dense", "sparse")."""
+    if isinstance(mode, str) and mode in LINEAR_ALGEBRA:
+        return LINEAR_ALGEBRA[mode]
+    raise ValueError(f"{where} must be one of {sorted(LINEAR_ALGEBRA)}, got {mode!r}.")
 
 
 class Kernels:
@@ -38,6 +48,39 @@ class Kernels:
     Units follow the model: lengths in m, angles in rad, masses in kg, forces in
     N (torques N m), time in s.
     """
+
+    _linear_algebra = "auto"
+
+    @property
+    def linear_algebra(self):
+        """Linear algebra of the index-1 formulation: ``"auto"`` (the default),
+        ``"dense"`` or ``"sparse"``.
+
+        ``"dense"`` solves the saddle-point system [M Phi_q^T; Phi_q 0] of every f by a
+        dense factorization (through the Schur complement Phi_q M^-1 Phi_q^T when M is
+        constant and diagonal) and gives the implicit methods a dense Jacobian: O(n^3)
+        per f and per Newton matrix, the right choice for small mechanisms.
+        ``"sparse"`` (planar models only) assembles the saddle-point matrix sparse and
+        factors it with SuiteSparse KLU, and the implicit methods that support it
+        (``MethodInfo.sparse``: radau_iia, bdf, rodas4, ros4, ros2, the SUNDIALS methods)
+        solve their Newton systems through a sparse augmented system: O(n) per f and
+        per step for a chain.  ``"auto"`` is sparse for planar models with at least
+        :data:`mbint.SPARSE_MIN_NQ` coordinates.  Applies to the kernels
+        (:meth:`rhs`, :meth:`jacobian`, ...) and to :func:`mbint.simulate` (which can
+        override it per run).
+        """
+        return self._linear_algebra
+
+    @linear_algebra.setter
+    def linear_algebra(self, mode):
+        linalg_code(mode)
+        self._linear_algebra = mode
+
+    def _linalg_handle(self):
+        """The mech handle with this model's linear_algebra applied."""
+        h = self._mech_handle()
+        _core.mech_set_linalg(h, linalg_code(self._linear_algebra))
+        return h
 
     def _q(self, q):
         return self.q0 if q is None else q
@@ -61,7 +104,7 @@ class Kernels:
             q = q.T
         if b is not None and b.ndim == 2:
             b = b.T
-        out = _core.mech_eval(self._mech_handle(), kernel, tt, q, b, float(alpha), float(beta))
+        out = _core.mech_eval(self._linalg_handle(), kernel, tt, q, b, float(alpha), float(beta))
         if batch:  # (m, rows) -> (rows, m); (m, rows, cols) -> (rows, cols, m)
             out = np.ascontiguousarray(np.moveaxis(out, 0, -1))
         return out

@@ -26,7 +26,7 @@ from .._interrupt import raise_if_interrupted
 from ..methods import method_info, methods as _all_methods, resolve
 from ..multirate import fast_state_indices
 from ..progress import run_progress
-from ._kernels import baumgarte_pair
+from ._kernels import baumgarte_pair, linalg_code
 from .trajectory import Trajectory
 
 __all__ = ["simulate", "check_initial_conditions", "FORMULATIONS", "DAE_FORMULATIONS",
@@ -150,6 +150,30 @@ def _dependent_rows(P, tol):
     return dep
 
 
+def _full_row_rank_sparse(P, rtol, min_rows=60):
+    """A sufficient test of full row rank for a large, sparse Phi_q (nc x nq): the
+    pivots of a sparse symmetric factorization of the Gram matrix P P^T (SuperLU with
+    diagonal pivoting, fill-reducing order) all exceed rtol times the largest.
+    The pivots of an SPD matrix are at least its smallest eigenvalue s_min^2, so a
+    (numerically) rank-deficient P makes some pivot tiny or the factorization fail;
+    the converse does not hold, so False only means "not shown": the caller then
+    takes the dense SVD, which also names the dependent rows.  O(nnz) for a chain,
+    where the SVD of a 2000 x 3000 Phi_q takes tens of seconds.  Small P: False."""
+    if P.shape[0] < min_rows:
+        return False
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import splu
+    A = sp.csr_matrix(P)
+    G = (A @ A.T).tocsc()
+    try:
+        lu = splu(G, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                  options={"SymmetricMode": True})
+    except RuntimeError:  # exactly singular
+        return False
+    d = np.abs(lu.U.diagonal())
+    return bool(d.size and d.min() > rtol * d.max())
+
+
 def check_initial_conditions(model, q0=None, qd0=None, t0=0.0, tol=None):
     """Residuals of the initial state and the rank of the constraint Jacobian.
 
@@ -184,8 +208,11 @@ def check_initial_conditions(model, q0=None, qd0=None, t0=0.0, tol=None):
     out["position"] = float(np.abs(phi).max())
     out["velocity"] = float(np.abs(vel).max())
     out["consistent"] = out["position"] <= tol and out["velocity"] <= tol
-    s = np.linalg.svd(P, compute_uv=False)
     rtol = 1e-10
+    if _full_row_rank_sparse(P, rtol):
+        out["rank"] = model.nc
+        return out
+    s = np.linalg.svd(P, compute_uv=False)
     out["rank"] = int(np.sum(s > rtol * max(1.0, s.max(initial=0))))
     if out["rank"] < model.nc:
         names = model.constraint_names
@@ -214,7 +241,7 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
              max_step=None, min_step=None, max_steps=None, controller=None,
              error_per_unit_step=False, safety=None, fac_min=None, fac_max=None,
              tol=None, proj_tol=None, proj_max_iter=None, contact_switching=True,
-             independent=None, progress=False, **method_options):
+             independent=None, progress=False, linear_algebra=None, **method_options):
     """Simulate a mechanism with a method of :func:`mbint.methods`.
 
     Parameters
@@ -313,6 +340,13 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         linearly implicit stages lose accuracy (on the RN double pendulum the body
         angles need 3-40 times fewer steps (rtol 1e-3 ... 1e-9) than the choice of full
         pivoting).
+    linear_algebra : {"auto", "dense", "sparse"}, optional
+        Linear algebra of the index-1 formulation for this run (default: the
+        model's :attr:`~mbint.PlanarModel.linear_algebra`, "auto": sparse KLU for a
+        planar model with at least :data:`mbint.SPARSE_MIN_NQ` coordinates, dense
+        below).  With "sparse" the implicit methods of ``MethodInfo.sparse`` never
+        form an n x n matrix; the other implicit methods get the dense Jacobian.
+        The DAE and state-space formulations are dense.
     **method_options
         Options of the chosen method alone, as in :func:`mbint.solve_ivp`.  The
         ``fast=`` of ``singular_perturbation`` takes bodies (objects or names),
@@ -391,7 +425,11 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
     # ---- t_span, state ----
     t0, tf = check.t_span(t_span)
     nq = model.nq
-    handle = model._mech_handle()
+    handle = model._linalg_handle() if hasattr(model, "_linalg_handle") else model._mech_handle()
+    linalg = -1 if linear_algebra is None else linalg_code(linear_algebra)
+    if linear_algebra == "sparse" and formulation != "index1":
+        raise ValueError(f"linear_algebra='sparse' serves the index-1 formulation only, "
+                         f"not {formulation!r}.")
 
     def state(name, v, default):
         a = np.array(default if v is None else v, dtype=float).reshape(-1)
@@ -473,7 +511,8 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
             proj_tol=0.0 if proj_tol is None else check.positive("proj_tol", proj_tol),
             proj_max_iter=0 if proj_max_iter is None else int(proj_max_iter),
             switching=switching, contact_switching=contact_sw, progress=report,
-            state_space=state_space, prefer_independent=prefer, formulation=dae_code)
+            state_space=state_space, prefer_independent=prefer, formulation=dae_code,
+            linalg=linalg)
     finally:
         close()
     out["n_state"] = n
