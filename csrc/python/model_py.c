@@ -945,6 +945,12 @@ static PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
     if (out && (PyDict_SetItemString(out, "qdd", qdd) || PyDict_SetItemString(out, "lam", lam) ||
                 PyDict_SetItemString(out, "y0", r.y0)))
         Py_CLEAR(out);
+    if (out) {  /* the linear algebra the formulation chose (index1.h) */
+        PyObject *la = PyUnicode_FromString(have_f && f.sp ? "sparse" : "dense");
+        if (!la || PyDict_SetItemString(out, "linear_algebra", la))
+            Py_CLEAR(out);
+        Py_XDECREF(la);
+    }
 
 done:
     run_free(&r);

@@ -346,7 +346,8 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         planar model with at least :data:`mbint.SPARSE_MIN_NQ` coordinates, dense
         below).  With "sparse" the implicit methods of ``MethodInfo.sparse`` never
         form an n x n matrix; the other implicit methods get the dense Jacobian.
-        The DAE and state-space formulations are dense.
+        The DAE and state-space formulations are dense.  The one used is
+        ``traj.options["linear_algebra"]``.
     **method_options
         Options of the chosen method alone, as in :func:`mbint.solve_ivp`.  The
         ``fast=`` of ``singular_perturbation`` takes bodies (objects or names),
@@ -516,6 +517,7 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
     finally:
         close()
     out["n_state"] = n
+    options["linear_algebra"] = out.get("linear_algebra", "dense")
     if dae_code:
         initial.update(lam0=np.asarray(out["y0"][2 * nq:2 * nq + model.nc], float).copy())
     t_contacts = None
