@@ -8,6 +8,10 @@
  *  - p->linsys: (a I - J)^-1 b for a real a and a complex a (two slots) vs the dense
  *    LU of a I - J from the dense analytic jac, to 1e-10 relative;
  *  - projection of a perturbed state, sparse vs dense;
+ *  - 40 scattered configurations of a 20-bar chain in sequence (KLU refactorization
+ *    with the kept pivot order), sparse vs dense;
+ *  - implicit Euler with a simplified Newton iteration through p->linsys against the
+ *    same scheme with the dense J and LU (the contract as a method uses it);
  *  - the models: RN double pendulum (RSDA), a rheonomic mechanism (drivers, TSDA) with
  *    Baumgarte terms, a mixed mechanism (translational, distance and fixed joints,
  *    TSDA, RSDA, a contact, a generalized force), chains of 10 and 50 pendulums;
@@ -477,6 +481,69 @@ static void test_sequence(void)
     chain_free(&C);
 }
 
+/* the contract of mb_linsys as a method uses it: implicit Euler with a simplified
+ * Newton iteration, (a I - J) d = -G / h with a = 1/h and J kept over the step's
+ * iterations; the sparse linsys against the dense J and LU of the same scheme */
+static void test_implicit_euler(void)
+{
+    chain C;
+    chain_build(&C, 10);
+    mb_mech me;
+    mb_planar_mech(&C.m, &me);
+    mb_index1 fd, fs;
+    mb_index1_init_ex(&fd, &me, 0, 0, 0);
+    mb_index1_init_ex(&fs, &me, 0, 0, 1);
+    mb_problem pd, ps;
+    mb_index1_problem(&fd, &pd);
+    mb_index1_problem(&fs, &ps);
+    ptrdiff_t nq = 3 * C.m.nb, n = 2 * nq;
+    double h = 2e-3, a = 1.0 / h;
+    double *yd = malloc(sizeof(double) * n), *ys = malloc(sizeof(double) * n);
+    double *y0 = malloc(sizeof(double) * n), *fy = malloc(sizeof(double) * n);
+    double *d = malloc(sizeof(double) * n), *J = malloc(sizeof(double) * n * n);
+    int *ipiv = malloc(sizeof(int) * n), rc = 0;
+    memcpy(yd, C.q, sizeof(double) * nq);
+    memcpy(yd + nq, C.qd, sizeof(double) * nq);
+    memcpy(ys, yd, sizeof(double) * n);
+    const mb_linsys *L = ps.linsys;
+    for (int step = 0; step < 10; step++) {
+        double t = step * h;
+        /* dense */
+        memcpy(y0, yd, sizeof(double) * n);
+        rc |= pd.jac(t, y0, J, n, pd.ctx);
+        for (ptrdiff_t k = 0; k < n * n; k++) J[k] = -J[k];
+        for (ptrdiff_t i = 0; i < n; i++) J[i + n * i] += a;
+        mb_lu_factor(n, J, n, ipiv);
+        for (int it = 0; it < 4; it++) {
+            rc |= pd.rhs(t + h, yd, fy, pd.ctx);
+            for (ptrdiff_t i = 0; i < n; i++) d[i] = -(yd[i] - y0[i] - h * fy[i]) / h;
+            mb_lu_solve(n, J, n, ipiv, d, 1);
+            for (ptrdiff_t i = 0; i < n; i++) yd[i] += d[i];
+        }
+        /* sparse */
+        memcpy(y0, ys, sizeof(double) * n);
+        rc |= ps.rhs(t, y0, fy, ps.ctx);
+        rc |= L->jac(L->ctx, t, y0, fy);
+        rc |= L->factor(L->ctx, 0, a, 0.0);
+        for (int it = 0; it < 4; it++) {
+            rc |= ps.rhs(t + h, ys, fy, ps.ctx);
+            for (ptrdiff_t i = 0; i < n; i++) d[i] = -(ys[i] - y0[i] - h * fy[i]) / h;
+            rc |= L->solve(L->ctx, 0, d, NULL);
+            for (ptrdiff_t i = 0; i < n; i++) ys[i] += d[i];
+        }
+        /* the projection between steps must not disturb the next step's linsys */
+        rc |= mb_index1_project(&fd, t + h, yd, yd + nq, NULL, NULL);
+        rc |= mb_index1_project(&fs, t + h, ys, ys + nq, NULL, NULL);
+    }
+    double e = rel_diff(n, yd, ys), moved = max_diff(n, yd, y0);
+    CHECK(rc == 0 && e <= 1e-10 && moved > 1e-3,
+          "implicit Euler, 10 steps of a 10-bar chain: linsys = dense J + LU (rel %.2e)", e);
+    free(yd); free(ys); free(y0); free(fy); free(d); free(J); free(ipiv);
+    mb_index1_free(&fd);
+    mb_index1_free(&fs);
+    chain_free(&C);
+}
+
 static void test_mode_choice(void)
 {
     chain C;
@@ -532,6 +599,7 @@ int main(void)
 {
     test_models();
     test_sequence();
+    test_implicit_euler();
     test_mode_choice();
     return check_summary();
 }
