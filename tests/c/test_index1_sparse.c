@@ -437,6 +437,17 @@ static void test_models(void)
     check_kernels("fixed joint, contact circles", &T.m, 0.0, qf, vf);
     compare_modes("fixed joint, contact circles", &T.m, 0.0, 0.0, 0.0, qf, vf);
 
+    /* no constraints: two bodies on springs (S = M) */
+    tm_init(&T, 2);
+    T.body[0] = 1.5; T.body[1] = 0.2; T.body[2] = 0.5; T.body[3] = 0.03;
+    mb_planar_force *F = tm_force(&T, MB_FORCE_TSDA, -1, 0);
+    F->si[1] = 1.0; F->sj[0] = 0.2; F->k = 30; F->c = 0.5; F->L0 = 0.8;
+    F = tm_force(&T, MB_FORCE_TSDA, 0, 1);
+    F->si[0] = -0.2; F->sj[1] = 0.1; F->k = 20; F->c = 0.2; F->L0 = 0.5;
+    double qu[6] = {0.1, -0.2, 0.3, 0.4, -0.9, -0.2}, vu[6] = {0.5, -0.1, 0.2, 0.3, 0.6, -0.4};
+    check_kernels("unconstrained", &T.m, 0.0, qu, vu);
+    compare_modes("unconstrained", &T.m, 0.0, 0.0, 0.0, qu, vu);
+
     chain C;
     chain_build(&C, 10);
     check_kernels("chain N = 10", &C.m, 0.0, C.q, C.qd);
