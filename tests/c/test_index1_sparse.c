@@ -8,6 +8,10 @@
  *  - p->linsys: (a I - J)^-1 b for a real a and a complex a (two slots) vs the dense
  *    LU of a I - J from the dense analytic jac, to 1e-10 relative;
  *  - projection of a perturbed state, sparse vs dense;
+ *  - 40 scattered configurations of a 20-bar chain in sequence (KLU refactorization
+ *    with the kept pivot order), sparse vs dense;
+ *  - implicit Euler with a simplified Newton iteration through p->linsys against the
+ *    same scheme with the dense J and LU (the contract as a method uses it);
  *  - the models: RN double pendulum (RSDA), a rheonomic mechanism (drivers, TSDA) with
  *    Baumgarte terms, a mixed mechanism (translational, distance and fixed joints,
  *    TSDA, RSDA, a contact, a generalized force), chains of 10 and 50 pendulums;
@@ -433,6 +437,17 @@ static void test_models(void)
     check_kernels("fixed joint, contact circles", &T.m, 0.0, qf, vf);
     compare_modes("fixed joint, contact circles", &T.m, 0.0, 0.0, 0.0, qf, vf);
 
+    /* no constraints: two bodies on springs (S = M) */
+    tm_init(&T, 2);
+    T.body[0] = 1.5; T.body[1] = 0.2; T.body[2] = 0.5; T.body[3] = 0.03;
+    mb_planar_force *F = tm_force(&T, MB_FORCE_TSDA, -1, 0);
+    F->si[1] = 1.0; F->sj[0] = 0.2; F->k = 30; F->c = 0.5; F->L0 = 0.8;
+    F = tm_force(&T, MB_FORCE_TSDA, 0, 1);
+    F->si[0] = -0.2; F->sj[1] = 0.1; F->k = 20; F->c = 0.2; F->L0 = 0.5;
+    double qu[6] = {0.1, -0.2, 0.3, 0.4, -0.9, -0.2}, vu[6] = {0.5, -0.1, 0.2, 0.3, 0.6, -0.4};
+    check_kernels("unconstrained", &T.m, 0.0, qu, vu);
+    compare_modes("unconstrained", &T.m, 0.0, 0.0, 0.0, qu, vu);
+
     chain C;
     chain_build(&C, 10);
     check_kernels("chain N = 10", &C.m, 0.0, C.q, C.qd);
@@ -440,6 +455,103 @@ static void test_models(void)
     chain_free(&C);
     chain_build(&C, 50);
     compare_modes("chain N = 50", &C.m, 0.0, 0.0, 0.0, C.q, C.qd);
+    chain_free(&C);
+}
+
+/* one sparse and one dense formulation over a sequence of very different
+ * configurations: KLU refactors with the kept pivot order, or factors afresh when the
+ * pivots degrade; q'' and lambda must agree at every point */
+static void test_sequence(void)
+{
+    chain C;
+    chain_build(&C, 20);
+    mb_mech me;
+    mb_planar_mech(&C.m, &me);
+    mb_index1 fd, fs;
+    mb_index1_init_ex(&fd, &me, 0, 0, 0);
+    mb_index1_init_ex(&fs, &me, 0, 0, 1);
+    ptrdiff_t nq = 3 * C.m.nb, nc = C.m.nc;
+    double *q = malloc(sizeof(double) * nq), *a1 = malloc(sizeof(double) * nq);
+    double *a2 = malloc(sizeof(double) * nq), *l1 = malloc(sizeof(double) * nc);
+    double *l2 = malloc(sizeof(double) * nc), worst = 0;
+    int bad = 0;
+    for (int k = 0; k < 40; k++) {
+        /* the chain folded in every direction: angles anywhere in (-pi, pi) */
+        for (ptrdiff_t i = 0; i < nq; i++)
+            q[i] = C.q[i] + (i % 3 == 2 ? 3.0 * sin(0.77 * k * (i + 1)) : 0.5 * cos(1.3 * k + i));
+        int r1 = mb_index1_solve(&fd, 0, q, C.qd, a1, l1);
+        int r2 = mb_index1_solve(&fs, 0, q, C.qd, a2, l2);
+        bad += r1 != 0 || r2 != 0;
+        worst = fmax(worst, fmax(rel_diff(nq, a1, a2), rel_diff(nc, l1, l2)));
+    }
+    CHECK(bad == 0 && worst <= 1e-10, "40 scattered configurations of a 20-bar chain: sparse "
+          "(refactor / refactor fallback) = dense (worst rel %.2e)", worst);
+    free(q); free(a1); free(a2); free(l1); free(l2);
+    mb_index1_free(&fd);
+    mb_index1_free(&fs);
+    chain_free(&C);
+}
+
+/* the contract of mb_linsys as a method uses it: implicit Euler with a simplified
+ * Newton iteration, (a I - J) d = -G / h with a = 1/h and J kept over the step's
+ * iterations; the sparse linsys against the dense J and LU of the same scheme */
+static void test_implicit_euler(void)
+{
+    chain C;
+    chain_build(&C, 10);
+    mb_mech me;
+    mb_planar_mech(&C.m, &me);
+    mb_index1 fd, fs;
+    mb_index1_init_ex(&fd, &me, 0, 0, 0);
+    mb_index1_init_ex(&fs, &me, 0, 0, 1);
+    mb_problem pd, ps;
+    mb_index1_problem(&fd, &pd);
+    mb_index1_problem(&fs, &ps);
+    ptrdiff_t nq = 3 * C.m.nb, n = 2 * nq;
+    double h = 2e-3, a = 1.0 / h;
+    double *yd = malloc(sizeof(double) * n), *ys = malloc(sizeof(double) * n);
+    double *y0 = malloc(sizeof(double) * n), *fy = malloc(sizeof(double) * n);
+    double *d = malloc(sizeof(double) * n), *J = malloc(sizeof(double) * n * n);
+    int *ipiv = malloc(sizeof(int) * n), rc = 0;
+    memcpy(yd, C.q, sizeof(double) * nq);
+    memcpy(yd + nq, C.qd, sizeof(double) * nq);
+    memcpy(ys, yd, sizeof(double) * n);
+    const mb_linsys *L = ps.linsys;
+    for (int step = 0; step < 10; step++) {
+        double t = step * h;
+        /* dense */
+        memcpy(y0, yd, sizeof(double) * n);
+        rc |= pd.jac(t, y0, J, n, pd.ctx);
+        for (ptrdiff_t k = 0; k < n * n; k++) J[k] = -J[k];
+        for (ptrdiff_t i = 0; i < n; i++) J[i + n * i] += a;
+        mb_lu_factor(n, J, n, ipiv);
+        for (int it = 0; it < 4; it++) {
+            rc |= pd.rhs(t + h, yd, fy, pd.ctx);
+            for (ptrdiff_t i = 0; i < n; i++) d[i] = -(yd[i] - y0[i] - h * fy[i]) / h;
+            mb_lu_solve(n, J, n, ipiv, d, 1);
+            for (ptrdiff_t i = 0; i < n; i++) yd[i] += d[i];
+        }
+        /* sparse */
+        memcpy(y0, ys, sizeof(double) * n);
+        rc |= ps.rhs(t, y0, fy, ps.ctx);
+        rc |= L->jac(L->ctx, t, y0, fy);
+        rc |= L->factor(L->ctx, 0, a, 0.0);
+        for (int it = 0; it < 4; it++) {
+            rc |= ps.rhs(t + h, ys, fy, ps.ctx);
+            for (ptrdiff_t i = 0; i < n; i++) d[i] = -(ys[i] - y0[i] - h * fy[i]) / h;
+            rc |= L->solve(L->ctx, 0, d, NULL);
+            for (ptrdiff_t i = 0; i < n; i++) ys[i] += d[i];
+        }
+        /* the projection between steps must not disturb the next step's linsys */
+        rc |= mb_index1_project(&fd, t + h, yd, yd + nq, NULL, NULL);
+        rc |= mb_index1_project(&fs, t + h, ys, ys + nq, NULL, NULL);
+    }
+    double e = rel_diff(n, yd, ys), moved = max_diff(n, yd, y0);
+    CHECK(rc == 0 && e <= 1e-10 && moved > 1e-3,
+          "implicit Euler, 10 steps of a 10-bar chain: linsys = dense J + LU (rel %.2e)", e);
+    free(yd); free(ys); free(y0); free(fy); free(d); free(J); free(ipiv);
+    mb_index1_free(&fd);
+    mb_index1_free(&fs);
     chain_free(&C);
 }
 
@@ -497,6 +609,8 @@ static void test_mode_choice(void)
 int main(void)
 {
     test_models();
+    test_sequence();
+    test_implicit_euler();
     test_mode_choice();
     return check_summary();
 }
