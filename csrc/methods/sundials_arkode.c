@@ -7,7 +7,7 @@
  *                L-stable, stiffly accurate), Newton to 1e-7 of the tolerance
  *                (see dirk_setup) with the dense direct linear solver, the
  *                problem's Jacobian when it has one, else ARKODE's difference
- *                quotients.
+ *                quotients; or the problem's linsys (sundials_linsys.c).
  * Both: adaptive with ARKODE's default controller, or fixed steps (opts->h);
  * dense output from ARKODE's cubic Hermite interpolant (degree 3).
  * The run itself is in sundials_common.c. */
@@ -68,6 +68,11 @@ static int ark_set_jac(void *mem)
     return ARKStepSetJacFn(mem, mb_sun_ode_jac);
 }
 
+static int ark_set_jac_linsys(void *mem)
+{
+    return ARKStepSetJacFn(mem, mb_sun_linsys_jac);
+}
+
 static long ark_nfev(void *mem)
 {
     long nfe = 0, nfi = 0;
@@ -86,6 +91,7 @@ static const sun_api ark_api = {
     .get_num_lin_rhs_evals = ARKStepGetNumLinRhsEvals,
     .root_init = ark_root_init,
     .set_jac = ark_set_jac,
+    .set_jac_linsys = ark_set_jac_linsys,
     .nfev = ark_nfev,
     .degree = ARK_DEGREE,
 };

@@ -215,15 +215,27 @@ int mb_sun_configure(sun_run *r, double tf, int use_jac)
     else
         API_TRY(a->sv_tolerances(mem, o->rtol, r->atol), "SVtolerances");
     if (a->set_linear_solver) {
-        r->A = SUNDenseMatrix(r->n, r->n, r->ctx);
-        r->LS = r->A ? SUNLinSol_Dense(r->y, r->A, r->ctx) : NULL;
-        if (!r->A || !r->LS) {
-            snprintf(r->res->message, sizeof r->res->message,
-                     "SUNDenseMatrix/SUNLinSol_Dense failed.");
-            return MB_ERR_MEM;
+        /* the problem's own iteration matrices (ODE problems without a mass matrix) */
+        int structured = r->p->linsys && !r->p->mass && !r->dae && a->set_jac_linsys;
+        if (structured) {
+            if (mb_sun_linsys_create(r) != MB_OK) {
+                snprintf(r->res->message, sizeof r->res->message,
+                         "The linsys linear solver could not be created.");
+                return MB_ERR_MEM;
+            }
+        } else {
+            r->A = SUNDenseMatrix(r->n, r->n, r->ctx);
+            r->LS = r->A ? SUNLinSol_Dense(r->y, r->A, r->ctx) : NULL;
+            if (!r->A || !r->LS) {
+                snprintf(r->res->message, sizeof r->res->message,
+                         "SUNDenseMatrix/SUNLinSol_Dense failed.");
+                return MB_ERR_MEM;
+            }
         }
         API_TRY(a->set_linear_solver(mem, r->LS, r->A), "SetLinearSolver");
-        if (use_jac)
+        if (structured)
+            API_TRY(a->set_jac_linsys(mem), "SetJacFn");
+        else if (use_jac)
             API_TRY(a->set_jac(mem), "SetJacFn");
     }
     /* one step per call (ONE_STEP): the step limit is checked by the run */
