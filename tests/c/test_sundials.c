@@ -399,7 +399,7 @@ static void test_ida(void)
     unsigned char alg[2] = {0, 1};
     double yp0[2] = {0.0, 0.0}, yp_used[2];
     int calls = 0;
-    mb_dae_options d = {yp0, alg, 1, jac_dae};
+    mb_dae_options d = {yp0, alg, 1, jac_dae, 0};
     mb_problem q = {0};
     q.n = 2;
     q.res = res_dae;
