@@ -5,9 +5,15 @@ Measured (issue 13; instructions by callgrind, steady state, 208 and 799 steps):
 before the trimming of the per-step bookkeeping B - A was 42.6 k instructions per run
 + 1272 per step (5.2 % of the anchor's 24.6 k per step); after it 42.9 k + 1056 (4.3 %).
 The rest of what mbint's cvode_bdf costs over the anchor on the model is not the
-adapter: the model's index-1 f takes 7.6 k instructions against the hand-written 1.7 k
-(about 6.5 k per step) and mbint.simulate's Python layer about 0.25-0.35 ms per run
-(bench_anchor.py)."""
+adapter.  Inside mb_sundials_run, called by mbint.simulate on
+models.stiff_double_pendulum() (callgrind --toggle-collect=mb_sundials_run, 3 runs):
+7.47 M / 26.69 M instructions per run at 208 / 799 steps (7.51 M / 26.86 M before the
+trimming) against the anchor's 5.69 M / 20.25 M, i.e. 1.31x, +8.0 k per step: the
+adapter 1.06 k, the model's index-1 f 6.5 k (7.6 k instructions per f against the
+hand-written 1.7 k, 1.11 f per step), its J 0.3 k (21.6 k per J against 4.3 k, one J
+per 57 steps).  The fixed cost per run is mbint.simulate's Python layer (about
+0.22-0.29 ms over a span of 1e-9 s, any method), not the adapter's 43 k instructions
+(about 10 us)."""
 import pytest
 
 import bench_adapter as bench
