@@ -16,8 +16,9 @@
  *     Jacobian is never called, at least one solve per factorization;
  *   - (a) the error against the exact solution follows the tolerance;
  *   (d) failures: a factorization refused (> 0, "singular") for large gamma is
- *       recovered by smaller steps; a fatal one (< 0) ends the run with
- *       MB_ERR_LINALG and a message; a failing linsys Jacobian likewise;
+ *       recovered by smaller steps, and so is a Jacobian refused once; a fatal
+ *       factorization (< 0) ends the run with MB_ERR_LINALG and a message, a fatal
+ *       Jacobian with MB_ERR_RHS_FAIL;
  *   (e) backward integration (gamma < 0, a = 1/gamma < 0) on the oscillator.
  * Prints one line per check and "N passed, M failed". */
 #include <math.h>
@@ -197,6 +198,7 @@ typedef struct dense_linsys {
     double refuse_below;   /* factor returns 1 (singular) when |a| < this */
     int fail_factor_at;    /* factor returns -20 at this call (0: never) */
     int fail_jac_at;       /* jac returns -5 at this call (0: never) */
+    int refuse_jac_at;     /* jac returns 1 (recoverable) at this call (0: never) */
 } dense_linsys;
 
 static int dl_jac(void *ctx, double t, const double *y, const double *fy)
@@ -208,6 +210,10 @@ static int dl_jac(void *ctx, double t, const double *y, const double *fy)
     L->factored = 0;
     if (L->fail_jac_at && L->njac == L->fail_jac_at)
         return -5;
+    if (L->refuse_jac_at && L->njac == L->refuse_jac_at) {
+        L->J[0] = NAN;  /* a half-updated J that must never be factored */
+        return 1;
+    }
     int rc = L->jac(t, y, L->J, L->n, L->jac_ctx);
     L->have_jac = rc == 0;
     return rc;
@@ -412,6 +418,19 @@ static void test_failures(void)
                   L.nfactor == 3,
               "%s: fatal factorization: status %d, '%s', %td points, factor calls %ld", name,
               rc, res.message, res.nt, L.nfactor);
+        mb_result_free(&res);
+
+        /* a recoverable Jacobian failure: the integrator retries with a smaller step
+         * and a new J; the J kept from before the failure is never used again */
+        dl_init(&L, &ls, 6, jac_lin, &P);
+        L.refuse_jac_at = 2;
+        rc = mb_sundials_run(name, &p, 0.0, 2.0, y0, &o, &res);
+        err = 0.0;
+        for (int i = 0; i < 6; i++)
+            err = fmax(err, fabs(res.y[(res.nt - 1) * 6 + i] - y[i]) / (1e-8 + 1e-6 * fabs(y[i])));
+        CHECK(rc == MB_OK && L.njac > 2 && err < 100.0,
+              "%s: recoverable Jacobian failure: status %d '%s', jac calls %ld, error / tol "
+              "%.3g", name, rc, rc == MB_OK ? "" : res.message, L.njac, err);
         mb_result_free(&res);
 
         dl_init(&L, &ls, 6, jac_lin, &P);
