@@ -5,7 +5,8 @@
  *                ARKODE_ARK436L2SA_DIRK_6_3_4 (the implicit part of ARK4(3)6L[2]SA,
  *                Kennedy & Carpenter 2003: 6 stages, order 4, embedding 3,
  *                L-stable, stiffly accurate), Newton to 1e-7 of the tolerance
- *                (see dirk_setup) with the dense direct linear solver, the
+ *                (see dirk_setup), a new iteration matrix at every change of
+ *                gamma, with the dense direct linear solver, the
  *                problem's Jacobian when it has one, else ARKODE's difference
  *                quotients; or the problem's linsys (sundials_linsys.c).
  * Both: adaptive with ARKODE's default controller, or fixed steps (opts->h);
