@@ -36,9 +36,14 @@
  *   arkode_dirk  ARKODE ARKStep implicit, ESDIRK table
  *                ARKODE_ARK436L2SA_DIRK_6_3_4 (L-stable, stiffly accurate),
  *                Newton (to 1e-7 of the tolerance, at most 8 iterations) with
- *                the dense direct linear solver
+ *                the dense direct linear solver, a new iteration matrix at every
+ *                change of gamma (sundials_arkode.c dirk_setup)
  * The implicit methods use p->jac (column-major) when given, else SUNDIALS'
- * difference quotients; p->jac_sparsity is not used.  Callbacks follow
+ * difference quotients; p->jac_sparsity is not used.  A problem with a linsys
+ * (problem.h, linsys.h) and no mass matrix runs cvode_bdf, cvode_adams,
+ * arkode_dirk and ida (not on residual problems) on the linsys's own
+ * factorizations of a I - J, with no n x n matrix (sundials_linsys.c); p->jac is
+ * then not called.  Callbacks follow
  * problem.h (> 0 recoverable: SUNDIALS retries with a smaller step; < 0
  * fatal); a non-finite f is fatal (MB_ERR_NONFINITE), as in the driver.  opts->h > 0 (fixed step)
  * is supported by the ARKODE methods only; the controller options of

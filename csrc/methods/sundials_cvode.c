@@ -1,7 +1,8 @@
 /* CVODE adapters: cvode_bdf (BDF, orders 1-5) and cvode_adams (Adams-Moulton,
  * orders 1-12), both with Newton iteration and the dense direct linear solver
  * (SUNDenseMatrix + SUNLinSol_Dense), the problem's Jacobian when it has one,
- * else CVODE's difference quotients.  The run itself is in sundials_common.c. */
+ * else CVODE's difference quotients; or, when the problem has a linsys, its own
+ * factorizations of a I - J (sundials_linsys.c).  The run itself is in sundials_common.c. */
 #include <cvode/cvode.h>
 #include "status.h"
 #include "sundials_impl.h"
@@ -14,6 +15,11 @@ static int cv_root_init(void *mem, int n_events)
 static int cv_set_jac(void *mem)
 {
     return CVodeSetJacFn(mem, mb_sun_ode_jac);
+}
+
+static int cv_set_jac_linsys(void *mem)
+{
+    return CVodeSetJacFn(mem, mb_sun_linsys_jac);
 }
 
 static long cv_nfev(void *mem)
@@ -34,6 +40,7 @@ static const sun_api cv_api = {
     .get_num_lin_rhs_evals = CVodeGetNumLinRhsEvals,
     .root_init = cv_root_init,
     .set_jac = cv_set_jac,
+    .set_jac_linsys = cv_set_jac_linsys,
     .nfev = cv_nfev,
 };
 

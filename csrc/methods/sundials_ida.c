@@ -5,6 +5,8 @@
  *     the problem's df/dy, else IDA's difference quotients.  Without M,
  *     y'(t0) = f(t0, y0); with M the components whose column of M is zero are
  *     algebraic and (y_alg, y'_diff) at t0 are made consistent by IDACalcIC.
+ *     Without M and with a linsys (mb_problem.linsys), cj I - df/dy is the
+ *     linsys's a I - J with a = cj (sundials_linsys.c): no dense matrix.
  *   Residual problems (mb_sundials_ida_run): F = p->res, with the caller's
  *     y'(t0), algebraic flags, IDACalcIC on request and an optional Jacobian.
  * The run itself is in sundials_common.c. */
@@ -79,6 +81,19 @@ static int ida_jac(realtype t, realtype cj, N_Vector y, N_Vector yp, N_Vector rr
         for (sunindextype i = 0; i < n; i++)
             Jd[j * ld + i] = -Jd[j * ld + i] + cj * (M ? M[j * n + i] : (double)(i == j));
     return 0;
+}
+
+/* the Jacobian of F = y' - f (no mass matrix) through the problem's linsys: J_F = cj I -
+ * df/dy, with f = y' - F at (t, y, y') */
+static int ida_jac_linsys(realtype t, realtype cj, N_Vector y, N_Vector yp, N_Vector rr,
+                          SUNMatrix J, void *ud, N_Vector tmp1, N_Vector tmp2, N_Vector tmp3)
+{
+    (void)tmp1; (void)tmp2; (void)tmp3;
+    sun_run *r = ud;
+    const double *ypv = N_VGetArrayPointer(yp), *F = N_VGetArrayPointer(rr);
+    for (sunindextype i = 0; i < r->n; i++)
+        r->f[i] = ypv[i] - F[i];
+    return mb_sun_linsys_eval(r, t, y, r->f, J, cj, -1.0);
 }
 
 /* y'(t0), the differential/algebraic flags (into id: 1 / 0) and whether
@@ -172,6 +187,11 @@ static int ida_set_jac(void *mem)
     return IDASetJacFn(mem, ida_jac);
 }
 
+static int ida_set_jac_linsys(void *mem)
+{
+    return IDASetJacFn(mem, ida_jac_linsys);
+}
+
 static long ida_nfev(void *mem)
 {
     long nre = 0;
@@ -189,6 +209,7 @@ static const sun_api ida_api = {
     .get_num_lin_rhs_evals = IDAGetNumLinResEvals,
     .root_init = ida_root_init,
     .set_jac = ida_set_jac,
+    .set_jac_linsys = ida_set_jac_linsys,
     .nfev = ida_nfev,
 };
 

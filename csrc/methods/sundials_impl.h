@@ -59,6 +59,9 @@ typedef struct sun_api {
     /* the calls whose arguments differ, wrapped by the adapter */
     int (*root_init)(void *mem, int n_events);  /* with the adapter's root function */
     int (*set_jac)(void *mem);                  /* with the adapter's Jacobian function */
+    /* with the Jacobian function of the problem's linsys (sundials_linsys.c), or NULL:
+     * the integrator does not take the problem's linsys (dense matrices then) */
+    int (*set_jac_linsys)(void *mem);
     long (*nfev)(void *mem);                    /* rhs (residual) evaluations of the method */
     int degree;
 } sun_api;
@@ -110,6 +113,10 @@ struct sun_run {
     ptrdiff_t *hits;            /* occurrences per event */
     long extra_nfev;            /* evaluations outside the integrator's counters */
     int cb_status;              /* sticky failure of a user callback (0: none) */
+    /* the problem's linsys as linear solver (sundials_linsys.c) */
+    unsigned long lsys_gen;     /* generation of the Jacobian the linsys keeps */
+    int lsys_factored;          /* slot 0 holds a I - J, a = lsys_a */
+    double lsys_a, lsys_scale;  /* A^-1 = lsys_scale (a I - J)^-1 */
     char sun_msg[320];          /* last error reported by SUNDIALS */
 };
 
@@ -128,12 +135,27 @@ extern const sun_backend mb_sun_cvode_bdf, mb_sun_cvode_adams, mb_sun_ida, mb_su
 /* Set-up, in this order: mb_sun_attach(r, XCreate(...)) keeps the new integrator
  * (NULL: MB_ERR_MEM) and installs the error handler; the adapter then
  * initializes it (CVodeInit, IDAInit) and sets what is its own; mb_sun_configure
- * sets what every integrator takes: user data, tolerances, the dense linear
- * solver (with the Jacobian when use_jac) for implicit methods, no step limit
- * (the run counts), tf as stop time, the step bounds and fixed step of r->o and
- * the events.  Both return an mb status. */
+ * sets what every integrator takes: user data, tolerances, the linear solver for
+ * implicit methods (the problem's linsys when it has one, no mass matrix and the
+ * integrator has set_jac_linsys; else the dense one, with the Jacobian when
+ * use_jac), no step limit (the run counts), tf as stop time, the step bounds and
+ * fixed step of r->o and the events.  Both return an mb status. */
 int mb_sun_attach(sun_run *r, void *mem);
 int mb_sun_configure(sun_run *r, double tf, int use_jac);
+
+/* The problem's linsys (mb_problem.linsys, linsys.h) as linear solver, for an
+ * integrator with set_jac_linsys and a problem without a mass matrix
+ * (sundials_linsys.c): r->A becomes a handle matrix with no entries (A = alpha I +
+ * beta J, J kept by the linsys) and r->LS a direct solver factoring and solving
+ * through the linsys.  Returns an mb status. */
+int mb_sun_linsys_create(sun_run *r);
+/* Evaluate the linsys's J at (t, y) with fy = f(t, y) and make the handle J stand
+ * for alpha I + beta J (SUNDIALS conventions: 0, > 0 recoverable, -1 fatal) */
+int mb_sun_linsys_eval(sun_run *r, double t, N_Vector y, const double *fy, SUNMatrix J,
+                       double alpha, double beta);
+/* the same as a CVLsJacFn / ARKLsJacFn (alpha = 0, beta = 1); ud is the sun_run */
+int mb_sun_linsys_jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vector tmp1,
+                      N_Vector tmp2, N_Vector tmp3);
 
 /* Callbacks in the SUNDIALS conventions (0 ok, 1 recoverable, -1 fatal); ud is
  * the sun_run.  A fatal failure is kept in r->cb_status with its message, and no
