@@ -22,11 +22,11 @@ enum { SUN_TSTOP_RETURN = 1, SUN_ROOT_RETURN = 2 };
 #define SUN_MAX_DEG 12
 
 static const mb_sundials_method sundials_methods[] = {
-    {"cvode_bdf", 5, 0, MB_IMPLICIT | MB_NEEDS_JAC | MB_VARIABLE_ORDER, 0},
-    {"cvode_adams", 12, 0, MB_IMPLICIT | MB_NEEDS_JAC | MB_VARIABLE_ORDER, 1},
-    {"ida", 5, 0, MB_IMPLICIT | MB_NEEDS_JAC | MB_VARIABLE_ORDER | MB_MASS, 2},
+    {"cvode_bdf", 5, 0, MB_IMPLICIT | MB_NEEDS_JAC | MB_VARIABLE_ORDER | MB_LINSYS, 0},
+    {"cvode_adams", 12, 0, MB_IMPLICIT | MB_NEEDS_JAC | MB_VARIABLE_ORDER | MB_LINSYS, 1},
+    {"ida", 5, 0, MB_IMPLICIT | MB_NEEDS_JAC | MB_VARIABLE_ORDER | MB_MASS | MB_LINSYS, 2},
     {"arkode_erk", 4, 3, MB_EMBEDDED, 3},
-    {"arkode_dirk", 4, 3, MB_IMPLICIT | MB_NEEDS_JAC | MB_EMBEDDED, 4},
+    {"arkode_dirk", 4, 3, MB_IMPLICIT | MB_NEEDS_JAC | MB_EMBEDDED | MB_LINSYS, 4},
 };
 
 static const sun_backend *const sundials_backends[] = {
