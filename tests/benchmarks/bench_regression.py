@@ -234,7 +234,7 @@ class Worker:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                      bufsize=1)
         hello = json.loads(self.proc.stdout.readline())
-        if not Path(hello["mbint"]).resolve().is_relative_to(self.root):
+        if Path(hello["mbint"]).resolve().parent.parent != self.root:
             self.close()
             raise RuntimeError(f"the worker for {self.root} imported {hello['mbint']}")
 

@@ -67,3 +67,13 @@ def test_nothing_consistently_slower(table):
           f"{max(ratios):.2f}; flagged: "
           + ", ".join(f"{r['model']}/{r['method']}" for r in rows if r.get("flagged")))
     assert not [r for r in rows if r.get("consistently_slower")]
+
+
+def test_unknown_baseline_is_reported(monkeypatch):
+    """A commit outside the history (or no git): BaselineUnavailable naming it, which
+    the table fixture and main() turn into a skip with that message."""
+    monkeypatch.setenv("MBINT_BASELINE", "no-such-revision-0123")
+    with pytest.raises(bench.BaselineUnavailable, match="no-such-revision-0123"):
+        bench.baseline_commit()
+    monkeypatch.setenv("MBINT_BASELINE", "HEAD")
+    assert len(bench.baseline_commit()) == 40
