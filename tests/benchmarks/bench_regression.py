@@ -39,8 +39,9 @@ ODE ``bouncing_balls_ode`` and the spatial ``hmmwv`` (over 0.5 s of its 5 s, ~0.
 a run of the 14-body vehicle; its whole span costs 2-7 s); the default method ``dopri5``
 where the model is not stiff (the stiff double pendulum takes 60000 dopri5
 steps, the vehicle 6000 a second of its motion), ``bdf``, ``radau_iia``, ``rodas4``
-(the vehicle: ``bdf`` only) and the model's paper method with the paper's settings (``llm``, ``singular_perturbation``, ``rosenbrock_nystrom``,
-``lstable_block``, and ``cvode_bdf`` for the RN anchor).  The whole bench took
+(the vehicle: ``bdf`` only) and the model's paper method with the paper's settings
+(``llm``, ``singular_perturbation``, ``rosenbrock_nystrom``, ``lstable_block``, and
+``cvode_bdf`` for the RN anchor).  The whole bench took
 105 s on 2 cores at load 5 after the baseline was built (43 s, once).
 
 Run ``python tests/benchmarks/bench_regression.py`` (writes
