@@ -10,7 +10,8 @@ reported and its panel left out; with none of them nothing is written):
 2. Chain scaling, from out/bench_chain_sparse.md (bench_chain_sparse.py, when it
    exists): every "[ms]" column against N, one line per mode, in seconds.
 3. The regression table, from out/bench_regression.json (bench_regression.py):
-   current / baseline time per row, with 1.0 and the 1.10 flag level.
+   current / baseline time per row (the median of the per-repetition ratios and
+   their IQR), with 1.0 and the 1.10 flag level.
 
 Run ``python tools/bench_summary.py [--out PATH] [--outdir DIR]`` after the benches
 (``make bench``, or the bench scripts one by one).
@@ -141,9 +142,10 @@ def draw_regression(ax, meta, rows, source):
     y = list(range(len(rows)))
     flag = meta.get("flag", 1.1)
     ax.barh(y, [r - 1.0 for r in ratios], left=1.0, height=0.6,
-            color=["C3" if r > flag else "C0" for r in ratios], label="ratio of the medians")
+            color=["C3" if r > flag else "C0" for r in ratios],
+            label="median of the per-repetition ratios")
     ax.hlines(y, [r["ratio_q1"] for r in rows], [r["ratio_q3"] for r in rows], color="black",
-              lw=1.0, label="IQR of the per-repetition ratios")
+              lw=1.0, label="their IQR")
     ax.axvline(1.0, color="black", lw=0.8)
     ax.axvline(flag, color="C3", lw=0.8, ls="--", label=f"flag level {flag:.2f}")
     ax.set_yticks(y)

@@ -38,10 +38,15 @@ def test_summary_flags_a_slower_row():
     base = [1.0, 1.1, 0.9, 1.0, 1.2]
     slow = bench.summarize(("m", "x", {}), run, run, base, [1.25 * b for b in base])
     assert slow["base_median"] == 1.0 and abs(slow["ratio"] - 1.25) < 1e-12
+    assert abs(slow["ratio_of_medians"] - 1.25) < 1e-12
     assert abs(slow["base_iqr"] - 0.1) < 1e-12
     assert slow["flagged"] and slow["consistently_slower"] and slow["agree"]
     same = bench.summarize(("m", "x", {}), run, run, base, [1.05 * b for b in base])
     assert not same["flagged"] and not same["consistently_slower"]
+    # a load drift: the medians' ratio is 2, but each back-to-back pair but one is equal
+    drift = bench.summarize(("m", "x", {}), run, run, [1.0, 1.0, 1.0, 2.0, 2.0],
+                            [1.0, 1.0, 2.0, 2.0, 2.0])
+    assert drift["ratio"] == 1.0 and drift["ratio_of_medians"] == 2.0 and not drift["flagged"]
     failed = bench.summarize(("m", "x", {}), dict(error="ValueError: no"), run, [], [])
     assert not failed["ok"] and "ratio" not in failed
 
