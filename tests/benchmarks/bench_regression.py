@@ -27,7 +27,9 @@ build's times; the ratio current / baseline as the median of the per-repetition
 medians.  The paired ratio is the measure: on the shared 2-core machine the load
 drifts between repetitions, and an A/A run (two builds of the same code) gave
 ratios of the medians of 0.72-1.43 where the paired medians stayed within
-0.94-1.11 and no lower quartile of them exceeded 1.04.  A row is flagged when the ratio exceeds ``FLAG`` (1.10), and
+0.94-1.11 and no lower quartile of them exceeded 1.04 (another, with the load
+average rising from 3 to 5.6 during the run: paired medians 0.79-1.19, four rows
+flagged, none consistently slower).  A row is flagged when the ratio exceeds ``FLAG`` (1.10), and
 "consistently slower" when even the lower quartile of the paired ratios does.
 
 Results: the final state y(tf) = (q, q') of the two builds is compared at the
