@@ -35,6 +35,7 @@ demo: build
 
 bench: build
 	$(PY) -m pytest -q tests/benchmarks -o addopts="" -s
+	$(PY) tools/bench_summary.py --out out/bench_summary.png
 
 # AddressSanitizer: the C test programs (ASan + UBSan) and the whole Python suite
 # against an ASan build of the extension (tools/asan.sh)
