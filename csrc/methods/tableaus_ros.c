@@ -188,12 +188,13 @@ const mb_ros_tableau mb_ros_w2 = {
  * error of y_new up to O(h^4): q = 2, steps ~ tol^-1/3 (301 / 3085 / 14363 steps on the
  * pendulum).  Cost: one f evaluation and one LU solve more per step.
  * Limits (why it is not the table of the method w2):
- *   - y_new is unchanged, so at equal error the work is the same: the pendulum's final
- *     error is 6.7e-2 / 9.3e-4 / 3.8e-5 at tol 1e-3 / 1e-6 / 1e-8 (two-stage w2: 8.1e-3 /
- *     1.6e-5 / 6.5e-7); with error-per-step control the global error of this order-2
- *     method with a large error constant (R(z) - e^z = (1/3 - gamma) z^3 + ..., -1.37)
- *     grows like tol^(2/3), 20-350 times the tolerance on VdP, Robertson and HIRES at
- *     rtol 1e-3..1e-6 where the order-1 estimate stays within 10 times;
+ *   - y_new is unchanged, so fewer steps mean larger errors: the pendulum's final error
+ *     is 6.7e-2 / 9.3e-4 / 3.8e-5 at tol 1e-3 / 1e-6 / 1e-8 (two-stage w2: 8.1e-3 /
+ *     1.6e-5 / 6.5e-7), about 9000 steps for 1e-4 either way.  With error-per-step
+ *     control the global error of this order-2 method with a large error constant
+ *     (R(z) - e^z = (1/3 - gamma) z^3 + ..., -1.37) grows like tol^(2/3): at rtol
+ *     1e-3..1e-6 up to 9 (VdP), 111 (Robertson) and 44 (HIRES) times the tolerance
+ *     (tests/test_rosenbrock.py, test_stiff_accuracy), where w2 stays within 7;
  *   - in the stiff limit (Prothero-Robinson, y' = lambda (y - phi) + phi', z -> -inf)
  *     the local error of y_new is -(sqrt 2/4) phi'' h^2 and this estimate sees 0.138 of it
  *     (-(2 - sqrt 2)/12 phi'' h^2); every choice of the third stage that keeps the
