@@ -29,7 +29,8 @@
  * refactored whenever J or h changed.  njev and nlu count evaluations and factorizations.
  *
  * Error estimate: err = y_new - y_hat, filtered by (I - h gamma J)^-1 for tables with
- * filter_err (w2, whose embedded formula is not L-stable; see tableaus_ros.h).
+ * filter_err (w2, whose embedded formula is not L-stable; see tableaus_ros.h).  w2_mid
+ * (w2 with a midpoint stage for an order-2 estimate, tableaus_ros.c) is not filtered.
  *
  * Mass matrices: the kernel handles a constant M (possibly singular) as above; ros4
  * and rodas4 have MB_MASS (R(inf) ~ 0, so index-1 DAEs are damped; rodas4 is stiffly
@@ -505,3 +506,6 @@ ROS_METHOD(mb_method_ros4, mb_ros_ros4, "ros4", 4, 3, MB_MASS | MB_LINSYS);
 ROS_METHOD(mb_method_ros2, mb_ros_ros2, "ros2", 2, 3, MB_FSAL | MB_LINSYS);
 ROS_METHOD(mb_method_rodas4, mb_ros_rodas4, "rodas4", 4, 3, MB_MASS | MB_LINSYS);
 ROS_METHOD(mb_method_w2, mb_ros_w2, "w2", 2, 1, 0);
+/* w2 with the order-2 estimate of a midpoint stage (tableaus_ros.c): C only, not in
+ * methods.def (its global errors exceed the tolerance far more than w2's) */
+ROS_METHOD(mb_method_w2_mid, mb_ros_w2_mid, "w2_mid", 2, 2, 0);

@@ -10,6 +10,8 @@ const double *mb_ros_jacobian(const mb_stepper *s);
 /* Rosenbrock and W-methods over the tables of tableaus_ros.c (one kernel, see
  * rosenbrock.c): ros4 (RN paper, order 4(3), L-stable), ros2 (ode23s, order 2(3)),
  * rodas4 (Hairer-Wanner RODAS, order 4(3), stiffly accurate, mass matrices) and
- * w2 (RN paper's order-2 W-method, keeps its Jacobian across steps). */
-extern const mb_method mb_method_ros4, mb_method_ros2, mb_method_rodas4, mb_method_w2;
+ * w2 (RN paper's order-2 W-method, keeps its Jacobian across steps, order-1 estimate);
+ * w2_mid (w2 with a third stage for an order-2 estimate; not registered). */
+extern const mb_method mb_method_ros4, mb_method_ros2, mb_method_rodas4, mb_method_w2,
+    mb_method_w2_mid;
 #endif

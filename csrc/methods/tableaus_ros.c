@@ -165,3 +165,61 @@ const mb_ros_tableau mb_ros_w2 = {
     "w2", 2, 2, 1, 1.7071067811865475244, w2_alpha, w2_gam, w2_a, w2_c, w2_m, w2_mhat,
     w2_new_f, 0, 1, 1, 2, w2_P, 0, 0,
     "Sandu et al. (2001), section 4 (W-method of Verwer et al. 1999)"};
+
+/* ---- w2_mid: the table above plus a third stage for an error estimate of order 2
+ * (ours; issue 13).  Why w2's steps go like tol^-1/2: with two stages there is no second
+ * order-2 formula.  The W-method order-2 conditions (sum b = 1, sum b alpha = 1/2,
+ * sum b gamma = 0) have the unique solution b = (1/2, 1/2) for alpha_21 = 1, gamma_21 =
+ * -2 gamma, so the paper's bhat = (0, 1) (no misprint: it is Verwer's closed form) is
+ * of order 1, y_new - y_hat = O(h^2) estimates the error of the order-1 formula, and the
+ * controller (q = 1) keeps that at the tolerance: on the RN stiff double pendulum
+ * 904 / 28193 / 282034 steps at tol 1e-3 / 1e-6 / 1e-8.
+ *
+ * Third stage (defining form): the midpoint (t + h/2, (y + y_new)/2), alpha_31 =
+ * alpha_32 = 1/4, with gamma_31 = -(1 + sqrt 2)/4, gamma_32 = -(3 + sqrt 2)/4,
+ * gamma_33 = gamma (so gamma_3 = 0: no df/dt term), and bhat = (1/6, 1/6, 2/3)
+ * (Simpson's weights).  y_new (m_3 = 0), R(z) and the continuous extension are those of
+ * the two-stage table.  bhat satisfies
+ *   - the W-method order-2 conditions (order 2 for any matrix in place of J),
+ *   - with the exact J, the Rosenbrock conditions of order 3 (RN eqs 36a-36d;
+ *     sum bhat alpha^2 = 1/3 needs alpha_3 = 1/2 with these weights), and
+ *     sum bhat alpha_ij alpha_jk = 1/6 (this fixes alpha_31 = alpha_32),
+ * so err = y_new - y_hat = O(h^3) for any J and, with the exact J, equals the local
+ * error of y_new up to O(h^4): q = 2, steps ~ tol^-1/3 (301 / 3085 / 14363 steps on the
+ * pendulum).  Cost: one f evaluation and one LU solve more per step.
+ * Limits (why it is not the table of the method w2):
+ *   - y_new is unchanged, so fewer steps mean larger errors: the pendulum's final error
+ *     is 6.7e-2 / 9.3e-4 / 3.8e-5 at tol 1e-3 / 1e-6 / 1e-8 (two-stage w2: 8.1e-3 /
+ *     1.6e-5 / 6.5e-7), about 9000 steps for 1e-4 either way.  With error-per-step
+ *     control the global error of this order-2 method with a large error constant
+ *     (R(z) - e^z = (1/3 - gamma) z^3 + ..., -1.37) grows like tol^(2/3): at rtol
+ *     1e-3..1e-6 up to 9 (VdP), 111 (Robertson) and 44 (HIRES) times the tolerance
+ *     (tests/test_rosenbrock.py, test_stiff_accuracy), where w2 stays within 7;
+ *   - in the stiff limit (Prothero-Robinson, y' = lambda (y - phi) + phi', z -> -inf)
+ *     the local error of y_new is -(sqrt 2/4) phi'' h^2 and this estimate sees 0.138 of it
+ *     (-(2 - sqrt 2)/12 phi'' h^2); every choice of the third stage that keeps the
+ *     nonstiff terms exact leaves y_hat's stiff error at -(2 sqrt 2 - 1)/6 phi'' h^2;
+ *   - Rhat(inf) = -2 (sqrt 2 - 1)/3 for every such stage.  The estimate is not filtered:
+ *     (I - h gamma J)^-1 would also divide the stiff error above by h gamma |lambda|
+ *     (on HIRES the true local error reached 300 times the filtered estimate).
+ * The coefficients in closed form: a_31 = m_1/2, a_32 = m_2/2, c_31 = (5 sqrt 2 - 9)/2,
+ * c_32 = (3 sqrt 2 - 5)/2, mhat = (4 - 13 sqrt 2/6, 2 - 7 sqrt 2/6, (4 - 2 sqrt 2)/3). */
+static const double w2m_alpha[] = {0.0, 1.0, 0.5};
+static const double w2m_gam[] = {1.7071067811865475244, -1.7071067811865475244, 0.0};
+static const double w2m_a[] = {0.0, 0.0, 0.0,
+                               0.585786437626904951198, 0.0, 0.0,
+                               0.439339828220178713399, 0.146446609406726237800, 0.0};
+static const double w2m_c[] = {0.0, 0.0, 0.0,
+                               -1.1715728752538099024, 0.0, 0.0,
+                               -0.964466094067262377996, -0.378679656440357426797, 0.0};
+static const double w2m_m[] = {0.878679656440357426797, 0.292893218813452475599, 0.0};
+static const double w2m_mhat[] = {0.935870614858294060930, 0.350084177231389109731,
+                                  0.390524291751269967466};
+static const unsigned char w2m_new_f[] = {1, 1, 1};
+static const double w2m_P[] = {1.0, 0.41421356237309504880, 0.0,
+                               -0.12132034355964257320, -0.12132034355964257320, 0.0};
+const mb_ros_tableau mb_ros_w2_mid = {
+    "w2_mid", 3, 2, 2, 1.7071067811865475244, w2m_alpha, w2m_gam, w2m_a, w2m_c, w2m_m, w2m_mhat,
+    w2m_new_f, 0, 1, 0, 2, w2m_P, 0, 0,
+    "Sandu et al. (2001), section 4 (W-method of Verwer et al. 1999); the third stage "
+    "for an order-2 estimate is ours"};

@@ -56,6 +56,9 @@ typedef struct mb_ros_tableau {
 
 #define MB_ROS_MAX_STAGES 8
 
-extern const mb_ros_tableau mb_ros_ros4, mb_ros_ros2, mb_ros_rodas4, mb_ros_w2;
+/* mb_ros_w2: the RN paper's two-stage table, the method w2 (order-1 embedded formula;
+ * also the continuous extension of w_nystrom); mb_ros_w2_mid: the same y_new with a third
+ * stage at the midpoint for an error estimate of order 2 (tableaus_ros.c) */
+extern const mb_ros_tableau mb_ros_ros4, mb_ros_ros2, mb_ros_rodas4, mb_ros_w2, mb_ros_w2_mid;
 
 #endif

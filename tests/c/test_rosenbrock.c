@@ -26,6 +26,12 @@
  *     the dense output hits y_new at theta = 1 and is accurate inside a step;
  *     ros4 and rodas4 with a mass matrix (nonsingular, and Robertson as an index-1
  *     DAE); ros2 refuses one.
+ * (g) w2_mid (w2 plus a midpoint stage for an order-2 error estimate, issue 13): its
+ *     embedded formula is of W-order 2 and of Rosenbrock order 3 with the stage at the
+ *     midpoint, y_new is w2's; one step from the exact solution of the smooth problem
+ *     of (d): w2's estimate is O(h^2) (order 1, the cause of its tol^-1/2 steps), w2_mid's
+ *     is O(h^3), with the exact J equal to the true local error up to O(h^4) and O(h^3)
+ *     with a wrong constant J; on VdP(1000) its steps grow like tol^-1/3 (w2: tol^-1/2).
  * Prints one line per check and "N passed, M failed". */
 #include <complex.h>
 #include <math.h>
@@ -154,14 +160,14 @@ static void check_table(const mb_ros_tableau *T)
               next);
     }
     order_residuals(&D, D.bhat, r);
-    res = max_abs(r, n_conditions(T->error_order));
-    CHECK(res < 1e-12, "%s: embedded order-%d conditions, max residual %.2e", T->name,
-          T->error_order, res);
-    if (T->error_order < 4) {
-        double next = max_abs(r + n_conditions(T->error_order),
-                              n_conditions(T->error_order + 1) - n_conditions(T->error_order));
+    /* w2_mid: error_order 2 is the W-method order of bhat; with the exact J it is 3 */
+    int eo = T == &mb_ros_w2_mid ? 3 : T->error_order;
+    res = max_abs(r, n_conditions(eo));
+    CHECK(res < 1e-12, "%s: embedded order-%d conditions, max residual %.2e", T->name, eo, res);
+    if (eo < 4) {
+        double next = max_abs(r + n_conditions(eo), n_conditions(eo + 1) - n_conditions(eo));
         CHECK(next > 1e-4, "%s: embedded formula is not of order %d (residual %.2e)", T->name,
-              T->error_order + 1, next);
+              eo + 1, next);
     }
     /* stored nodes and gamma_i are the row sums; gamma_ii = gamma */
     double dn = 0.0, dg = 0.0, dd = 0.0;
@@ -724,6 +730,181 @@ static void check_mass(void)
     }
 }
 
+
+/* ---------------- (g) w2_mid: an error estimate of order 2 ---------------- */
+
+/* sums over the W-method trees of order <= 3 with weights w (defining form, gamma_ij
+ * including the diagonal): sum w, sum w alpha_ij, sum w gamma_ij, sum w alpha_i^2,
+ * sum w alpha_ij alpha_jk, sum w alpha_ij gamma_jk, sum w gamma_ij alpha_jk,
+ * sum w gamma_ij gamma_jk */
+static void w_tree_sums(const defining *D, const double *w, double v[8])
+{
+    int s = D->s;
+    double al[SMAX], ga[SMAX];
+    for (int i = 0; i < s; i++) {
+        al[i] = ga[i] = 0.0;
+        for (int j = 0; j < s; j++) {
+            al[i] += D->alpha[i][j];
+            ga[i] += D->Gam[i][j];
+        }
+    }
+    memset(v, 0, 8 * sizeof(double));
+    for (int i = 0; i < s; i++) {
+        v[0] += w[i];
+        v[1] += w[i] * al[i];
+        v[2] += w[i] * ga[i];
+        v[3] += w[i] * al[i] * al[i];
+        for (int j = 0; j < s; j++) {
+            v[4] += w[i] * D->alpha[i][j] * al[j];
+            v[5] += w[i] * D->alpha[i][j] * ga[j];
+            v[6] += w[i] * D->Gam[i][j] * al[j];
+            v[7] += w[i] * D->Gam[i][j] * ga[j];
+        }
+    }
+}
+
+static void check_w2_mid_table(void)
+{
+    const mb_ros_tableau *T = &mb_ros_w2_mid, *W = &mb_ros_w2;
+    defining D;
+    to_defining(T, &D);
+    double v[8];
+    w_tree_sums(&D, D.bhat, v);
+    double res = fmax(fabs(v[0] - 1.0), fmax(fabs(v[1] - 0.5), fabs(v[2])));
+    CHECK(res < 1e-14, "w2_mid: bhat satisfies the W-method order-2 conditions (max residual "
+          "%.1e)", res);
+    CHECK(fabs(v[3] - 1.0 / 3) < 1e-14 && fabs(v[4] - 1.0 / 6) < 1e-14,
+          "w2_mid: sum bhat alpha^2 = 1/3, sum bhat alpha_ij alpha_jk = 1/6 (%.1e, %.1e)",
+          v[3] - 1.0 / 3, v[4] - 1.0 / 6);
+    CHECK(fabs(v[5]) > 0.1 && fabs(v[6]) > 0.1 && fabs(v[7]) > 0.1,
+          "w2_mid: bhat is not of W-order 3 (trees with the matrix: %.3f %.3f %.3f)", v[5],
+          v[6], v[7]);
+    double bh[3] = {1.0 / 6, 1.0 / 6, 2.0 / 3}, dev = 0.0;
+    for (int i = 0; i < 3; i++)
+        dev = fmax(dev, fabs(D.bhat[i] - bh[i]));
+    dev = fmax(dev, fabs(D.alpha[2][0] - 0.25) + fabs(D.alpha[2][1] - 0.25));
+    CHECK(dev < 1e-14 && T->alpha[2] == 0.5 && T->gam[2] == 0.0,
+          "w2_mid: third stage at (t + h/2, (y + y_new)/2), bhat = (1/6, 1/6, 2/3) (%.1e)",
+          dev);
+    /* y_new, its first two stages and its continuous extension are w2's */
+    double same = fabs(T->m[2]) + fabs(T->P[2]) + fabs(T->P[5]);
+    for (int i = 0; i < 2; i++) {
+        same += fabs(T->m[i] - W->m[i]) + fabs(T->alpha[i] - W->alpha[i]) +
+                fabs(T->gam[i] - W->gam[i]) + fabs(T->P[i] - W->P[i]) +
+                fabs(T->P[3 + i] - W->P[2 + i]);
+        for (int j = 0; j < 2; j++)
+            same += fabs(T->a[i * 3 + j] - W->a[i * 2 + j]) + fabs(T->c[i * 3 + j] - W->c[i * 2 + j]);
+    }
+    CHECK(same == 0.0 && T->gamma == W->gamma && T->w_method && !T->fsal,
+          "w2_mid: y_new, stages 1-2 and the continuous extension are w2's (%.1e)", same);
+}
+
+/* one step of m from the exact solution at t0 of the problem of (d): the true local
+ * error and the estimate (max norms) */
+static int one_step(const mb_method *m, mb_problem *p, double t0, double h, double *le,
+                    double *est)
+{
+    mb_stats stats;
+    memset(&stats, 0, sizeof stats);
+    char msg[256] = "";
+    double y0[2] = {cos(t0), sin(2.0 * t0)}, f0[2], f1[2], y_new[2], err[2];
+    double atol[2] = {1e-6, 1e-6};
+    double *work = calloc(m->work_size(p, m->data) + 1, sizeof(double));
+    if (!work)
+        return MB_ERR_MEM;
+    mb_stepper s;
+    memset(&s, 0, sizeof s);
+    s.m = m; s.p = p; s.n = 2; s.f0 = f0; s.f1 = f1; s.work = work;
+    s.atol = atol; s.rtol = 1e-6; s.stats = &stats; s.msg = msg; s.msg_len = sizeof msg;
+    s.order = m->order; s.err_wanted = 1;
+    s.t_last = t0; s.h_last = h; s.y_last = y0;
+    p->rhs(t0, y0, f0, p->ctx);
+    s.f0_ok = 1;
+    int rc = m->init(&s);
+    if (rc == MB_OK)
+        rc = m->step(&s, t0, h, y0, y_new, err);
+    double t1 = t0 + h;
+    *le = fmax(fabs(y_new[0] - cos(t1)), fabs(y_new[1] - sin(2.0 * t1)));
+    *est = fmax(fabs(err[0]), fabs(err[1]));
+    free(work);
+    return rc;
+}
+
+/* slope of log est against log h over h = h0 2^-k, k = 0..K-1; *rel: max |est - le| / le
+ * over the two smallest h (when want_rel) */
+static double estimate_slope(const mb_method *m, mb_problem *p, double h0, int K, double *rel)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    *rel = 0.0;
+    printf("      %s one step from t = 0.3: h, local error, estimate:", m->name);
+    for (int k = 0; k < K; k++) {
+        double h = h0 * pow(0.5, k), le, est;
+        int rc = one_step(m, p, 0.3, h, &le, &est);
+        if (rc != MB_OK)
+            return NAN;
+        printf(" (%.3g %.2e %.2e)", h, le, est);
+        double x = log(h), y = log(est);
+        sx += x; sy += y; sxx += x * x; sxy += x * y;
+        if (k >= K - 2)
+            *rel = fmax(*rel, fabs(est - le) / le);
+    }
+    printf("\n");
+    return (K * sxy - sx * sy) / (K * sxx - sx * sx);
+}
+
+static void check_estimate_orders(void)
+{
+    mb_problem p;
+    memset(&p, 0, sizeof p);
+    p.n = 2; p.rhs = na_rhs; p.jac = na_jac; p.dfdt = na_dfdt;
+    double rel, rel2;
+    double q = estimate_slope(&mb_method_w2, &p, 0.05, 5, &rel);
+    CHECK(fabs(q - 2.0) < 0.25, "w2: its estimate is O(h^%.2f), that of an order-1 formula "
+          "(%.0f times the local error of y_new at the smallest h)", q, rel + 1.0);
+    q = estimate_slope(&mb_method_w2_mid, &p, 0.05, 5, &rel);
+    CHECK(fabs(q - 3.0) < 0.15 && rel < 0.03,
+          "w2_mid: estimate O(h^%.2f) and within %.1f %% of the true local error (exact J)", q,
+          100.0 * rel);
+    na_ctx wrong = {1};
+    p.ctx = &wrong;
+    q = estimate_slope(&mb_method_w2_mid, &p, 0.05, 5, &rel2);
+    CHECK(fabs(q - 3.0) < 0.15, "w2_mid: estimate O(h^%.2f) with a wrong constant Jacobian", q);
+}
+
+/* steps on VdP(1000), t in [0, 2], at rtol = atol = 1e-4 and 1e-6 */
+static double step_ratio(const mb_method *m, long *n4, long *n6)
+{
+    mb_problem p;
+    memset(&p, 0, sizeof p);
+    p.n = 2;
+    p.rhs = mb_test_problem_find("vdp1000");
+    p.jac = mb_test_problem_jac("vdp1000");
+    double y0[2] = {2.0, 0.0};
+    long n[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        double tol = k ? 1e-6 : 1e-4, atol[2] = {tol, tol};
+        mb_options o;
+        options_default(&o, atol, tol);
+        mb_result r;
+        if (mb_driver_run(m, &p, 0.0, 2.0, y0, &o, &r) == MB_OK)
+            n[k] = r.stats.nsteps;
+        mb_result_free(&r);
+    }
+    *n4 = n[0];
+    *n6 = n[1];
+    return n[0] > 0 && n[1] > 0 ? (double)n[1] / (double)n[0] : NAN;
+}
+
+static void check_step_scaling(void)
+{
+    long a4, a6, b4, b6;
+    double rw = step_ratio(&mb_method_w2, &a4, &a6), rm = step_ratio(&mb_method_w2_mid, &b4, &b6);
+    /* 100^(1/3) = 4.6, 100^(1/2) = 10 */
+    CHECK(rm > 3.2 && rm < 6.3, "w2_mid: VdP(1000) steps at tol 1e-4 / 1e-6: %ld / %ld, ratio "
+          "%.2f ~ 100^(1/3)", b4, b6, rm);
+    CHECK(rw > 7.0, "w2: %ld / %ld steps, ratio %.2f ~ 100^(1/2) (order-1 estimate)", a4, a6, rw);
+}
+
 int main(void)
 {
     const mb_ros_tableau *Ts[] = {&mb_ros_ros4, &mb_ros_ros2, &mb_ros_rodas4, &mb_ros_w2};
@@ -741,5 +922,10 @@ int main(void)
     check_counters();
     check_dense();
     check_mass();
+    check_table(&mb_ros_w2_mid);
+    check_dense_coefficients(&mb_ros_w2_mid, 2, 0);
+    check_w2_mid_table();
+    check_estimate_orders();
+    check_step_scaling();
     return check_summary();
 }
