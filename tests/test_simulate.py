@@ -186,7 +186,7 @@ def test_simulate_applies_the_model_settings():
     m.settings = dict(rtol=1e-6, atol=1e-8, max_step=0.005)
     tr = simulate(m, (0.0, 0.6))
     assert tr.options == dict(rtol=1e-6, atol=1e-8, first_step=None, max_step=0.005,
-                              min_step=0.0, max_steps=None, h=None)
+                              min_step=0.0, max_steps=None, h=None, linear_algebra="dense")
     assert np.diff(tr.t).max() <= 0.005 * (1 + 1e-12)  # the step bound was applied
     by_hand = simulate(m, (0.0, 0.6), rtol=1e-6, atol=1e-8, max_step=0.005)
     assert np.array_equal(tr.t, by_hand.t) and np.array_equal(tr.q, by_hand.q)
