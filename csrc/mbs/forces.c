@@ -159,7 +159,11 @@ static int rsda(const mb_planar_force *F, const mb_pair *p, unsigned what, mb_fo
 int mb_force_eval(const mb_planar_force *F, double t, const mb_pair *p, unsigned what,
                   mb_force_local *out)
 {
-    memset(out, 0, sizeof *out);
+    /* clear only what is asked for (the elements write their nonzeros) */
+    if (what & MB_FL_Q) memset(out->Q, 0, sizeof out->Q);
+    if (what & MB_FL_QQ) memset(out->Qq, 0, sizeof out->Qq);
+    if (what & MB_FL_QQD) memset(out->Qqd, 0, sizeof out->Qqd);
+    out->V = 0;
     switch (F->type) {
     case MB_FORCE_TSDA: return tsda(F, t, p, what, out);
     case MB_FORCE_RSDA: return rsda(F, p, what, out);
