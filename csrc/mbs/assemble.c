@@ -85,6 +85,7 @@ static int gcol(int i, int j, int c)
 
 static void zero_block(ptrdiff_t rows, ptrdiff_t cols, double *A, ptrdiff_t ld)
 {
+    if (rows <= 0) return;  /* (A may be NULL then: no constraints) */
     for (ptrdiff_t c = 0; c < cols; c++) memset(A + c * ld, 0, (size_t)rows * sizeof(double));
 }
 
@@ -110,6 +111,23 @@ static void scatter_66(const double L[6][6], int i, int j, double *out, ptrdiff_
         double *col = out + ld * g[b];
         for (int a = 0; a < 6; a++)
             if (g[a] >= 0) col[g[a]] += L[a][b];
+    }
+}
+
+/* out[gr(a), gc(b)] += L[a][b] for a, b in mask (L is zero outside) */
+static void scatter_66m(const double L[6][6], unsigned mask, int i, int j, double *out,
+                        ptrdiff_t ld)
+{
+    int g[6], idx[6], n = 0;
+    for (int c = 0; c < 6; c++)
+        if ((mask >> c) & 1u) {
+            g[n] = gcol(i, j, c);
+            idx[n] = c;
+            n += g[n] >= 0;
+        }
+    for (int v = 0; v < n; v++) {
+        double *col = out + ld * g[v];
+        for (int u = 0; u < n; u++) col[g[u]] += L[idx[u]][idx[v]];
     }
 }
 
@@ -369,8 +387,8 @@ static int forces_deriv(const mb_planar_model *m, double t, const double *q, con
         }
         int rc = force_at(m, k, t, q, qd, what, &L, cs);
         if (rc != MB_OK) return rc;
-        if (Qq) scatter_66(L.Qq, F->i, F->j, Qq, ld);
-        if (Qv) scatter_66(L.Qqd, F->i, F->j, Qv, ld);
+        if (Qq) scatter_66m(L.Qq, L.mask, F->i, F->j, Qq, ld);
+        if (Qv) scatter_66m(L.Qqd, L.mask, F->i, F->j, Qv, ld);
     }
     int rc = MB_OK;
     if (m->extra && Qq) rc = extra_fd(m, t, q, qd, 0, Qq, ld);
@@ -430,27 +448,33 @@ int mb_planar_lin(const mb_planar_model *m, double t, const double *q, const dou
         const mb_planar_joint *J = &m->joints[k];
         rc = joint_at(m, k, t, q, qd, MB_JL_HESS | MB_JL_GQ | MB_JL_GQD, &L, work);
         if (rc != MB_OK) return rc;
-        double al[6], S[6][6], rows[3][6];
-        for (int c = 0; c < 6; c++) {  /* a gathered like a velocity */
+        /* - (Phi_q^T lam)_q = - sum_r lam_r H_r;  gamma_q - (Phi_q a)_q = gq - H a;
+         * H, gq and gqd vanish outside the joint's hmask */
+        double al[6];
+        int idx[6], gi[6], n = 0;
+        for (int c = 0; c < 6; c++) {
+            if (!((L.hmask >> c) & 1u)) continue;
             int gc = gcol(J->i, J->j, c);
-            al[c] = gc >= 0 ? a[gc] : 0.0;
+            if (gc < 0) continue;  /* the ground's columns are dropped (and its a is 0) */
+            idx[n] = c;
+            gi[n] = gc;
+            al[n++] = a[gc];       /* a gathered like a velocity */
         }
-        /* - (Phi_q^T lam)_q = - sum_r lam_r H_r;  gamma_q - (Phi_q a)_q = gq - H a */
-        memset(S, 0, sizeof S);
-        for (int r = 0; r < L.nr; r++) {
-            double lr = lam[J->row + r];
-            for (int c = 0; c < 6; c++) {
+        for (int v = 0; v < n; v++) {
+            int cv = idx[v];
+            double *colq = Rq + ld * gi[v], *colv = Rv + ld * gi[v];
+            for (int u = 0; u < n; u++) {
                 double s = 0;
-                for (int b = 0; b < 6; b++) {
-                    S[c][b] -= lr * L.H[r][c][b];
-                    s += L.H[r][c][b] * al[b];
-                }
-                rows[r][c] = L.gq[r][c] - s;
+                for (int r = 0; r < L.nr; r++) s += lam[J->row + r] * L.H[r][idx[u]][cv];
+                colq[gi[u]] -= s;
+            }
+            for (int r = 0; r < L.nr; r++) {
+                double s = 0;
+                for (int u = 0; u < n; u++) s += L.H[r][cv][idx[u]] * al[u];
+                colq[nq + J->row + r] += L.gq[r][cv] - s;
+                colv[nq + J->row + r] += L.gqd[r][cv];
             }
         }
-        scatter_66(S, J->i, J->j, Rq, ld);
-        scatter_rows(L.nr, rows, J->i, J->j, (int)nq + J->row, Rq, ld);
-        scatter_rows(L.nr, L.gqd, J->i, J->j, (int)nq + J->row, Rv, ld);
     }
     return MB_OK;
 }

@@ -164,6 +164,7 @@ int mb_force_eval(const mb_planar_force *F, double t, const mb_pair *p, unsigned
     if (what & MB_FL_QQ) memset(out->Qq, 0, sizeof out->Qq);
     if (what & MB_FL_QQD) memset(out->Qqd, 0, sizeof out->Qqd);
     out->V = 0;
+    out->mask = F->type == MB_FORCE_RSDA ? (1u << PI_) | (1u << PJ_) : 0x3Fu;
     switch (F->type) {
     case MB_FORCE_TSDA: return tsda(F, t, p, what, out);
     case MB_FORCE_RSDA: return rsda(F, p, what, out);

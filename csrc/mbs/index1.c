@@ -169,11 +169,12 @@ static int schur_factor(mb_index1 *f, ptrdiff_t *bad)
     schur_compress(f);
     for (ptrdiff_t b = 0; b < nc; b++)
         for (ptrdiff_t a = b; a < nc; a++) W[a + nc * b] = 0;
-    for (ptrdiff_t j = 0; j < nq; j++)  /* W += mi_j p_j p_j^T over the nonzeros of column j */
+    /* W += mi_j p_j p_j^T over the nonzeros of column j (rows ascending: the lower
+     * triangle is w >= u) */
+    for (ptrdiff_t j = 0; j < nq; j++)
         for (int u = pc[j]; u < pc[j + 1]; u++) {
-            double v = mi[j] * pv[u];
-            for (int w = pc[j]; w < pc[j + 1]; w++)
-                if (pr[w] >= pr[u]) W[pr[w] + nc * pr[u]] += v * pv[w];
+            double v = mi[j] * pv[u], *Wu = W + nc * pr[u];
+            for (int w = u; w < pc[j + 1]; w++) Wu[pr[w]] += v * pv[w];
         }
     double tol = 64.0 * (double)N * DBL_EPSILON;
     for (ptrdiff_t j = 0; j < nc; j++) {

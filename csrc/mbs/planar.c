@@ -235,6 +235,13 @@ int mb_joint_eval(const mb_planar_joint *J, double t, const mb_pair *p, unsigned
         break;
     }
     out->nr = nr;
+    switch (J->type) {  /* where the curvature terms live */
+    case MB_JOINT_REVOLUTE:
+    case MB_JOINT_FIXED: out->hmask = (1u << PI_) | (1u << PJ_); break;
+    case MB_JOINT_TRANSLATIONAL:
+    case MB_JOINT_DISTANCE: out->hmask = 0x3Fu; break;
+    default: out->hmask = 0; break;  /* drivers: affine in q */
+    }
     for (int k = 0; k < nr; k++) {
         const row_t *r = &rows[k];
         if (what & MB_JL_PHI) out->phi[k] = r->phi;
