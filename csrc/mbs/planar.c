@@ -47,7 +47,7 @@ int mb_joint_rows(int type)
 
 /* one constraint row in local coordinates (see the header comment) */
 typedef struct row_t {
-    double phi, g[6], H[6][6], T[6], pt, ptt;
+    double phi, g[6], (*H)[6], T[6], pt, ptt;  /* H: 6 x 6, in the caller's output or scratch */
     double qHq;  /* qd' H qd, formed directly (without H) when curv: for gamma */
 } row_t;
 
@@ -188,6 +188,7 @@ int mb_joint_eval(const mb_planar_joint *J, double t, const mb_pair *p, unsigned
                   mb_joint_local *out)
 {
     row_t rows[3];
+    double Hs[3][6][6];  /* the Hessians when they are not an output */
     int nr = mb_joint_rows(J->type);
     if (nr == 0)
         return MB_ERR_ILL_INPUT;
@@ -199,7 +200,8 @@ int mb_joint_eval(const mb_planar_joint *J, double t, const mb_pair *p, unsigned
         row_t *r = &rows[k];
         r->phi = r->pt = r->ptt = r->qHq = 0;
         memset(r->g, 0, sizeof r->g);
-        if (hess) memset(r->H, 0, sizeof r->H);
+        r->H = (what & MB_JL_HESS) ? out->H[k] : Hs[k];  /* written in place */
+        if (hess) memset(r->H, 0, sizeof Hs[k]);
         if (third) memset(r->T, 0, sizeof r->T);
     }
     double f0, f1, f2;
@@ -247,7 +249,6 @@ int mb_joint_eval(const mb_planar_joint *J, double t, const mb_pair *p, unsigned
         if (what & MB_JL_PHI) out->phi[k] = r->phi;
         if (what & MB_JL_PT) out->pt[k] = r->pt;
         if (what & MB_JL_PQ) memcpy(out->Pq[k], r->g, sizeof r->g);
-        if (what & MB_JL_HESS) memcpy(out->H[k], r->H, sizeof r->H);
         /* (rows without curvature, e.g. angle rows, have H = 0 and qHq = 0) */
         if (what & MB_JL_GAMMA) out->gamma[k] = -r->qHq - r->ptt;
         if (what & MB_JL_GQD)
