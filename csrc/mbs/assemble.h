@@ -75,7 +75,8 @@ typedef struct mb_force_local {
 int mb_point_pair_geom(const mb_pair *p, const double si[2], const double sj[2], double *l,
                        double g[6], double Hl[6][6]);
 /* pair elements: TSDA, RSDA (forces.c), contacts (contact.c); the outputs asked for
- * in 'what' are overwritten, the others are left as they are */
+ * in 'what' are overwritten, Qq and Qqd only on out->mask x out->mask (zero outside by
+ * construction, and not written there), the others are left as they are */
 int mb_force_eval(const mb_planar_force *F, double t, const mb_pair *p, unsigned what,
                   mb_force_local *out);
 int mb_contact_eval(const mb_planar_force *F, double t, const mb_pair *p, unsigned what,

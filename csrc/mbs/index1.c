@@ -195,19 +195,22 @@ static int schur_factor(mb_index1 *f, ptrdiff_t *bad)
     return MB_OK;
 }
 
-/* B (N x nrhs, ld N) <- S^-1 B through the Schur complement (schur_factor done);
- * zero columns are left as they are */
+/* B (N x nrhs, ld N, nrhs <= 2 nq) <- S^-1 B through the Schur complement
+ * (schur_factor done); zero columns are left as they are.  The triangular solves run
+ * over all columns at once (independent chains of divisions side by side). */
 static void schur_solve(const mb_index1 *f, double *B, ptrdiff_t nrhs)
 {
     ptrdiff_t nq = f->nq, nc = f->nc, N = nq + nc;
     const double *mi = f->minv, *W = f->W, *pv = f->pv;
     const int *pc = f->pc, *pr = f->pr;
+    int *cols = f->cols, m = 0;
     for (ptrdiff_t c = 0; c < nrhs; c++) {
         double *x = B + N * c, *mu = x + nq;
         ptrdiff_t nz = 0;
         while (nz < N && x[nz] == 0) nz++;
         if (nz == N)
             continue;  /* a zero column (df/dx of a coordinate f does not depend on) */
+        cols[m++] = (int)c;
         for (ptrdiff_t k = 0; k < nc; k++) mu[k] = -mu[k];
         for (ptrdiff_t j = 0; j < nq; j++) {                       /* M^-1 r1, + Phi_q M^-1 r1 */
             double v = x[j] * mi[j];
@@ -215,17 +218,26 @@ static void schur_solve(const mb_index1 *f, double *B, ptrdiff_t nrhs)
             if (v != 0)
                 for (int u = pc[j]; u < pc[j + 1]; u++) mu[pr[u]] += pv[u] * v;
         }
-        for (ptrdiff_t i = 0; i < nc; i++) {                       /* L L^T mu = . */
-            double s = mu[i];
-            for (ptrdiff_t k = 0; k < i; k++) s -= W[i + nc * k] * mu[k];
-            mu[i] = s / W[i + nc * i];
+    }
+    for (ptrdiff_t i = 0; i < nc; i++) {                           /* L L^T mu = . */
+        const double *Wi = W + i, d = W[i + nc * i];
+        for (int v = 0; v < m; v++) {
+            double *mu = B + N * cols[v] + nq, s = mu[i];
+            for (ptrdiff_t k = 0; k < i; k++) s -= Wi[nc * k] * mu[k];
+            mu[i] = s / d;
         }
-        for (ptrdiff_t i = nc - 1; i >= 0; i--) {
-            double s = mu[i];
-            for (ptrdiff_t k = i + 1; k < nc; k++) s -= W[k + nc * i] * mu[k];
-            mu[i] = s / W[i + nc * i];
+    }
+    for (ptrdiff_t i = nc - 1; i >= 0; i--) {
+        const double *Wi = W + nc * i, d = W[i + nc * i];
+        for (int v = 0; v < m; v++) {
+            double *mu = B + N * cols[v] + nq, s = mu[i];
+            for (ptrdiff_t k = i + 1; k < nc; k++) s -= Wi[k] * mu[k];
+            mu[i] = s / d;
         }
-        for (ptrdiff_t j = 0; j < nq; j++) {                       /* - M^-1 Phi_q^T mu */
+    }
+    for (int v = 0; v < m; v++) {                                  /* - M^-1 Phi_q^T mu */
+        double *x = B + N * cols[v], *mu = x + nq;
+        for (ptrdiff_t j = 0; j < nq; j++) {
             double s = 0;
             for (int u = pc[j]; u < pc[j + 1]; u++) s += pv[u] * mu[pr[u]];
             x[j] -= mi[j] * s;
@@ -645,7 +657,7 @@ int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta)
     size_t np = sizeof parts / sizeof parts[0], total = 0;
     for (size_t k = 0; k < np; k++) total += (size_t)parts[k].n;
     f->work = calloc(total + 1, sizeof(double));
-    f->ipiv = calloc((size_t)(N + nc + nc * nq + nq) + 2, sizeof(int));
+    f->ipiv = calloc((size_t)(N + nc + nc * nq + nq + 1 + 2 * nq) + 1, sizeof(int));
     if (!f->work || !f->ipiv) {
         mb_index1_free(f);
         return fail(f, MB_ERR_MEM, "mb_index1_init: out of memory.");
@@ -658,6 +670,7 @@ int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta)
     f->ipiv_g = f->ipiv + N;
     f->pr = f->ipiv_g + nc;
     f->pc = f->pr + nc * nq;
+    f->cols = f->pc + nq + 1;
     /* the fused kernels only while every separate kernel they stand for is there */
     f->use_qpg = mech->fused_qpg && mech->fused_work >= 0 && mech->gamma;
     f->use_lin = mech->fused_lin && mech->fused_work >= 0 && mech->forces_q && mech->forces_qd &&

@@ -251,10 +251,12 @@ int mb_joint_eval(const mb_planar_joint *J, double t, const mb_pair *p, unsigned
         if (what & MB_JL_PQ) memcpy(out->Pq[k], r->g, sizeof r->g);
         /* (rows without curvature, e.g. angle rows, have H = 0 and qHq = 0) */
         if (what & MB_JL_GAMMA) out->gamma[k] = -r->qHq - r->ptt;
-        if (what & MB_JL_GQD)
+        if (what & MB_JL_GQD)  /* H vanishes outside hmask x hmask */
             for (int a = 0; a < 6; a++) {
                 double s = 0;
-                for (int b = 0; b < 6; b++) s += r->H[a][b] * p->qd[b];
+                if ((out->hmask >> a) & 1u)
+                    for (int b = 0; b < 6; b++)
+                        if ((out->hmask >> b) & 1u) s += r->H[a][b] * p->qd[b];
                 out->gqd[k][a] = -2 * s;
             }
         if (what & MB_JL_GQ)
