@@ -36,7 +36,14 @@
  * Phi_q has full rank),
  *     W mu = Phi_q M^-1 r1 - r2,   x = M^-1 (r1 - Phi_q^T mu)     solves S [x; mu] = [r1; r2],
  * W factored by Cholesky; a pivot d_k <= 64 N eps W_kk (W_kk = 0: a zero row of
- * Phi_q) is reported as the singular saddle-point matrix, with pivot nq + k.
+ * Phi_q) is reported as the singular saddle-point matrix, with pivot nq + k.  Phi_q
+ * is kept by columns without its zeros (pv, pr, pc) for W and the solves; the
+ * Jacobian's nonzero right-hand sides share the triangular solves.
+ *
+ * Fused kernels.  When the mechanism's table has fused_qpg (Q, Phi_q, gamma in one
+ * pass) and fused_lin (the Jacobian's right-hand sides [Q_q - (Phi_q^T lam)_q;
+ * gamma_q - (Phi_q a)_q] and [Q_q'; gamma_q']), and every separate kernel they stand
+ * for (use_qpg, use_lin, decided in mb_index1_init), f and df/dy call those instead.
  *
  * Projection: Newton with minimum-norm corrections
  *     q <- q - Phi_q^T (Phi_q Phi_q^T)^-1 Phi   until |Phi|_inf <= proj_tol,
