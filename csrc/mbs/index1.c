@@ -226,7 +226,20 @@ static void schur_solve(const mb_index1 *f, double *B, ptrdiff_t nrhs)
                 for (int u = pc[j]; u < pc[j + 1]; u++) mu[pr[u]] += pv[u] * v;
         }
     }
-    for (ptrdiff_t i = 0; i < nc; i++) {                           /* L L^T mu = . */
+    if (m == 1) {  /* one right-hand side (f): the plain substitutions */
+        double *mu = B + N * cols[0] + nq;
+        for (ptrdiff_t i = 0; i < nc; i++) {
+            double s = mu[i];
+            for (ptrdiff_t k = 0; k < i; k++) s -= W[i + nc * k] * mu[k];
+            mu[i] = s / W[i + nc * i];
+        }
+        for (ptrdiff_t i = nc - 1; i >= 0; i--) {
+            double s = mu[i];
+            for (ptrdiff_t k = i + 1; k < nc; k++) s -= W[k + nc * i] * mu[k];
+            mu[i] = s / W[i + nc * i];
+        }
+    }
+    for (ptrdiff_t i = 0; i < nc && m > 1; i++) {                  /* L L^T mu = . */
         const double *Wi = W + i, d = W[i + nc * i];
         for (int v = 0; v < m; v++) {
             double *mu = B + N * cols[v] + nq, s = mu[i];
@@ -234,7 +247,7 @@ static void schur_solve(const mb_index1 *f, double *B, ptrdiff_t nrhs)
             mu[i] = s / d;
         }
     }
-    for (ptrdiff_t i = nc - 1; i >= 0; i--) {
+    for (ptrdiff_t i = nc - 1; i >= 0 && m > 1; i--) {
         const double *Wi = W + nc * i, d = W[i + nc * i];
         for (int v = 0; v < m; v++) {
             double *mu = B + N * cols[v] + nq, s = mu[i];
