@@ -270,7 +270,8 @@ static int saddle_solve(mb_index1 *f, double *B, ptrdiff_t nrhs)
 {
     ptrdiff_t N = f->nq + f->nc;
     if (f->schur) {
-        schur_solve(f, B, nrhs);
+        for (ptrdiff_t c0 = 0; c0 < nrhs; c0 += 2 * f->nq)  /* at most 2 nq at a time */
+            schur_solve(f, B + N * c0, nrhs - c0 < 2 * f->nq ? nrhs - c0 : 2 * f->nq);
         return MB_OK;
     }
     return solve_scaled(N, f->S, N, f->dsc, f->ipiv, B, nrhs);
