@@ -14,44 +14,78 @@
 #include "assemble.h"
 #include "status.h"
 
-/* the pair state; the rotations (ci, si, cj, sj) only when rot (else those of the
- * identity: for elements that use the angles only, e.g. the RSDA) */
+/* cos, sin of every body's angle (cs[2 b], cs[2 b + 1]): the trigonometry of one
+ * evaluation of the fused kernels, once per body */
+static void body_trig(const mb_planar_model *m, const double *q, double *cs)
+{
+    for (int b = 0; b < m->nb; b++) {
+        double th = q[3 * b + 2];
+        cs[2 * b] = cos(th);
+        cs[2 * b + 1] = sin(th);
+    }
+}
+
+/* the pair state; the rotations (ci, si, cj, sj) from cs (body_trig) when given, else
+ * computed when rot, else those of the identity (for elements that use the angles
+ * only, e.g. the RSDA) */
 static int pair_gather(const mb_planar_model *m, int i, int j, const double *q, const double *qd,
-                       mb_pair *p, int rot)
+                       mb_pair *p, int rot, const double *cs)
 {
     if (i < -1 || i >= m->nb || j < -1 || j >= m->nb)
         return MB_ERR_ILL_INPUT;
     p->i = i;
     p->j = j;
-    for (int a = 0; a < 3; a++) {
-        p->q[a] = i >= 0 ? q[3 * i + a] : 0.0;
-        p->q[3 + a] = j >= 0 ? q[3 * j + a] : 0.0;
-        p->qd[a] = (i >= 0 && qd) ? qd[3 * i + a] : 0.0;
-        p->qd[3 + a] = (j >= 0 && qd) ? qd[3 * j + a] : 0.0;
+    for (int s = 0; s < 2; s++) {  /* slot 0: body i, slot 1: body j */
+        int b = s == 0 ? i : j;
+        double *pq = p->q + 3 * s, *pv = p->qd + 3 * s, *c = s == 0 ? &p->ci : &p->cj;
+        double *sn = s == 0 ? &p->si : &p->sj;
+        if (b < 0) {  /* the ground: zeros, and the identity rotation (no trigonometry) */
+            pq[0] = pq[1] = pq[2] = pv[0] = pv[1] = pv[2] = 0.0;
+            *c = 1.0;
+            *sn = 0.0;
+            continue;
+        }
+        const double *qb = q + 3 * b;
+        pq[0] = qb[0];
+        pq[1] = qb[1];
+        pq[2] = qb[2];
+        if (qd) {
+            pv[0] = qd[3 * b];
+            pv[1] = qd[3 * b + 1];
+            pv[2] = qd[3 * b + 2];
+        } else {
+            pv[0] = pv[1] = pv[2] = 0.0;
+        }
+        if (cs) {
+            *c = cs[2 * b];
+            *sn = cs[2 * b + 1];
+        } else if (rot) {
+            *c = cos(qb[2]);
+            *sn = sin(qb[2]);
+        } else {
+            *c = 1.0;
+            *sn = 0.0;
+        }
     }
-    /* the ground's rotation is the identity: no trigonometry for it */
-    p->ci = rot && i >= 0 ? cos(p->q[2]) : 1.0;
-    p->si = rot && i >= 0 ? sin(p->q[2]) : 0.0;
-    p->cj = rot && j >= 0 ? cos(p->q[5]) : 1.0;
-    p->sj = rot && j >= 0 ? sin(p->q[5]) : 0.0;
     return MB_OK;
 }
 
 int mb_pair_gather(const mb_planar_model *m, int i, int j, const double *q, const double *qd,
                    mb_pair *p)
 {
-    return pair_gather(m, i, j, q, qd, p, 1);
+    return pair_gather(m, i, j, q, qd, p, 1, NULL);
 }
 
 /* global column of local column c of pair (i, j); -1 for the ground */
 static int gcol(int i, int j, int c)
 {
-    int b = c < 3 ? i : j;
-    return b < 0 ? -1 : 3 * b + c % 3;
+    if (c < 3) return i < 0 ? -1 : 3 * i + c;
+    return j < 0 ? -1 : 3 * j + c - 3;
 }
 
 static void zero_block(ptrdiff_t rows, ptrdiff_t cols, double *A, ptrdiff_t ld)
 {
+    if (rows <= 0) return;  /* (A may be NULL then: no constraints) */
     for (ptrdiff_t c = 0; c < cols; c++) memset(A + c * ld, 0, (size_t)rows * sizeof(double));
 }
 
@@ -62,31 +96,49 @@ static void scatter_rows(int nr, const double L[][6], int i, int j, int row0, do
     for (int c = 0; c < 6; c++) {
         int gc = gcol(i, j, c);
         if (gc < 0) continue;
-        for (int r = 0; r < nr; r++) out[row0 + r + ld * gc] += L[r][c];
+        double *col = out + row0 + ld * gc;
+        for (int r = 0; r < nr; r++) col[r] += L[r][c];
     }
 }
 
 /* out[gr(a), gc(b)] += L[a][b] */
 static void scatter_66(const double L[6][6], int i, int j, double *out, ptrdiff_t ld)
 {
+    int g[6];
+    for (int c = 0; c < 6; c++) g[c] = gcol(i, j, c);
     for (int b = 0; b < 6; b++) {
-        int gc = gcol(i, j, b);
-        if (gc < 0) continue;
-        for (int a = 0; a < 6; a++) {
-            int gr = gcol(i, j, a);
-            if (gr < 0) continue;
-            out[gr + ld * gc] += L[a][b];
-        }
+        if (g[b] < 0) continue;
+        double *col = out + ld * g[b];
+        for (int a = 0; a < 6; a++)
+            if (g[a] >= 0) col[g[a]] += L[a][b];
     }
 }
 
-/* evaluate joint k at (t, q, qd) with the pair state gathered from (q, v) */
+/* out[gr(a), gc(b)] += L[a][b] for a, b in mask (L is zero outside) */
+static void scatter_66m(const double L[6][6], unsigned mask, int i, int j, double *out,
+                        ptrdiff_t ld)
+{
+    int g[6], idx[6], n = 0;
+    for (int c = 0; c < 6; c++)
+        if ((mask >> c) & 1u) {
+            g[n] = gcol(i, j, c);
+            idx[n] = c;
+            n += g[n] >= 0;
+        }
+    for (int v = 0; v < n; v++) {
+        double *col = out + ld * g[v];
+        for (int u = 0; u < n; u++) col[g[u]] += L[idx[u]][idx[v]];
+    }
+}
+
+/* evaluate joint k at (t, q, qd) with the pair state gathered from (q, v) (rotations
+ * from cs when given, see pair_gather) */
 static int joint_at(const mb_planar_model *m, int k, double t, const double *q, const double *v,
-                    unsigned what, mb_joint_local *L)
+                    unsigned what, mb_joint_local *L, const double *cs)
 {
     const mb_planar_joint *J = &m->joints[k];
     mb_pair p;
-    int rc = mb_pair_gather(m, J->i, J->j, q, v, &p);
+    int rc = pair_gather(m, J->i, J->j, q, v, &p, 1, cs);
     if (rc != MB_OK)
         return rc;
     if ((rc = mb_joint_eval(J, t, &p, what, L)) != MB_OK)
@@ -100,7 +152,7 @@ int mb_planar_phi(const mb_planar_model *m, double t, const double *q, double *p
 {
     mb_joint_local L;
     for (int k = 0; k < m->nj; k++) {
-        int rc = joint_at(m, k, t, q, NULL, MB_JL_PHI, &L);
+        int rc = joint_at(m, k, t, q, NULL, MB_JL_PHI, &L, NULL);
         if (rc != MB_OK) return rc;
         for (int r = 0; r < L.nr; r++) phi[m->joints[k].row + r] = L.phi[r];
     }
@@ -113,7 +165,7 @@ int mb_planar_phi_q(const mb_planar_model *m, double t, const double *q, double 
     zero_block(m->nc, 3 * (ptrdiff_t)m->nb, Pq, ld);
     for (int k = 0; k < m->nj; k++) {
         const mb_planar_joint *J = &m->joints[k];
-        int rc = joint_at(m, k, t, q, NULL, MB_JL_PQ, &L);
+        int rc = joint_at(m, k, t, q, NULL, MB_JL_PQ, &L, NULL);
         if (rc != MB_OK) return rc;
         scatter_rows(L.nr, L.Pq, J->i, J->j, J->row, Pq, ld);
     }
@@ -130,7 +182,7 @@ int mb_planar_phi_t(const mb_planar_model *m, double t, const double *q, double 
             if (mb_joint_rows(type) == 0) return MB_ERR_ILL_INPUT;
             continue;  /* scleronomic */
         }
-        int rc = joint_at(m, k, t, q, NULL, MB_JL_PT, &L);
+        int rc = joint_at(m, k, t, q, NULL, MB_JL_PT, &L, NULL);
         if (rc != MB_OK) return rc;
         for (int r = 0; r < L.nr; r++) pt[m->joints[k].row + r] = L.pt[r];
     }
@@ -141,7 +193,7 @@ int mb_planar_gamma(const mb_planar_model *m, double t, const double *q, const d
 {
     mb_joint_local L;
     for (int k = 0; k < m->nj; k++) {
-        int rc = joint_at(m, k, t, q, qd, MB_JL_GAMMA, &L);
+        int rc = joint_at(m, k, t, q, qd, MB_JL_GAMMA, &L, NULL);
         if (rc != MB_OK) return rc;
         for (int r = 0; r < L.nr; r++) g[m->joints[k].row + r] = L.gamma[r];
     }
@@ -182,7 +234,7 @@ int mb_planar_phiqT_lam_q(const mb_planar_model *m, double t, const double *q, c
     zero_block(nq, nq, out, ld);
     for (int k = 0; k < m->nj; k++) {
         const mb_planar_joint *J = &m->joints[k];
-        int rc = joint_at(m, k, t, q, NULL, MB_JL_HESS, &L);
+        int rc = joint_at(m, k, t, q, NULL, MB_JL_HESS, &L, NULL);
         if (rc != MB_OK) return rc;
         memset(S, 0, sizeof S);
         for (int r = 0; r < L.nr; r++) {
@@ -203,7 +255,7 @@ int mb_planar_gamma_q(const mb_planar_model *m, double t, const double *q, const
     zero_block(m->nc, 3 * (ptrdiff_t)m->nb, out, ld);
     for (int k = 0; k < m->nj; k++) {
         const mb_planar_joint *J = &m->joints[k];
-        int rc = joint_at(m, k, t, q, qd, MB_JL_GQ, &L);
+        int rc = joint_at(m, k, t, q, qd, MB_JL_GQ, &L, NULL);
         if (rc != MB_OK) return rc;
         scatter_rows(L.nr, L.gq, J->i, J->j, J->row, out, ld);
     }
@@ -217,7 +269,7 @@ int mb_planar_gamma_qd(const mb_planar_model *m, double t, const double *q, cons
     zero_block(m->nc, 3 * (ptrdiff_t)m->nb, out, ld);
     for (int k = 0; k < m->nj; k++) {
         const mb_planar_joint *J = &m->joints[k];
-        int rc = joint_at(m, k, t, q, qd, MB_JL_GQD, &L);
+        int rc = joint_at(m, k, t, q, qd, MB_JL_GQD, &L, NULL);
         if (rc != MB_OK) return rc;
         scatter_rows(L.nr, L.gqd, J->i, J->j, J->row, out, ld);
     }
@@ -237,14 +289,14 @@ int mb_planar_mass(const mb_planar_model *m, const double *q, double *M, ptrdiff
     return MB_OK;
 }
 
-/* pair force element k */
+/* pair force element k (rotations from cs when given, see pair_gather) */
 static int force_at(const mb_planar_model *m, int k, double t, const double *q, const double *qd,
-                    unsigned what, mb_force_local *L)
+                    unsigned what, mb_force_local *L, const double *cs)
 {
     const mb_planar_force *F = &m->forces[k];
     mb_pair p;
     /* an RSDA acts on the angles alone: no trigonometry */
-    int rc = pair_gather(m, F->i, F->j, q, qd, &p, F->type != MB_FORCE_RSDA);
+    int rc = pair_gather(m, F->i, F->j, q, qd, &p, F->type != MB_FORCE_RSDA, cs);
     if (rc != MB_OK) return rc;
     return mb_force_eval(F, t, &p, what, L);
 }
@@ -254,7 +306,8 @@ static int check_generalized(const mb_planar_model *m, const mb_planar_force *F)
     return (F->coord >= 0 && F->coord < 3 * m->nb) ? MB_OK : MB_ERR_ILL_INPUT;
 }
 
-int mb_planar_forces(const mb_planar_model *m, double t, const double *q, const double *qd, double *Q)
+static int forces_eval(const mb_planar_model *m, double t, const double *q, const double *qd,
+                       double *Q, const double *cs)
 {
     mb_force_local L;
     for (int b = 0; b < m->nb; b++) {  /* gravity */
@@ -271,7 +324,7 @@ int mb_planar_forces(const mb_planar_model *m, double t, const double *q, const 
             Q[F->coord] += f;
             continue;
         }
-        int rc = force_at(m, k, t, q, qd, MB_FL_Q, &L);
+        int rc = force_at(m, k, t, q, qd, MB_FL_Q, &L, cs);
         if (rc != MB_OK) return rc;
         for (int c = 0; c < 6; c++) {
             int gc = gcol(F->i, F->j, c);
@@ -281,6 +334,11 @@ int mb_planar_forces(const mb_planar_model *m, double t, const double *q, const 
     if (m->extra)
         return m->extra(m->extra_ctx, t, q, qd, Q);
     return MB_OK;
+}
+
+int mb_planar_forces(const mb_planar_model *m, double t, const double *q, const double *qd, double *Q)
+{
+    return forces_eval(m, t, q, qd, Q, NULL);
 }
 
 /* central differences of the extra (Python) forces with respect to q (wrt = 0)
@@ -311,37 +369,114 @@ static int extra_fd(const mb_planar_model *m, double t, const double *q, const d
     return MB_OK;
 }
 
+/* Qq = dQ/dq and Qv = dQ/dqd (nq x nq, ld; either may be NULL), one evaluation per
+ * element (rotations from cs when given) */
 static int forces_deriv(const mb_planar_model *m, double t, const double *q, const double *qd,
-                        int wrt, double *out, ptrdiff_t ld)
+                        double *Qq, double *Qv, ptrdiff_t ld, const double *cs)
 {
     mb_force_local L;
     ptrdiff_t nq = 3 * (ptrdiff_t)m->nb;
-    zero_block(nq, nq, out, ld);
+    unsigned what = (Qq ? MB_FL_QQ : 0u) | (Qv ? MB_FL_QQD : 0u);
+    if (Qq) zero_block(nq, nq, Qq, ld);
+    if (Qv) zero_block(nq, nq, Qv, ld);
     for (int k = 0; k < m->nf; k++) {
         const mb_planar_force *F = &m->forces[k];
         if (F->type == MB_FORCE_GENERALIZED) {
             if (check_generalized(m, F) != MB_OK) return MB_ERR_ILL_INPUT;
             continue;  /* depends on t only */
         }
-        int rc = force_at(m, k, t, q, qd, wrt == 0 ? MB_FL_QQ : MB_FL_QQD, &L);
+        int rc = force_at(m, k, t, q, qd, what, &L, cs);
         if (rc != MB_OK) return rc;
-        scatter_66(wrt == 0 ? L.Qq : L.Qqd, F->i, F->j, out, ld);
+        if (Qq) scatter_66m(L.Qq, L.mask, F->i, F->j, Qq, ld);
+        if (Qv) scatter_66m(L.Qqd, L.mask, F->i, F->j, Qv, ld);
     }
-    if (m->extra)
-        return extra_fd(m, t, q, qd, wrt, out, ld);
-    return MB_OK;
+    int rc = MB_OK;
+    if (m->extra && Qq) rc = extra_fd(m, t, q, qd, 0, Qq, ld);
+    if (m->extra && Qv && rc == MB_OK) rc = extra_fd(m, t, q, qd, 1, Qv, ld);
+    return rc;
 }
 
 int mb_planar_forces_q(const mb_planar_model *m, double t, const double *q, const double *qd,
                        double *Qq, ptrdiff_t ld)
 {
-    return forces_deriv(m, t, q, qd, 0, Qq, ld);
+    return forces_deriv(m, t, q, qd, Qq, NULL, ld, NULL);
 }
 
 int mb_planar_forces_qd(const mb_planar_model *m, double t, const double *q, const double *qd,
                         double *Qv, ptrdiff_t ld)
 {
-    return forces_deriv(m, t, q, qd, 1, Qv, ld);
+    return forces_deriv(m, t, q, qd, NULL, Qv, ld, NULL);
+}
+
+/* ---- fused kernels (mech.h fused_qpg, fused_lin): one pass, trigonometry once per body ---- */
+
+ptrdiff_t mb_planar_fused_work(const mb_planar_model *m)
+{
+    return 2 * (ptrdiff_t)m->nb;
+}
+
+int mb_planar_qpg(const mb_planar_model *m, double t, const double *q, const double *qd,
+                  double *Q, double *Pq, ptrdiff_t ld, double *g, double *work)
+{
+    mb_joint_local L;
+    body_trig(m, q, work);
+    int rc = forces_eval(m, t, q, qd, Q, work);
+    if (rc != MB_OK) return rc;
+    zero_block(m->nc, 3 * (ptrdiff_t)m->nb, Pq, ld);
+    for (int k = 0; k < m->nj; k++) {
+        const mb_planar_joint *J = &m->joints[k];
+        if ((rc = joint_at(m, k, t, q, qd, MB_JL_PQ | MB_JL_GAMMA, &L, work)) != MB_OK) return rc;
+        scatter_rows(L.nr, L.Pq, J->i, J->j, J->row, Pq, ld);
+        for (int r = 0; r < L.nr; r++) g[J->row + r] = L.gamma[r];
+    }
+    return MB_OK;
+}
+
+int mb_planar_lin(const mb_planar_model *m, double t, const double *q, const double *qd,
+                  const double *a, const double *lam, double *Rq, double *Rv, ptrdiff_t ld,
+                  double *work)
+{
+    mb_joint_local L;
+    ptrdiff_t nq = 3 * (ptrdiff_t)m->nb;
+    body_trig(m, q, work);
+    /* the force blocks zero the top rows; the constraint rows are zeroed here */
+    int rc = forces_deriv(m, t, q, qd, Rq, Rv, ld, work);
+    if (rc != MB_OK) return rc;
+    zero_block(m->nc, nq, Rq + nq, ld);
+    zero_block(m->nc, nq, Rv + nq, ld);
+    for (int k = 0; k < m->nj; k++) {
+        const mb_planar_joint *J = &m->joints[k];
+        rc = joint_at(m, k, t, q, qd, MB_JL_HESS | MB_JL_GQ | MB_JL_GQD, &L, work);
+        if (rc != MB_OK) return rc;
+        /* - (Phi_q^T lam)_q = - sum_r lam_r H_r;  gamma_q - (Phi_q a)_q = gq - H a;
+         * H, gq and gqd vanish outside the joint's hmask */
+        double al[6];
+        int idx[6], gi[6], n = 0;
+        for (int c = 0; c < 6; c++) {
+            if (!((L.hmask >> c) & 1u)) continue;
+            int gc = gcol(J->i, J->j, c);
+            if (gc < 0) continue;  /* the ground's columns are dropped (and its a is 0) */
+            idx[n] = c;
+            gi[n] = gc;
+            al[n++] = a[gc];       /* a gathered like a velocity */
+        }
+        for (int v = 0; v < n; v++) {
+            int cv = idx[v];
+            double *colq = Rq + ld * gi[v], *colv = Rv + ld * gi[v];
+            for (int u = 0; u < n; u++) {
+                double s = 0;
+                for (int r = 0; r < L.nr; r++) s += lam[J->row + r] * L.H[r][idx[u]][cv];
+                colq[gi[u]] -= s;
+            }
+            for (int r = 0; r < L.nr; r++) {
+                double s = 0;
+                for (int u = 0; u < n; u++) s += L.H[r][cv][idx[u]] * al[u];
+                colq[nq + J->row + r] += L.gq[r][cv] - s;
+                colv[nq + J->row + r] += L.gqd[r][cv];
+            }
+        }
+    }
+    return MB_OK;
 }
 
 int mb_planar_energy(const mb_planar_model *m, double t, const double *q, const double *qd,
@@ -357,7 +492,7 @@ int mb_planar_energy(const mb_planar_model *m, double t, const double *q, const 
     }
     for (int k = 0; k < m->nf; k++) {
         if (!mb_force_is_pair(m->forces[k].type)) continue;
-        int rc = force_at(m, k, t, q, qd, MB_FL_V, &L);
+        int rc = force_at(m, k, t, q, qd, MB_FL_V, &L, NULL);
         if (rc != MB_OK) return rc;
         V += L.V;
     }
@@ -428,6 +563,12 @@ static int k_gamma_q(void *c, double t, const double *q, const double *qd, doubl
 { return mb_planar_gamma_q(c, t, q, qd, o, ld); }
 static int k_gamma_qd(void *c, double t, const double *q, const double *qd, double *o, ptrdiff_t ld)
 { return mb_planar_gamma_qd(c, t, q, qd, o, ld); }
+static int k_qpg(void *c, double t, const double *q, const double *qd, double *Q, double *Pq,
+                 ptrdiff_t ld, double *g, double *w)
+{ return mb_planar_qpg(c, t, q, qd, Q, Pq, ld, g, w); }
+static int k_lin(void *c, double t, const double *q, const double *qd, const double *a,
+                 const double *lam, double *Rq, double *Rv, ptrdiff_t ld, double *w)
+{ return mb_planar_lin(c, t, q, qd, a, lam, Rq, Rv, ld, w); }
 static int k_energy(void *c, double t, const double *q, const double *qd, double *T, double *V)
 { return mb_planar_energy(c, t, q, qd, T, V); }
 static int k_step_bound(void *c, double t, const double *q, const double *qd, const double *qdd,
@@ -478,6 +619,9 @@ void mb_planar_mech(const mb_planar_model *model, mb_mech *mech)
     mech->gamma_q = k_gamma_q;
     mech->gamma_qd = k_gamma_qd;
     mech->energy = k_energy;
+    mech->fused_work = mb_planar_fused_work(model);
+    mech->fused_qpg = k_qpg;
+    mech->fused_lin = k_lin;
     mech->autonomous = mb_planar_autonomous(model);
     mech->sparse = model->extra ? NULL : &mb_planar_sparse;  /* assemble_sparse.c */
     /* only a model with contacts has something to bound */

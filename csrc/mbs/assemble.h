@@ -43,6 +43,8 @@ typedef struct mb_joint_local {
     double Pq[3][6];      /* d phi_r / d ql_c */
     double H[3][6][6];    /* d^2 phi_r / d ql_a d ql_b (symmetric) */
     double gq[3][6], gqd[3][6];
+    unsigned hmask;       /* local coordinates c (bit c) outside which every H, gq, gqd
+                             row and column is zero (revolute: the two angles) */
 } mb_joint_local;
 
 /* number of constraint rows of a joint type (0: unknown type) */
@@ -63,6 +65,8 @@ typedef struct mb_force_local {
     double Q[6];
     double Qq[6][6], Qqd[6][6];
     double V;
+    unsigned mask;       /* local coordinates c (bit c) outside which every Qq, Qqd row
+                            and column is zero (RSDA: the two angles) */
 } mb_force_local;
 
 /* Geometry of the segment between point si on body i and sj on body j:
@@ -70,7 +74,9 @@ typedef struct mb_force_local {
  * returns 0, or 1 when l == 0 (direction undefined; g and Hl are zero). */
 int mb_point_pair_geom(const mb_pair *p, const double si[2], const double sj[2], double *l,
                        double g[6], double Hl[6][6]);
-/* pair elements: TSDA, RSDA (forces.c), contacts (contact.c) */
+/* pair elements: TSDA, RSDA (forces.c), contacts (contact.c); the outputs asked for
+ * in 'what' are overwritten, Qq and Qqd only on out->mask x out->mask (zero outside by
+ * construction, and not written there), the others are left as they are */
 int mb_force_eval(const mb_planar_force *F, double t, const mb_pair *p, unsigned what,
                   mb_force_local *out);
 int mb_contact_eval(const mb_planar_force *F, double t, const mb_pair *p, unsigned what,

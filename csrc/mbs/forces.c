@@ -159,7 +159,21 @@ static int rsda(const mb_planar_force *F, const mb_pair *p, unsigned what, mb_fo
 int mb_force_eval(const mb_planar_force *F, double t, const mb_pair *p, unsigned what,
                   mb_force_local *out)
 {
-    memset(out, 0, sizeof *out);
+    /* clear only what is asked for, the derivative blocks only on mask x mask (the
+     * elements write their nonzeros) */
+    unsigned mask = F->type == MB_FORCE_RSDA ? (1u << PI_) | (1u << PJ_) : 0x3Fu;
+    out->mask = mask;
+    if (what & MB_FL_Q) memset(out->Q, 0, sizeof out->Q);
+    if (what & (MB_FL_QQ | MB_FL_QQD))
+        for (int a = 0; a < 6; a++) {
+            if (!((mask >> a) & 1u)) continue;
+            for (int b = 0; b < 6; b++)
+                if ((mask >> b) & 1u) {
+                    if (what & MB_FL_QQ) out->Qq[a][b] = 0;
+                    if (what & MB_FL_QQD) out->Qqd[a][b] = 0;
+                }
+        }
+    out->V = 0;
     switch (F->type) {
     case MB_FORCE_TSDA: return tsda(F, t, p, what, out);
     case MB_FORCE_RSDA: return rsda(F, p, what, out);

@@ -36,7 +36,14 @@
  * Phi_q has full rank),
  *     W mu = Phi_q M^-1 r1 - r2,   x = M^-1 (r1 - Phi_q^T mu)     solves S [x; mu] = [r1; r2],
  * W factored by Cholesky; a pivot d_k <= 64 N eps W_kk (W_kk = 0: a zero row of
- * Phi_q) is reported as the singular saddle-point matrix, with pivot nq + k.
+ * Phi_q) is reported as the singular saddle-point matrix, with pivot nq + k.  Phi_q
+ * is kept by columns without its zeros (pv, pr, pc) for W and the solves; the
+ * Jacobian's nonzero right-hand sides share the triangular solves.
+ *
+ * Fused kernels.  When the mechanism's table has fused_qpg (Q, Phi_q, gamma in one
+ * pass) and fused_lin (the Jacobian's right-hand sides [Q_q - (Phi_q^T lam)_q;
+ * gamma_q - (Phi_q a)_q] and [Q_q'; gamma_q']), and every separate kernel they stand
+ * for (use_qpg, use_lin, decided in mb_index1_init), f and df/dy call those instead.
  *
  * Projection: Newton with minimum-norm corrections
  *     q <- q - Phi_q^T (Phi_q Phi_q^T)^-1 Phi   until |Phi|_inf <= proj_tol,
@@ -137,18 +144,45 @@ static int solve_scaled(ptrdiff_t n, const double *LU, ptrdiff_t lda, const doub
 
 /* ---- the Schur path (M constant diagonal) ---- */
 
-/* W = Pq diag(minv) Pq^T, its Cholesky factor (lower triangle, ld nc) in place;
- * MB_ERR_LINALG and *bad = k when pivot k is not above 64 N eps of W_kk */
+/* Phi_q (Pq, nc x nq) by columns without its zeros: column j holds the rows pr[n] and
+ * values pv[n] for n in [pc[j], pc[j + 1]) (a planar joint touches at most 6 of the
+ * nq columns, so most of Phi_q is zero) */
+static void schur_compress(mb_index1 *f)
+{
+    ptrdiff_t nq = f->nq, nc = f->nc;
+    const double *P = f->Pq;
+    int n = 0;
+    for (ptrdiff_t j = 0; j < nq; j++) {
+        f->pc[j] = n;
+        for (ptrdiff_t k = 0; k < nc; k++) {
+            double v = P[k + nc * j];
+            if (v != 0) {
+                f->pv[n] = v;
+                f->pr[n++] = (int)k;
+            }
+        }
+    }
+    f->pc[nq] = n;
+}
+
+/* W = Pq diag(minv) Pq^T (from the compressed Pq), its Cholesky factor (lower
+ * triangle, ld nc) in place; MB_ERR_LINALG and *bad = k when pivot k is not above
+ * 64 N eps of W_kk */
 static int schur_factor(mb_index1 *f, ptrdiff_t *bad)
 {
     ptrdiff_t nq = f->nq, nc = f->nc, N = nq + nc;
-    const double *P = f->Pq, *mi = f->minv;
+    const double *mi = f->minv, *pv = f->pv;
+    const int *pc = f->pc, *pr = f->pr;
     double *W = f->W;
+    schur_compress(f);
     for (ptrdiff_t b = 0; b < nc; b++)
-        for (ptrdiff_t a = b; a < nc; a++) {
-            double s = 0;
-            for (ptrdiff_t k = 0; k < nq; k++) s += P[a + nc * k] * mi[k] * P[b + nc * k];
-            W[a + nc * b] = s;
+        for (ptrdiff_t a = b; a < nc; a++) W[a + nc * b] = 0;
+    /* W += mi_j p_j p_j^T over the nonzeros of column j (rows ascending: the lower
+     * triangle is w >= u) */
+    for (ptrdiff_t j = 0; j < nq; j++)
+        for (int u = pc[j]; u < pc[j + 1]; u++) {
+            double v = mi[j] * pv[u], *Wu = W + nc * pr[u];
+            for (int w = u; w < pc[j + 1]; w++) Wu[pr[w]] += v * pv[w];
         }
     double tol = 64.0 * (double)N * DBL_EPSILON;
     for (ptrdiff_t j = 0; j < nc; j++) {
@@ -169,26 +203,33 @@ static int schur_factor(mb_index1 *f, ptrdiff_t *bad)
     return MB_OK;
 }
 
-/* B (N x nrhs, ld N) <- S^-1 B through the Schur complement (schur_factor done);
- * zero columns are left as they are */
+/* B (N x nrhs, ld N, nrhs <= 2 nq) <- S^-1 B through the Schur complement
+ * (schur_factor done); zero columns are left as they are.  The triangular solves run
+ * over all columns at once (independent chains of divisions side by side). */
 static void schur_solve(const mb_index1 *f, double *B, ptrdiff_t nrhs)
 {
     ptrdiff_t nq = f->nq, nc = f->nc, N = nq + nc;
-    const double *P = f->Pq, *mi = f->minv, *W = f->W;
+    const double *mi = f->minv, *W = f->W, *pv = f->pv;
+    const int *pc = f->pc, *pr = f->pr;
+    int *cols = f->cols, m = 0;
     for (ptrdiff_t c = 0; c < nrhs; c++) {
         double *x = B + N * c, *mu = x + nq;
         ptrdiff_t nz = 0;
         while (nz < N && x[nz] == 0) nz++;
         if (nz == N)
             continue;  /* a zero column (df/dx of a coordinate f does not depend on) */
-        for (ptrdiff_t k = 0; k < nq; k++) x[k] *= mi[k];          /* M^-1 r1 */
+        cols[m++] = (int)c;
         for (ptrdiff_t k = 0; k < nc; k++) mu[k] = -mu[k];
-        for (ptrdiff_t j = 0; j < nq; j++) {                       /* + Phi_q M^-1 r1 */
-            double v = x[j];
+        for (ptrdiff_t j = 0; j < nq; j++) {                       /* M^-1 r1, + Phi_q M^-1 r1 */
+            double v = x[j] * mi[j];
+            x[j] = v;
             if (v != 0)
-                for (ptrdiff_t k = 0; k < nc; k++) mu[k] += P[k + nc * j] * v;
+                for (int u = pc[j]; u < pc[j + 1]; u++) mu[pr[u]] += pv[u] * v;
         }
-        for (ptrdiff_t i = 0; i < nc; i++) {                       /* L L^T mu = . */
+    }
+    if (m == 1) {  /* one right-hand side (f): the plain substitutions */
+        double *mu = B + N * cols[0] + nq;
+        for (ptrdiff_t i = 0; i < nc; i++) {
             double s = mu[i];
             for (ptrdiff_t k = 0; k < i; k++) s -= W[i + nc * k] * mu[k];
             mu[i] = s / W[i + nc * i];
@@ -198,9 +239,28 @@ static void schur_solve(const mb_index1 *f, double *B, ptrdiff_t nrhs)
             for (ptrdiff_t k = i + 1; k < nc; k++) s -= W[k + nc * i] * mu[k];
             mu[i] = s / W[i + nc * i];
         }
-        for (ptrdiff_t j = 0; j < nq; j++) {                       /* - M^-1 Phi_q^T mu */
+    }
+    for (ptrdiff_t i = 0; i < nc && m > 1; i++) {                  /* L L^T mu = . */
+        const double *Wi = W + i, d = W[i + nc * i];
+        for (int v = 0; v < m; v++) {
+            double *mu = B + N * cols[v] + nq, s = mu[i];
+            for (ptrdiff_t k = 0; k < i; k++) s -= Wi[nc * k] * mu[k];
+            mu[i] = s / d;
+        }
+    }
+    for (ptrdiff_t i = nc - 1; i >= 0 && m > 1; i--) {
+        const double *Wi = W + nc * i, d = W[i + nc * i];
+        for (int v = 0; v < m; v++) {
+            double *mu = B + N * cols[v] + nq, s = mu[i];
+            for (ptrdiff_t k = i + 1; k < nc; k++) s -= Wi[k] * mu[k];
+            mu[i] = s / d;
+        }
+    }
+    for (int v = 0; v < m; v++) {                                  /* - M^-1 Phi_q^T mu */
+        double *x = B + N * cols[v], *mu = x + nq;
+        for (ptrdiff_t j = 0; j < nq; j++) {
             double s = 0;
-            for (ptrdiff_t k = 0; k < nc; k++) s += P[k + nc * j] * mu[k];
+            for (int u = pc[j]; u < pc[j + 1]; u++) s += pv[u] * mu[pr[u]];
             x[j] -= mi[j] * s;
         }
     }
@@ -211,7 +271,8 @@ static int saddle_solve(mb_index1 *f, double *B, ptrdiff_t nrhs)
 {
     ptrdiff_t N = f->nq + f->nc;
     if (f->schur) {
-        schur_solve(f, B, nrhs);
+        for (ptrdiff_t c0 = 0; c0 < nrhs; c0 += 2 * f->nq)  /* at most 2 nq at a time */
+            schur_solve(f, B + N * c0, nrhs - c0 < 2 * f->nq ? nrhs - c0 : 2 * f->nq);
         return MB_OK;
     }
     return solve_scaled(N, f->S, N, f->dsc, f->ipiv, B, nrhs);
@@ -235,17 +296,21 @@ static int saddle(mb_index1 *f, double t, const double *q, const double *qd)
     double *Pq = f->schur ? f->Pq : S + nq;
     ptrdiff_t ldp = f->schur ? nc : N;
     int rc;
+    double *g = b + nq;
     if (!f->schur && (rc = me->mass(me->ctx, q, S, N)) != 0) return rc;
-    if ((rc = me->forces(me->ctx, t, q, qd, b)) != 0) return rc;
+    if (f->use_qpg) {  /* Q, Phi_q and gamma in one pass */
+        if ((rc = me->fused_qpg(me->ctx, t, q, qd, b, Pq, ldp, g, f->kwork)) != 0) return rc;
+    } else {
+        if ((rc = me->forces(me->ctx, t, q, qd, b)) != 0) return rc;
+        if (nc > 0 && (rc = me->phi_q(me->ctx, t, q, Pq, ldp)) != 0) return rc;
+        if (nc > 0 && (rc = eval_gamma(f, t, q, qd, g)) != 0) return rc;
+    }
     if (nc > 0) {
-        if ((rc = me->phi_q(me->ctx, t, q, Pq, ldp)) != 0) return rc;
         if (!f->schur)
             for (ptrdiff_t r = 0; r < nc; r++) {
                 for (ptrdiff_t c = 0; c < nq; c++) S[c + N * (nq + r)] = S[nq + r + N * c];
                 for (ptrdiff_t c = 0; c < nc; c++) S[nq + c + N * (nq + r)] = 0.0;
             }
-        double *g = b + nq;
-        if ((rc = eval_gamma(f, t, q, qd, g)) != 0) return rc;
         if (f->alpha != 0) {  /* - 2 alpha (Phi_q q' + Phi_t) */
             if ((rc = eval_phi_t(f, t, q, f->vc1)) != 0) return rc;
             mb_gemv(nc, nq, 1.0, Pq, ldp, qd, 1.0, f->vc1);
@@ -425,37 +490,50 @@ static int index1_jac(double t, const double *y, double *J, ptrdiff_t ldJ, void 
     double *RTL = R, *RTR = R + N * nq, *RBL = R + nq, *RBR = R + N * nq + nq;
     void *c = me->ctx;
 
-    /* force derivatives, then - (M a)_q (differences of M when it is not constant) */
-    if ((rc = mb_index1_forces_jac(f, t, q, qd, RTL, RTR, N)) != 0) return rc;
+    if (f->use_lin) {
+        /* [Q_q - (Phi_q^T lam)_q; gamma_q - (Phi_q a)_q] and [Q_q'; gamma_q'] in one pass */
+        if ((rc = me->fused_lin(c, t, q, qd, a, lam, RTL, RTR, N, f->kwork)) != 0) return rc;
+    } else {
+        /* force derivatives */
+        if ((rc = mb_index1_forces_jac(f, t, q, qd, RTL, RTR, N)) != 0) return rc;
+        if (nc > 0) {
+            if ((rc = mb_index1_gamma_jac(f, t, q, qd, RBL, RBR, N)) != 0) return rc;
+            /* T1 = (Phi_q^T lam)_q, T2 = (Phi_q a)_q, T3 = (Phi_q q')_q (Baumgarte) */
+            const double *x3 = f->alpha != 0 ? qd : NULL;
+            if ((rc = mb_index1_phiq_jac(f, t, q, lam, f->T1, a, f->T2, x3, f->T3)) != 0)
+                return rc;
+            for (ptrdiff_t j = 0; j < nq; j++) {
+                for (ptrdiff_t i = 0; i < nq; i++) RTL[i + N * j] -= f->T1[i + nq * j];
+                for (ptrdiff_t k = 0; k < nc; k++) RBL[k + N * j] -= f->T2[k + nc * j];
+            }
+        }
+    }
+    /* - (M a)_q (differences of M when it is not constant) */
     if ((rc = mb_index1_mass_jac(f, q, a, -1.0, RTL, N)) != 0) return rc;
 
-    if (nc > 0) {
-        if ((rc = mb_index1_gamma_jac(f, t, q, qd, RBL, RBR, N)) != 0) return rc;
-
-        /* T1 = (Phi_q^T lam)_q, T2 = (Phi_q a)_q, T3 = (Phi_q q')_q (Baumgarte) */
-        int want3 = f->alpha != 0;
-        if ((rc = mb_index1_phiq_jac(f, t, q, lam, f->T1, a, f->T2, want3 ? qd : NULL, f->T3)) != 0)
-            return rc;
-        for (ptrdiff_t j = 0; j < nq; j++) {
-            for (ptrdiff_t i = 0; i < nq; i++) RTL[i + N * j] -= f->T1[i + nq * j];
-            for (ptrdiff_t k = 0; k < nc; k++) RBL[k + N * j] -= f->T2[k + nc * j];
-        }
-
-        if (f->alpha != 0 || f->beta != 0) {
-            double a2 = 2 * f->alpha, b2 = f->beta * f->beta;
+    if (nc > 0 && (f->alpha != 0 || f->beta != 0)) {
+        /* Baumgarte: - 2 alpha ((Phi_q q')_q + Phi_tq) - beta^2 Phi_q, - 2 alpha Phi_q */
+        double a2 = 2 * f->alpha, b2 = f->beta * f->beta;
+        /* Phi_q at the cached point: kept by the Schur path, overwritten by the LU's */
+        const double *P = f->Pq;
+        if (!f->schur) {
             if ((rc = me->phi_q(c, t, q, f->P1, nc)) != 0) return rc;
-            if (f->alpha != 0) {  /* Phi_tq = (Phi_q)_t by differences in t */
-                if ((rc = mb_index1_phi_tq(f, t, q, f->Pg)) != 0) return rc;
-                for (ptrdiff_t l = 0; l < nc * nq; l++)
-                    f->T3[l] += f->Pg[l];
-            }
-            for (ptrdiff_t j = 0; j < nq; j++)
-                for (ptrdiff_t k = 0; k < nc; k++) {
-                    double p = f->P1[k + nc * j];
-                    RBL[k + N * j] -= b2 * p + (f->alpha != 0 ? a2 * f->T3[k + nc * j] : 0.0);
-                    RBR[k + N * j] -= a2 * p;
-                }
+            P = f->P1;
         }
+        if (f->alpha != 0) {  /* T3 = (Phi_q q')_q, Phi_tq = (Phi_q)_t by differences in t */
+            if (f->use_lin &&
+                (rc = mb_index1_phiq_jac(f, t, q, NULL, NULL, NULL, NULL, qd, f->T3)) != 0)
+                return rc;
+            if ((rc = mb_index1_phi_tq(f, t, q, f->Pg)) != 0) return rc;
+            for (ptrdiff_t l = 0; l < nc * nq; l++)
+                f->T3[l] += f->Pg[l];
+        }
+        for (ptrdiff_t j = 0; j < nq; j++)
+            for (ptrdiff_t k = 0; k < nc; k++) {
+                double p = P[k + nc * j];
+                RBL[k + N * j] -= b2 * p + (f->alpha != 0 ? a2 * f->T3[k + nc * j] : 0.0);
+                RBR[k + N * j] -= a2 * p;
+            }
     }
 
     if ((rc = saddle_solve(f, R, 2 * nq)) != MB_OK) return rc;
@@ -606,12 +684,14 @@ int mb_index1_init_ex(mb_index1 *f, const mb_mech *mech, double alpha, double be
         {&f->P2, nc * nq}, {&f->M1, nmass}, {&f->M2, nmass},
         {&f->G, nc * nc}, {&f->gsc, nc}, {&f->vq1, nq}, {&f->vq2, nq}, {&f->vq3, nq},
         {&f->vc1, nc}, {&f->vc2, nc}, {&f->vc3, nc}, {&f->Pg, nc * nq}, {&f->minv, nq},
-        {&f->W, nc * nc}, {&f->Pq, nc * nq},
-        {&f->dwork, (ptrdiff_t)mb_mechd_work_size(nq, nc)}};
+        {&f->W, nc * nc}, {&f->Pq, nc * nq}, {&f->pv, nc * nq},
+        {&f->dwork, (ptrdiff_t)mb_mechd_work_size(nq, nc)},
+        {&f->kwork, (mech->fused_qpg || mech->fused_lin) && mech->fused_work > 0
+                        ? mech->fused_work : 0}};
     size_t np = sizeof parts / sizeof parts[0], total = 0;
     for (size_t k = 0; k < np; k++) total += (size_t)parts[k].n;
     f->work = calloc(total + 1, sizeof(double));
-    f->ipiv = calloc((size_t)(N + nc) + 1, sizeof(int));
+    f->ipiv = calloc((size_t)(N + nc + nc * nq + nq + 1 + 2 * nq) + 1, sizeof(int));
     if (!f->work || !f->ipiv) {
         mb_index1_free(f);
         return fail(f, MB_ERR_MEM, "mb_index1_init: out of memory.");
@@ -622,6 +702,13 @@ int mb_index1_init_ex(mb_index1 *f, const mb_mech *mech, double alpha, double be
         w += parts[k].n;
     }
     f->ipiv_g = f->ipiv + N;
+    f->pr = f->ipiv_g + nc;
+    f->pc = f->pr + nc * nq;
+    f->cols = f->pc + nq + 1;
+    /* the fused kernels only while every separate kernel they stand for is there */
+    f->use_qpg = mech->fused_qpg && mech->fused_work >= 0 && mech->gamma;
+    f->use_lin = mech->fused_lin && mech->fused_work >= 0 && mech->forces_q && mech->forces_qd &&
+                 mech->gamma_q && mech->gamma_qd && mech->phiq_x_q && mech->phiqT_lam_q;
     mb_mechd_init(&f->d, mech, f->dwork);
     f->cache_ok = 0;
     /* the Schur path when M is constant, diagonal and positive (M at q = 0: vq1) */

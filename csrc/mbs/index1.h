@@ -42,6 +42,11 @@ typedef struct mb_index1 {
     int schur;            /* 1: M constant diagonal, saddle solves by the Schur complement */
     double *minv, *W, *Pq; /* Schur path: diag(M)^-1, Cholesky factor of Phi_q M^-1 Phi_q^T
                             * (lower, ld nc), Phi_q (nc x nq) of the cached point */
+    double *pv;           /* Schur path: the nonzeros of Pq by columns (values pv, rows pr, */
+    int *pr, *pc;         /* column starts pc, nq + 1 of them; inside the ipiv block) */
+    int *cols;            /* Schur path: the nonzero right-hand sides of a solve (2 nq) */
+    double *kwork;        /* scratch of the mechanism's fused kernels (mech->fused_work) */
+    int use_qpg, use_lin; /* the fused kernels stand in for the separate ones (mech.h) */
     double tcache;
     int cache_ok;
     char msg[256];

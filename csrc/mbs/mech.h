@@ -76,6 +76,23 @@ typedef struct mb_mech {
     /* sparse kernels (above) or NULL: planar models without Python forces have them
      * (mb_planar_mech); MechanicalSystem and spatial models do not */
     const mb_mech_sparse *sparse;
+    /* optional fused kernels (NULL: the separate kernels above), each giving exactly
+     * what the separate kernels it stands for give, in one pass over the elements (a
+     * planar model: the trigonometry once per body, assemble.c); work: fused_work
+     * doubles of scratch owned by the caller.  A formulation uses one only while every
+     * separate kernel it stands for is in the table (a table that drops one, e.g. to
+     * exercise the difference fallbacks, takes the separate path).
+     * fused_qpg: Q (nq), Phi_q (nc x nq, ld) and gamma (nc) at (t, q, q')
+     *            (forces, phi_q, gamma) */
+    ptrdiff_t fused_work;
+    int (*fused_qpg)(void *ctx, double t, const double *q, const double *qd, double *Q,
+                     double *Pq, ptrdiff_t ld, double *g, double *work);
+    /* fused_lin: the linearization of (Q - Phi_q^T lambda, gamma - Phi_q a) in q and q'
+     * at fixed a (nq) and lambda (nc): both (nq + nc) x nq with leading dimension ld,
+     *     Rq = [ Q_q - (Phi_q^T lambda)_q ; gamma_q - (Phi_q a)_q ],   Rv = [ Q_q' ; gamma_q' ]
+     * (forces_q, forces_qd, phiqT_lam_q, phiq_x_q, gamma_q, gamma_qd) */
+    int (*fused_lin)(void *ctx, double t, const double *q, const double *qd, const double *a,
+                     const double *lam, double *Rq, double *Rv, ptrdiff_t ld, double *work);
 } mb_mech;
 
 #endif

@@ -106,6 +106,17 @@ int mb_planar_forces_q(const mb_planar_model *m, double t, const double *q, cons
                        double *Qq, ptrdiff_t ld);
 int mb_planar_forces_qd(const mb_planar_model *m, double t, const double *q, const double *qd,
                         double *Qv, ptrdiff_t ld);
+/* fused kernels (mech.h fused_qpg, fused_lin) over work of mb_planar_fused_work(m)
+ * doubles (cos and sin per body, computed once per call):
+ * qpg: Q (nq), Phi_q (nc x nq, ld) and gamma (nc) at (t, q, q');
+ * lin: Rq = [Q_q - (Phi_q^T lam)_q ; gamma_q - (Phi_q a)_q], Rv = [Q_qd ; gamma_qd]
+ * ((nq + nc) x nq each, ld) */
+ptrdiff_t mb_planar_fused_work(const mb_planar_model *m);
+int mb_planar_qpg(const mb_planar_model *m, double t, const double *q, const double *qd,
+                  double *Q, double *Pq, ptrdiff_t ld, double *g, double *work);
+int mb_planar_lin(const mb_planar_model *m, double t, const double *q, const double *qd,
+                  const double *a, const double *lam, double *Rq, double *Rv, ptrdiff_t ld,
+                  double *work);
 int mb_planar_energy(const mb_planar_model *m, double t, const double *q, const double *qd,
                      double *kinetic, double *potential);
 /* contact gap functions Psi (one per contact force, > 0 in contact, LLM eq 17-19) */

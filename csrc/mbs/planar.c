@@ -10,6 +10,8 @@
  *   Phi_q = g,  (Phi_q x)_q = H x,  (Phi_q^T lam)_q = sum_r lam_r H_r,
  *   gamma = -(Phi_q qd)_q qd - 2 Phi_qt qd - Phi_tt = -qd' H qd - ptt,
  *   gamma_q = -T,  gamma_qd = -2 H qd.
+ * gamma alone (MB_JL_GAMMA without the Hessian flags) takes qd' H qd from each row's
+ * closed form (qHq) without forming H.
  * Notation: A(phi) the rotation, u = A s' a body-fixed vector in global
  * components, perp(u) = (-u_y, u_x) = dA/dphi s' (so d perp(u)/dphi = -u).
  * Local coordinates ql = (x_i, y_i, phi_i, x_j, y_j, phi_j): index 2 = phi_i, 5 = phi_j.
@@ -45,7 +47,8 @@ int mb_joint_rows(int type)
 
 /* one constraint row in local coordinates (see the header comment) */
 typedef struct row_t {
-    double phi, g[6], H[6][6], T[6], pt, ptt;
+    double phi, g[6], (*H)[6], T[6], pt, ptt;  /* H: 6 x 6, in the caller's output or scratch */
+    double qHq;  /* qd' H qd, formed directly (without H) when curv: for gamma */
 } row_t;
 
 static void rot(double c, double s, const double v[2], double out[2])
@@ -64,7 +67,7 @@ static double dot2(const double a[2], const double b[2]) { return a[0] * b[0] + 
 
 /* component a (0: x, 1: y) of r_i + A_i si - r_j - A_j sj */
 static void revolute_row(const mb_pair *p, const double si[2], const double sj[2], int a, int hess,
-                         int third, row_t *r)
+                         int curv, int third, row_t *r)
 {
     double ui[2], uj[2], pui[2], puj[2];
     rot(p->ci, p->si, si, ui);
@@ -81,6 +84,8 @@ static void revolute_row(const mb_pair *p, const double si[2], const double sj[2
         r->H[PI_][PI_] = -ui[a];
         r->H[PJ_][PJ_] = uj[a];
     }
+    if (curv)
+        r->qHq = uj[a] * wj * wj - ui[a] * wi * wi;
     if (third) {
         r->T[PI_] = -pui[a] * wi * wi;
         r->T[PJ_] = puj[a] * wj * wj;
@@ -89,7 +94,7 @@ static void revolute_row(const mb_pair *p, const double si[2], const double sj[2
 
 /* (d.d - L^2)/2 with d = r_j + A_j sj - r_i - A_i si */
 static void distance_row(const mb_pair *p, const double si[2], const double sj[2], double L,
-                         int hess, int third, row_t *r)
+                         int hess, int curv, int third, row_t *r)
 {
     double ui[2], uj[2], pui[2], puj[2], d[2], D[6][2];
     rot(p->ci, p->si, si, ui);
@@ -109,24 +114,27 @@ static void distance_row(const mb_pair *p, const double si[2], const double sj[2
         r->H[PI_][PI_] += dot2(d, ui);   /* d^2 d / dphi_i^2 = u_i */
         r->H[PJ_][PJ_] -= dot2(d, uj);   /* d^2 d / dphi_j^2 = -u_j */
     }
-    if (third) {
+    if (curv || third) {
         double wi = p->qd[PI_], wj = p->qd[PJ_], dd[2] = {0, 0};
         for (int m = 0; m < 6; m++) {
             dd[0] += D[m][0] * p->qd[m];
             dd[1] += D[m][1] * p->qd[m];
         }
         /* qd'Hqd = |D qd|^2 + (d.u_i) wi^2 - (d.u_j) wj^2 */
-        for (int m = 0; m < 6; m++)
-            r->T[m] = wi * wi * dot2(D[m], ui) - wj * wj * dot2(D[m], uj);
-        r->T[PI_] += 2 * wi * dot2(dd, ui) + wi * wi * dot2(d, pui);
-        r->T[PJ_] += -2 * wj * dot2(dd, uj) - wj * wj * dot2(d, puj);
+        r->qHq = dot2(dd, dd) + wi * wi * dot2(d, ui) - wj * wj * dot2(d, uj);
+        if (third) {
+            for (int m = 0; m < 6; m++)
+                r->T[m] = wi * wi * dot2(D[m], ui) - wj * wj * dot2(D[m], uj);
+            r->T[PI_] += 2 * wi * dot2(dd, ui) + wi * wi * dot2(d, pui);
+            r->T[PJ_] += -2 * wj * dot2(dd, uj) - wj * wj * dot2(d, puj);
+        }
     }
 }
 
 /* (A_i ni)^perp . d, d = r_j + A_j sj - r_i - A_i si  (= w.e - perp(ni).si with
  * w = A_i perp(ni), e = r_j + A_j sj - r_i: the A_i si part is constant) */
 static void translational_row(const mb_pair *p, const double si[2], const double sj[2],
-                              const double ni[2], int hess, int third, row_t *r)
+                              const double ni[2], int hess, int curv, int third, row_t *r)
 {
     double ui[2], uj[2], puj[2], np[2], w[2], wp[2], e[2], E[6][2];
     rot(p->ci, p->si, si, ui);
@@ -150,16 +158,19 @@ static void translational_row(const mb_pair *p, const double si[2], const double
         r->H[PI_][PI_] = -dot2(w, e);
         r->H[PJ_][PJ_] = -dot2(w, uj);
     }
-    if (third) {
+    if (curv || third) {
         /* qd'Hqd = 2 wi (w'.e') - wi^2 (w.e) - wj^2 (w.u_j), e' = E qd */
         double wi = p->qd[PI_], wj = p->qd[PJ_], ed[2] = {0, 0};
         for (int m = 0; m < 6; m++) {
             ed[0] += E[m][0] * p->qd[m];
             ed[1] += E[m][1] * p->qd[m];
         }
-        for (int m = 0; m < 6; m++) r->T[m] = -wi * wi * r->g[m];
-        r->T[PI_] += -2 * wi * dot2(w, ed) - wj * wj * dot2(wp, uj);
-        r->T[PJ_] += -2 * wi * wj * dot2(wp, uj) - wj * wj * dot2(w, puj);
+        r->qHq = 2 * wi * dot2(wp, ed) - wi * wi * dot2(w, e) - wj * wj * dot2(w, uj);
+        if (third) {
+            for (int m = 0; m < 6; m++) r->T[m] = -wi * wi * r->g[m];
+            r->T[PI_] += -2 * wi * dot2(w, ed) - wj * wj * dot2(wp, uj);
+            r->T[PJ_] += -2 * wi * wj * dot2(wp, uj) - wj * wj * dot2(w, puj);
+        }
     }
 }
 
@@ -177,34 +188,38 @@ int mb_joint_eval(const mb_planar_joint *J, double t, const mb_pair *p, unsigned
                   mb_joint_local *out)
 {
     row_t rows[3];
+    double Hs[3][6][6];  /* the Hessians when they are not an output */
     int nr = mb_joint_rows(J->type);
     if (nr == 0)
         return MB_ERR_ILL_INPUT;
-    int hess = (what & (MB_JL_GAMMA | MB_JL_HESS | MB_JL_GQ | MB_JL_GQD)) != 0;
+    /* the Hessian only where it is read; gamma alone takes qd' H qd formed directly */
+    int hess = (what & (MB_JL_HESS | MB_JL_GQ | MB_JL_GQD)) != 0;
+    int curv = (what & MB_JL_GAMMA) != 0;
     int third = (what & MB_JL_GQ) != 0;
     for (int k = 0; k < nr; k++) {  /* clear only what will be read */
         row_t *r = &rows[k];
-        r->phi = r->pt = r->ptt = 0;
+        r->phi = r->pt = r->ptt = r->qHq = 0;
         memset(r->g, 0, sizeof r->g);
-        if (hess) memset(r->H, 0, sizeof r->H);
+        r->H = (what & MB_JL_HESS) ? out->H[k] : Hs[k];  /* written in place */
+        if (hess) memset(r->H, 0, sizeof Hs[k]);
         if (third) memset(r->T, 0, sizeof r->T);
     }
     double f0, f1, f2;
     switch (J->type) {
     case MB_JOINT_REVOLUTE:
-        revolute_row(p, J->si, J->sj, 0, hess, third, &rows[0]);
-        revolute_row(p, J->si, J->sj, 1, hess, third, &rows[1]);
+        revolute_row(p, J->si, J->sj, 0, hess, curv, third, &rows[0]);
+        revolute_row(p, J->si, J->sj, 1, hess, curv, third, &rows[1]);
         break;
     case MB_JOINT_TRANSLATIONAL:
         angle_row(p, J->phi0, 0, 0, &rows[0]);
-        translational_row(p, J->si, J->sj, J->ni, hess, third, &rows[1]);
+        translational_row(p, J->si, J->sj, J->ni, hess, curv, third, &rows[1]);
         break;
     case MB_JOINT_DISTANCE:
-        distance_row(p, J->si, J->sj, J->L, hess, third, &rows[0]);
+        distance_row(p, J->si, J->sj, J->L, hess, curv, third, &rows[0]);
         break;
     case MB_JOINT_FIXED:
-        revolute_row(p, J->si, J->sj, 0, hess, third, &rows[0]);
-        revolute_row(p, J->si, J->sj, 1, hess, third, &rows[1]);
+        revolute_row(p, J->si, J->sj, 0, hess, curv, third, &rows[0]);
+        revolute_row(p, J->si, J->sj, 1, hess, curv, third, &rows[1]);
         angle_row(p, J->phi0, 0, 0, &rows[2]);
         break;
     case MB_JOINT_DRIVER_COORD:
@@ -222,25 +237,28 @@ int mb_joint_eval(const mb_planar_joint *J, double t, const mb_pair *p, unsigned
         break;
     }
     out->nr = nr;
+    switch (J->type) {  /* where the curvature terms live */
+    case MB_JOINT_REVOLUTE:
+    case MB_JOINT_FIXED: out->hmask = (1u << PI_) | (1u << PJ_); break;
+    case MB_JOINT_TRANSLATIONAL:
+    case MB_JOINT_DISTANCE: out->hmask = 0x3Fu; break;
+    default: out->hmask = 0; break;  /* drivers: affine in q */
+    }
     for (int k = 0; k < nr; k++) {
         const row_t *r = &rows[k];
         if (what & MB_JL_PHI) out->phi[k] = r->phi;
         if (what & MB_JL_PT) out->pt[k] = r->pt;
         if (what & MB_JL_PQ) memcpy(out->Pq[k], r->g, sizeof r->g);
-        if (what & MB_JL_HESS) memcpy(out->H[k], r->H, sizeof r->H);
-        if (what & (MB_JL_GAMMA | MB_JL_GQD)) {
-            double Hqd[6], qHq = 0;
+        /* (rows without curvature, e.g. angle rows, have H = 0 and qHq = 0) */
+        if (what & MB_JL_GAMMA) out->gamma[k] = -r->qHq - r->ptt;
+        if (what & MB_JL_GQD)  /* H vanishes outside hmask x hmask */
             for (int a = 0; a < 6; a++) {
                 double s = 0;
-                for (int b = 0; b < 6; b++) s += r->H[a][b] * p->qd[b];
-                Hqd[a] = s;
-                qHq += p->qd[a] * s;
+                if ((out->hmask >> a) & 1u)
+                    for (int b = 0; b < 6; b++)
+                        if ((out->hmask >> b) & 1u) s += r->H[a][b] * p->qd[b];
+                out->gqd[k][a] = -2 * s;
             }
-            /* (rows without curvature, e.g. angle rows, have H = 0 and give 0 here) */
-            if (what & MB_JL_GAMMA) out->gamma[k] = -qHq - r->ptt;
-            if (what & MB_JL_GQD)
-                for (int a = 0; a < 6; a++) out->gqd[k][a] = -2 * Hqd[a];
-        }
         if (what & MB_JL_GQ)
             for (int a = 0; a < 6; a++) out->gq[k][a] = -r->T[a];
     }

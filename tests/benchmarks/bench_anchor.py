@@ -35,8 +35,11 @@ quarter of a decade.
 
 Per-evaluation cost: the anchor's f and J (its J includes the saddle solve it
 needs, as in its CVODE callback) timed inside the program over distinct states;
-mbint's f and J timed through the batch kernels (``model.rhs(t, Y)`` with Y of
-BATCH distinct states: the C loop, one Python call per batch).
+mbint's f and J timed two ways: in C as the integrators call them
+(``index1_evaltime.c``, built here against the kernels, the same protocol as the
+anchor's: like for like), and through the batch kernels (``model.rhs(t, Y)`` with Y
+of BATCH distinct states: the C loop, one Python call per batch, plus NumPy's
+conversions and the transposed copy of the output, which dominate the Jacobian's).
 
 Run ``python tests/benchmarks/bench_anchor.py`` (writes out/bench_anchor.md) or
 ``make bench``.
@@ -61,6 +64,8 @@ SRC = HERE / "anchor_cvode.c"
 ROOT = HERE.parents[1]
 OUT_MD = ROOT / "out" / "bench_anchor.md"
 BIN = ROOT / "build" / "bench" / "anchor_cvode"
+EVAL_SRC = HERE / "index1_evaltime.c"
+EVAL_BIN = ROOT / "build" / "bench" / "index1_evaltime"
 LIBS = ["-lsundials_cvode", "-lsundials_nvecserial", "-lsundials_sunmatrixdense",
         "-lsundials_sunlinsoldense", "-lm"]
 SPAN = (0.0, 2.0)
@@ -84,6 +89,36 @@ def build(path=BIN):
     subprocess.run([cc, "-O2", "-o", str(tmp), str(SRC)] + LIBS, check=True)
     tmp.replace(path)
     return path
+
+
+def build_evaltime(path=EVAL_BIN):
+    """Compile index1_evaltime.c with the C kernels (-O2, the sources and libraries of
+    the C test harness) when missing or older than any source; returns the path."""
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    import test_c_harness as harness
+    path = Path(path)
+    srcs = harness._sources()
+    newest = max(p.stat().st_mtime for p in srcs + [EVAL_SRC] +
+                 sorted((ROOT / "csrc").glob("*/*.h")))
+    if path.exists() and path.stat().st_mtime >= newest:
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cc = os.environ.get("CC", shutil.which("cc") or "gcc")
+    inc = [f"-I{ROOT / 'csrc' / d}" for d in harness.KERNEL_DIRS] + [f"-I{ROOT / 'tests' / 'c'}"]
+    tmp = path.with_suffix(".tmp")
+    subprocess.run([cc, "-std=c11", "-O2", *inc, "-o", str(tmp), str(EVAL_SRC),
+                    *map(str, srcs), *harness._libs()], check=True)
+    tmp.replace(path)
+    return path
+
+
+def mbint_evaltime(k=200000, exe=None):
+    """Seconds per f and per J of mbint's index-1 kernels called in C."""
+    exe = exe or build_evaltime()
+    out = subprocess.run([str(exe), str(k)], capture_output=True, text=True,
+                         check=True).stdout.split()
+    return float(out[1]), float(out[3])
 
 
 def anchor_eval(y, exe=None):
@@ -219,19 +254,23 @@ def best_of(rows, names, e):
 
 
 def evaluation_costs(rounds=ROUNDS):
-    """Seconds per f and per J: (anchor f, anchor J, mbint f, mbint J), medians of
-    interleaved rounds."""
+    """Seconds per f and per J: anchor f, J (af, aj), mbint's in C (cf, cj) and
+    through the batch kernels (mf, mj), medians of interleaved rounds."""
     exe = build()
+    exe_c = build_evaltime()
     m = models.stiff_double_pendulum()
     rng = np.random.default_rng(0)
     Y = (np.concatenate([m.q0, m.qd0])[:, None] + 0.05 * rng.standard_normal((12, BATCH)))
     tt = np.zeros(BATCH)
     m.rhs(tt, Y), m.jacobian(tt, Y)
-    res = {k: [] for k in ("af", "aj", "mf", "mj")}
+    res = {k: [] for k in ("af", "aj", "cf", "cj", "mf", "mj")}
     for _ in range(rounds):
         af, aj = anchor_evaltime(exe=exe)
         res["af"].append(af)
         res["aj"].append(aj)
+        cf, cj = mbint_evaltime(exe=exe_c)
+        res["cf"].append(cf)
+        res["cj"].append(cj)
         for key, fn in (("mf", m.rhs), ("mj", m.jacobian)):
             t0, k = time.perf_counter(), 0
             while k == 0 or time.perf_counter() - t0 < 0.05:
@@ -271,10 +310,13 @@ def report(rows, costs=None):
                      "NumPy model")
     if costs:
         lines += ["", "## One evaluation (C, distinct states)", "",
-                  "| | hand-written [us] | mbint [us] | ratio |", "|---|---:|---:|---:|",
-                  f"| f | {costs['af'] * 1e6:.3f} | {costs['mf'] * 1e6:.3f} | "
+                  "| | hand-written [us] | mbint in C [us] | ratio | mbint batch [us] | "
+                  "ratio |", "|---|---:|---:|---:|---:|---:|",
+                  f"| f | {costs['af'] * 1e6:.3f} | {costs['cf'] * 1e6:.3f} | "
+                  f"{costs['cf'] / costs['af']:.2f} | {costs['mf'] * 1e6:.3f} | "
                   f"{costs['mf'] / costs['af']:.2f} |",
                   f"| J (incl. its saddle solve) | {costs['aj'] * 1e6:.3f} | "
+                  f"{costs['cj'] * 1e6:.3f} | {costs['cj'] / costs['aj']:.2f} | "
                   f"{costs['mj'] * 1e6:.3f} | {costs['mj'] / costs['aj']:.2f} |"]
     return "\n".join(lines) + "\n"
 

@@ -5,7 +5,8 @@ mbint and SciPy at matched error over the whole trajectory.
 Issue targets (at error <= 2e-5): mbint's best <= 1.0x the anchor, SciPy's best >=
 30x mbint's best; one f <= 1.2x the hand-written one, its Jacobian <= 1.5x.  The
 tests assert what holds today (measured floors, with margin: mbint's best <= 1.5x,
-SciPy's best >= 3x, f <= 8x, J <= 15x) and print the rest;
+SciPy's best >= 3x, f and J in C <= 4x, through the batch kernels f <= 8x, J <= 15x)
+and print the rest;
 out/bench_anchor.md has the tables.
 
 The cvode_bdf accuracy question of the issue ("17x larger error at tol 1e-6 with
@@ -96,7 +97,11 @@ def test_numpy_model_is_the_same_model():
 
 def test_evaluation_cost(rows):
     c = next(r for r in rows if r["name"] == "costs")
-    print(f"f: mbint / hand-written = {c['mf'] / c['af']:.2f} (target <= 1.2), "
-          f"J: {c['mj'] / c['aj']:.2f} (target <= 1.5)")
-    # measured 3.3-4.2 and 6.0-7.6 (README): the issue's 1.2 and 1.5 are not reached
+    print(f"in C: f: mbint / hand-written = {c['cf'] / c['af']:.2f} (target <= 1.2), "
+          f"J: {c['cj'] / c['aj']:.2f} (target <= 1.5); through the batch kernels: "
+          f"f {c['mf'] / c['af']:.2f}, J {c['mj'] / c['aj']:.2f}")
+    # in C, medians of interleaved rounds: 1.5-2.2 (f) and 1.8-1.9 (J) since the fused
+    # kernels (before them 3.9 and 5.0); the issue's 1.2 and 1.5 are not reached.
+    # The batch path adds NumPy's conversions and transposed copies: 2.7-3.1, 4.5-4.8.
+    assert c["cf"] / c["af"] <= 4 and c["cj"] / c["aj"] <= 4
     assert c["mf"] / c["af"] <= 8 and c["mj"] / c["aj"] <= 15

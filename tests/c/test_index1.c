@@ -616,6 +616,85 @@ static void test_schur_path(void)
     compare_paths("pendulum + particle", &P, yp, 1e-11);
 }
 
+/* the fused kernels of the planar table (mech.h fused_qpg, fused_lin) and the separate
+ * kernels they stand for give the same f and df/dy (the same sums in another order),
+ * on both saddle paths, with and without Baumgarte terms */
+static void compare_fused(const char *name, tmodel *T, const double *y0, double alpha,
+                          double beta, double tol)
+{
+    mb_mech fused, sep;
+    mb_planar_mech(&T->m, &fused);
+    mb_planar_mech(&T->m, &sep);
+    sep.fused_qpg = NULL;
+    sep.fused_lin = NULL;
+    mb_index1 f[2];
+    mb_problem p[2];
+    mb_index1_init(&f[0], &fused, alpha, beta);
+    mb_index1_init(&f[1], &sep, alpha, beta);
+    CHECK(f[0].use_qpg && f[0].use_lin && !f[1].use_qpg && !f[1].use_lin,
+          "%s: the planar table's fused kernels are used, and not once removed", name);
+    ptrdiff_t n = 2 * f[0].nq;
+    double yd[2][2 * 3 * NBMAX], J[2][4 * 9 * NBMAX * NBMAX];
+    for (int path = 0; path < 2; path++) {  /* 0: Schur, 1: LU */
+        for (int k = 0; k < 2; k++) {
+            mb_index1_problem(&f[k], &p[k]);
+            f[k].schur = path == 0;
+            f[k].cache_ok = 0;
+            CHECK(p[k].rhs(0.3, y0, yd[k], p[k].ctx) == MB_OK &&
+                  p[k].jac(0.3, y0, J[k], n, p[k].ctx) == MB_OK, "%s: rhs, jac", name);
+        }
+        double ef = 0, sf = 0, ej = 0, sj = 0;
+        for (ptrdiff_t i = 0; i < n; i++) {
+            ef = fmax(ef, fabs(yd[0][i] - yd[1][i]));
+            sf = fmax(sf, fabs(yd[1][i]));
+        }
+        for (ptrdiff_t i = 0; i < n * n; i++) {
+            ej = fmax(ej, fabs(J[0][i] - J[1][i]));
+            sj = fmax(sj, fabs(J[1][i]));
+        }
+        CHECK(ef <= tol * sf && ej <= tol * sj,
+              "%s (a = %g, b = %g, %s path): fused and separate kernels agree (f %.1e, "
+              "df/dy %.1e relative)", name, alpha, beta, path ? "LU" : "Schur", ef / sf,
+              ej / sj);
+    }
+    mb_index1_free(&f[0]);
+    mb_index1_free(&f[1]);
+}
+
+static void test_fused(void)
+{
+    tmodel T;
+    build_rn(&T, 400, 15, 3e5, 5e4);
+    double y[12];
+    double th[2] = {-1.2, -1.3}, w[2] = {-2.0, 3.0};
+    chain_state(2, RN_A, RN_B, th, w, y, y + 6);
+    compare_fused("RN stiff double pendulum", &T, y, 0, 0, 1e-13);
+    compare_fused("RN stiff double pendulum", &T, y, 10, 20, 1e-13);
+    /* every joint type and a TSDA on three bodies, rheonomic (drivers) */
+    tmodel A;
+    tm_init(&A, 3);
+    for (int b = 0; b < 3; b++) {
+        A.body[2 * b] = 1.0 + b;
+        A.body[2 * b + 1] = 0.2 + 0.1 * b;
+    }
+    mb_planar_joint *J = tm_joint(&A, MB_JOINT_REVOLUTE, -1, 0);
+    J->si[0] = 0.1; J->sj[0] = -0.5;
+    J = tm_joint(&A, MB_JOINT_TRANSLATIONAL, 0, 1);
+    J->ni[0] = 0.6; J->ni[1] = 0.8; J->si[1] = 0.2; J->sj[0] = -0.3; J->phi0 = 0.2;
+    J = tm_joint(&A, MB_JOINT_DISTANCE, 1, 2);
+    J->si[0] = 0.4; J->sj[1] = 0.7; J->L = 0.9;
+    J = tm_joint(&A, MB_JOINT_DRIVER_ANGLE, -1, 2);
+    J->f = (mb_timefn){0.1, 0.3, 0, 0.1, 3.0, 0.5};
+    mb_planar_force *F = tm_force(&A, MB_FORCE_TSDA, 0, 2);
+    F->si[0] = 0.2; F->sj[1] = -0.1; F->k = 50; F->c = 2; F->L0 = 0.5;
+    F = tm_force(&A, MB_FORCE_RSDA, 1, 2);
+    F->k = 30; F->c = 1; F->L0 = 0.1;
+    double ya[18] = {0.3, -0.4, 0.2, 0.9, -0.1, 0.5, 1.2, 0.4, -0.3,
+                     0.5, -0.2, 1.1, -0.7, 0.3, 0.4, 0.2, 0.9, -1.3};
+    compare_fused("all joint types, TSDA, RSDA, 3 bodies", &A, ya, 0, 0, 1e-12);
+    compare_fused("all joint types, TSDA, RSDA, 3 bodies", &A, ya, 5, 7, 1e-12);
+}
+
 static void test_timing(void)
 {
     tmodel T;
@@ -670,6 +749,7 @@ int main(void)
     test_project();
     test_scaling();
     test_schur_path();
+    test_fused();
     test_timing();
     printf("worst df/dy column rel. error: analytic %.1e, with difference fallbacks %.1e\n",
            worst_analytic, worst_fallback);

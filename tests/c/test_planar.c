@@ -139,6 +139,63 @@ static void pqT_times(const mb_planar_model *m, double t, const double *q, const
     }
 }
 
+/* the fused kernels (mech.h fused_qpg, fused_lin: one pass, trigonometry once per body)
+ * against the separate kernels they stand for: the same sums in another order, so
+ * agreement to round-off; every output entry is overwritten (garbage before) */
+static double worst_fused = 0;
+static void check_fused(const mb_planar_model *m, const char *label, int nstates,
+                        const double *q0, const double *qd0)
+{
+    int nq = 3 * m->nb, nc = m->nc, N = nq + nc, rcs = 0;
+    double e = 0, work[2 * NBMAX];
+    CHECK(mb_planar_fused_work(m) == 2 * m->nb, "%s: fused work = 2 nb", label);
+    for (int s = 0; s < nstates; s++) {
+        double q[NQMAX], qd[NQMAX], a[NQMAX], lam[NCMAX], t = 0.5 + 0.5 * urand();
+        double Q1[NQMAX], Q2[NQMAX], P1[NCMAX * NQMAX], P2[NCMAX * NQMAX], g1[NCMAX], g2[NCMAX];
+        double Rq[(NQMAX + NCMAX) * NQMAX], Rv[(NQMAX + NCMAX) * NQMAX];
+        double Eq[(NQMAX + NCMAX) * NQMAX], Ev[(NQMAX + NCMAX) * NQMAX];
+        double Fq[NQMAX * NQMAX], Fv[NQMAX * NQMAX], T1[NQMAX * NQMAX];
+        double T2[NCMAX * NQMAX], Gq[NCMAX * NQMAX], Gv[NCMAX * NQMAX];
+        rand_vec(nq, q, 2.0);
+        rand_vec(nq, qd, 2.0);
+        if (q0 && s == 0) {  /* the caller's state first (e.g. contacts closed) */
+            memcpy(q, q0, sizeof(double) * nq);
+            memcpy(qd, qd0, sizeof(double) * nq);
+        }
+        rand_vec(nq, a, 3.0);
+        rand_vec(nc, lam, 3.0);
+        for (int k = 0; k < N * nq; k++) Rq[k] = Rv[k] = 1e300;
+        for (int k = 0; k < nc * nq; k++) P1[k] = 1e300;
+        rcs |= mb_planar_qpg(m, t, q, qd, Q1, P1, nc, g1, work);
+        rcs |= mb_planar_forces(m, t, q, qd, Q2);
+        rcs |= mb_planar_phi_q(m, t, q, P2, nc);
+        rcs |= mb_planar_gamma(m, t, q, qd, g2);
+        e = fmax(e, fmax(relerr(nq, Q1, Q2), fmax(relerr(nc * nq, P1, P2), relerr(nc, g1, g2))));
+        rcs |= mb_planar_lin(m, t, q, qd, a, lam, Rq, Rv, N, work);
+        rcs |= mb_planar_forces_q(m, t, q, qd, Fq, nq);
+        rcs |= mb_planar_forces_qd(m, t, q, qd, Fv, nq);
+        rcs |= mb_planar_phiqT_lam_q(m, t, q, lam, T1, nq);
+        rcs |= mb_planar_phiq_x_q(m, t, q, a, T2, nc);
+        rcs |= mb_planar_gamma_q(m, t, q, qd, Gq, nc);
+        rcs |= mb_planar_gamma_qd(m, t, q, qd, Gv, nc);
+        for (int c = 0; c < nq; c++) {
+            for (int r = 0; r < nq; r++) {
+                Eq[r + N * c] = Fq[r + nq * c] - T1[r + nq * c];
+                Ev[r + N * c] = Fv[r + nq * c];
+            }
+            for (int r = 0; r < nc; r++) {
+                Eq[nq + r + N * c] = Gq[r + nc * c] - T2[r + nc * c];
+                Ev[nq + r + N * c] = Gv[r + nc * c];
+            }
+        }
+        e = fmax(e, fmax(relerr(N * nq, Rq, Eq), relerr(N * nq, Rv, Ev)));
+    }
+    CHECK(rcs == 0 && e <= 1e-12,
+          "%-34s fused Q, Phi_q, gamma and Jacobian blocks = separate kernels (rel. %.1e)",
+          label, e);
+    worst_fused = fmax(worst_fused, e);
+}
+
 static void check_joints(const mb_planar_model *m, const char *label, int nstates)
 {
     int nq = 3 * m->nb, nc = m->nc;
@@ -239,6 +296,7 @@ static void check_joints(const mb_planar_model *m, const char *label, int nstate
               nstates);
         worst_joint = fmax(worst_joint, e[k]);
     }
+    check_fused(m, label, nstates, NULL, NULL);
 }
 
 static void test_joint_types(void)
@@ -370,6 +428,7 @@ static void check_forces(const mb_planar_model *m, const char *label, const stat
             e[2] = fmax(e[2], relerr(nq, Q, G));
         }
     }
+    check_fused(m, label, ns, st[0].q, st[0].qd);
     CHECK(rcs == 0, "%s: kernels return MB_OK", label);
     CHECK(e[0] <= 1e-6, "%-34s Q_q  rel. err %.1e", label, e[0]);
     CHECK(e[1] <= 1e-6, "%-34s Q_qd rel. err %.1e", label, e[1]);
@@ -791,6 +850,7 @@ int main(void)
     test_contact_clamp();
     test_tsda_sign_and_mech();
     test_step_bound();
-    printf("worst relative error: joints %.1e, forces %.1e\n", worst_joint, worst_force);
+    printf("worst relative error: joints %.1e, forces %.1e, fused vs separate %.1e\n",
+           worst_joint, worst_force, worst_fused);
     return check_summary();
 }
