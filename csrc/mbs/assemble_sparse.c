@@ -176,8 +176,9 @@ static int sp_jac(void *ctx, double t, const double *q, const double *qd, const 
             if (gcol(F->i, F->j, b) < 0) continue;
             for (int a = 0; a < 6; a++) {
                 if (gcol(F->i, F->j, a) < 0) continue;
-                cq[n] = FL.Qq[a][b];
-                cv[n] = FL.Qqd[a][b];
+                int in = (FL.mask >> a) & (FL.mask >> b) & 1u; /* written only there */
+                cq[n] = in ? FL.Qq[a][b] : 0.0;
+                cv[n] = in ? FL.Qqd[a][b] : 0.0;
                 n++;
             }
         }
@@ -193,8 +194,9 @@ static int sp_jac(void *ctx, double t, const double *q, const double *qd, const 
             if (gcol(J->i, J->j, b) < 0) continue;
             for (int a = 0; a < 6; a++) {
                 if (gcol(J->i, J->j, a) < 0) continue;
-                double s = 0;
-                for (int r = 0; r < L.nr; r++) s += lam[J->row + r] * L.H[r][a][b];
+                double s = 0;  /* H is written only on hmask x hmask (assemble.h) */
+                if ((L.hmask >> a) & (L.hmask >> b) & 1u)
+                    for (int r = 0; r < L.nr; r++) s += lam[J->row + r] * L.H[r][a][b];
                 cq[n] = -s;
                 cv[n] = 0.0;
                 n++;
@@ -202,11 +204,13 @@ static int sp_jac(void *ctx, double t, const double *q, const double *qd, const 
         }
         for (int b = 0; b < 6; b++) {
             if (gcol(J->i, J->j, b) < 0) continue;
+            int in_b = (L.hmask >> b) & 1u;  /* H, gq, gqd vanish outside hmask */
             for (int r = 0; r < L.nr; r++) {
                 double s = 0;  /* (H_r x)_b, H symmetric */
-                for (int a = 0; a < 6; a++) s += L.H[r][b][a] * px.qd[a];
-                cq[n] = L.gq[r][b] - s;
-                cv[n] = L.gqd[r][b];
+                for (int a = 0; a < 6 && in_b; a++)
+                    if ((L.hmask >> a) & 1u) s += L.H[r][b][a] * px.qd[a];
+                cq[n] = in_b ? L.gq[r][b] - s : 0.0;
+                cv[n] = in_b ? L.gqd[r][b] : 0.0;
                 n++;
             }
         }
