@@ -82,3 +82,18 @@ def test_unknown_baseline_is_reported(monkeypatch):
         bench.baseline_commit()
     monkeypatch.setenv("MBINT_BASELINE", "HEAD")
     assert len(bench.baseline_commit()) == 40
+
+
+def test_judge_by_reference():
+    """A difference above AGREE is agreement only within the builds' own global errors."""
+    ref = [1.0, 2.0]
+    row = dict(difference=160.0, agree=False,
+               cur=dict(y=[1.0 + 1100e-6, 2.0], rtol=1e-6, atol=0.0),
+               base=dict(y=[1.0 + 940e-6, 2.0], rtol=1e-6, atol=0.0))
+    bench.judge_by_reference(row, ref)
+    assert row["agree"] and 1000 < row["error_cur"] < 1200
+    row = dict(difference=160.0, agree=False,
+               cur=dict(y=[1.0 + 10e-6, 2.0], rtol=1e-6, atol=0.0),
+               base=dict(y=[1.0 - 50e-6, 2.0], rtol=1e-6, atol=0.0))
+    bench.judge_by_reference(row, ref)
+    assert not row["agree"]
