@@ -578,14 +578,50 @@ static int min_norm_correct(mb_index1 *f, const double *P, double *r, double *x)
     return MB_OK;
 }
 
+/* The projection's linear algebra, dense (Phi_q and the LU of Phi_q Phi_q^T in f) or
+ * sparse (KLU of [I Phi_q^T; Phi_q 0], index1_sparse.c), at the point of the last
+ * proj_setup: the minimum-norm correction x -= Phi_q^T (Phi_q Phi_q^T)^-1 r (r may be
+ * overwritten) and the residual r = Phi_q x + pt. */
+static int proj_setup(mb_index1 *f, double t, const double *q)
+{
+    if (f->sp)
+        return mb_index1_sparse_proj_factor(f, t, q);
+    ptrdiff_t bad = 0;
+    int rc = f->mech->phi_q(f->mech->ctx, t, q, f->P1, f->nc);
+    if (rc != 0) return rc;
+    if ((rc = gram_factor(f, f->P1, &bad)) != MB_OK)
+        return fail(f, rc,
+                    "Phi_q Phi_q^T is singular at t = %.17g (constraint row %td): redundant "
+                    "constraints or a singular configuration.", t, bad);
+    return MB_OK;
+}
+
+static int proj_correct(mb_index1 *f, double *r, double *x)
+{
+    return f->sp ? mb_index1_sparse_min_norm(f, r, x) : min_norm_correct(f, f->P1, r, x);
+}
+
+static void proj_residual(mb_index1 *f, const double *pt, const double *x, double *r)
+{
+    memcpy(r, pt, (size_t)f->nc * sizeof(double));
+    if (f->sp)
+        mb_index1_sparse_phiq_gemv(f, x, r);
+    else
+        mb_gemv(f->nc, f->nq, 1.0, f->P1, f->nc, x, 1.0, r);
+}
+
 int mb_index1_project(mb_index1 *f, double t, double *q, double *qd, double *res_pos,
                       double *res_vel)
 {
-    if (f->sp)
-        return mb_index1_sparse_project(f, t, q, qd, res_pos, res_vel);
     const mb_mech *me = f->mech;
-    ptrdiff_t nq = f->nq, nc = f->nc, bad = 0;
-    double *phi = f->vc1, *r = f->vc2, *P = f->P1, rp = 0, rv = 0;
+    ptrdiff_t nq = f->nq, nc = f->nc;
+    double *phi, *r, *dq, *pt, rp = 0, rv = 0;
+    if (f->sp) {
+        mb_index1_sparse_scratch(f, &phi, &r, &dq);
+        pt = phi;  /* phi is not used after the position loop */
+    } else {
+        phi = f->vc1, r = f->vc2, dq = f->vq1, pt = f->vc3;
+    }
     int rc, it;
     f->msg[0] = '\0';
     if (nc == 0) {
@@ -603,15 +639,11 @@ int mb_index1_project(mb_index1 *f, double t, double *q, double *qd, double *res
             return fail(f, MB_ERR_CONV,
                         "Projection onto Phi = 0 did not converge in %d iterations "
                         "(|Phi| = %.3e > %.3e at t = %.17g).", it, rp, f->proj_tol, t);
-        if ((rc = me->phi_q(me->ctx, t, q, P, nc)) != 0) return rc;
-        if ((rc = gram_factor(f, P, &bad)) != MB_OK)
-            return fail(f, rc,
-                        "Phi_q Phi_q^T is singular at t = %.17g (constraint row %td): redundant "
-                        "constraints or a singular configuration.", t, bad);
-        double *dq = f->vq1, qn = norm_inf(nq, q);
+        if ((rc = proj_setup(f, t, q)) != MB_OK) return rc;
+        double qn = norm_inf(nq, q);
         memset(dq, 0, (size_t)nq * sizeof(double));
         memcpy(r, phi, (size_t)nc * sizeof(double));
-        if ((rc = min_norm_correct(f, P, r, dq)) != MB_OK) return rc;
+        if ((rc = proj_correct(f, r, dq)) != MB_OK) return rc;
         for (ptrdiff_t i = 0; i < nq; i++) q[i] += dq[i];
         if (norm_inf(nq, dq) <= 8 * DBL_EPSILON * fmax(1.0, qn)) {  /* at round-off level */
             if ((rc = me->phi(me->ctx, t, q, phi)) != 0) return rc;
@@ -620,21 +652,16 @@ int mb_index1_project(mb_index1 *f, double t, double *q, double *qd, double *res
         }
     }
     /* velocities: Phi_q q' + Phi_t = 0 (linear: one correction, one refinement) */
-    if ((rc = me->phi_q(me->ctx, t, q, P, nc)) != 0) return rc;
-    if ((rc = gram_factor(f, P, &bad)) != MB_OK)
-        return fail(f, rc,
-                    "Phi_q Phi_q^T is singular at t = %.17g (constraint row %td): redundant "
-                    "constraints or a singular configuration.", t, bad);
-    double *pt = f->vc3;
-    if ((rc = eval_phi_t(f, t, q, pt)) != 0) return rc;
+    if ((rc = proj_setup(f, t, q)) != MB_OK) return rc;
+    /* sparse mode: the mechanism's phi_t (the sparse kernels exist only for planar
+     * models, which have it); dense: with its difference fallback */
+    if ((rc = f->sp ? me->phi_t(me->ctx, t, q, pt) : eval_phi_t(f, t, q, pt)) != 0) return rc;
     for (int pass = 0; pass < 2; pass++) {
-        memcpy(r, pt, (size_t)nc * sizeof(double));
-        mb_gemv(nc, nq, 1.0, P, nc, qd, 1.0, r);
+        proj_residual(f, pt, qd, r);
         rv = norm_inf(nc, r);
         if (rv <= f->proj_tol && pass > 0) break;
-        if ((rc = min_norm_correct(f, P, r, qd)) != MB_OK) return rc;
-        memcpy(r, pt, (size_t)nc * sizeof(double));
-        mb_gemv(nc, nq, 1.0, P, nc, qd, 1.0, r);
+        if ((rc = proj_correct(f, r, qd)) != MB_OK) return rc;
+        proj_residual(f, pt, qd, r);
         rv = norm_inf(nc, r);
         if (rv <= f->proj_tol) break;
     }

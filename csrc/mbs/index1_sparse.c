@@ -85,12 +85,6 @@ static int sfail(mb_index1 *f, int code, const char *fmt, ...)
     return code;
 }
 
-static double norm_inf(ptrdiff_t n, const double *x)
-{
-    double r = 0;
-    for (ptrdiff_t i = 0; i < n; i++) r = fmax(r, fabs(x[i]));
-    return r;
-}
 
 const char *mb_index1_sparse_unavailable(const mb_mech *me)
 {
@@ -592,7 +586,7 @@ void mb_index1_sparse_problem(mb_index1 *f, mb_problem *p)
 /* ---- projection ---- */
 
 /* x -= u with [I Phi_q^T; Phi_q 0][u; mu] = [0; r] factored in Pnum (r: nc) */
-static int min_norm_correct(mb_index1 *f, const double *r, double *x)
+int mb_index1_sparse_min_norm(mb_index1 *f, const double *r, double *x)
 {
     struct mb_index1_sparse *s = f->sp;
     ptrdiff_t nq = s->nq, N = s->N;
@@ -604,7 +598,7 @@ static int min_norm_correct(mb_index1 *f, const double *r, double *x)
     return MB_OK;
 }
 
-static int proj_factor(mb_index1 *f, double t, const double *q)
+int mb_index1_sparse_proj_factor(mb_index1 *f, double t, const double *q)
 {
     struct mb_index1_sparse *s = f->sp;
     const mb_mech *me = f->mech;
@@ -620,57 +614,14 @@ static int proj_factor(mb_index1 *f, double t, const double *q)
     return MB_OK;
 }
 
-int mb_index1_sparse_project(mb_index1 *f, double t, double *q, double *qd, double *res_pos,
-                             double *res_vel)
+void mb_index1_sparse_phiq_gemv(mb_index1 *f, const double *x, double *r)
 {
-    struct mb_index1_sparse *s = f->sp;
-    const mb_mech *me = f->mech;
-    ptrdiff_t nq = s->nq, nc = s->nc;
-    double *phi = s->vc1, *r = s->vc2, rp = 0, rv = 0;
-    int rc, it;
-    f->msg[0] = '\0';
-    if (nc == 0) {
-        if (res_pos) *res_pos = 0;
-        if (res_vel) *res_vel = 0;
-        return MB_OK;
-    }
-    for (it = 0;; it++) {
-        if ((rc = me->phi(me->ctx, t, q, phi)) != 0) return rc;
-        rp = norm_inf(nc, phi);
-        if (!isfinite(rp))
-            return sfail(f, MB_ERR_NONFINITE, "Phi is not finite at t = %.17g.", t);
-        if (rp <= f->proj_tol) break;
-        if (it >= f->proj_max_iter)
-            return sfail(f, MB_ERR_CONV,
-                         "Projection onto Phi = 0 did not converge in %d iterations "
-                         "(|Phi| = %.3e > %.3e at t = %.17g).", it, rp, f->proj_tol, t);
-        if ((rc = proj_factor(f, t, q)) != MB_OK) return rc;
-        double *dq = s->xv, qn = norm_inf(nq, q);
-        memset(dq, 0, (size_t)nq * sizeof(double));
-        if ((rc = min_norm_correct(f, phi, dq)) != MB_OK) return rc;
-        for (ptrdiff_t i = 0; i < nq; i++) q[i] += dq[i];
-        if (norm_inf(nq, dq) <= 8 * DBL_EPSILON * fmax(1.0, qn)) {  /* at round-off level */
-            if ((rc = me->phi(me->ctx, t, q, phi)) != 0) return rc;
-            rp = norm_inf(nc, phi);
-            break;
-        }
-    }
-    /* velocities: Phi_q q' + Phi_t = 0 (linear: one correction, one refinement) */
-    if ((rc = proj_factor(f, t, q)) != MB_OK) return rc;
-    double *pt = s->vc1;
-    if ((rc = me->phi_t(me->ctx, t, q, pt)) != 0) return rc;
-    for (int pass = 0; pass < 2; pass++) {
-        memcpy(r, pt, (size_t)nc * sizeof(double));
-        pq_gemv(s, s->pqp, qd, r);
-        rv = norm_inf(nc, r);
-        if (rv <= f->proj_tol && pass > 0) break;
-        if ((rc = min_norm_correct(f, r, qd)) != MB_OK) return rc;
-        memcpy(r, pt, (size_t)nc * sizeof(double));
-        pq_gemv(s, s->pqp, qd, r);
-        rv = norm_inf(nc, r);
-        if (rv <= f->proj_tol) break;
-    }
-    if (res_pos) *res_pos = rp;
-    if (res_vel) *res_vel = rv;
-    return MB_OK;
+    pq_gemv(f->sp, f->sp->pqp, x, r);
+}
+
+void mb_index1_sparse_scratch(mb_index1 *f, double **vc1, double **vc2, double **vq)
+{
+    *vc1 = f->sp->vc1;
+    *vc2 = f->sp->vc2;
+    *vq = f->sp->xv;
 }
