@@ -36,8 +36,16 @@ BUILD = ROOT / "build" / "bench"
 BIN = BUILD / "adapter_overhead"
 OUT_MD = ROOT / "out" / "bench_adapter.md"
 KERNEL_DIRS = ["core", "methods", "linalg", "mbs", "problems"]
-LIBS = ["-lsundials_cvode", "-lsundials_ida", "-lsundials_arkode", "-lsundials_nvecserial",
-        "-lsundials_sunmatrixdense", "-lsundials_sunlinsoldense", "-llapack", "-lblas", "-lm"]
+
+
+def _kernel_libs():
+    """The kernels' link libraries: the C test harness's list (one place for them)."""
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    import test_c_harness
+    return test_c_harness._libs()
+
+
 TOLS = (1e-4, 1e-5, 1e-6, 1e-7, 1e-8)
 IR_TOLS = (1e-4, 1e-8)
 ROUND_S = 0.5
@@ -66,7 +74,7 @@ def build(path=BIN):
         subprocess.run([cc, *flags, "-c", str(src), "-o", str(o)], check=True)
         objs.append(str(o))
     tmp = path.with_suffix(".tmp")
-    subprocess.run([cc, *flags, str(SRC), *objs, "-o", str(tmp), *LIBS], check=True)
+    subprocess.run([cc, *flags, str(SRC), *objs, "-o", str(tmp), *_kernel_libs()], check=True)
     tmp.replace(path)
     return path
 

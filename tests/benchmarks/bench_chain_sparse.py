@@ -30,9 +30,16 @@ ROOT = Path(__file__).resolve().parents[2]
 SRC = Path(__file__).resolve().parent / "bench_chain_sparse.c"
 OUT_MD = ROOT / "out" / "bench_chain_sparse.md"
 KERNEL_DIRS = ["core", "methods", "linalg", "mbs", "problems"]
-LIBS = ["-lsundials_cvode", "-lsundials_ida", "-lsundials_arkode", "-lsundials_nvecserial",
-        "-lsundials_sunmatrixdense", "-lsundials_sunlinsoldense", "-lklu", "-llapack",
-        "-lblas", "-lm"]
+
+
+def _kernel_libs():
+    """The kernels' link libraries: the C test harness's list (one place for them)."""
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    import test_c_harness
+    return test_c_harness._libs()
+
+
 SIZES_SPARSE = [10, 30, 100, 300, 1000]
 SIZES_DENSE = [10, 30, 100, 300]
 MIN_SECONDS = 0.3
@@ -52,7 +59,8 @@ def build(outdir: Path) -> Path:
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
         objs = list(ex.map(one, srcs))
     exe = outdir / "bench_chain_sparse"
-    subprocess.run([cc, *flags, str(SRC), *map(str, objs), "-o", str(exe), *LIBS], check=True)
+    subprocess.run([cc, *flags, str(SRC), *map(str, objs), "-o", str(exe), *_kernel_libs()],
+                   check=True)
     return exe
 
 
