@@ -35,7 +35,11 @@ def _libs():
 
 def _flags(sanitize):
     inc = [f"-I{ROOT / 'csrc' / d}" for d in KERNEL_DIRS] + [f"-I{ROOT / 'tests' / 'c'}"]
-    flags = ["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter", *inc]
+    # a call through a kernel table with its arguments in the wrong order (a context
+    # pointer where a vector is due) compiles with a warning only: those are errors here
+    strict = ["-Werror=incompatible-pointer-types", "-Werror=int-conversion",
+              "-Werror=discarded-qualifiers", "-Werror=implicit-function-declaration"]
+    flags = ["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter", *strict, *inc]
     return flags + (SANITIZE if sanitize else [])
 
 

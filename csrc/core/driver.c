@@ -159,7 +159,7 @@ int mb_drv_dense_at(run *r, double theta, double *y)
 }
 
 /* dense_at as the root finder's mb_dense_fn; keeps the status of a failure */
-int mb_drv_dense_fn(void *dctx, double theta, double *y)
+int mb_drv_dense_fn(double theta, double *y, void *dctx)
 {
     run *r = dctx;
     int rc = mb_drv_dense_at(r, theta, y);

@@ -23,10 +23,10 @@ typedef struct part_dense {
     double th0, dth;
 } part_dense;
 
-static int part_dense_fn(void *dctx, double theta, double *y)
+static int part_dense_fn(double theta, double *y, void *dctx)
 {
     const part_dense *pd = dctx;
-    return mb_drv_dense_fn(pd->r, pd->th0 + theta * pd->dth, y);
+    return mb_drv_dense_fn(pd->th0 + theta * pd->dth, y, pd->r);
 }
 
 /* root theta of event i in [th0, th1] of the step [t, t+h] whose dense output is

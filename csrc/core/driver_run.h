@@ -42,7 +42,7 @@ int mb_drv_ensure_f0(run *r, double t);
  * [t_dense, t_dense + h_dense] at theta */
 int mb_drv_dense_at(run *r, double theta, double *y);
 /* mb_drv_dense_at as an mb_dense_fn (events.h); keeps the status of a failure */
-int mb_drv_dense_fn(void *dctx, double theta, double *y);
+int mb_drv_dense_fn(double theta, double *y, void *dctx);
 /* build the dense output of the step [t, t+h] just computed (once per attempt) */
 int mb_drv_build_dense(run *r, double t, double h);
 

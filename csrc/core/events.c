@@ -15,7 +15,7 @@ int mb_event_active(double g_old, double g_new, int dir)
 static int gval(mb_event_fn g, void *ctx, ptrdiff_t i, mb_dense_fn y_at, void *dctx,
                 double t0, double h, double th, double *gbuf, double *ybuf, double *out)
 {
-    int rc = y_at(dctx, th, ybuf);
+    int rc = y_at(th, ybuf, dctx);
     if (rc != 0)
         return rc;
     rc = g(t0 + th * h, ybuf, gbuf, ctx);

@@ -5,10 +5,10 @@
 
 /* The dense output of one step [t0, t0 + h]: writes y(t0 + theta h) into y and
  * returns 0 or a status (a polynomial, or a method's dense record: method.h). */
-typedef int (*mb_dense_fn)(void *dctx, double theta, double *y);
+typedef int (*mb_dense_fn)(double theta, double *y, void *dctx);
 
 /* Locate the root of event component i of g(t, y(theta)) inside one step, y given
- * by the dense output y_at(dctx, theta, .) over [t0, t0 + h], bracketed by theta in
+ * by the dense output y_at(theta, ., dctx) over [t0, t0 + h], bracketed by theta in
  * [0, th_hi] with values g_lo, g_hi of opposite sign (or zero).  Brent's method
  * to |dt| <= 4 eps max(|t|, |h|); the root reported is the end of the final
  * bracket on the far side of the sign change (g there has g_hi's sign, or is 0).

@@ -29,7 +29,7 @@ int mb_jac(mb_stepper *s, double t, const double *y, const double *fy, double *J
     if (!(p->jac && p->jac_constant))
         s->stats->njev++;
     if (p->linsys) {
-        int rc = p->linsys->jac(p->linsys->ctx, t, y, fy);
+        int rc = p->linsys->jac(t, y, fy, p->linsys->ctx);
         if (rc == MB_ERR_CALLBACK)
             return rc;
         if (rc < 0)
@@ -92,7 +92,7 @@ int mb_jac(mb_stepper *s, double t, const double *y, const double *fy, double *J
 int mb_linsys_factor(mb_stepper *s, int slot, double ar, double ai)
 {
     const mb_linsys *ls = s->p->linsys;
-    int rc = ls->factor(ls->ctx, slot, ar, ai);
+    int rc = ls->factor(slot, ar, ai, ls->ctx);
     if (rc == MB_ERR_CALLBACK)
         return rc;
     if (rc < 0)
@@ -103,7 +103,7 @@ int mb_linsys_factor(mb_stepper *s, int slot, double ar, double ai)
 int mb_linsys_solve(mb_stepper *s, int slot, double *xr, double *xi)
 {
     const mb_linsys *ls = s->p->linsys;
-    int rc = ls->solve(ls->ctx, slot, xr, xi);
+    int rc = ls->solve(slot, xr, xi, ls->ctx);
     if (rc == MB_ERR_CALLBACK)
         return rc;
     if (rc < 0)

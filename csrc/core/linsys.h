@@ -10,12 +10,12 @@
  * then never forms an n x n array.  Methods that do not support it use the problem's
  * dense jac (or finite differences) as before.
  *
- *   jac(ctx, t, y, fy):          evaluate and keep J = df/dy at (t, y), fy = f(t, y)
+ *   jac(t, y, fy, ctx):          evaluate and keep J = df/dy at (t, y), fy = f(t, y)
  *                                (one Jacobian evaluation: counted in njev)
- *   factor(ctx, slot, ar, ai):   factor a I - J, a = ar + i ai, with the kept J into
+ *   factor(slot, ar, ai, ctx):   factor a I - J, a = ar + i ai, with the kept J into
  *                                slot 0 or 1 (ai == 0: a real factorization; ai != 0:
  *                                a complex one, radau_iia's complex pair); counted in nlu
- *   solve(ctx, slot, xr, xi):    x <- (a I - J)^-1 x in place for the factorization
+ *   solve(slot, xr, xi, ctx):    x <- (a I - J)^-1 x in place for the factorization
  *                                held in slot (xi NULL for a real slot; for a complex
  *                                slot x = xr + i xi, both of size n)
  *
@@ -24,9 +24,9 @@
 #include <stddef.h>
 
 typedef struct mb_linsys {
-    int (*jac)(void *ctx, double t, const double *y, const double *fy);
-    int (*factor)(void *ctx, int slot, double a_re, double a_im);
-    int (*solve)(void *ctx, int slot, double *x_re, double *x_im);
+    int (*jac)(double t, const double *y, const double *fy, void *ctx);
+    int (*factor)(int slot, double a_re, double a_im, void *ctx);
+    int (*solve)(int slot, double *x_re, double *x_im, void *ctx);
     void *ctx;
 } mb_linsys;
 

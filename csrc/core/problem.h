@@ -6,7 +6,7 @@
  *   optional         J  = df/dy (n x n, column-major, leading dim ldJ)  (jac)
  *   optional         ft = df/dt (size n)                            (dfdt)
  * Second-order view  q'' = a(t, q, q')      q of size nq, n == 2*nq, y = (q, q')
- *   optional: acc; when acc is NULL the view is served by rhs (see mb_problem_acc).
+ *   optional: acc; when acc is NULL the view is served by rhs (mb_acc, method.h).
  *
  * Mass matrix: M y' = f(t, y) with a constant, possibly singular M (n x n,
  * column-major) for the methods that support it (radau_iia, bdf); NULL = identity.
@@ -19,7 +19,9 @@
  * differences then perturb structurally independent columns together.
  *
  * Every callback returns 0 on success, > 0 for a recoverable failure (the driver
- * retries with a smaller step) and < 0 for a fatal one; ctx is passed through.
+ * retries with a smaller step) and < 0 for a fatal one; ctx is passed through, as the
+ * last argument (the one convention of every callback in csrc: the mb_mech kernels,
+ * mb_linsys, the dense output of the root finder; SciPy's LowLevelCallable user_data).
  */
 #include <stddef.h>
 #include "linsys.h"

@@ -148,8 +148,9 @@ static int joint_at(const mb_planar_model *m, int k, double t, const double *q, 
     return MB_OK;
 }
 
-int mb_planar_phi(const mb_planar_model *m, double t, const double *q, double *phi)
+int mb_planar_phi(double t, const double *q, double *phi, void *ctx)
 {
+    const mb_planar_model *m = ctx;
     mb_joint_local L;
     for (int k = 0; k < m->nj; k++) {
         int rc = joint_at(m, k, t, q, NULL, MB_JL_PHI, &L, NULL);
@@ -159,8 +160,9 @@ int mb_planar_phi(const mb_planar_model *m, double t, const double *q, double *p
     return MB_OK;
 }
 
-int mb_planar_phi_q(const mb_planar_model *m, double t, const double *q, double *Pq, ptrdiff_t ld)
+int mb_planar_phi_q(double t, const double *q, double *Pq, ptrdiff_t ld, void *ctx)
 {
+    const mb_planar_model *m = ctx;
     mb_joint_local L;
     zero_block(m->nc, 3 * (ptrdiff_t)m->nb, Pq, ld);
     for (int k = 0; k < m->nj; k++) {
@@ -172,8 +174,9 @@ int mb_planar_phi_q(const mb_planar_model *m, double t, const double *q, double 
     return MB_OK;
 }
 
-int mb_planar_phi_t(const mb_planar_model *m, double t, const double *q, double *pt)
+int mb_planar_phi_t(double t, const double *q, double *pt, void *ctx)
 {
+    const mb_planar_model *m = ctx;
     memset(pt, 0, (size_t)m->nc * sizeof(double));
     mb_joint_local L;
     for (int k = 0; k < m->nj; k++) {
@@ -189,8 +192,9 @@ int mb_planar_phi_t(const mb_planar_model *m, double t, const double *q, double 
     return MB_OK;
 }
 
-int mb_planar_gamma(const mb_planar_model *m, double t, const double *q, const double *qd, double *g)
+int mb_planar_gamma(double t, const double *q, const double *qd, double *g, void *ctx)
 {
+    const mb_planar_model *m = ctx;
     mb_joint_local L;
     for (int k = 0; k < m->nj; k++) {
         int rc = joint_at(m, k, t, q, qd, MB_JL_GAMMA, &L, NULL);
@@ -200,9 +204,10 @@ int mb_planar_gamma(const mb_planar_model *m, double t, const double *q, const d
     return MB_OK;
 }
 
-int mb_planar_phiq_x_q(const mb_planar_model *m, double t, const double *q, const double *x,
-                       double *out, ptrdiff_t ld)
+int mb_planar_phiq_x_q(double t, const double *q, const double *x,
+                       double *out, ptrdiff_t ld, void *ctx)
 {
+    const mb_planar_model *m = ctx;
     mb_joint_local L;
     double rows[3][6];
     zero_block(m->nc, 3 * (ptrdiff_t)m->nb, out, ld);
@@ -225,9 +230,10 @@ int mb_planar_phiq_x_q(const mb_planar_model *m, double t, const double *q, cons
     return MB_OK;
 }
 
-int mb_planar_phiqT_lam_q(const mb_planar_model *m, double t, const double *q, const double *lam,
-                          double *out, ptrdiff_t ld)
+int mb_planar_phiqT_lam_q(double t, const double *q, const double *lam,
+                          double *out, ptrdiff_t ld, void *ctx)
 {
+    const mb_planar_model *m = ctx;
     mb_joint_local L;
     double S[6][6];
     ptrdiff_t nq = 3 * (ptrdiff_t)m->nb;
@@ -248,9 +254,10 @@ int mb_planar_phiqT_lam_q(const mb_planar_model *m, double t, const double *q, c
     return MB_OK;
 }
 
-int mb_planar_gamma_q(const mb_planar_model *m, double t, const double *q, const double *qd,
-                      double *out, ptrdiff_t ld)
+int mb_planar_gamma_q(double t, const double *q, const double *qd,
+                      double *out, ptrdiff_t ld, void *ctx)
 {
+    const mb_planar_model *m = ctx;
     mb_joint_local L;
     zero_block(m->nc, 3 * (ptrdiff_t)m->nb, out, ld);
     for (int k = 0; k < m->nj; k++) {
@@ -262,9 +269,10 @@ int mb_planar_gamma_q(const mb_planar_model *m, double t, const double *q, const
     return MB_OK;
 }
 
-int mb_planar_gamma_qd(const mb_planar_model *m, double t, const double *q, const double *qd,
-                       double *out, ptrdiff_t ld)
+int mb_planar_gamma_qd(double t, const double *q, const double *qd,
+                       double *out, ptrdiff_t ld, void *ctx)
 {
+    const mb_planar_model *m = ctx;
     mb_joint_local L;
     zero_block(m->nc, 3 * (ptrdiff_t)m->nb, out, ld);
     for (int k = 0; k < m->nj; k++) {
@@ -276,8 +284,9 @@ int mb_planar_gamma_qd(const mb_planar_model *m, double t, const double *q, cons
     return MB_OK;
 }
 
-int mb_planar_mass(const mb_planar_model *m, const double *q, double *M, ptrdiff_t ld)
+int mb_planar_mass(const double *q, double *M, ptrdiff_t ld, void *ctx)
 {
+    const mb_planar_model *m = ctx;
     ptrdiff_t nq = 3 * (ptrdiff_t)m->nb;
     zero_block(nq, nq, M, ld);
     for (int b = 0; b < m->nb; b++) {
@@ -332,12 +341,13 @@ static int forces_eval(const mb_planar_model *m, double t, const double *q, cons
         }
     }
     if (m->extra)
-        return m->extra(m->extra_ctx, t, q, qd, Q);
+        return m->extra(t, q, qd, Q, m->extra_ctx);
     return MB_OK;
 }
 
-int mb_planar_forces(const mb_planar_model *m, double t, const double *q, const double *qd, double *Q)
+int mb_planar_forces(double t, const double *q, const double *qd, double *Q, void *ctx)
 {
+    const mb_planar_model *m = ctx;
     return forces_eval(m, t, q, qd, Q, NULL);
 }
 
@@ -358,10 +368,10 @@ static int extra_fd(const mb_planar_model *m, double t, const double *q, const d
         memset(Qp, 0, (size_t)nq * sizeof(double));
         memset(Qm, 0, (size_t)nq * sizeof(double));
         x[c] = base[c] + h;
-        rc = m->extra(m->extra_ctx, t, wrt == 0 ? x : q, wrt == 0 ? qd0 : x, Qp);
+        rc = m->extra(t, wrt == 0 ? x : q, wrt == 0 ? qd0 : x, Qp, m->extra_ctx);
         if (rc != 0) return rc;
         x[c] = base[c] - h;
-        rc = m->extra(m->extra_ctx, t, wrt == 0 ? x : q, wrt == 0 ? qd0 : x, Qm);
+        rc = m->extra(t, wrt == 0 ? x : q, wrt == 0 ? qd0 : x, Qm, m->extra_ctx);
         if (rc != 0) return rc;
         x[c] = base[c];
         for (ptrdiff_t r = 0; r < nq; r++) out[r + ld * c] += (Qp[r] - Qm[r]) / (2 * h);
@@ -396,15 +406,17 @@ static int forces_deriv(const mb_planar_model *m, double t, const double *q, con
     return rc;
 }
 
-int mb_planar_forces_q(const mb_planar_model *m, double t, const double *q, const double *qd,
-                       double *Qq, ptrdiff_t ld)
+int mb_planar_forces_q(double t, const double *q, const double *qd,
+                       double *Qq, ptrdiff_t ld, void *ctx)
 {
+    const mb_planar_model *m = ctx;
     return forces_deriv(m, t, q, qd, Qq, NULL, ld, NULL);
 }
 
-int mb_planar_forces_qd(const mb_planar_model *m, double t, const double *q, const double *qd,
-                        double *Qv, ptrdiff_t ld)
+int mb_planar_forces_qd(double t, const double *q, const double *qd,
+                        double *Qv, ptrdiff_t ld, void *ctx)
 {
+    const mb_planar_model *m = ctx;
     return forces_deriv(m, t, q, qd, NULL, Qv, ld, NULL);
 }
 
@@ -415,9 +427,10 @@ ptrdiff_t mb_planar_fused_work(const mb_planar_model *m)
     return 2 * (ptrdiff_t)m->nb;
 }
 
-int mb_planar_qpg(const mb_planar_model *m, double t, const double *q, const double *qd,
-                  double *Q, double *Pq, ptrdiff_t ld, double *g, double *work)
+int mb_planar_qpg(double t, const double *q, const double *qd,
+                  double *Q, double *Pq, ptrdiff_t ld, double *g, double *work, void *ctx)
 {
+    const mb_planar_model *m = ctx;
     mb_joint_local L;
     body_trig(m, q, work);
     int rc = forces_eval(m, t, q, qd, Q, work);
@@ -432,10 +445,11 @@ int mb_planar_qpg(const mb_planar_model *m, double t, const double *q, const dou
     return MB_OK;
 }
 
-int mb_planar_lin(const mb_planar_model *m, double t, const double *q, const double *qd,
+int mb_planar_lin(double t, const double *q, const double *qd,
                   const double *a, const double *lam, double *Rq, double *Rv, ptrdiff_t ld,
-                  double *work)
+                  double *work, void *ctx)
 {
+    const mb_planar_model *m = ctx;
     mb_joint_local L;
     ptrdiff_t nq = 3 * (ptrdiff_t)m->nb;
     body_trig(m, q, work);
@@ -479,9 +493,10 @@ int mb_planar_lin(const mb_planar_model *m, double t, const double *q, const dou
     return MB_OK;
 }
 
-int mb_planar_energy(const mb_planar_model *m, double t, const double *q, const double *qd,
-                     double *kinetic, double *potential)
+int mb_planar_energy(double t, const double *q, const double *qd,
+                     double *kinetic, double *potential, void *ctx)
 {
+    const mb_planar_model *m = ctx;
     double T = 0, V = 0;
     mb_force_local L;
     for (int b = 0; b < m->nb; b++) {
@@ -515,9 +530,10 @@ int mb_planar_contact_gaps(const mb_planar_model *m, const double *q, double *ps
     return MB_OK;
 }
 
-int mb_planar_step_bound(const mb_planar_model *m, double t, const double *q, const double *qd,
-                         const double *qdd, double *h_max)
+int mb_planar_step_bound(double t, const double *q, const double *qd,
+                         const double *qdd, double *h_max, void *ctx)
 {
+    const mb_planar_model *m = ctx;
     (void)t;
     double h = INFINITY;
     for (int k = 0; k < m->nf; k++) {
@@ -539,41 +555,6 @@ int mb_planar_step_bound(const mb_planar_model *m, double t, const double *q, co
 }
 
 /* ---- the model as an mb_mech ---- */
-static int k_mass(void *c, const double *q, double *M, ptrdiff_t ld)
-{ return mb_planar_mass(c, q, M, ld); }
-static int k_forces(void *c, double t, const double *q, const double *qd, double *Q)
-{ return mb_planar_forces(c, t, q, qd, Q); }
-static int k_phi(void *c, double t, const double *q, double *phi)
-{ return mb_planar_phi(c, t, q, phi); }
-static int k_phi_q(void *c, double t, const double *q, double *Pq, ptrdiff_t ld)
-{ return mb_planar_phi_q(c, t, q, Pq, ld); }
-static int k_phi_t(void *c, double t, const double *q, double *pt)
-{ return mb_planar_phi_t(c, t, q, pt); }
-static int k_gamma(void *c, double t, const double *q, const double *qd, double *g)
-{ return mb_planar_gamma(c, t, q, qd, g); }
-static int k_forces_q(void *c, double t, const double *q, const double *qd, double *o, ptrdiff_t ld)
-{ return mb_planar_forces_q(c, t, q, qd, o, ld); }
-static int k_forces_qd(void *c, double t, const double *q, const double *qd, double *o, ptrdiff_t ld)
-{ return mb_planar_forces_qd(c, t, q, qd, o, ld); }
-static int k_phiq_x_q(void *c, double t, const double *q, const double *x, double *o, ptrdiff_t ld)
-{ return mb_planar_phiq_x_q(c, t, q, x, o, ld); }
-static int k_phiqT_lam_q(void *c, double t, const double *q, const double *l, double *o, ptrdiff_t ld)
-{ return mb_planar_phiqT_lam_q(c, t, q, l, o, ld); }
-static int k_gamma_q(void *c, double t, const double *q, const double *qd, double *o, ptrdiff_t ld)
-{ return mb_planar_gamma_q(c, t, q, qd, o, ld); }
-static int k_gamma_qd(void *c, double t, const double *q, const double *qd, double *o, ptrdiff_t ld)
-{ return mb_planar_gamma_qd(c, t, q, qd, o, ld); }
-static int k_qpg(void *c, double t, const double *q, const double *qd, double *Q, double *Pq,
-                 ptrdiff_t ld, double *g, double *w)
-{ return mb_planar_qpg(c, t, q, qd, Q, Pq, ld, g, w); }
-static int k_lin(void *c, double t, const double *q, const double *qd, const double *a,
-                 const double *lam, double *Rq, double *Rv, ptrdiff_t ld, double *w)
-{ return mb_planar_lin(c, t, q, qd, a, lam, Rq, Rv, ld, w); }
-static int k_energy(void *c, double t, const double *q, const double *qd, double *T, double *V)
-{ return mb_planar_energy(c, t, q, qd, T, V); }
-static int k_step_bound(void *c, double t, const double *q, const double *qd, const double *qdd,
-                        double *h)
-{ return mb_planar_step_bound(c, t, q, qd, qdd, h); }
 
 static int timefn_constant(const mb_timefn *f)
 {
@@ -606,26 +587,26 @@ void mb_planar_mech(const mb_planar_model *model, mb_mech *mech)
     mech->nc = model->nc;
     mech->mass_constant = 1;
     mech->ctx = (void *)model;  /* kernels only read it */
-    mech->mass = k_mass;
-    mech->forces = k_forces;
-    mech->phi = k_phi;
-    mech->phi_q = k_phi_q;
-    mech->phi_t = k_phi_t;
-    mech->gamma = k_gamma;
-    mech->forces_q = k_forces_q;
-    mech->forces_qd = k_forces_qd;
-    mech->phiq_x_q = k_phiq_x_q;
-    mech->phiqT_lam_q = k_phiqT_lam_q;
-    mech->gamma_q = k_gamma_q;
-    mech->gamma_qd = k_gamma_qd;
-    mech->energy = k_energy;
+    mech->mass = mb_planar_mass;
+    mech->forces = mb_planar_forces;
+    mech->phi = mb_planar_phi;
+    mech->phi_q = mb_planar_phi_q;
+    mech->phi_t = mb_planar_phi_t;
+    mech->gamma = mb_planar_gamma;
+    mech->forces_q = mb_planar_forces_q;
+    mech->forces_qd = mb_planar_forces_qd;
+    mech->phiq_x_q = mb_planar_phiq_x_q;
+    mech->phiqT_lam_q = mb_planar_phiqT_lam_q;
+    mech->gamma_q = mb_planar_gamma_q;
+    mech->gamma_qd = mb_planar_gamma_qd;
+    mech->energy = mb_planar_energy;
     mech->fused_work = mb_planar_fused_work(model);
-    mech->fused_qpg = k_qpg;
-    mech->fused_lin = k_lin;
+    mech->fused_qpg = mb_planar_qpg;
+    mech->fused_lin = mb_planar_lin;
     mech->autonomous = mb_planar_autonomous(model);
     mech->sparse = model->extra ? NULL : &mb_planar_sparse;  /* assemble_sparse.c */
     /* only a model with contacts has something to bound */
     for (int k = 0; k < model->nf; k++)
         if (mb_force_is_contact(model->forces[k].type))
-            mech->step_bound = k_step_bound;
+            mech->step_bound = mb_planar_step_bound;
 }

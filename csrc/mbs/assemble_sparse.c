@@ -52,7 +52,7 @@ static int check_model(const mb_planar_model *m)
 /* number of non-ground local columns of pair (i, j) */
 static int ncols(int i, int j) { return 3 * (i >= 0) + 3 * (j >= 0); }
 
-static int sp_sizes(void *ctx, ptrdiff_t *nnz_pq, ptrdiff_t *nnz_c)
+static int sp_sizes(ptrdiff_t *nnz_pq, ptrdiff_t *nnz_c, void *ctx)
 {
     const mb_planar_model *m = ctx;
     int rc = check_model(m);
@@ -106,7 +106,7 @@ static ptrdiff_t put_rows(int i, int j, int nr, int row0, int *r, int *c, ptrdif
     return n;
 }
 
-static int sp_pattern(void *ctx, int *pq_row, int *pq_col, int *c_row, int *c_col)
+static int sp_pattern(int *pq_row, int *pq_col, int *c_row, int *c_col, void *ctx)
 {
     const mb_planar_model *m = ctx;
     int rc = check_model(m);
@@ -129,7 +129,7 @@ static int sp_pattern(void *ctx, int *pq_row, int *pq_col, int *c_row, int *c_co
     return MB_OK;
 }
 
-static int sp_mass_diag(void *ctx, double *d)
+static int sp_mass_diag(double *d, void *ctx)
 {
     const mb_planar_model *m = ctx;
     for (int b = 0; b < m->nb; b++) {
@@ -139,7 +139,7 @@ static int sp_mass_diag(void *ctx, double *d)
     return MB_OK;
 }
 
-static int sp_phi_q(void *ctx, double t, const double *q, double *pq)
+static int sp_phi_q(double t, const double *q, double *pq, void *ctx)
 {
     const mb_planar_model *m = ctx;
     ptrdiff_t n = 0;
@@ -157,8 +157,8 @@ static int sp_phi_q(void *ctx, double t, const double *q, double *pq)
     return MB_OK;
 }
 
-static int sp_jac(void *ctx, double t, const double *q, const double *qd, const double *x,
-                  const double *lam, double *cq, double *cv)
+static int sp_jac(double t, const double *q, const double *qd, const double *x,
+                  const double *lam, double *cq, double *cv, void *ctx)
 {
     const mb_planar_model *m = ctx;
     if (m->extra) return MB_ERR_NOT_SUPPORTED;

@@ -43,7 +43,7 @@ static int mass_factor(mb_dae *f, const double *q)
         (me->mass_constant || memcmp(q, f->qcache, (size_t)nq * sizeof(double)) == 0))
         return MB_OK;
     f->mass_ok = 0;
-    int rc = me->mass(me->ctx, q, f->ML, nq);
+    int rc = me->mass(q, f->ML, nq, me->ctx);
     if (rc != 0)
         return rc;
     if (mb_lu_factor(nq, f->ML, nq, f->ipiv) != MB_OK)
@@ -59,8 +59,8 @@ static int accel(mb_dae *f, double t, const double *q, const double *v, const do
     const mb_mech *me = f->mech;
     ptrdiff_t nq = f->nq, nc = f->nc;
     int rc;
-    if ((rc = me->forces(me->ctx, t, q, v, f->a)) != 0) return rc;
-    if ((rc = me->phi_q(me->ctx, t, q, f->Pq, nc)) != 0) return rc;
+    if ((rc = me->forces(t, q, v, f->a, me->ctx)) != 0) return rc;
+    if ((rc = me->phi_q(t, q, f->Pq, nc, me->ctx)) != 0) return rc;
     for (ptrdiff_t i = 0; i < nq; i++) {
         double s = 0.0;
         for (ptrdiff_t k = 0; k < nc; k++) s += f->Pq[k + nc * i] * lam[k];
@@ -98,7 +98,7 @@ static int dae_rhs(double t, const double *y, double *ydot, void *ctx)
     memcpy(ydot + nq, f->a, (size_t)nq * sizeof(double));
     switch (f->kind) {
     case MB_DAE_INDEX3:
-        return me->phi(me->ctx, t, q, alg);
+        return me->phi(t, q, alg, me->ctx);
     case MB_DAE_INDEX2:
         return velocity_constraint(f, t, q, v, alg);
     case MB_DAE_INDEX1:
@@ -108,7 +108,7 @@ static int dae_rhs(double t, const double *y, double *ydot, void *ctx)
         return MB_OK;
     default: /* GGL */
         if ((rc = velocity_constraint(f, t, q, v, alg)) != MB_OK) return rc;
-        return me->phi(me->ctx, t, q, alg + nc);
+        return me->phi(t, q, alg + nc, me->ctx);
     }
 }
 
@@ -208,7 +208,7 @@ static int dae_step_bound(double t, const double *y, const double *fy, double *h
 {
     mb_dae *f = ctx;
     const mb_mech *me = f->mech;
-    return me->step_bound(me->ctx, t, y, y + f->nq, fy + f->nq, h_max);
+    return me->step_bound(t, y, y + f->nq, fy + f->nq, h_max, me->ctx);
 }
 
 int mb_dae_initial(mb_dae *f, double t0, const double *q0, const double *v0, double *y0,

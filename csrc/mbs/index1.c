@@ -297,12 +297,12 @@ static int saddle(mb_index1 *f, double t, const double *q, const double *qd)
     ptrdiff_t ldp = f->schur ? nc : N;
     int rc;
     double *g = b + nq;
-    if (!f->schur && (rc = me->mass(me->ctx, q, S, N)) != 0) return rc;
+    if (!f->schur && (rc = me->mass(q, S, N, me->ctx)) != 0) return rc;
     if (f->use_qpg) {  /* Q, Phi_q and gamma in one pass */
-        if ((rc = me->fused_qpg(me->ctx, t, q, qd, b, Pq, ldp, g, f->kwork)) != 0) return rc;
+        if ((rc = me->fused_qpg(t, q, qd, b, Pq, ldp, g, f->kwork, me->ctx)) != 0) return rc;
     } else {
-        if ((rc = me->forces(me->ctx, t, q, qd, b)) != 0) return rc;
-        if (nc > 0 && (rc = me->phi_q(me->ctx, t, q, Pq, ldp)) != 0) return rc;
+        if ((rc = me->forces(t, q, qd, b, me->ctx)) != 0) return rc;
+        if (nc > 0 && (rc = me->phi_q(t, q, Pq, ldp, me->ctx)) != 0) return rc;
         if (nc > 0 && (rc = eval_gamma(f, t, q, qd, g)) != 0) return rc;
     }
     if (nc > 0) {
@@ -317,7 +317,7 @@ static int saddle(mb_index1 *f, double t, const double *q, const double *qd)
             for (ptrdiff_t k = 0; k < nc; k++) g[k] -= 2 * f->alpha * f->vc1[k];
         }
         if (f->beta != 0) {   /* - beta^2 Phi */
-            if ((rc = me->phi(me->ctx, t, q, f->vc2)) != 0) return rc;
+            if ((rc = me->phi(t, q, f->vc2, me->ctx)) != 0) return rc;
             for (ptrdiff_t k = 0; k < nc; k++) g[k] -= f->beta * f->beta * f->vc2[k];
         }
     }
@@ -368,7 +368,7 @@ static int index1_step_bound(double t, const double *y, const double *fy, double
 {
     mb_index1 *f = ctx;
     const mb_mech *me = f->mech;
-    return me->step_bound(me->ctx, t, y, y + f->nq, fy + f->nq, h_max);
+    return me->step_bound(t, y, y + f->nq, fy + f->nq, h_max, me->ctx);
 }
 
 /* ---- the Jacobian ---- */
@@ -411,10 +411,10 @@ int mb_index1_phiq_jac(mb_index1 *f, double t, const double *q, const double *la
     void *c = me->ctx;
     int rc;
     int want1 = lam && T1, want2 = x && T2, want3 = x3 && T3;
-    if (want1 && me->phiqT_lam_q && (rc = me->phiqT_lam_q(c, t, q, lam, T1, nq)) != 0) return rc;
+    if (want1 && me->phiqT_lam_q && (rc = me->phiqT_lam_q(t, q, lam, T1, nq, c)) != 0) return rc;
     if (me->phiq_x_q) {
-        if (want2 && (rc = me->phiq_x_q(c, t, q, x, T2, nc)) != 0) return rc;
-        if (want3 && (rc = me->phiq_x_q(c, t, q, x3, T3, nc)) != 0) return rc;
+        if (want2 && (rc = me->phiq_x_q(t, q, x, T2, nc, c)) != 0) return rc;
+        if (want3 && (rc = me->phiq_x_q(t, q, x3, T3, nc, c)) != 0) return rc;
     }
     if ((want1 && !me->phiqT_lam_q) || ((want2 || want3) && !me->phiq_x_q)) {
         /* differences of Phi_q in q */
@@ -423,9 +423,9 @@ int mb_index1_phiq_jac(mb_index1 *f, double t, const double *q, const double *la
         for (ptrdiff_t j = 0; j < nq; j++) {
             double h = fd_step(q[j]), s = 1.0 / (2 * h);
             xq[j] = q[j] + h;
-            if ((rc = me->phi_q(c, t, xq, f->P1, nc)) != 0) return rc;
+            if ((rc = me->phi_q(t, xq, f->P1, nc, c)) != 0) return rc;
             xq[j] = q[j] - h;
-            if ((rc = me->phi_q(c, t, xq, f->P2, nc)) != 0) return rc;
+            if ((rc = me->phi_q(t, xq, f->P2, nc, c)) != 0) return rc;
             xq[j] = q[j];
             for (ptrdiff_t l = 0; l < nc * nq; l++) f->P1[l] = (f->P1[l] - f->P2[l]) * s;
             if (want1 && !me->phiqT_lam_q)
@@ -452,7 +452,7 @@ int mb_index1_mass_jac(mb_index1 *f, const double *q, const double *a, double al
     if (me->mass_constant)
         return MB_OK;
     if (me->mass_x_q) {  /* the mechanism's kernel (spatial models: analytic) */
-        if ((rc = me->mass_x_q(me->ctx, q, a, f->M1, nq)) != 0) return rc;
+        if ((rc = me->mass_x_q(q, a, f->M1, nq, me->ctx)) != 0) return rc;
         for (ptrdiff_t j = 0; j < nq; j++)
             for (ptrdiff_t i = 0; i < nq; i++) out[i + ld * j] += alpha * f->M1[i + nq * j];
         return MB_OK;
@@ -462,9 +462,9 @@ int mb_index1_mass_jac(mb_index1 *f, const double *q, const double *a, double al
     for (ptrdiff_t j = 0; j < nq; j++) {
         double h = fd_step(q[j]);
         x[j] = q[j] + h;
-        if ((rc = me->mass(me->ctx, x, f->M1, nq)) != 0) return rc;
+        if ((rc = me->mass(x, f->M1, nq, me->ctx)) != 0) return rc;
         x[j] = q[j] - h;
-        if ((rc = me->mass(me->ctx, x, f->M2, nq)) != 0) return rc;
+        if ((rc = me->mass(x, f->M2, nq, me->ctx)) != 0) return rc;
         x[j] = q[j];
         for (ptrdiff_t l = 0; l < nq * nq; l++) f->M1[l] -= f->M2[l];
         mb_gemv(nq, nq, alpha / (2 * h), f->M1, nq, a, 1.0, out + ld * j);
@@ -492,7 +492,7 @@ static int index1_jac(double t, const double *y, double *J, ptrdiff_t ldJ, void 
 
     if (f->use_lin) {
         /* [Q_q - (Phi_q^T lam)_q; gamma_q - (Phi_q a)_q] and [Q_q'; gamma_q'] in one pass */
-        if ((rc = me->fused_lin(c, t, q, qd, a, lam, RTL, RTR, N, f->kwork)) != 0) return rc;
+        if ((rc = me->fused_lin(t, q, qd, a, lam, RTL, RTR, N, f->kwork, c)) != 0) return rc;
     } else {
         /* force derivatives */
         if ((rc = mb_index1_forces_jac(f, t, q, qd, RTL, RTR, N)) != 0) return rc;
@@ -517,7 +517,7 @@ static int index1_jac(double t, const double *y, double *J, ptrdiff_t ldJ, void 
         /* Phi_q at the cached point: kept by the Schur path, overwritten by the LU's */
         const double *P = f->Pq;
         if (!f->schur) {
-            if ((rc = me->phi_q(c, t, q, f->P1, nc)) != 0) return rc;
+            if ((rc = me->phi_q(t, q, f->P1, nc, c)) != 0) return rc;
             P = f->P1;
         }
         if (f->alpha != 0) {  /* T3 = (Phi_q q')_q, Phi_tq = (Phi_q)_t by differences in t */
@@ -587,7 +587,7 @@ static int proj_setup(mb_index1 *f, double t, const double *q)
     if (f->sp)
         return mb_index1_sparse_proj_factor(f, t, q);
     ptrdiff_t bad = 0;
-    int rc = f->mech->phi_q(f->mech->ctx, t, q, f->P1, f->nc);
+    int rc = f->mech->phi_q(t, q, f->P1, f->nc, f->mech->ctx);
     if (rc != 0) return rc;
     if ((rc = gram_factor(f, f->P1, &bad)) != MB_OK)
         return fail(f, rc,
@@ -630,7 +630,7 @@ int mb_index1_project(mb_index1 *f, double t, double *q, double *qd, double *res
         return MB_OK;
     }
     for (it = 0;; it++) {
-        if ((rc = me->phi(me->ctx, t, q, phi)) != 0) return rc;
+        if ((rc = me->phi(t, q, phi, me->ctx)) != 0) return rc;
         rp = norm_inf(nc, phi);
         if (!isfinite(rp))
             return fail(f, MB_ERR_NONFINITE, "Phi is not finite at t = %.17g.", t);
@@ -646,7 +646,7 @@ int mb_index1_project(mb_index1 *f, double t, double *q, double *qd, double *res
         if ((rc = proj_correct(f, r, dq)) != MB_OK) return rc;
         for (ptrdiff_t i = 0; i < nq; i++) q[i] += dq[i];
         if (norm_inf(nq, dq) <= 8 * DBL_EPSILON * fmax(1.0, qn)) {  /* at round-off level */
-            if ((rc = me->phi(me->ctx, t, q, phi)) != 0) return rc;
+            if ((rc = me->phi(t, q, phi, me->ctx)) != 0) return rc;
             rp = norm_inf(nc, phi);
             break;
         }
@@ -655,7 +655,7 @@ int mb_index1_project(mb_index1 *f, double t, double *q, double *qd, double *res
     if ((rc = proj_setup(f, t, q)) != MB_OK) return rc;
     /* sparse mode: the mechanism's phi_t (the sparse kernels exist only for planar
      * models, which have it); dense: with its difference fallback */
-    if ((rc = f->sp ? me->phi_t(me->ctx, t, q, pt) : eval_phi_t(f, t, q, pt)) != 0) return rc;
+    if ((rc = f->sp ? me->phi_t(t, q, pt, me->ctx) : eval_phi_t(f, t, q, pt)) != 0) return rc;
     for (int pass = 0; pass < 2; pass++) {
         proj_residual(f, pt, qd, r);
         rv = norm_inf(nc, r);
@@ -739,7 +739,7 @@ int mb_index1_init_ex(mb_index1 *f, const mb_mech *mech, double alpha, double be
     mb_mechd_init(&f->d, mech, f->dwork);
     f->cache_ok = 0;
     /* the Schur path when M is constant, diagonal and positive (M at q = 0: vq1) */
-    if (mech->mass_constant && mech->mass(mech->ctx, f->vq1, f->S, N) == 0) {
+    if (mech->mass_constant && mech->mass(f->vq1, f->S, N, mech->ctx) == 0) {
         int diag = 1;
         for (ptrdiff_t j = 0; j < nq && diag; j++)
             for (ptrdiff_t i = 0; i < nq && diag; i++) {

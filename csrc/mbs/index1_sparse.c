@@ -180,7 +180,7 @@ int mb_index1_sparse_init(mb_index1 *f)
     s->nc = nc;
     s->N = N;
     s->NA = NA;
-    int rc = K->sizes(me->ctx, &s->npq, &s->nC);
+    int rc = K->sizes(&s->npq, &s->nC, me->ctx);
     if (rc != MB_OK) {
         mb_index1_sparse_free(f);
         return sfail(f, rc, "mb_index1_init_ex: the mechanism's sparse kernels refuse it "
@@ -201,8 +201,8 @@ int mb_index1_sparse_init(mb_index1 *f)
         ALLOC(s->sol, N) || ALLOC(s->ycache, 2 * nq) || ALLOC(s->vc1, nc) ||
         ALLOC(s->vc2, nc) || ALLOC(s->xv, nq) || ALLOC(s->col, N))
         goto nomem;
-    if ((rc = K->pattern(me->ctx, s->pr, s->pc, s->cr, s->cc)) != MB_OK ||
-        (rc = K->mass_diag(me->ctx, s->md)) != MB_OK) {
+    if ((rc = K->pattern(s->pr, s->pc, s->cr, s->cc, me->ctx)) != MB_OK ||
+        (rc = K->mass_diag(s->md, me->ctx)) != MB_OK) {
         mb_index1_sparse_free(f);
         return sfail(f, rc, "mb_index1_init_ex: the mechanism's sparse kernels failed "
                             "(status %d).", rc);
@@ -384,18 +384,18 @@ int mb_index1_sparse_saddle(mb_index1 *f, double t, const double *q, const doubl
     f->cache_ok = 0;
     double *b = s->sol;
     int rc;
-    if ((rc = me->forces(me->ctx, t, q, qd, b)) != 0) return rc;
-    if ((rc = me->sparse->phi_q(me->ctx, t, q, s->pqv)) != 0) return rc;
+    if ((rc = me->forces(t, q, qd, b, me->ctx)) != 0) return rc;
+    if ((rc = me->sparse->phi_q(t, q, s->pqv, me->ctx)) != 0) return rc;
     if (nc > 0) {
         double *g = b + nq;
-        if ((rc = me->gamma(me->ctx, t, q, qd, g)) != 0) return rc;
+        if ((rc = me->gamma(t, q, qd, g, me->ctx)) != 0) return rc;
         if (f->alpha != 0) {  /* - 2 alpha (Phi_q q' + Phi_t) */
-            if ((rc = me->phi_t(me->ctx, t, q, s->vc1)) != 0) return rc;
+            if ((rc = me->phi_t(t, q, s->vc1, me->ctx)) != 0) return rc;
             pq_gemv(s, s->pqv, qd, s->vc1);
             for (ptrdiff_t k = 0; k < nc; k++) g[k] -= 2 * f->alpha * s->vc1[k];
         }
         if (f->beta != 0) {   /* - beta^2 Phi */
-            if ((rc = me->phi(me->ctx, t, q, s->vc2)) != 0) return rc;
+            if ((rc = me->phi(t, q, s->vc2, me->ctx)) != 0) return rc;
             for (ptrdiff_t k = 0; k < nc; k++) g[k] -= f->beta * f->beta * s->vc2[k];
         }
     }
@@ -429,7 +429,7 @@ static int sparse_jac_eval(mb_index1 *f, double t, const double *y)
     int rc = mb_index1_sparse_saddle(f, t, q, qd);
     if (rc != MB_OK) return rc;
     for (ptrdiff_t i = 0; i < nq; i++) s->xv[i] = s->sol[i] + 2 * f->alpha * qd[i];
-    if ((rc = me->sparse->jac(me->ctx, t, q, qd, s->xv, s->sol + nq, s->cq, s->cv)) != 0)
+    if ((rc = me->sparse->jac(t, q, qd, s->xv, s->sol + nq, s->cq, s->cv, me->ctx)) != 0)
         return rc;
     memset(s->Cqx, 0, (size_t)s->Cnz * sizeof(double));
     memset(s->Cvx, 0, (size_t)s->Cnz * sizeof(double));
@@ -476,13 +476,13 @@ static int sparse_dense_jac(double t, const double *y, double *J, ptrdiff_t ldJ,
 
 /* ---- mb_linsys: a I - J through the augmented system ---- */
 
-static int ls_jac(void *ctx, double t, const double *y, const double *fy)
+static int ls_jac(double t, const double *y, const double *fy, void *ctx)
 {
     (void)fy;
     return sparse_jac_eval(ctx, t, y);
 }
 
-static int ls_factor(void *ctx, int slot, double ar, double ai)
+static int ls_factor(int slot, double ar, double ai, void *ctx)
 {
     mb_index1 *f = ctx;
     struct mb_index1_sparse *s = f->sp;
@@ -520,7 +520,7 @@ static int ls_factor(void *ctx, int slot, double ar, double ai)
     return MB_OK;
 }
 
-static int ls_solve(void *ctx, int slot, double *xr, double *xi)
+static int ls_solve(int slot, double *xr, double *xi, void *ctx)
 {
     mb_index1 *f = ctx;
     struct mb_index1_sparse *s = f->sp;
@@ -602,7 +602,7 @@ int mb_index1_sparse_proj_factor(mb_index1 *f, double t, const double *q)
 {
     struct mb_index1_sparse *s = f->sp;
     const mb_mech *me = f->mech;
-    int rc = me->sparse->phi_q(me->ctx, t, q, s->pqp);
+    int rc = me->sparse->phi_q(t, q, s->pqp, me->ctx);
     if (rc != 0) return rc;
     fill_S(s, NULL, 1.0, s->pqp, s->Px);
     if ((rc = factor_S(s, s->Px, &s->Pnum, &s->Prc)) != MB_OK) {

@@ -9,7 +9,9 @@
  *
  * Conventions: q has nq entries, Phi has nc rows.  Matrices are column-major with
  * an explicit leading dimension ld; kernels ADD nothing: they overwrite their
- * output.  gamma is the right-hand side of the acceleration constraint
+ * output.  Every kernel takes its context last (ctx), as every callback of csrc does
+ * (problem.h, linsys.h): the planar and spatial kernels (mb_planar_phi, ...) are the
+ * table's entries themselves, with the model as ctx.  gamma is the right-hand side of the acceleration constraint
  *     Phi_q q'' = gamma = -(Phi_q q')_q q' - 2 Phi_qt q' - Phi_tt.
  * Derivative kernels may be NULL: formulations then use central differences of
  * the kernel they differentiate.  Every kernel returns 0 (MB_OK) or a status.
@@ -28,47 +30,47 @@
  * with this table has a constant diagonal positive mass matrix (mass_diag) and a
  * Phi_q that does not depend on t explicitly (Phi_tq = 0). */
 typedef struct mb_mech_sparse {
-    int (*sizes)(void *ctx, ptrdiff_t *nnz_pq, ptrdiff_t *nnz_c);
-    int (*pattern)(void *ctx, int *pq_row, int *pq_col, int *c_row, int *c_col);
-    int (*mass_diag)(void *ctx, double *d);                                       /* nq */
-    int (*phi_q)(void *ctx, double t, const double *q, double *pq);              /* nnz_pq */
+    int (*sizes)(ptrdiff_t *nnz_pq, ptrdiff_t *nnz_c, void *ctx);
+    int (*pattern)(int *pq_row, int *pq_col, int *c_row, int *c_col, void *ctx);
+    int (*mass_diag)(double *d, void *ctx);                                       /* nq */
+    int (*phi_q)(double t, const double *q, double *pq, void *ctx);              /* nnz_pq */
     /* cq, cv (nnz_c each) at (t, q, q') for the vectors x (nq) and lam (nc) */
-    int (*jac)(void *ctx, double t, const double *q, const double *qd, const double *x,
-               const double *lam, double *cq, double *cv);
+    int (*jac)(double t, const double *q, const double *qd, const double *x,
+               const double *lam, double *cq, double *cv, void *ctx);
 } mb_mech_sparse;
 
 typedef struct mb_mech {
     ptrdiff_t nq, nc;
     int mass_constant;  /* M does not depend on q */
     void *ctx;
-    int (*mass)(void *ctx, const double *q, double *M, ptrdiff_t ld);                 /* nq x nq */
-    int (*forces)(void *ctx, double t, const double *q, const double *qd, double *Q); /* nq */
-    int (*phi)(void *ctx, double t, const double *q, double *phi);                    /* nc */
-    int (*phi_q)(void *ctx, double t, const double *q, double *Pq, ptrdiff_t ld);     /* nc x nq */
-    int (*phi_t)(void *ctx, double t, const double *q, double *pt);                   /* nc */
-    int (*gamma)(void *ctx, double t, const double *q, const double *qd, double *g);  /* nc */
+    int (*mass)(const double *q, double *M, ptrdiff_t ld, void *ctx);                 /* nq x nq */
+    int (*forces)(double t, const double *q, const double *qd, double *Q, void *ctx); /* nq */
+    int (*phi)(double t, const double *q, double *phi, void *ctx);                    /* nc */
+    int (*phi_q)(double t, const double *q, double *Pq, ptrdiff_t ld, void *ctx);     /* nc x nq */
+    int (*phi_t)(double t, const double *q, double *pt, void *ctx);                   /* nc */
+    int (*gamma)(double t, const double *q, const double *qd, double *g, void *ctx);  /* nc */
     /* derivatives for implicit and exponential methods (NULL: finite differences) */
-    int (*forces_q)(void *ctx, double t, const double *q, const double *qd, double *Qq, ptrdiff_t ld);
-    int (*forces_qd)(void *ctx, double t, const double *q, const double *qd, double *Qv, ptrdiff_t ld);
+    int (*forces_q)(double t, const double *q, const double *qd, double *Qq, ptrdiff_t ld, void *ctx);
+    int (*forces_qd)(double t, const double *q, const double *qd, double *Qv, ptrdiff_t ld, void *ctx);
     /* (Phi_q x)_q for a given vector x (x = q' gives (Phi_q q')_q), nc x nq */
-    int (*phiq_x_q)(void *ctx, double t, const double *q, const double *x, double *out, ptrdiff_t ld);
+    int (*phiq_x_q)(double t, const double *q, const double *x, double *out, ptrdiff_t ld, void *ctx);
     /* (Phi_q^T lambda)_q, nq x nq */
-    int (*phiqT_lam_q)(void *ctx, double t, const double *q, const double *lam, double *out, ptrdiff_t ld);
+    int (*phiqT_lam_q)(double t, const double *q, const double *lam, double *out, ptrdiff_t ld, void *ctx);
     /* (M(q) x)_q for a given vector x (x = q'' in the Jacobians of the state-space
      * formulation, statespace.c), nq x nq; NULL: central differences of mass (zero when
      * mass_constant) */
-    int (*mass_x_q)(void *ctx, const double *q, const double *x, double *out, ptrdiff_t ld);
-    int (*gamma_q)(void *ctx, double t, const double *q, const double *qd, double *out, ptrdiff_t ld);
-    int (*gamma_qd)(void *ctx, double t, const double *q, const double *qd, double *out, ptrdiff_t ld);
+    int (*mass_x_q)(const double *q, const double *x, double *out, ptrdiff_t ld, void *ctx);
+    int (*gamma_q)(double t, const double *q, const double *qd, double *out, ptrdiff_t ld, void *ctx);
+    int (*gamma_qd)(double t, const double *q, const double *qd, double *out, ptrdiff_t ld, void *ctx);
     /* energies (NULL: not available) */
-    int (*energy)(void *ctx, double t, const double *q, const double *qd, double *kinetic,
-                  double *potential);
+    int (*energy)(double t, const double *q, const double *qd, double *kinetic,
+                  double *potential, void *ctx);
     /* optional step bound (continuous collision detection, problem.h mb_step_bound_fn):
      * the largest step from (t, q, q') with q'' = qdd after which no contact can have
      * been entered and left again unseen; *h_max = +inf when there is no bound
      * (NULL: no bound at all).  Planar models: mb_planar_step_bound (contact.c). */
-    int (*step_bound)(void *ctx, double t, const double *q, const double *qd,
-                      const double *qdd, double *h_max);
+    int (*step_bound)(double t, const double *q, const double *qd,
+                      const double *qdd, double *h_max, void *ctx);
     /* nonzero: neither Q nor Phi depends on t explicitly (no drivers, no prescribed
      * forces), so every partial derivative in t vanishes and formulations skip them;
      * 0 (the safe default): they are formed by differences in t */
@@ -85,14 +87,14 @@ typedef struct mb_mech {
      * fused_qpg: Q (nq), Phi_q (nc x nq, ld) and gamma (nc) at (t, q, q')
      *            (forces, phi_q, gamma) */
     ptrdiff_t fused_work;
-    int (*fused_qpg)(void *ctx, double t, const double *q, const double *qd, double *Q,
-                     double *Pq, ptrdiff_t ld, double *g, double *work);
+    int (*fused_qpg)(double t, const double *q, const double *qd, double *Q,
+                     double *Pq, ptrdiff_t ld, double *g, double *work, void *ctx);
     /* fused_lin: the linearization of (Q - Phi_q^T lambda, gamma - Phi_q a) in q and q'
      * at fixed a (nq) and lambda (nc): both (nq + nc) x nq with leading dimension ld,
      *     Rq = [ Q_q - (Phi_q^T lambda)_q ; gamma_q - (Phi_q a)_q ],   Rv = [ Q_q' ; gamma_q' ]
      * (forces_q, forces_qd, phiqT_lam_q, phiq_x_q, gamma_q, gamma_qd) */
-    int (*fused_lin)(void *ctx, double t, const double *q, const double *qd, const double *a,
-                     const double *lam, double *Rq, double *Rv, ptrdiff_t ld, double *work);
+    int (*fused_lin)(double t, const double *q, const double *qd, const double *a,
+                     const double *lam, double *Rq, double *Rv, ptrdiff_t ld, double *work, void *ctx);
 } mb_mech;
 
 #endif

@@ -50,14 +50,14 @@ int mb_mechd_phi_t(mb_mechd *d, double t, const double *q, double *pt)
     if (d->nc == 0)
         return MB_OK;
     if (me->phi_t)
-        return me->phi_t(me->ctx, t, q, pt);
+        return me->phi_t(t, q, pt, me->ctx);
     if (me->autonomous) {
         memset(pt, 0, (size_t)d->nc * sizeof(double));
         return MB_OK;
     }
     double h = fd_step(t);
-    int rc = me->phi(me->ctx, t + h, q, d->vc1);
-    if (rc == 0) rc = me->phi(me->ctx, t - h, q, d->vc2);
+    int rc = me->phi(t + h, q, d->vc1, me->ctx);
+    if (rc == 0) rc = me->phi(t - h, q, d->vc2, me->ctx);
     if (rc != 0) return rc;
     for (ptrdiff_t k = 0; k < d->nc; k++) pt[k] = (d->vc1[k] - d->vc2[k]) / (2 * h);
     return MB_OK;
@@ -71,15 +71,15 @@ int mb_mechd_gamma(mb_mechd *d, double t, const double *q, const double *qd, dou
     if (nc == 0)
         return MB_OK;
     if (me->gamma)
-        return me->gamma(me->ctx, t, q, qd, g);
+        return me->gamma(t, q, qd, g, me->ctx);
     double scale = fmax(1.0, norm_inf(nq, q)) / fmax(1.0, norm_inf(nq, qd));
     if (me->phi_t) {
         double h = cbrt(DBL_EPSILON) * scale;
         for (int sgn = -1; sgn <= 1; sgn += 2) {
             double *v = sgn > 0 ? d->vc3 : d->vc4;
             for (ptrdiff_t i = 0; i < nq; i++) d->gs[i] = q[i] + sgn * h * qd[i];
-            if ((rc = me->phi_q(me->ctx, t + sgn * h, d->gs, d->P2, nc)) != 0) return rc;
-            if ((rc = me->phi_t(me->ctx, t + sgn * h, d->gs, v)) != 0) return rc;
+            if ((rc = me->phi_q(t + sgn * h, d->gs, d->P2, nc, me->ctx)) != 0) return rc;
+            if ((rc = me->phi_t(t + sgn * h, d->gs, v, me->ctx)) != 0) return rc;
             mb_gemv(nc, nq, 1.0, d->P2, nc, qd, 1.0, v);
         }
         for (ptrdiff_t k = 0; k < nc; k++) g[k] = -(d->vc3[k] - d->vc4[k]) / (2 * h);
@@ -87,14 +87,14 @@ int mb_mechd_gamma(mb_mechd *d, double t, const double *q, const double *qd, dou
     }
     /* second differences at h and h/2, Richardson-extrapolated (index1.c) */
     double h = pow(DBL_EPSILON, 1.0 / 6.0) * scale;
-    if ((rc = me->phi(me->ctx, t, q, d->vc5)) != 0) return rc;
+    if ((rc = me->phi(t, q, d->vc5, me->ctx)) != 0) return rc;
     memset(g, 0, (size_t)nc * sizeof(double));
     for (int half = 0; half < 2; half++) {
         double hh = half ? 0.5 * h : h, w = (half ? -4.0 : 1.0) / (3.0 * hh * hh);
         for (int sgn = -1; sgn <= 1; sgn += 2) {
             double *v = sgn > 0 ? d->vc3 : d->vc4;
             for (ptrdiff_t i = 0; i < nq; i++) d->gs[i] = q[i] + sgn * hh * qd[i];
-            if ((rc = me->phi(me->ctx, t + sgn * hh, d->gs, v)) != 0) return rc;
+            if ((rc = me->phi(t + sgn * hh, d->gs, v, me->ctx)) != 0) return rc;
         }
         for (ptrdiff_t k = 0; k < nc; k++) g[k] += w * (d->vc3[k] - 2 * d->vc5[k] + d->vc4[k]);
     }
@@ -120,7 +120,7 @@ static int fd_cols(mb_mechd *d, int which, double t, const double *q, const doub
             double *v = sgn > 0 ? vp : vm;
             const double *qq = wrt == 0 ? x : q, *vv = wrt == 0 ? qd : x;
             x[c] = base[c] + sgn * h;
-            int rc = which == 0 ? me->forces(me->ctx, t, qq, vv, v) : mb_mechd_gamma(d, t, qq, vv, v);
+            int rc = which == 0 ? me->forces(t, qq, vv, v, me->ctx) : mb_mechd_gamma(d, t, qq, vv, v);
             if (rc != 0) return rc;
         }
         x[c] = base[c];
@@ -133,7 +133,7 @@ int mb_mechd_forces_q(mb_mechd *d, double t, const double *q, const double *qd, 
                       ptrdiff_t ld)
 {
     const mb_mech *me = d->me;
-    return me->forces_q ? me->forces_q(me->ctx, t, q, qd, out, ld)
+    return me->forces_q ? me->forces_q(t, q, qd, out, ld, me->ctx)
                         : fd_cols(d, 0, t, q, qd, 0, out, ld);
 }
 
@@ -141,7 +141,7 @@ int mb_mechd_forces_qd(mb_mechd *d, double t, const double *q, const double *qd,
                        ptrdiff_t ld)
 {
     const mb_mech *me = d->me;
-    return me->forces_qd ? me->forces_qd(me->ctx, t, q, qd, out, ld)
+    return me->forces_qd ? me->forces_qd(t, q, qd, out, ld, me->ctx)
                          : fd_cols(d, 0, t, q, qd, 1, out, ld);
 }
 
@@ -150,7 +150,7 @@ int mb_mechd_gamma_q(mb_mechd *d, double t, const double *q, const double *qd, d
 {
     const mb_mech *me = d->me;
     if (d->nc == 0) return MB_OK;
-    return me->gamma_q ? me->gamma_q(me->ctx, t, q, qd, out, ld)
+    return me->gamma_q ? me->gamma_q(t, q, qd, out, ld, me->ctx)
                        : fd_cols(d, 1, t, q, qd, 0, out, ld);
 }
 
@@ -159,7 +159,7 @@ int mb_mechd_gamma_qd(mb_mechd *d, double t, const double *q, const double *qd, 
 {
     const mb_mech *me = d->me;
     if (d->nc == 0) return MB_OK;
-    return me->gamma_qd ? me->gamma_qd(me->ctx, t, q, qd, out, ld)
+    return me->gamma_qd ? me->gamma_qd(t, q, qd, out, ld, me->ctx)
                         : fd_cols(d, 1, t, q, qd, 1, out, ld);
 }
 
@@ -172,9 +172,9 @@ static int dphiq(mb_mechd *d, double t, const double *q, ptrdiff_t j)
     int rc;
     memcpy(x, q, (size_t)nq * sizeof(double));
     x[j] = q[j] + h;
-    if ((rc = me->phi_q(me->ctx, t, x, d->P1, nc)) != 0) return rc;
+    if ((rc = me->phi_q(t, x, d->P1, nc, me->ctx)) != 0) return rc;
     x[j] = q[j] - h;
-    if ((rc = me->phi_q(me->ctx, t, x, d->P2, nc)) != 0) return rc;
+    if ((rc = me->phi_q(t, x, d->P2, nc, me->ctx)) != 0) return rc;
     for (ptrdiff_t l = 0; l < nc * nq; l++) d->P1[l] = (d->P1[l] - d->P2[l]) / (2 * h);
     return MB_OK;
 }
@@ -186,7 +186,7 @@ int mb_mechd_phiq_x_q(mb_mechd *d, double t, const double *q, const double *x, d
     ptrdiff_t nq = d->nq, nc = d->nc;
     if (nc == 0) return MB_OK;
     if (me->phiq_x_q)
-        return me->phiq_x_q(me->ctx, t, q, x, out, ld);
+        return me->phiq_x_q(t, q, x, out, ld, me->ctx);
     for (ptrdiff_t j = 0; j < nq; j++) {
         int rc = dphiq(d, t, q, j);
         if (rc != MB_OK) return rc;
@@ -209,7 +209,7 @@ int mb_mechd_phiqT_lam_q(mb_mechd *d, double t, const double *q, const double *l
         return MB_OK;
     }
     if (me->phiqT_lam_q)
-        return me->phiqT_lam_q(me->ctx, t, q, lam, out, ld);
+        return me->phiqT_lam_q(t, q, lam, out, ld, me->ctx);
     for (ptrdiff_t j = 0; j < nq; j++) {
         int rc = dphiq(d, t, q, j);
         if (rc != MB_OK) return rc;
@@ -231,16 +231,16 @@ int mb_mechd_mass_x_q(mb_mechd *d, const double *q, const double *x, double *out
         return MB_OK;
     }
     if (me->mass_x_q)
-        return me->mass_x_q(me->ctx, q, x, out, ld);
+        return me->mass_x_q(q, x, out, ld, me->ctx);
     double *y = d->xq;
     memcpy(y, q, (size_t)nq * sizeof(double));
     for (ptrdiff_t j = 0; j < nq; j++) {
         double h = fd_step(q[j]);
         int rc;
         y[j] = q[j] + h;
-        if ((rc = me->mass(me->ctx, y, d->M1, nq)) != 0) return rc;
+        if ((rc = me->mass(y, d->M1, nq, me->ctx)) != 0) return rc;
         y[j] = q[j] - h;
-        if ((rc = me->mass(me->ctx, y, d->M2, nq)) != 0) return rc;
+        if ((rc = me->mass(y, d->M2, nq, me->ctx)) != 0) return rc;
         y[j] = q[j];
         for (ptrdiff_t l = 0; l < nq * nq; l++) d->M1[l] -= d->M2[l];
         mb_gemv(nq, nq, 1.0 / (2 * h), d->M1, nq, x, 0.0, out + ld * j);
@@ -259,8 +259,8 @@ int mb_mechd_phi_tq(mb_mechd *d, double t, const double *q, double *out, ptrdiff
     }
     double h = fd_step(t);
     int rc;
-    if ((rc = me->phi_q(me->ctx, t + h, q, d->P1, nc)) != 0) return rc;
-    if ((rc = me->phi_q(me->ctx, t - h, q, d->P2, nc)) != 0) return rc;
+    if ((rc = me->phi_q(t + h, q, d->P1, nc, me->ctx)) != 0) return rc;
+    if ((rc = me->phi_q(t - h, q, d->P2, nc, me->ctx)) != 0) return rc;
     for (ptrdiff_t j = 0; j < nq; j++)
         for (ptrdiff_t k = 0; k < nc; k++)
             out[k + ld * j] = (d->P1[k + nc * j] - d->P2[k + nc * j]) / (2 * h);

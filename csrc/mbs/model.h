@@ -73,7 +73,7 @@ typedef struct mb_planar_model {
     int nf;
     const mb_planar_force *forces;
     /* optional extra generalized forces (Python add_force: the slow path); adds into Q */
-    int (*extra)(void *ctx, double t, const double *q, const double *qd, double *Q);
+    int (*extra)(double t, const double *q, const double *qd, double *Q, void *ctx);
     void *extra_ctx;
 } mb_planar_model;
 
@@ -87,44 +87,45 @@ void mb_planar_mech(const mb_planar_model *model, mb_mech *mech);
  * Python (extra) forces. */
 extern const mb_mech_sparse mb_planar_sparse;
 
-/* Kernels (also reachable through the mb_mech table); column-major outputs. */
-int mb_planar_phi(const mb_planar_model *m, double t, const double *q, double *phi);
-int mb_planar_phi_q(const mb_planar_model *m, double t, const double *q, double *Pq, ptrdiff_t ld);
-int mb_planar_phi_t(const mb_planar_model *m, double t, const double *q, double *pt);
-int mb_planar_gamma(const mb_planar_model *m, double t, const double *q, const double *qd, double *g);
-int mb_planar_phiq_x_q(const mb_planar_model *m, double t, const double *q, const double *x,
-                       double *out, ptrdiff_t ld);
-int mb_planar_phiqT_lam_q(const mb_planar_model *m, double t, const double *q, const double *lam,
-                          double *out, ptrdiff_t ld);
-int mb_planar_gamma_q(const mb_planar_model *m, double t, const double *q, const double *qd,
-                      double *out, ptrdiff_t ld);
-int mb_planar_gamma_qd(const mb_planar_model *m, double t, const double *q, const double *qd,
-                       double *out, ptrdiff_t ld);
-int mb_planar_mass(const mb_planar_model *m, const double *q, double *M, ptrdiff_t ld);
-int mb_planar_forces(const mb_planar_model *m, double t, const double *q, const double *qd, double *Q);
-int mb_planar_forces_q(const mb_planar_model *m, double t, const double *q, const double *qd,
-                       double *Qq, ptrdiff_t ld);
-int mb_planar_forces_qd(const mb_planar_model *m, double t, const double *q, const double *qd,
-                        double *Qv, ptrdiff_t ld);
+/* The kernels of the mb_mech table (mech.h), the model as their last argument ctx;
+ * column-major outputs. */
+int mb_planar_phi(double t, const double *q, double *phi, void *ctx);
+int mb_planar_phi_q(double t, const double *q, double *Pq, ptrdiff_t ld, void *ctx);
+int mb_planar_phi_t(double t, const double *q, double *pt, void *ctx);
+int mb_planar_gamma(double t, const double *q, const double *qd, double *g, void *ctx);
+int mb_planar_phiq_x_q(double t, const double *q, const double *x,
+                       double *out, ptrdiff_t ld, void *ctx);
+int mb_planar_phiqT_lam_q(double t, const double *q, const double *lam,
+                          double *out, ptrdiff_t ld, void *ctx);
+int mb_planar_gamma_q(double t, const double *q, const double *qd,
+                      double *out, ptrdiff_t ld, void *ctx);
+int mb_planar_gamma_qd(double t, const double *q, const double *qd,
+                       double *out, ptrdiff_t ld, void *ctx);
+int mb_planar_mass(const double *q, double *M, ptrdiff_t ld, void *ctx);
+int mb_planar_forces(double t, const double *q, const double *qd, double *Q, void *ctx);
+int mb_planar_forces_q(double t, const double *q, const double *qd,
+                       double *Qq, ptrdiff_t ld, void *ctx);
+int mb_planar_forces_qd(double t, const double *q, const double *qd,
+                        double *Qv, ptrdiff_t ld, void *ctx);
 /* fused kernels (mech.h fused_qpg, fused_lin) over work of mb_planar_fused_work(m)
  * doubles (cos and sin per body, computed once per call):
  * qpg: Q (nq), Phi_q (nc x nq, ld) and gamma (nc) at (t, q, q');
  * lin: Rq = [Q_q - (Phi_q^T lam)_q ; gamma_q - (Phi_q a)_q], Rv = [Q_qd ; gamma_qd]
  * ((nq + nc) x nq each, ld) */
 ptrdiff_t mb_planar_fused_work(const mb_planar_model *m);
-int mb_planar_qpg(const mb_planar_model *m, double t, const double *q, const double *qd,
-                  double *Q, double *Pq, ptrdiff_t ld, double *g, double *work);
-int mb_planar_lin(const mb_planar_model *m, double t, const double *q, const double *qd,
+int mb_planar_qpg(double t, const double *q, const double *qd,
+                  double *Q, double *Pq, ptrdiff_t ld, double *g, double *work, void *ctx);
+int mb_planar_lin(double t, const double *q, const double *qd,
                   const double *a, const double *lam, double *Rq, double *Rv, ptrdiff_t ld,
-                  double *work);
-int mb_planar_energy(const mb_planar_model *m, double t, const double *q, const double *qd,
-                     double *kinetic, double *potential);
+                  double *work, void *ctx);
+int mb_planar_energy(double t, const double *q, const double *qd,
+                     double *kinetic, double *potential, void *ctx);
 /* contact gap functions Psi (one per contact force, > 0 in contact, LLM eq 17-19) */
 int mb_planar_contact_gaps(const mb_planar_model *m, const double *q, double *psi);
 /* The largest step from (t, q, q', q'') that cannot pass through a contact unseen
  * (continuous collision detection over the contact forces, contact.c; mech.h
  * step_bound); *h_max = +inf when no contact bounds the step. */
-int mb_planar_step_bound(const mb_planar_model *m, double t, const double *q, const double *qd,
-                         const double *qdd, double *h_max);
+int mb_planar_step_bound(double t, const double *q, const double *qd,
+                         const double *qdd, double *h_max, void *ctx);
 
 #endif

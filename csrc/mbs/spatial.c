@@ -386,8 +386,9 @@ static void scatter_row(const double L[SP_NL], int i, int j, ptrdiff_t row, doub
     }
 }
 
-int mb_spatial_phi(const mb_spatial_model *m, double t, const double *q, double *phi)
+int mb_spatial_phi(double t, const double *q, double *phi, void *ctx)
 {
+    const mb_spatial_model *m = ctx;
     crow L[3];
     sp_pair p;
     int nr;
@@ -403,8 +404,9 @@ int mb_spatial_phi(const mb_spatial_model *m, double t, const double *q, double 
     return MB_OK;
 }
 
-int mb_spatial_phi_q(const mb_spatial_model *m, double t, const double *q, double *Pq, ptrdiff_t ld)
+int mb_spatial_phi_q(double t, const double *q, double *Pq, ptrdiff_t ld, void *ctx)
 {
+    const mb_spatial_model *m = ctx;
     crow L[3];
     sp_pair p;
     int nr;
@@ -420,8 +422,9 @@ int mb_spatial_phi_q(const mb_spatial_model *m, double t, const double *q, doubl
     return MB_OK;
 }
 
-int mb_spatial_phi_t(const mb_spatial_model *m, double t, const double *q, double *pt)
+int mb_spatial_phi_t(double t, const double *q, double *pt, void *ctx)
 {
+    const mb_spatial_model *m = ctx;
     crow L[3];
     sp_pair p;
     int nr;
@@ -434,9 +437,10 @@ int mb_spatial_phi_t(const mb_spatial_model *m, double t, const double *q, doubl
     return MB_OK;
 }
 
-int mb_spatial_gamma(const mb_spatial_model *m, double t, const double *q, const double *qd,
-                     double *g)
+int mb_spatial_gamma(double t, const double *q, const double *qd,
+                     double *g, void *ctx)
 {
+    const mb_spatial_model *m = ctx;
     crow L[3];
     sp_pair p;
     int nr;
@@ -456,9 +460,10 @@ int mb_spatial_gamma(const mb_spatial_model *m, double t, const double *q, const
     return MB_OK;
 }
 
-int mb_spatial_phiq_x_q(const mb_spatial_model *m, double t, const double *q, const double *x,
-                        double *out, ptrdiff_t ld)
+int mb_spatial_phiq_x_q(double t, const double *q, const double *x,
+                        double *out, ptrdiff_t ld, void *ctx)
 {
+    const mb_spatial_model *m = ctx;
     crow L[3];
     sp_pair p;
     int nr;
@@ -474,9 +479,10 @@ int mb_spatial_phiq_x_q(const mb_spatial_model *m, double t, const double *q, co
     return MB_OK;
 }
 
-int mb_spatial_phiqT_lam_q(const mb_spatial_model *m, double t, const double *q,
-                           const double *lam, double *out, ptrdiff_t ld)
+int mb_spatial_phiqT_lam_q(double t, const double *q,
+                           const double *lam, double *out, ptrdiff_t ld, void *ctx)
 {
+    const mb_spatial_model *m = ctx;
     crow L[3];
     sp_pair p;
     int nr;
@@ -507,9 +513,10 @@ int mb_spatial_phiqT_lam_q(const mb_spatial_model *m, double t, const double *q,
     return MB_OK;
 }
 
-int mb_spatial_gamma_q(const mb_spatial_model *m, double t, const double *q, const double *qd,
-                       double *out, ptrdiff_t ld)
+int mb_spatial_gamma_q(double t, const double *q, const double *qd,
+                       double *out, ptrdiff_t ld, void *ctx)
 {
+    const mb_spatial_model *m = ctx;
     crow L[3];
     sp_pair p;
     int nr;
@@ -528,9 +535,10 @@ int mb_spatial_gamma_q(const mb_spatial_model *m, double t, const double *q, con
     return MB_OK;
 }
 
-int mb_spatial_gamma_qd(const mb_spatial_model *m, double t, const double *q, const double *qd,
-                        double *out, ptrdiff_t ld)
+int mb_spatial_gamma_qd(double t, const double *q, const double *qd,
+                        double *out, ptrdiff_t ld, void *ctx)
 {
+    const mb_spatial_model *m = ctx;
     crow L[3];
     sp_pair p;
     int nr;
@@ -594,8 +602,9 @@ static void mat3_vec(const double J[3][3], const double x[3], double y[3])
     for (int r = 0; r < 3; r++) y[r] = J[r][0] * x[0] + J[r][1] * x[1] + J[r][2] * x[2];
 }
 
-int mb_spatial_mass(const mb_spatial_model *m, const double *q, double *M, ptrdiff_t ld)
+int mb_spatial_mass(const double *q, double *M, ptrdiff_t ld, void *ctx)
 {
+    const mb_spatial_model *m = ctx;
     ptrdiff_t nq = 7 * (ptrdiff_t)m->nb;
     zero_block(nq, nq, M, ld);
     for (int b = 0; b < m->nb; b++) {
@@ -611,9 +620,10 @@ int mb_spatial_mass(const mb_spatial_model *m, const double *q, double *M, ptrdi
     return MB_OK;
 }
 
-int mb_spatial_mass_x_q(const mb_spatial_model *m, const double *q, const double *x, double *out,
-                        ptrdiff_t ld)
+int mb_spatial_mass_x_q(const double *q, const double *x, double *out,
+                        ptrdiff_t ld, void *ctx)
 {
+    const mb_spatial_model *m = ctx;
     ptrdiff_t nq = 7 * (ptrdiff_t)m->nb;
     zero_block(nq, nq, out, ld);
     for (int b = 0; b < m->nb; b++) {
@@ -726,37 +736,6 @@ int mb_spatial_autonomous(const mb_spatial_model *m)
     return 1;
 }
 
-static int k_mass(void *c, const double *q, double *M, ptrdiff_t ld)
-{ return mb_spatial_mass(c, q, M, ld); }
-static int k_mass_x_q(void *c, const double *q, const double *x, double *o, ptrdiff_t ld)
-{ return mb_spatial_mass_x_q(c, q, x, o, ld); }
-static int k_forces(void *c, double t, const double *q, const double *qd, double *Q)
-{ return mb_spatial_forces(c, t, q, qd, Q); }
-static int k_phi(void *c, double t, const double *q, double *phi)
-{ return mb_spatial_phi(c, t, q, phi); }
-static int k_phi_q(void *c, double t, const double *q, double *Pq, ptrdiff_t ld)
-{ return mb_spatial_phi_q(c, t, q, Pq, ld); }
-static int k_phi_t(void *c, double t, const double *q, double *pt)
-{ return mb_spatial_phi_t(c, t, q, pt); }
-static int k_gamma(void *c, double t, const double *q, const double *qd, double *g)
-{ return mb_spatial_gamma(c, t, q, qd, g); }
-static int k_forces_q(void *c, double t, const double *q, const double *qd, double *o, ptrdiff_t ld)
-{ return mb_spatial_forces_q(c, t, q, qd, o, ld); }
-static int k_forces_qd(void *c, double t, const double *q, const double *qd, double *o, ptrdiff_t ld)
-{ return mb_spatial_forces_qd(c, t, q, qd, o, ld); }
-static int k_phiq_x_q(void *c, double t, const double *q, const double *x, double *o, ptrdiff_t ld)
-{ return mb_spatial_phiq_x_q(c, t, q, x, o, ld); }
-static int k_phiqT_lam_q(void *c, double t, const double *q, const double *l, double *o, ptrdiff_t ld)
-{ return mb_spatial_phiqT_lam_q(c, t, q, l, o, ld); }
-static int k_gamma_q(void *c, double t, const double *q, const double *qd, double *o, ptrdiff_t ld)
-{ return mb_spatial_gamma_q(c, t, q, qd, o, ld); }
-static int k_gamma_qd(void *c, double t, const double *q, const double *qd, double *o, ptrdiff_t ld)
-{ return mb_spatial_gamma_qd(c, t, q, qd, o, ld); }
-static int k_energy(void *c, double t, const double *q, const double *qd, double *T, double *V)
-{ return mb_spatial_energy(c, t, q, qd, T, V); }
-static int k_step_bound(void *c, double t, const double *q, const double *qd, const double *qdd,
-                        double *h)
-{ return mb_spatial_step_bound(c, t, q, qd, qdd, h); }
 
 void mb_spatial_mech(const mb_spatial_model *m, mb_mech *mech)
 {
@@ -765,22 +744,22 @@ void mb_spatial_mech(const mb_spatial_model *m, mb_mech *mech)
     mech->nc = m->nc;
     mech->mass_constant = 0;
     mech->ctx = (void *)m;  /* kernels only read it */
-    mech->mass = k_mass;
-    mech->mass_x_q = k_mass_x_q;
-    mech->forces = k_forces;
-    mech->phi = k_phi;
-    mech->phi_q = k_phi_q;
-    mech->phi_t = k_phi_t;
-    mech->gamma = k_gamma;
-    mech->forces_q = k_forces_q;
-    mech->forces_qd = k_forces_qd;
-    mech->phiq_x_q = k_phiq_x_q;
-    mech->phiqT_lam_q = k_phiqT_lam_q;
-    mech->gamma_q = k_gamma_q;
-    mech->gamma_qd = k_gamma_qd;
-    mech->energy = k_energy;
+    mech->mass = mb_spatial_mass;
+    mech->mass_x_q = mb_spatial_mass_x_q;
+    mech->forces = mb_spatial_forces;
+    mech->phi = mb_spatial_phi;
+    mech->phi_q = mb_spatial_phi_q;
+    mech->phi_t = mb_spatial_phi_t;
+    mech->gamma = mb_spatial_gamma;
+    mech->forces_q = mb_spatial_forces_q;
+    mech->forces_qd = mb_spatial_forces_qd;
+    mech->phiq_x_q = mb_spatial_phiq_x_q;
+    mech->phiqT_lam_q = mb_spatial_phiqT_lam_q;
+    mech->gamma_q = mb_spatial_gamma_q;
+    mech->gamma_qd = mb_spatial_gamma_qd;
+    mech->energy = mb_spatial_energy;
     mech->autonomous = mb_spatial_autonomous(m);
     for (int k = 0; k < m->nf; k++)  /* only a road with a bump bounds the step */
         if (m->forces[k].type == MB_SF_TIRE && m->forces[k].bump_r > 0)
-            mech->step_bound = k_step_bound;
+            mech->step_bound = mb_spatial_step_bound;
 }

@@ -128,36 +128,37 @@ int mb_spatial_check(const mb_spatial_model *m);
 /* Fill mech with the spatial kernels (nq = 7 nb, nc = m->nc, mass_constant 0). */
 void mb_spatial_mech(const mb_spatial_model *m, mb_mech *mech);
 
-/* kernels (also reachable through the mb_mech table); column-major outputs */
-int mb_spatial_phi(const mb_spatial_model *m, double t, const double *q, double *phi);
-int mb_spatial_phi_q(const mb_spatial_model *m, double t, const double *q, double *Pq, ptrdiff_t ld);
-int mb_spatial_phi_t(const mb_spatial_model *m, double t, const double *q, double *pt);
-int mb_spatial_gamma(const mb_spatial_model *m, double t, const double *q, const double *qd,
-                     double *g);
-int mb_spatial_phiq_x_q(const mb_spatial_model *m, double t, const double *q, const double *x,
-                        double *out, ptrdiff_t ld);
-int mb_spatial_phiqT_lam_q(const mb_spatial_model *m, double t, const double *q,
-                           const double *lam, double *out, ptrdiff_t ld);
-int mb_spatial_gamma_q(const mb_spatial_model *m, double t, const double *q, const double *qd,
-                       double *out, ptrdiff_t ld);
-int mb_spatial_gamma_qd(const mb_spatial_model *m, double t, const double *q, const double *qd,
-                        double *out, ptrdiff_t ld);
-int mb_spatial_mass(const mb_spatial_model *m, const double *q, double *M, ptrdiff_t ld);
-int mb_spatial_mass_x_q(const mb_spatial_model *m, const double *q, const double *x, double *out,
-                        ptrdiff_t ld);
-int mb_spatial_forces(const mb_spatial_model *m, double t, const double *q, const double *qd,
-                      double *Q);
-int mb_spatial_forces_q(const mb_spatial_model *m, double t, const double *q, const double *qd,
-                        double *out, ptrdiff_t ld);
-int mb_spatial_forces_qd(const mb_spatial_model *m, double t, const double *q, const double *qd,
-                         double *out, ptrdiff_t ld);
-int mb_spatial_energy(const mb_spatial_model *m, double t, const double *q, const double *qd,
-                      double *kinetic, double *potential);
+/* the kernels of the mb_mech table (mech.h), the model as their last argument ctx;
+ * column-major outputs */
+int mb_spatial_phi(double t, const double *q, double *phi, void *ctx);
+int mb_spatial_phi_q(double t, const double *q, double *Pq, ptrdiff_t ld, void *ctx);
+int mb_spatial_phi_t(double t, const double *q, double *pt, void *ctx);
+int mb_spatial_gamma(double t, const double *q, const double *qd,
+                     double *g, void *ctx);
+int mb_spatial_phiq_x_q(double t, const double *q, const double *x,
+                        double *out, ptrdiff_t ld, void *ctx);
+int mb_spatial_phiqT_lam_q(double t, const double *q,
+                           const double *lam, double *out, ptrdiff_t ld, void *ctx);
+int mb_spatial_gamma_q(double t, const double *q, const double *qd,
+                       double *out, ptrdiff_t ld, void *ctx);
+int mb_spatial_gamma_qd(double t, const double *q, const double *qd,
+                        double *out, ptrdiff_t ld, void *ctx);
+int mb_spatial_mass(const double *q, double *M, ptrdiff_t ld, void *ctx);
+int mb_spatial_mass_x_q(const double *q, const double *x, double *out,
+                        ptrdiff_t ld, void *ctx);
+int mb_spatial_forces(double t, const double *q, const double *qd,
+                      double *Q, void *ctx);
+int mb_spatial_forces_q(double t, const double *q, const double *qd,
+                        double *out, ptrdiff_t ld, void *ctx);
+int mb_spatial_forces_qd(double t, const double *q, const double *qd,
+                         double *out, ptrdiff_t ld, void *ctx);
+int mb_spatial_energy(double t, const double *q, const double *qd,
+                      double *kinetic, double *potential, void *ctx);
 
 /* The largest step from (t, q, q', q'') that cannot carry a tire over a bump of the
  * road unseen (spatial_forces.c; mech.h step_bound); +inf without bumps ahead. */
-int mb_spatial_step_bound(const mb_spatial_model *m, double t, const double *q, const double *qd,
-                          const double *qdd, double *h_max);
+int mb_spatial_step_bound(double t, const double *q, const double *qd,
+                          const double *qdd, double *h_max, void *ctx);
 /* road height h, h', h'' at x of a tire element (spatial_forces.c) */
 void mb_spatial_road(const mb_spatial_force *F, double x, double *h, double *h1, double *h2);
 

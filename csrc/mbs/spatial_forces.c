@@ -321,9 +321,10 @@ static int callbacks_fd(const mb_spatial_model *m, double t, const double *q, co
 
 /* ---------------------------------------------------------------- kernels */
 
-int mb_spatial_forces(const mb_spatial_model *m, double t, const double *q, const double *qd,
-                      double *Q)
+int mb_spatial_forces(double t, const double *q, const double *qd,
+                      double *Q, void *ctx)
 {
+    const mb_spatial_model *m = ctx;
     flocal L;
     for (int b = 0; b < m->nb; b++) {
         double mass = m->body[7 * b], Qp[4];
@@ -382,21 +383,24 @@ static int forces_deriv(const mb_spatial_model *m, double t, const double *q, co
     return MB_OK;
 }
 
-int mb_spatial_forces_q(const mb_spatial_model *m, double t, const double *q, const double *qd,
-                        double *out, ptrdiff_t ld)
+int mb_spatial_forces_q(double t, const double *q, const double *qd,
+                        double *out, ptrdiff_t ld, void *ctx)
 {
+    const mb_spatial_model *m = ctx;
     return forces_deriv(m, t, q, qd, 0, out, ld);
 }
 
-int mb_spatial_forces_qd(const mb_spatial_model *m, double t, const double *q, const double *qd,
-                         double *out, ptrdiff_t ld)
+int mb_spatial_forces_qd(double t, const double *q, const double *qd,
+                         double *out, ptrdiff_t ld, void *ctx)
 {
+    const mb_spatial_model *m = ctx;
     return forces_deriv(m, t, q, qd, 1, out, ld);
 }
 
-int mb_spatial_energy(const mb_spatial_model *m, double t, const double *q, const double *qd,
-                      double *kinetic, double *potential)
+int mb_spatial_energy(double t, const double *q, const double *qd,
+                      double *kinetic, double *potential, void *ctx)
 {
+    const mb_spatial_model *m = ctx;
     double T = 0, V = 0;
     flocal L;
     for (int b = 0; b < m->nb; b++) {
@@ -468,9 +472,10 @@ static double tire_step_bound(const mb_spatial_force *Fe, const sp_pair *p, cons
     return reach_time(d, v, a);
 }
 
-int mb_spatial_step_bound(const mb_spatial_model *m, double t, const double *q, const double *qd,
-                          const double *qdd, double *h_max)
+int mb_spatial_step_bound(double t, const double *q, const double *qd,
+                          const double *qdd, double *h_max, void *ctx)
 {
+    const mb_spatial_model *m = ctx;
     (void)t;
     double h = INFINITY;
     for (int k = 0; k < m->nf; k++) {

@@ -288,7 +288,7 @@ int mb_ss_partition(mb_ss *s, double t, const double *q, unsigned long long *bad
         return MB_OK;
     }
     double *A = s->GJ;
-    int rc = me->phi_q(me->ctx, t, q, A, nc);
+    int rc = me->phi_q(t, q, A, nc, me->ctx);
     if (rc != 0) return rc;
     double scale = 0;
     for (ptrdiff_t l = 0; l < nc * nq; l++) {
@@ -426,7 +426,7 @@ static int ss_eval(mb_ss *s, mb_ss_point *P, double t, const double *v, const do
         double nr = INFINITY, nr_prev = INFINITY;
         int it;
         for (it = 0;; it++) {
-            if ((rc = me->phi(c, t, q, r)) != 0) return rc;
+            if ((rc = me->phi(t, q, r, c)) != 0) return rc;
             nr_prev = nr;
             nr = norm_inf(nc, r);
             if (!isfinite(nr)) {
@@ -434,7 +434,7 @@ static int ss_eval(mb_ss *s, mb_ss_point *P, double t, const double *v, const do
                 return fail(s, MB_RECOVERABLE, "Phi is not finite at t = %.17g while solving for "
                             "the dependent coordinates.", t);
             }
-            if ((rc = me->phi_q(c, t, q, P->Pq, nc)) != 0) return rc;
+            if ((rc = me->phi_q(t, q, P->Pq, nc, c)) != 0) return rc;
             gather_u(s, P->Pq, P->Fu);
             if (factor_u(nc, P->Fu, P->ipiv_u) != MB_OK) {
                 s->nnewton_fail++;
@@ -468,8 +468,8 @@ static int ss_eval(mb_ss *s, mb_ss_point *P, double t, const double *v, const do
     }
     for (ptrdiff_t i = 0; i < nd; i++) qd[s->indep[i]] = vd[i];
     /* M, Q, gamma */
-    if ((rc = me->mass(c, q, P->M, nq)) != 0) return rc;
-    if ((rc = me->forces(c, t, q, qd, P->Q)) != 0) return rc;
+    if ((rc = me->mass(q, P->M, nq, c)) != 0) return rc;
+    if ((rc = me->forces(t, q, qd, P->Q, c)) != 0) return rc;
     if (nc > 0) {
         if ((rc = mb_mechd_gamma(&s->d, t, q, qd, P->w)) != 0) return rc;
         mb_lu_solve(nc, P->Fu, nc, P->ipiv_u, P->w, 1);
@@ -688,7 +688,7 @@ static int ss_step_bound(double t, const double *y, const double *f, double *h_m
     const mb_mech *me = s->mech;
     int rc = ss_eval(s, &s->aux, t, y, y + s->nd);
     if (rc != MB_OK) return rc;
-    return me->step_bound(me->ctx, t, s->aux.q, s->aux.qd, s->aux.qdd, h_max);
+    return me->step_bound(t, s->aux.q, s->aux.qd, s->aux.qdd, h_max, me->ctx);
 }
 
 /* ---------------------------------------------------------------- log */
@@ -781,7 +781,7 @@ int mb_ss_set_base(mb_ss *s, double t, const double *q, const double *qd)
     s->t_b = t;
     s->base_ok = 0;
     if (nc > 0) {
-        int rc = me->phi_q(me->ctx, t, q, s->GJ, nc);
+        int rc = me->phi_q(t, q, s->GJ, nc, me->ctx);
         if (rc != 0) return rc;
         gather_u(s, s->GJ, s->Fcond);
         if (factor_u(nc, s->Fcond, s->ipiv_c) != MB_OK)

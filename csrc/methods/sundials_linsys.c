@@ -151,7 +151,7 @@ static int ls_setup(SUNLinearSolver S, SUNMatrix A)
     const mb_linsys *ls = r->p->linsys;
     double a = -h->alpha / h->beta;
     r->lsys_factored = 0;
-    int rc = ls->factor(ls->ctx, 0, a, 0.0);
+    int rc = ls->factor(0, a, 0.0, ls->ctx);
     if (rc > 0)
         return SUNLS_LUFACT_FAIL;  /* singular: the integrator shrinks the step */
     if (rc < 0)
@@ -172,7 +172,7 @@ static int ls_solve(SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector b, real
         return SUNLS_MEM_NULL;
     N_VScale(r->lsys_scale, b, x);
     const mb_linsys *ls = r->p->linsys;
-    int rc = ls->solve(ls->ctx, 0, N_VGetArrayPointer(x), NULL);
+    int rc = ls->solve(0, N_VGetArrayPointer(x), NULL, ls->ctx);
     if (rc > 0)
         return SUNLS_PACKAGE_FAIL_REC;
     if (rc < 0)
@@ -224,7 +224,7 @@ int mb_sun_linsys_eval(sun_run *r, double t, N_Vector y, const double *fy, SUNMa
     handle *h = HANDLE(J);
     r->lsys_gen++;  /* the kept J changes: every older handle is stale */
     h->gen = 0;
-    int rc = ls->jac(ls->ctx, t, N_VGetArrayPointer(y), fy);
+    int rc = ls->jac(t, N_VGetArrayPointer(y), fy, ls->ctx);
     rc = mb_sun_check(r, rc, t, NULL, 0, "Jacobian (linsys)", "entry");
     if (rc != 0)
         return rc;

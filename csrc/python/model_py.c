@@ -130,20 +130,20 @@ static int eval_point(mech_handle *h, mb_index1 *f, mb_problem *p, int k, double
     if (rows == 0)
         return 0;
     switch (k) {
-    case K_PHI: return m->phi(m->ctx, t, q, out);
-    case K_PHI_Q: return m->phi_q(m->ctx, t, q, out, ld);
-    case K_PHI_T: return m->phi_t(m->ctx, t, q, out);
-    case K_GAMMA: return m->gamma(m->ctx, t, q, b, out);
-    case K_MASS: return m->mass(m->ctx, q, out, ld);
-    case K_MASS_X_Q: return m->mass_x_q(m->ctx, q, b, out, ld);
-    case K_FORCES: return m->forces(m->ctx, t, q, b, out);
-    case K_FORCES_Q: return m->forces_q(m->ctx, t, q, b, out, ld);
-    case K_FORCES_QD: return m->forces_qd(m->ctx, t, q, b, out, ld);
-    case K_PHIQ_X_Q: return m->phiq_x_q(m->ctx, t, q, b, out, ld);
-    case K_PHIQT_LAM_Q: return m->phiqT_lam_q(m->ctx, t, q, b, out, ld);
-    case K_GAMMA_Q: return m->gamma_q(m->ctx, t, q, b, out, ld);
-    case K_GAMMA_QD: return m->gamma_qd(m->ctx, t, q, b, out, ld);
-    case K_ENERGY: return m->energy(m->ctx, t, q, b, out, out + 1);
+    case K_PHI: return m->phi(t, q, out, m->ctx);
+    case K_PHI_Q: return m->phi_q(t, q, out, ld, m->ctx);
+    case K_PHI_T: return m->phi_t(t, q, out, m->ctx);
+    case K_GAMMA: return m->gamma(t, q, b, out, m->ctx);
+    case K_MASS: return m->mass(q, out, ld, m->ctx);
+    case K_MASS_X_Q: return m->mass_x_q(q, b, out, ld, m->ctx);
+    case K_FORCES: return m->forces(t, q, b, out, m->ctx);
+    case K_FORCES_Q: return m->forces_q(t, q, b, out, ld, m->ctx);
+    case K_FORCES_QD: return m->forces_qd(t, q, b, out, ld, m->ctx);
+    case K_PHIQ_X_Q: return m->phiq_x_q(t, q, b, out, ld, m->ctx);
+    case K_PHIQT_LAM_Q: return m->phiqT_lam_q(t, q, b, out, ld, m->ctx);
+    case K_GAMMA_Q: return m->gamma_q(t, q, b, out, ld, m->ctx);
+    case K_GAMMA_QD: return m->gamma_qd(t, q, b, out, ld, m->ctx);
+    case K_ENERGY: return m->energy(t, q, b, out, out + 1, m->ctx);
     case K_GAPS: return mb_planar_contact_gaps(&h->pm, q, out);
     case K_ACC: return mb_index1_solve(f, t, q, b, out, out + nq);
     default:

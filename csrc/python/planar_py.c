@@ -89,7 +89,7 @@ static PyArrayObject *as_table(PyObject *o, ptrdiff_t rows, ptrdiff_t cols, cons
 /* ------------------------------------------------------------------ planar */
 
 /* the slow path of PlanarModel.add_force: Q += extra(t, q, qd) */
-static int planar_extra(void *ctx, double t, const double *q, const double *qd, double *Q)
+static int planar_extra(double t, const double *q, const double *qd, double *Q, void *ctx)
 {
     mech_handle *h = ctx;
     ptrdiff_t nq = h->nq;

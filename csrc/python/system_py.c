@@ -138,7 +138,7 @@ static int call_slot(mech_handle *h, int k, double t, const double *q, const dou
     }
 }
 
-static int us_mass(void *ctx, const double *q, double *M, ptrdiff_t ld)
+static int us_mass(const double *q, double *M, ptrdiff_t ld, void *ctx)
 {
     mech_handle *h = ctx;
     if (h->M_const) {
@@ -149,23 +149,23 @@ static int us_mass(void *ctx, const double *q, double *M, ptrdiff_t ld)
     return call_slot(h, S_MASS, 0.0, q, NULL, M, ld);
 }
 
-static int us_forces(void *ctx, double t, const double *q, const double *qd, double *Q)
+static int us_forces(double t, const double *q, const double *qd, double *Q, void *ctx)
 {
     return call_slot(ctx, S_FORCES, t, q, qd, Q, ((mech_handle *)ctx)->nq);
 }
 
-static int us_phi(void *ctx, double t, const double *q, double *phi)
+static int us_phi(double t, const double *q, double *phi, void *ctx)
 {
     return call_slot(ctx, S_PHI, t, q, NULL, phi, 1);
 }
 
-static int us_phi_q(void *ctx, double t, const double *q, double *Pq, ptrdiff_t ld)
+static int us_phi_q(double t, const double *q, double *Pq, ptrdiff_t ld, void *ctx)
 {
     return call_slot(ctx, S_PHI_Q, t, q, NULL, Pq, ld);
 }
 
 /* Phi_t: the user's kernel, zero, or a central difference of Phi in t */
-static int us_phi_t(void *ctx, double t, const double *q, double *pt)
+static int us_phi_t(double t, const double *q, double *pt, void *ctx)
 {
     mech_handle *h = ctx;
     ptrdiff_t nc = h->nc;
@@ -193,7 +193,7 @@ static int us_phi_t(void *ctx, double t, const double *q, double *pt)
 /* gamma = -(Phi_q q')_q q' - 2 Phi_qt q' - Phi_tt by central differences along the
  * path s -> (t + s, q + s q'):  gamma = -d/ds [Phi_q q' + Phi_t].  With Phi_t by
  * differences too, d/ds Phi_t is the mixed second difference of Phi(t + s + r, q + s q'). */
-static int us_gamma(void *ctx, double t, const double *q, const double *qd, double *g)
+static int us_gamma(double t, const double *q, const double *qd, double *g, void *ctx)
 {
     mech_handle *h = ctx;
     ptrdiff_t nq = h->nq, nc = h->nc;
@@ -242,33 +242,33 @@ static int us_gamma(void *ctx, double t, const double *q, const double *qd, doub
     return rc;
 }
 
-static int us_forces_q(void *ctx, double t, const double *q, const double *qd,
-                       double *o, ptrdiff_t ld)
+static int us_forces_q(double t, const double *q, const double *qd,
+                       double *o, ptrdiff_t ld, void *ctx)
 {
     return call_slot(ctx, S_FORCES_Q, t, q, qd, o, ld);
 }
-static int us_forces_qd(void *ctx, double t, const double *q, const double *qd,
-                        double *o, ptrdiff_t ld)
+static int us_forces_qd(double t, const double *q, const double *qd,
+                        double *o, ptrdiff_t ld, void *ctx)
 {
     return call_slot(ctx, S_FORCES_QD, t, q, qd, o, ld);
 }
-static int us_gamma_q(void *ctx, double t, const double *q, const double *qd,
-                      double *o, ptrdiff_t ld)
+static int us_gamma_q(double t, const double *q, const double *qd,
+                      double *o, ptrdiff_t ld, void *ctx)
 {
     return call_slot(ctx, S_GAMMA_Q, t, q, qd, o, ld);
 }
-static int us_gamma_qd(void *ctx, double t, const double *q, const double *qd,
-                       double *o, ptrdiff_t ld)
+static int us_gamma_qd(double t, const double *q, const double *qd,
+                       double *o, ptrdiff_t ld, void *ctx)
 {
     return call_slot(ctx, S_GAMMA_QD, t, q, qd, o, ld);
 }
-static int us_phiq_x_q(void *ctx, double t, const double *q, const double *x,
-                       double *o, ptrdiff_t ld)
+static int us_phiq_x_q(double t, const double *q, const double *x,
+                       double *o, ptrdiff_t ld, void *ctx)
 {
     return call_slot(ctx, S_PHIQ_X_Q, t, q, x, o, ld);
 }
-static int us_phiqT_lam_q(void *ctx, double t, const double *q, const double *lam,
-                          double *o, ptrdiff_t ld)
+static int us_phiqT_lam_q(double t, const double *q, const double *lam,
+                          double *o, ptrdiff_t ld, void *ctx)
 {
     return call_slot(ctx, S_PHIQT_LAM_Q, t, q, lam, o, ld);
 }

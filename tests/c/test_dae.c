@@ -67,7 +67,7 @@ static void build_llm(tmodel *T, double k, const double *th, const double *w, do
 }
 
 
-static void bare_mech(const mb_planar_model *m, mb_mech *me)
+static void bare_mech(mb_planar_model *m, mb_mech *me)
 {
     mb_planar_mech(m, me);
     me->mass_constant = 0;
@@ -80,7 +80,7 @@ static void bare_mech(const mb_planar_model *m, mb_mech *me)
 
 /* (d) a bead (x, y) on the unit circle with M = diag(1 + x^2, 1), gravity and a
  * velocity-dependent force; only mass, forces, phi, phi_q are given */
-static int bead_mass(void *ctx, const double *q, double *M, ptrdiff_t ld)
+static int bead_mass(const double *q, double *M, ptrdiff_t ld, void *ctx)
 {
     (void)ctx;
     M[0] = 1 + q[0] * q[0];
@@ -89,20 +89,20 @@ static int bead_mass(void *ctx, const double *q, double *M, ptrdiff_t ld)
     M[ld + 1] = 1;
     return 0;
 }
-static int bead_forces(void *ctx, double t, const double *q, const double *qd, double *Q)
+static int bead_forces(double t, const double *q, const double *qd, double *Q, void *ctx)
 {
     (void)ctx; (void)t;
     Q[0] = -0.3 * qd[0] * qd[1] + 0.2 * q[1];
     Q[1] = -9.81 - 0.1 * qd[1] * fabs(qd[1]);
     return 0;
 }
-static int bead_phi(void *ctx, double t, const double *q, double *phi)
+static int bead_phi(double t, const double *q, double *phi, void *ctx)
 {
     (void)ctx; (void)t;
     phi[0] = q[0] * q[0] + q[1] * q[1] - 1;
     return 0;
 }
-static int bead_phi_q(void *ctx, double t, const double *q, double *P, ptrdiff_t ld)
+static int bead_phi_q(double t, const double *q, double *P, ptrdiff_t ld, void *ctx)
 {
     (void)ctx; (void)t;
     P[0] = 2 * q[0];

@@ -56,7 +56,7 @@ typedef struct angle_pend {
 
 static double wrap_pi(double x) { return x - 2 * M_PI * ceil((x - M_PI) / (2 * M_PI)); }
 
-static int ap_mass(void *ctx, const double *q, double *M, ptrdiff_t ld)
+static int ap_mass(const double *q, double *M, ptrdiff_t ld, void *ctx)
 {
     const angle_pend *p = ctx;
     double m12 = p->m2 * p->l1 * p->c2 * cos(q[0] - q[1]);
@@ -67,7 +67,7 @@ static int ap_mass(void *ctx, const double *q, double *M, ptrdiff_t ld)
     return 0;
 }
 
-static int ap_forces(void *ctx, double t, const double *q, const double *qd, double *Q)
+static int ap_forces(double t, const double *q, const double *qd, double *Q, void *ctx)
 {
     const angle_pend *p = ctx;
     double K = p->m2 * p->l1 * p->c2, s = sin(q[0] - q[1]);
@@ -139,16 +139,16 @@ static double jac_vs_fd(mb_problem *p, double t, const double *y, double *err_ma
 }
 
 /* max |Phi_q q'' - rhs_acc| / scale at the solution */
-static double acc_constraint_residual(const tmodel *T, mb_index1 *f, double t, const double *q,
+static double acc_constraint_residual(tmodel *T, mb_index1 *f, double t, const double *q,
                                       const double *qd, double alpha, double beta)
 {
     int nq = 3 * T->m.nb, nc = T->m.nc;
     double qdd[NQMAX], lam[NQMAX], P[NQMAX * NQMAX], g[NQMAX], phi[NQMAX], pt[NQMAX], r = 0, s = 0;
     mb_index1_solve(f, t, q, qd, qdd, lam);
-    mb_planar_phi_q(&T->m, t, q, P, nc);
-    mb_planar_gamma(&T->m, t, q, qd, g);
-    mb_planar_phi(&T->m, t, q, phi);
-    mb_planar_phi_t(&T->m, t, q, pt);
+    mb_planar_phi_q(t, q, P, nc, &T->m);
+    mb_planar_gamma(t, q, qd, g, &T->m);
+    mb_planar_phi(t, q, phi, &T->m);
+    mb_planar_phi_t(t, q, pt, &T->m);
     for (int k = 0; k < nc; k++) {
         double a = 0, v = pt[k];
         for (int c = 0; c < nq; c++) {
@@ -178,8 +178,8 @@ static void test_rn_initial_state(void)
     build_rn(&T, 400, 15, 3e5, 5e4);
     double q[6], qd[6], phi[4], P[24], v[4] = {0};
     rn_state(q, qd);
-    mb_planar_phi(&T.m, 0, q, phi);
-    mb_planar_phi_q(&T.m, 0, q, P, 4);
+    mb_planar_phi(0, q, phi, &T.m);
+    mb_planar_phi_q(0, q, P, 4, &T.m);
     for (int k = 0; k < 4; k++)
         for (int c = 0; c < 6; c++) v[k] += P[k + 4 * c] * qd[c];
     CHECK(max_abs(4, phi) < 1e-15 && max_abs(4, v) < 1e-14,
@@ -222,7 +222,7 @@ static void test_lambda_sign(void)
     mb_index1_free(&f);
 }
 
-static void check_model_jac(const tmodel *T, const mb_mech *me, const char *label, double t,
+static void check_model_jac(tmodel *T, const mb_mech *me, const char *label, double t,
                             const double *q, const double *qd, double alpha, double beta,
                             double tol, int fallback)
 {
@@ -252,7 +252,7 @@ static void check_model_jac(const tmodel *T, const mb_mech *me, const char *labe
 
 /* the planar kernels with every derivative removed (what a bare MechanicalSystem gives);
  * keep: 1 = keep phi_t and gamma, 0 = drop both, 2 = keep phi_t, drop gamma */
-static void bare_mech(const mb_planar_model *m, int keep, mb_mech *me)
+static void bare_mech(mb_planar_model *m, int keep, mb_mech *me)
 {
     mb_planar_mech(m, me);
     me->mass_constant = 0;  /* also exercise (M a)_q by differences */
@@ -400,14 +400,14 @@ static void test_same_motion(void)
     mb_index1_free(&f2);
 }
 
-static double max_violation(const tmodel *T, const mb_result *r, double *vel)
+static double max_violation(tmodel *T, const mb_result *r, double *vel)
 {
     int nq = 3 * T->m.nb, nc = T->m.nc;
     double pmax = 0, vmax = 0, phi[8], P[8 * NQMAX];
     for (ptrdiff_t k = 0; k < r->nt; k++) {
         const double *y = r->y + k * 2 * nq;
-        mb_planar_phi(&T->m, r->t[k], y, phi);
-        mb_planar_phi_q(&T->m, r->t[k], y, P, nc);
+        mb_planar_phi(r->t[k], y, phi, &T->m);
+        mb_planar_phi_q(r->t[k], y, P, nc, &T->m);
         pmax = fmax(pmax, max_abs(nc, phi));
         for (int i = 0; i < nc; i++) {
             double v = 0;
@@ -438,10 +438,10 @@ static void test_energy_and_projection(void)
     mb_result r;
     int rc = mb_driver_run(dp, &p, 0, 3.0, y0, &o, &r);
     double E0 = 0, dE = 0, Tk, V;
-    mb_planar_energy(&T.m, 0, y0, y0 + 6, &Tk, &V);
+    mb_planar_energy(0, y0, y0 + 6, &Tk, &V, &T.m);
     E0 = Tk + V;
     for (ptrdiff_t k = 0; k < r.nt; k++) {
-        mb_planar_energy(&T.m, r.t[k], r.y + 12 * k, r.y + 12 * k + 6, &Tk, &V);
+        mb_planar_energy(r.t[k], r.y + 12 * k, r.y + 12 * k + 6, &Tk, &V, &T.m);
         dE = fmax(dE, fabs(Tk + V - E0));
     }
     double vel, pos = max_violation(&T, &r, &vel);
@@ -480,9 +480,9 @@ static void test_project(void)
     double rp, rv, t = 0.4;
     int rc = mb_index1_project(&f, t, q, qd, &rp, &rv);
     double phi[5], pt[5], P[30], v[5];
-    mb_planar_phi(&T.m, t, q, phi);
-    mb_planar_phi_t(&T.m, t, q, pt);
-    mb_planar_phi_q(&T.m, t, q, P, 5);
+    mb_planar_phi(t, q, phi, &T.m);
+    mb_planar_phi_t(t, q, pt, &T.m);
+    mb_planar_phi_q(t, q, P, 5, &T.m);
     for (int k = 0; k < 5; k++) {
         v[k] = pt[k];
         for (int c = 0; c < 6; c++) v[k] += P[k + 5 * c] * qd[c];

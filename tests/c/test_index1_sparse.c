@@ -57,13 +57,13 @@ static double rel_diff(ptrdiff_t n, const double *x, const double *y)
 /* ---- the sparse kernels against the dense kernels and central differences ---- */
 
 /* g(q, q') = [Q - Phi_q^T lam ; gamma - Phi_q x] (dense kernels) */
-static void g_dense(const mb_planar_model *m, double t, const double *q, const double *qd,
+static void g_dense(mb_planar_model *m, double t, const double *q, const double *qd,
                     const double *x, const double *lam, double *g, double *Pq)
 {
     ptrdiff_t nq = 3 * m->nb, nc = m->nc;
-    mb_planar_forces(m, t, q, qd, g);
-    mb_planar_phi_q(m, t, q, Pq, nc);
-    mb_planar_gamma(m, t, q, qd, g + nq);
+    mb_planar_forces(t, q, qd, g, m);
+    mb_planar_phi_q(t, q, Pq, nc, m);
+    mb_planar_gamma(t, q, qd, g + nq, m);
     for (ptrdiff_t c = 0; c < nq; c++)
         for (ptrdiff_t r = 0; r < nc; r++) {
             g[c] -= Pq[r + nc * c] * lam[r];
@@ -71,7 +71,7 @@ static void g_dense(const mb_planar_model *m, double t, const double *q, const d
         }
 }
 
-static void check_kernels(const char *label, const mb_planar_model *m, double t, const double *q,
+static void check_kernels(const char *label, mb_planar_model *m, double t, const double *q,
                           const double *qd)
 {
     mb_mech me;
@@ -80,7 +80,7 @@ static void check_kernels(const char *label, const mb_planar_model *m, double t,
     CHECK(K != NULL, "%s: planar model has the sparse kernels", label);
     if (!K) return;
     ptrdiff_t nq = 3 * m->nb, nc = m->nc, N = nq + nc, npq = 0, nC = 0;
-    CHECK(K->sizes(me.ctx, &npq, &nC) == MB_OK, "%s: sizes (nnz Phi_q %td, C %td)", label, npq, nC);
+    CHECK(K->sizes(&npq, &nC, me.ctx) == MB_OK, "%s: sizes (nnz Phi_q %td, C %td)", label, npq, nC);
     int *pr = malloc(sizeof(int) * (npq + 1)), *pc = malloc(sizeof(int) * (npq + 1));
     int *cr = malloc(sizeof(int) * (nC + 1)), *cc = malloc(sizeof(int) * (nC + 1));
     double *pv = malloc(sizeof(double) * (npq + 1)), *cq = malloc(sizeof(double) * (nC + 1));
@@ -93,14 +93,14 @@ static void check_kernels(const char *label, const mb_planar_model *m, double t,
     double *qp = malloc(sizeof(double) * nq);
     for (ptrdiff_t i = 0; i < nq; i++) x[i] = 0.7 * sin(1.3 * i + 0.2);
     for (ptrdiff_t i = 0; i < nc; i++) lam[i] = 5.0 * cos(0.9 * i + 0.4);
-    K->pattern(me.ctx, pr, pc, cr, cc);
-    K->phi_q(me.ctx, t, q, pv);
+    K->pattern(pr, pc, cr, cc, me.ctx);
+    K->phi_q(t, q, pv, me.ctx);
     for (ptrdiff_t k = 0; k < npq; k++) Ps[pr[k] + nc * pc[k]] += pv[k];
-    mb_planar_phi_q(m, t, q, Pd, nc);
+    mb_planar_phi_q(t, q, Pd, nc, m);
     CHECK(max_diff(nc * nq, Pd, Ps) <= 1e-15 * fmax(1, max_abs(nc * nq, Pd)),
           "%s: sparse Phi_q equals the dense kernel's (diff %.2e)", label,
           max_diff(nc * nq, Pd, Ps));
-    CHECK(K->jac(me.ctx, t, q, qd, x, lam, cq, cv) == MB_OK, "%s: jac kernel runs", label);
+    CHECK(K->jac(t, q, qd, x, lam, cq, cv, me.ctx) == MB_OK, "%s: jac kernel runs", label);
     for (ptrdiff_t k = 0; k < nC; k++) {
         Cq[cr[k] + N * cc[k]] += cq[k];
         Cv[cr[k] + N * cc[k]] += cv[k];
@@ -138,7 +138,7 @@ static void check_kernels(const char *label, const mb_planar_model *m, double t,
 
 /* ---- the formulation, sparse vs dense ---- */
 
-static void compare_modes(const char *label, const mb_planar_model *m, double alpha, double beta,
+static void compare_modes(const char *label, mb_planar_model *m, double alpha, double beta,
                           double t, const double *q, const double *qd)
 {
     mb_mech me;
@@ -183,10 +183,10 @@ static void compare_modes(const char *label, const mb_planar_model *m, double al
     /* linsys vs dense (a I - J)^-1 b */
     const mb_linsys *L = ps.linsys;
     ps.rhs(t, y, fy, ps.ctx);
-    int rj = L->jac(L->ctx, t, y, fy);
+    int rj = L->jac(t, y, fy, L->ctx);
     double jn = max_abs(n * n, Jd), ar = 1.7 * sqrt(jn) + 3.0;
     double complex az = 0.8 * ar + 0.6 * ar * I;
-    int r0 = L->factor(L->ctx, 0, ar, 0.0), r1 = L->factor(L->ctx, 1, creal(az), cimag(az));
+    int r0 = L->factor(0, ar, 0.0, L->ctx), r1 = L->factor(1, creal(az), cimag(az), L->ctx);
     CHECK(rj == 0 && r0 == 0 && r1 == 0, "%s: linsys jac, factor (real a = %.3g, complex a)",
           label, ar);
     double *A = malloc(sizeof(double) * n * n), *br = malloc(sizeof(double) * n);
@@ -212,7 +212,7 @@ static void compare_modes(const char *label, const mb_planar_model *m, double al
     mb_lu_solve(n, A, n, ipiv, xr, 1);
     double *yr = malloc(sizeof(double) * n), *yi = malloc(sizeof(double) * n);
     memcpy(yr, br, sizeof(double) * n);
-    int s0 = L->solve(L->ctx, 0, yr, NULL);
+    int s0 = L->solve(0, yr, NULL, L->ctx);
     double er = rel_diff(n, xr, yr);
     CHECK(s0 == 0 && er <= 1e-10, "%s: linsys real solve = dense (a I - J)^-1 b (rel %.2e)",
           label, er);
@@ -221,7 +221,7 @@ static void compare_modes(const char *label, const mb_planar_model *m, double al
     mb_zlu_solve(n, Az, n, ipiv, bz, 1);
     memcpy(yr, br, sizeof(double) * n);
     memcpy(yi, bi, sizeof(double) * n);
-    int s1 = L->solve(L->ctx, 1, yr, yi);
+    int s1 = L->solve(1, yr, yi, L->ctx);
     for (ptrdiff_t i = 0; i < n; i++) {
         xr[i] = creal(bz[i]);
         xi[i] = cimag(bz[i]);
@@ -232,7 +232,7 @@ static void compare_modes(const char *label, const mb_planar_model *m, double al
           label, ec);
     /* slot 0 still holds the real factorization after slot 1 was factored */
     memcpy(yr, br, sizeof(double) * n);
-    L->solve(L->ctx, 0, yr, NULL);
+    L->solve(0, yr, NULL, L->ctx);
     memcpy(xr, br, sizeof(double) * n);
     mb_lu_solve(n, A, n, ipiv, xr, 1);  /* ipiv overwritten by zlu: redo the real LU */
     for (ptrdiff_t k = 0; k < n * n; k++) A[k] = -Jd[k];
@@ -262,7 +262,7 @@ static void compare_modes(const char *label, const mb_planar_model *m, double al
               "%s: projection sparse = dense (q %.1e, q' %.1e)", label, eq, ev);
         /* the kept Jacobian survives a projection: solve again, same answer */
         memcpy(yr, br, sizeof(double) * n);
-        L->solve(L->ctx, 0, yr, NULL);
+        L->solve(0, yr, NULL, L->ctx);
         CHECK(rel_diff(n, xr, yr) <= 1e-10, "%s: linsys unchanged after a projection", label);
         free(q1); free(v1); free(q2); free(v2);
     }
@@ -393,7 +393,7 @@ static void build_fixed(tmodel *T)
     F->k = 30; F->c = 1; F->L0 = 0.5;
 }
 
-static int extra_force(void *ctx, double t, const double *q, const double *qd, double *Q)
+static int extra_force(double t, const double *q, const double *qd, double *Q, void *ctx)
 {
     (void)ctx; (void)t; (void)qd;
     Q[0] += -2.0 * q[0];
@@ -534,12 +534,12 @@ static void test_implicit_euler(void)
         /* sparse */
         memcpy(y0, ys, sizeof(double) * n);
         rc |= ps.rhs(t, y0, fy, ps.ctx);
-        rc |= L->jac(L->ctx, t, y0, fy);
-        rc |= L->factor(L->ctx, 0, a, 0.0);
+        rc |= L->jac(t, y0, fy, L->ctx);
+        rc |= L->factor(0, a, 0.0, L->ctx);
         for (int it = 0; it < 4; it++) {
             rc |= ps.rhs(t + h, ys, fy, ps.ctx);
             for (ptrdiff_t i = 0; i < n; i++) d[i] = -(ys[i] - y0[i] - h * fy[i]) / h;
-            rc |= L->solve(L->ctx, 0, d, NULL);
+            rc |= L->solve(0, d, NULL, L->ctx);
             for (ptrdiff_t i = 0; i < n; i++) ys[i] += d[i];
         }
         /* the projection between steps must not disturb the next step's linsys */
@@ -585,7 +585,7 @@ static void test_mode_choice(void)
     mb_index1_free(&f);
     /* the kernels themselves refuse a model with extra forces */
     ptrdiff_t a, b;
-    CHECK(mb_planar_sparse.sizes(&C.m, &a, &b) == MB_ERR_NOT_SUPPORTED,
+    CHECK(mb_planar_sparse.sizes(&a, &b, &C.m) == MB_ERR_NOT_SUPPORTED,
           "sparse kernels refuse a model with extra forces");
     chain_free(&C);
     /* singular configuration: two coincident ground pins on one body, sparse -> message */

@@ -42,7 +42,7 @@ typedef struct {
     int fatal_solve;       /* 1: solve() returns a fatal code */
 } dls;
 
-static int dls_jac(void *ctx, double t, const double *y, const double *fy)
+static int dls_jac(double t, const double *y, const double *fy, void *ctx)
 {
     dls *d = ctx;
     (void)fy;
@@ -50,7 +50,7 @@ static int dls_jac(void *ctx, double t, const double *y, const double *fy)
     return d->jacf(t, y, d->J, d->n, NULL);
 }
 
-static int dls_factor(void *ctx, int slot, double ar, double ai)
+static int dls_factor(int slot, double ar, double ai, void *ctx)
 {
     dls *d = ctx;
     ptrdiff_t n = d->n;
@@ -71,7 +71,7 @@ static int dls_factor(void *ctx, int slot, double ar, double ai)
     return rc == MB_OK ? 0 : 1;
 }
 
-static int dls_solve(void *ctx, int slot, double *xr, double *xi)
+static int dls_solve(int slot, double *xr, double *xi, void *ctx)
 {
     dls *d = ctx;
     ptrdiff_t n = d->n;

@@ -115,24 +115,24 @@ static double fdh(double x) { return cbrt(DBL_EPSILON) * fmax(1.0, fabs(x)); }
 /* ---- joints ---- */
 static double worst_joint = 0, worst_force = 0;
 
-static void pq_times(const mb_planar_model *m, double t, const double *q, const double *x,
+static void pq_times(mb_planar_model *m, double t, const double *q, const double *x,
                      double *out)  /* out = Phi_q(q, t) x */
 {
     int nq = 3 * m->nb, nc = m->nc;
     double P[NCMAX * NQMAX];
-    mb_planar_phi_q(m, t, q, P, nc);
+    mb_planar_phi_q(t, q, P, nc, m);
     for (int r = 0; r < nc; r++) {
         out[r] = 0;
         for (int c = 0; c < nq; c++) out[r] += P[r + nc * c] * x[c];
     }
 }
 
-static void pqT_times(const mb_planar_model *m, double t, const double *q, const double *lam,
+static void pqT_times(mb_planar_model *m, double t, const double *q, const double *lam,
                       double *out)  /* out = Phi_q^T lam */
 {
     int nq = 3 * m->nb, nc = m->nc;
     double P[NCMAX * NQMAX];
-    mb_planar_phi_q(m, t, q, P, nc);
+    mb_planar_phi_q(t, q, P, nc, m);
     for (int c = 0; c < nq; c++) {
         out[c] = 0;
         for (int r = 0; r < nc; r++) out[c] += P[r + nc * c] * lam[r];
@@ -143,7 +143,7 @@ static void pqT_times(const mb_planar_model *m, double t, const double *q, const
  * against the separate kernels they stand for: the same sums in another order, so
  * agreement to round-off; every output entry is overwritten (garbage before) */
 static double worst_fused = 0;
-static void check_fused(const mb_planar_model *m, const char *label, int nstates,
+static void check_fused(mb_planar_model *m, const char *label, int nstates,
                         const double *q0, const double *qd0)
 {
     int nq = 3 * m->nb, nc = m->nc, N = nq + nc, rcs = 0;
@@ -166,18 +166,18 @@ static void check_fused(const mb_planar_model *m, const char *label, int nstates
         rand_vec(nc, lam, 3.0);
         for (int k = 0; k < N * nq; k++) Rq[k] = Rv[k] = 1e300;
         for (int k = 0; k < nc * nq; k++) P1[k] = 1e300;
-        rcs |= mb_planar_qpg(m, t, q, qd, Q1, P1, nc, g1, work);
-        rcs |= mb_planar_forces(m, t, q, qd, Q2);
-        rcs |= mb_planar_phi_q(m, t, q, P2, nc);
-        rcs |= mb_planar_gamma(m, t, q, qd, g2);
+        rcs |= mb_planar_qpg(t, q, qd, Q1, P1, nc, g1, work, m);
+        rcs |= mb_planar_forces(t, q, qd, Q2, m);
+        rcs |= mb_planar_phi_q(t, q, P2, nc, m);
+        rcs |= mb_planar_gamma(t, q, qd, g2, m);
         e = fmax(e, fmax(relerr(nq, Q1, Q2), fmax(relerr(nc * nq, P1, P2), relerr(nc, g1, g2))));
-        rcs |= mb_planar_lin(m, t, q, qd, a, lam, Rq, Rv, N, work);
-        rcs |= mb_planar_forces_q(m, t, q, qd, Fq, nq);
-        rcs |= mb_planar_forces_qd(m, t, q, qd, Fv, nq);
-        rcs |= mb_planar_phiqT_lam_q(m, t, q, lam, T1, nq);
-        rcs |= mb_planar_phiq_x_q(m, t, q, a, T2, nc);
-        rcs |= mb_planar_gamma_q(m, t, q, qd, Gq, nc);
-        rcs |= mb_planar_gamma_qd(m, t, q, qd, Gv, nc);
+        rcs |= mb_planar_lin(t, q, qd, a, lam, Rq, Rv, N, work, m);
+        rcs |= mb_planar_forces_q(t, q, qd, Fq, nq, m);
+        rcs |= mb_planar_forces_qd(t, q, qd, Fv, nq, m);
+        rcs |= mb_planar_phiqT_lam_q(t, q, lam, T1, nq, m);
+        rcs |= mb_planar_phiq_x_q(t, q, a, T2, nc, m);
+        rcs |= mb_planar_gamma_q(t, q, qd, Gq, nc, m);
+        rcs |= mb_planar_gamma_qd(t, q, qd, Gv, nc, m);
         for (int c = 0; c < nq; c++) {
             for (int r = 0; r < nq; r++) {
                 Eq[r + N * c] = Fq[r + nq * c] - T1[r + nq * c];
@@ -196,7 +196,7 @@ static void check_fused(const mb_planar_model *m, const char *label, int nstates
     worst_fused = fmax(worst_fused, e);
 }
 
-static void check_joints(const mb_planar_model *m, const char *label, int nstates)
+static void check_joints(mb_planar_model *m, const char *label, int nstates)
 {
     int nq = 3 * m->nb, nc = m->nc;
     double e[8] = {0};
@@ -212,41 +212,41 @@ static void check_joints(const mb_planar_model *m, const char *label, int nstate
         rand_vec(nc, lam, 3.0);
 
         /* Phi_q */
-        rcs |= mb_planar_phi_q(m, t, q, A, nc);
+        rcs |= mb_planar_phi_q(t, q, A, nc, m);
         for (int c = 0; c < nq; c++) {
             double h = fdh(q[c]);
             memcpy(qp, q, sizeof(double) * nq);
             qp[c] = q[c] + h;
-            mb_planar_phi(m, t, qp, v1);
+            mb_planar_phi(t, qp, v1, m);
             qp[c] = q[c] - h;
-            mb_planar_phi(m, t, qp, v2);
+            mb_planar_phi(t, qp, v2, m);
             for (int r = 0; r < nc; r++) B[r + nc * c] = (v1[r] - v2[r]) / (2 * h);
         }
         e[0] = fmax(e[0], relerr(nc * nq, A, B));
 
         /* Phi_t */
         double h = fdh(t);
-        rcs |= mb_planar_phi_t(m, t, q, v3);
-        mb_planar_phi(m, t + h, q, v1);
-        mb_planar_phi(m, t - h, q, v2);
+        rcs |= mb_planar_phi_t(t, q, v3, m);
+        mb_planar_phi(t + h, q, v1, m);
+        mb_planar_phi(t - h, q, v2, m);
         for (int r = 0; r < nc; r++) gd[r] = (v1[r] - v2[r]) / (2 * h);
         e[1] = fmax(e[1], relerr(nc, v3, gd));
 
         /* gamma = -(Phi_q q')_q q' - 2 Phi_qt q' - Phi_tt, every term by differences */
-        rcs |= mb_planar_gamma(m, t, q, qd, g);
+        rcs |= mb_planar_gamma(t, q, qd, g, m);
         double hs = fdh(1.0);
         for (int r = 0; r < nc; r++) gd[r] = 0;
         for (int sg = -1; sg <= 1; sg += 2) {
             for (int c = 0; c < nq; c++) qp[c] = q[c] + sg * hs * qd[c];
             pq_times(m, t, qp, qd, v1);        /* (Phi_q q')_q q' */
             pq_times(m, t + sg * hs, q, qd, v2); /* Phi_qt q' */
-            mb_planar_phi_t(m, t + sg * hs, q, v3); /* Phi_tt */
+            mb_planar_phi_t(t + sg * hs, q, v3, m); /* Phi_tt */
             for (int r = 0; r < nc; r++) gd[r] -= sg * (v1[r] + 2 * v2[r] + v3[r]) / (2 * hs);
         }
         e[2] = fmax(e[2], relerr(nc, g, gd));
 
         /* (Phi_q x)_q */
-        rcs |= mb_planar_phiq_x_q(m, t, q, x, A, nc);
+        rcs |= mb_planar_phiq_x_q(t, q, x, A, nc, m);
         for (int c = 0; c < nq; c++) {
             double hc = fdh(q[c]);
             memcpy(qp, q, sizeof(double) * nq);
@@ -259,7 +259,7 @@ static void check_joints(const mb_planar_model *m, const char *label, int nstate
         e[3] = fmax(e[3], relerr(nc * nq, A, B));
 
         /* (Phi_q^T lam)_q */
-        rcs |= mb_planar_phiqT_lam_q(m, t, q, lam, A2, nq);
+        rcs |= mb_planar_phiqT_lam_q(t, q, lam, A2, nq, m);
         for (int c = 0; c < nq; c++) {
             double hc = fdh(q[c]);
             memcpy(qp, q, sizeof(double) * nq);
@@ -274,15 +274,15 @@ static void check_joints(const mb_planar_model *m, const char *label, int nstate
         /* gamma_q, gamma_qd */
         for (int wrt = 0; wrt < 2; wrt++) {
             const double *base = wrt == 0 ? q : qd;
-            rcs |= wrt == 0 ? mb_planar_gamma_q(m, t, q, qd, A, nc)
-                            : mb_planar_gamma_qd(m, t, q, qd, A, nc);
+            rcs |= wrt == 0 ? mb_planar_gamma_q(t, q, qd, A, nc, m)
+                            : mb_planar_gamma_qd(t, q, qd, A, nc, m);
             for (int c = 0; c < nq; c++) {
                 double hc = fdh(base[c]);
                 memcpy(qp, base, sizeof(double) * nq);
                 qp[c] = base[c] + hc;
-                mb_planar_gamma(m, t, wrt == 0 ? qp : q, wrt == 0 ? qd : qp, v1);
+                mb_planar_gamma(t, wrt == 0 ? qp : q, wrt == 0 ? qd : qp, v1, m);
                 qp[c] = base[c] - hc;
-                mb_planar_gamma(m, t, wrt == 0 ? qp : q, wrt == 0 ? qd : qp, v2);
+                mb_planar_gamma(t, wrt == 0 ? qp : q, wrt == 0 ? qd : qp, v2, m);
                 for (int r = 0; r < nc; r++) B[r + nc * c] = (v1[r] - v2[r]) / (2 * hc);
             }
             e[5 + wrt] = fmax(e[5 + wrt], relerr(nc * nq, A, B));
@@ -366,14 +366,14 @@ static void test_joint_types(void)
     J = tm_joint(&T, MB_JOINT_REVOLUTE, 0, 1);
     J->si[0] = 1.0; J->sj[0] = -1.5;
     double q[6] = {1, 0, 0, 2 + 1.5 * cos(-M_PI / 12), 1.5 * sin(-M_PI / 12), -M_PI / 12}, phi[2];
-    mb_planar_phi(&T.m, 0.0, q, phi);
+    mb_planar_phi(0.0, q, phi, &T.m);
     CHECK(fabs(phi[0]) < 1e-15 && fabs(phi[1]) < 1e-15, "revolute Phi = 0 at a closed joint");
     /* invalid input is a status, not a crash */
     J->i = 7;
-    CHECK(mb_planar_phi(&T.m, 0.0, q, phi) == MB_ERR_ILL_INPUT, "unknown body -> MB_ERR_ILL_INPUT");
+    CHECK(mb_planar_phi(0.0, q, phi, &T.m) == MB_ERR_ILL_INPUT, "unknown body -> MB_ERR_ILL_INPUT");
     J->i = 0;
     J->row = 1;
-    CHECK(mb_planar_phi(&T.m, 0.0, q, phi) == MB_ERR_ILL_INPUT, "row out of range -> MB_ERR_ILL_INPUT");
+    CHECK(mb_planar_phi(0.0, q, phi, &T.m) == MB_ERR_ILL_INPUT, "row out of range -> MB_ERR_ILL_INPUT");
 }
 
 /* ---- forces ---- */
@@ -381,7 +381,7 @@ typedef struct state {
     double q[NQMAX], qd[NQMAX], t;
 } state;
 
-static int extra_force(void *ctx, double t, const double *q, const double *qd, double *Q)
+static int extra_force(double t, const double *q, const double *qd, double *Q, void *ctx)
 {
     (void)ctx;
     Q[0] += sin(q[1]) * qd[0] - 0.3 * qd[2] * qd[2] + t;
@@ -389,7 +389,7 @@ static int extra_force(void *ctx, double t, const double *q, const double *qd, d
     return 0;
 }
 
-static void check_forces(const mb_planar_model *m, const char *label, const state *st, int ns,
+static void check_forces(mb_planar_model *m, const char *label, const state *st, int ns,
                          int conservative)
 {
     int nq = 3 * m->nb, rcs = 0;
@@ -400,29 +400,29 @@ static void check_forces(const mb_planar_model *m, const char *label, const stat
         double A[NQMAX * NQMAX], B[NQMAX * NQMAX], qp[NQMAX], v1[NQMAX], v2[NQMAX];
         for (int wrt = 0; wrt < 2; wrt++) {
             const double *base = wrt == 0 ? q : qd;
-            rcs |= wrt == 0 ? mb_planar_forces_q(m, t, q, qd, A, nq)
-                            : mb_planar_forces_qd(m, t, q, qd, A, nq);
+            rcs |= wrt == 0 ? mb_planar_forces_q(t, q, qd, A, nq, m)
+                            : mb_planar_forces_qd(t, q, qd, A, nq, m);
             for (int c = 0; c < nq; c++) {
                 double h = fdh(base[c]);
                 memcpy(qp, base, sizeof(double) * nq);
                 qp[c] = base[c] + h;
-                rcs |= mb_planar_forces(m, t, wrt == 0 ? qp : q, wrt == 0 ? qd : qp, v1);
+                rcs |= mb_planar_forces(t, wrt == 0 ? qp : q, wrt == 0 ? qd : qp, v1, m);
                 qp[c] = base[c] - h;
-                rcs |= mb_planar_forces(m, t, wrt == 0 ? qp : q, wrt == 0 ? qd : qp, v2);
+                rcs |= mb_planar_forces(t, wrt == 0 ? qp : q, wrt == 0 ? qd : qp, v2, m);
                 for (int r = 0; r < nq; r++) B[r + nq * c] = (v1[r] - v2[r]) / (2 * h);
             }
             e[wrt] = fmax(e[wrt], relerr(nq * nq, A, B));
         }
         if (conservative) {  /* Q = -dV/dq */
             double Q[NQMAX], G[NQMAX], T, Vp, Vm;
-            rcs |= mb_planar_forces(m, t, q, qd, Q);
+            rcs |= mb_planar_forces(t, q, qd, Q, m);
             for (int c = 0; c < nq; c++) {
                 double h = fdh(q[c]);
                 memcpy(qp, q, sizeof(double) * nq);
                 qp[c] = q[c] + h;
-                mb_planar_energy(m, t, qp, qd, &T, &Vp);
+                mb_planar_energy(t, qp, qd, &T, &Vp, m);
                 qp[c] = q[c] - h;
-                mb_planar_energy(m, t, qp, qd, &T, &Vm);
+                mb_planar_energy(t, qp, qd, &T, &Vm, m);
                 G[c] = -(Vp - Vm) / (2 * h);
             }
             e[2] = fmax(e[2], relerr(nq, Q, G));
@@ -507,10 +507,10 @@ static void test_force_types(void)
         F1->L0 = 1.5 * M_PI;
         F2->L0 = -0.5 * M_PI;
         double q[3] = {1, 0, 0.1}, qd[3] = {0, 0, 0.5}, Q1[3], Q2[3], V1, V2, Tk;
-        mb_planar_forces(&T1.m, 0, q, qd, Q1);
-        mb_planar_forces(&T2.m, 0, q, qd, Q2);
-        mb_planar_energy(&T1.m, 0, q, qd, &Tk, &V1);
-        mb_planar_energy(&T2.m, 0, q, qd, &Tk, &V2);
+        mb_planar_forces(0, q, qd, Q1, &T1.m);
+        mb_planar_forces(0, q, qd, Q2, &T2.m);
+        mb_planar_energy(0, q, qd, &Tk, &V1, &T1.m);
+        mb_planar_energy(0, q, qd, &Tk, &V2, &T2.m);
         double Texp = -(400 * (0.1 + 0.5 * M_PI) + 15 * 0.5);  /* -T on body j */
         CHECK(fabs(Q1[2] - Q2[2]) < 1e-12 && fabs(Q1[2] - Texp) < 1e-9 && fabs(V1 - V2) < 1e-9,
               "RSDA wrap: theta0 = 3pi/2 == -pi/2 (torque %.6f, expected %.6f)", Q1[2], Texp);
@@ -594,14 +594,14 @@ static void test_force_types(void)
     {
         double Q[6], Q0[6], q[6] = {0}, qd[6] = {0}, f0;
         T.m.extra = NULL;
-        mb_planar_forces(&T.m, 0.7, q, qd, Q);
+        mb_planar_forces(0.7, q, qd, Q, &T.m);
         F->coord = 0;
-        mb_planar_forces(&T.m, 0.7, q, qd, Q0);
+        mb_planar_forces(0.7, q, qd, Q0, &T.m);
         mb_timefn_eval(&F->fa, 0.7, &f0, NULL, NULL);
         CHECK(fabs(Q[4] - (T.body[2] * -9.81 + f0)) < 1e-12 && fabs(Q0[0] - (T.body[0] * 0.7 + f0)) < 1e-12,
               "generalized force adds f(t) at its coordinate");
         F->coord = 6;
-        CHECK(mb_planar_forces(&T.m, 0.7, q, qd, Q) == MB_ERR_ILL_INPUT,
+        CHECK(mb_planar_forces(0.7, q, qd, Q, &T.m) == MB_ERR_ILL_INPUT,
               "generalized force on coordinate 6 of 6 -> MB_ERR_ILL_INPUT");
     }
 
@@ -643,7 +643,7 @@ static void test_bouncing_balls(void)
     for (int c = 0; c < 4; c++) {
         double y1 = cases[c][0], y2 = cases[c][1];
         double q[6] = {0, y1, 0, 0, y2, 0}, qd[6] = {0, -1, 0, 0, 0.5, 0}, Q[6], psi[2];
-        mb_planar_forces(&T.m, 0, q, qd, Q);
+        mb_planar_forces(0, q, qd, Q, &T.m);
         mb_planar_contact_gaps(&T.m, q, psi);
         double P1 = 2 * R - (y1 - y2), P2 = R - y2;           /* eq 19 */
         double F1 = P1 > 0 ? -K * (y1 - y2 - 2 * R) : 0;      /* eq 21 */
@@ -655,7 +655,7 @@ static void test_bouncing_balls(void)
     CHECK(emax < 1e-9, "bouncing balls: Q equals LLM eq 21 (max diff %.1e)", emax);
     CHECK(gmax < 1e-15, "bouncing balls: gaps equal Psi of LLM eq 19 (max diff %.1e)", gmax);
     double q[6] = {0, 1.4, 0, 0, 0.5, 0}, qd[6] = {0}, Tk, V;
-    mb_planar_energy(&T.m, 0, q, qd, &Tk, &V);
+    mb_planar_energy(0, q, qd, &Tk, &V, &T.m);
     double Vexp = 9.81 * (1.4 + 0.5) + 0.5 * K * 0.1 * 0.1;
     CHECK(fabs(V - Vexp) < 1e-9, "bouncing balls: potential %.6f = gravity + K delta^2/2 (%.6f)", V, Vexp);
 }
@@ -673,16 +673,16 @@ static void test_contact_clamp(void)
     F->cd = 100;
     double q[3] = {0, 0.49, 0}, Q[3], Qq[9], Qv[9];
     double qd_in[3] = {0, -1, 0}, qd_out[3] = {0, 1, 0};  /* approaching / separating fast */
-    mb_planar_forces(&T.m, 0, q, qd_in, Q);
+    mb_planar_forces(0, q, qd_in, Q, &T.m);
     CHECK(fabs(Q[1] - (1e3 * 0.01 + 100 * 1)) < 1e-9, "contact: K delta + c delta' while approaching (%.3f)", Q[1]);
-    mb_planar_forces(&T.m, 0, q, qd_out, Q);
-    mb_planar_forces_q(&T.m, 0, q, qd_out, Qq, 3);
-    mb_planar_forces_qd(&T.m, 0, q, qd_out, Qv, 3);
+    mb_planar_forces(0, q, qd_out, Q, &T.m);
+    mb_planar_forces_q(0, q, qd_out, Qq, 3, &T.m);
+    mb_planar_forces_qd(0, q, qd_out, Qv, 3, &T.m);
     double s = 0;
     for (int k = 0; k < 9; k++) s += fabs(Qq[k]) + fabs(Qv[k]);
     CHECK(Q[1] == 0 && s == 0, "contact: damping would pull -> force and derivatives clamped to 0");
     q[1] = 0.51;
-    mb_planar_forces(&T.m, 0, q, qd_in, Q);
+    mb_planar_forces(0, q, qd_in, Q, &T.m);
     CHECK(Q[1] == 0, "contact: no force without penetration");
 }
 
@@ -696,7 +696,7 @@ static void test_tsda_sign_and_mech(void)
     F->k = 10;
     F->L0 = 1;
     double q[3] = {3, 0, 0}, qd[3] = {0}, Q[3];
-    mb_planar_forces(&T.m, 0, q, qd, Q);
+    mb_planar_forces(0, q, qd, Q, &T.m);
     CHECK(fabs(Q[0] + 20) < 1e-12 && fabs(Q[1]) < 1e-12,
           "TSDA in tension pulls the body towards the ground point (Q_x = %.3f)", Q[0]);
     mb_mech me;
@@ -706,7 +706,7 @@ static void test_tsda_sign_and_mech(void)
           me.phiqT_lam_q && me.gamma_q && me.gamma_qd && me.energy,
           "mb_planar_mech fills every kernel");
     double Q2[3];
-    me.forces(me.ctx, 0, q, qd, Q2);
+    me.forces(0, q, qd, Q2, me.ctx);
     CHECK(Q2[0] == Q[0], "mb_mech forces = mb_planar_forces");
 }
 
@@ -743,7 +743,7 @@ static double circles_bound(int j_ground, const double qj[3], const double vj[3]
         memcpy(q, (double[6]){0, 0, 0.3, 0, 0, 0}, sizeof q);
         for (int k = 0; k < 3; k++) { qd[k] = -vj[k]; qdd[k] = -aj[k]; }
     }
-    int rc = mb_planar_step_bound(&T.m, 0.0, q, qd, qdd, &h);
+    int rc = mb_planar_step_bound(0.0, q, qd, qdd, &h, &T.m);
     return rc == MB_OK ? h : NAN;
 }
 
@@ -803,11 +803,11 @@ static void test_step_bound(void)
     F->nrm[1] = 1.0;
     F->K = 1e5;
     double q[3] = {0, 1, 0}, qd[3] = {0, -3, 0}, qdd[3] = {0, -g, 0};
-    mb_planar_step_bound(&T.m, 0, q, qd, qdd, &h);
+    mb_planar_step_bound(0, q, qd, qdd, &h, &T.m);
     double tl = (-3 + sqrt(9 + 2 * g * (1 - 0.075))) / g;  /* 1 - 3 t - g t^2/2 = 0.075 */
     CHECK(rel_err(h, tl) < 1e-12, "step bound: ball onto the ground, %.15g = %.15g", h, tl);
     q[1] = 0.09;
-    mb_planar_step_bound(&T.m, 0, q, qd, qdd, &h);
+    mb_planar_step_bound(0, q, qd, qdd, &h, &T.m);
     CHECK(isinf(h), "step bound: a circle in contact with a line is not bounded (%g)", h);
     /* a point (r = 0) that moves down but accelerates up dips below the line and comes
      * back when its lowest clearance 0.1 - vn^2 / (2 an) < 0: bound at its lowest point */
@@ -815,13 +815,13 @@ static void test_step_bound(void)
     q[1] = 0.1;
     qd[1] = -1;
     qdd[1] = 4;
-    mb_planar_step_bound(&T.m, 0, q, qd, qdd, &h);
+    mb_planar_step_bound(0, q, qd, qdd, &h, &T.m);
     CHECK(rel_err(h, 0.25) < 1e-12, "step bound: a dipping point ends at its lowest point (%.15g)", h);
     qdd[1] = 20;
-    mb_planar_step_bound(&T.m, 0, q, qd, qdd, &h);
+    mb_planar_step_bound(0, q, qd, qdd, &h, &T.m);
     CHECK(isinf(h), "step bound: a point turning back above the line is not bounded (%g)", h);
     qdd[1] = -g;
-    mb_planar_step_bound(&T.m, 0, q, qd, qdd, &h);
+    mb_planar_step_bound(0, q, qd, qdd, &h, &T.m);
     CHECK(isinf(h), "step bound: a point that stays in once in is not bounded (%g)", h);
 
     /* the model's bound is the smallest over its contacts; the mech table has it only
@@ -838,7 +838,7 @@ static void test_step_bound(void)
     F->nrm[1] = 1.0;
     mb_planar_mech(&B.m, &me);
     double qb[6] = {0, 2, 0, 0, 1, 0}, vb[6] = {0, -2, 0, 0, 2, 0}, ab[6] = {0, -g, 0, 0, -g, 0};
-    me.step_bound(me.ctx, 0, qb, vb, ab, &h);
+    me.step_bound(0, qb, vb, ab, &h, me.ctx);
     CHECK(rel_err(h, (1 - 0.75 * R) / 4) < 1e-12, "mb_mech step_bound: the balls' bound %.15g", h);
 }
 

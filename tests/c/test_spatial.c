@@ -147,14 +147,14 @@ static void cd(vfun f, const double *z0, int m, int n, double h, double *J)
 static double T0 = 0.37;
 static double Q0[NQ], QD0[NQ], X0[NQ], LAM0[NC];
 
-static void f_phi(const double *q, double *o) { mb_spatial_phi(&M, T0, q, o); }
-static void f_phi_time(const double *t, double *o) { mb_spatial_phi(&M, t[0], Q0, o); }
+static void f_phi(const double *q, double *o) { mb_spatial_phi(T0, q, o, &M); }
+static void f_phi_time(const double *t, double *o) { mb_spatial_phi(t[0], Q0, o, &M); }
 static void f_vel(const double *s, double *o)
 {   /* Phi_q(t + s, q + s qd) qd + Phi_t(t + s, q + s qd) */
     double q[NQ], P[NC * NQ], pt[NC];
     for (int k = 0; k < NQ; k++) q[k] = Q0[k] + s[0] * QD0[k];
-    mb_spatial_phi_q(&M, T0 + s[0], q, P, NC);
-    mb_spatial_phi_t(&M, T0 + s[0], q, pt);
+    mb_spatial_phi_q(T0 + s[0], q, P, NC, &M);
+    mb_spatial_phi_t(T0 + s[0], q, pt, &M);
     for (int i = 0; i < NC; i++) {
         o[i] = pt[i];
         for (int j = 0; j < NQ; j++) o[i] += P[i + NC * j] * QD0[j];
@@ -163,7 +163,7 @@ static void f_vel(const double *s, double *o)
 static void f_phiq_x(const double *q, double *o)
 {
     double P[NC * NQ];
-    mb_spatial_phi_q(&M, T0, q, P, NC);
+    mb_spatial_phi_q(T0, q, P, NC, &M);
     for (int i = 0; i < NC; i++) {
         o[i] = 0;
         for (int j = 0; j < NQ; j++) o[i] += P[i + NC * j] * X0[j];
@@ -172,20 +172,20 @@ static void f_phiq_x(const double *q, double *o)
 static void f_phiqT_lam(const double *q, double *o)
 {
     double P[NC * NQ];
-    mb_spatial_phi_q(&M, T0, q, P, NC);
+    mb_spatial_phi_q(T0, q, P, NC, &M);
     for (int j = 0; j < NQ; j++) {
         o[j] = 0;
         for (int i = 0; i < NC; i++) o[j] += P[i + NC * j] * LAM0[i];
     }
 }
-static void f_gamma_q(const double *q, double *o) { mb_spatial_gamma(&M, T0, q, QD0, o); }
-static void f_gamma_qd(const double *qd, double *o) { mb_spatial_gamma(&M, T0, Q0, qd, o); }
-static void f_Q_q(const double *q, double *o) { mb_spatial_forces(&M, T0, q, QD0, o); }
-static void f_Q_qd(const double *qd, double *o) { mb_spatial_forces(&M, T0, Q0, qd, o); }
+static void f_gamma_q(const double *q, double *o) { mb_spatial_gamma(T0, q, QD0, o, &M); }
+static void f_gamma_qd(const double *qd, double *o) { mb_spatial_gamma(T0, Q0, qd, o, &M); }
+static void f_Q_q(const double *q, double *o) { mb_spatial_forces(T0, q, QD0, o, &M); }
+static void f_Q_qd(const double *qd, double *o) { mb_spatial_forces(T0, Q0, qd, o, &M); }
 static void f_Mx(const double *q, double *o)
 {
     double Mm[NQ * NQ];
-    mb_spatial_mass(&M, q, Mm, NQ);
+    mb_spatial_mass(q, Mm, NQ, &M);
     for (int i = 0; i < NQ; i++) {
         o[i] = 0;
         for (int j = 0; j < NQ; j++) o[i] += Mm[i + NQ * j] * X0[j];
@@ -196,40 +196,40 @@ static void test_derivatives(void)
 {
     static double A[NQ * NQ], B[NQ * NQ];
     double h = 1e-6;
-    CHECK(mb_spatial_phi_q(&M, T0, Q0, A, NC) == MB_OK, "phi_q runs");
+    CHECK(mb_spatial_phi_q(T0, Q0, A, NC, &M) == MB_OK, "phi_q runs");
     cd(f_phi, Q0, NQ, NC, h, B);
     CHECK(relerr(A, B, NC * NQ) < 1e-6, "Phi_q against central differences (%.1e)",
           relerr(A, B, NC * NQ));
     double t[1] = {T0}, pt[NC];
-    mb_spatial_phi_t(&M, T0, Q0, pt);
+    mb_spatial_phi_t(T0, Q0, pt, &M);
     cd(f_phi_time, t, 1, NC, h, B);
     CHECK(relerr(pt, B, NC) < 1e-6, "Phi_t against central differences (%.1e)", relerr(pt, B, NC));
     double g[NC], s0[1] = {0.0};
-    mb_spatial_gamma(&M, T0, Q0, QD0, g);
+    mb_spatial_gamma(T0, Q0, QD0, g, &M);
     cd(f_vel, s0, 1, NC, 1e-5, B);
     for (int i = 0; i < NC; i++) B[i] = -B[i];
     CHECK(relerr(g, B, NC) < 1e-6, "gamma = -d/ds (Phi_q qd + Phi_t) along (qd, 1) (%.1e)",
           relerr(g, B, NC));
-    mb_spatial_phiq_x_q(&M, T0, Q0, X0, A, NC);
+    mb_spatial_phiq_x_q(T0, Q0, X0, A, NC, &M);
     cd(f_phiq_x, Q0, NQ, NC, h, B);
     CHECK(relerr(A, B, NC * NQ) < 1e-6, "(Phi_q x)_q (%.1e)", relerr(A, B, NC * NQ));
-    mb_spatial_phiqT_lam_q(&M, T0, Q0, LAM0, A, NQ);
+    mb_spatial_phiqT_lam_q(T0, Q0, LAM0, A, NQ, &M);
     cd(f_phiqT_lam, Q0, NQ, NQ, h, B);
     CHECK(relerr(A, B, NQ * NQ) < 1e-6, "(Phi_q^T lam)_q (%.1e)", relerr(A, B, NQ * NQ));
-    mb_spatial_gamma_q(&M, T0, Q0, QD0, A, NC);
+    mb_spatial_gamma_q(T0, Q0, QD0, A, NC, &M);
     cd(f_gamma_q, Q0, NQ, NC, h, B);
     CHECK(relerr(A, B, NC * NQ) < 1e-6, "gamma_q (third derivatives) (%.1e)",
           relerr(A, B, NC * NQ));
-    mb_spatial_gamma_qd(&M, T0, Q0, QD0, A, NC);
+    mb_spatial_gamma_qd(T0, Q0, QD0, A, NC, &M);
     cd(f_gamma_qd, QD0, NQ, NC, h, B);
     CHECK(relerr(A, B, NC * NQ) < 1e-6, "gamma_qd (%.1e)", relerr(A, B, NC * NQ));
-    mb_spatial_forces_q(&M, T0, Q0, QD0, A, NQ);
+    mb_spatial_forces_q(T0, Q0, QD0, A, NQ, &M);
     cd(f_Q_q, Q0, NQ, NQ, h, B);
     CHECK(relerr(A, B, NQ * NQ) < 1e-6, "Q_q (%.1e)", relerr(A, B, NQ * NQ));
-    mb_spatial_forces_qd(&M, T0, Q0, QD0, A, NQ);
+    mb_spatial_forces_qd(T0, Q0, QD0, A, NQ, &M);
     cd(f_Q_qd, QD0, NQ, NQ, h, B);
     CHECK(relerr(A, B, NQ * NQ) < 1e-6, "Q_qd (%.1e)", relerr(A, B, NQ * NQ));
-    mb_spatial_mass_x_q(&M, Q0, X0, A, NQ);
+    mb_spatial_mass_x_q(Q0, X0, A, NQ, &M);
     cd(f_Mx, Q0, NQ, NQ, h, B);
     CHECK(relerr(A, B, NQ * NQ) < 1e-6, "(M x)_q (%.1e)", relerr(A, B, NQ * NQ));
 }
@@ -237,7 +237,7 @@ static void test_derivatives(void)
 static void test_mass(void)
 {
     static double Mm[NQ * NQ];
-    mb_spatial_mass(&M, Q0, Mm, NQ);
+    mb_spatial_mass(Q0, Mm, NQ, &M);
     double asym = 0, null = 0;
     for (int i = 0; i < NQ; i++)
         for (int j = 0; j < NQ; j++) asym = fmax(asym, fabs(Mm[i + NQ * j] - Mm[j + NQ * i]));
@@ -300,7 +300,7 @@ static void test_mech(void)
           "every kernel of the table is analytic");
     double hmax = 0;
     double qdd[NQ] = {0};
-    CHECK(mb_spatial_step_bound(&M, 0.0, Q0, QD0, qdd, &hmax) == MB_OK && hmax > 0,
+    CHECK(mb_spatial_step_bound(0.0, Q0, QD0, qdd, &hmax, &M) == MB_OK && hmax > 0,
           "step bound positive (%.3g s)", hmax);
 }
 

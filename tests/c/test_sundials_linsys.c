@@ -201,7 +201,7 @@ typedef struct dense_linsys {
     int refuse_jac_at;     /* jac returns 1 (recoverable) at this call (0: never) */
 } dense_linsys;
 
-static int dl_jac(void *ctx, double t, const double *y, const double *fy)
+static int dl_jac(double t, const double *y, const double *fy, void *ctx)
 {
     (void)fy;
     dense_linsys *L = ctx;
@@ -219,7 +219,7 @@ static int dl_jac(void *ctx, double t, const double *y, const double *fy)
     return rc;
 }
 
-static int dl_factor(void *ctx, int slot, double ar, double ai)
+static int dl_factor(int slot, double ar, double ai, void *ctx)
 {
     dense_linsys *L = ctx;
     L->nfactor++;
@@ -243,7 +243,7 @@ static int dl_factor(void *ctx, int slot, double ar, double ai)
     return 0;
 }
 
-static int dl_solve(void *ctx, int slot, double *xr, double *xi)
+static int dl_solve(int slot, double *xr, double *xi, void *ctx)
 {
     dense_linsys *L = ctx;
     L->nsolve++;
