@@ -49,6 +49,12 @@ class Kernels:
     N (torques N m), time in s.
     """
 
+    #: what builds the model's kernels: ``"planar"`` (:class:`PlanarModel`),
+    #: ``"spatial"`` (:class:`SpatialModel`) or ``"system"`` (:class:`MechanicalSystem`);
+    #: a loaded trajectory's stand-in model (``StoredModel``) has ``"stored"``.
+    #: Code that depends on the kind of model asks this, not ``hasattr``.
+    kind = None
+
     _linear_algebra = "auto"
 
     @property

@@ -233,6 +233,8 @@ class StoredModel:
     """What a loaded trajectory knows of a model that was not a PlanarModel: its
     name, sizes, names and units (no kernels)."""
 
+    kind = "stored"
+
     def __init__(self, name, nq, nc, coordinate_names, constraint_names, coordinate_units,
                  constraint_units, description=""):
         self.name, self.nq, self.nc = name, int(nq), int(nc)

@@ -149,6 +149,8 @@ class MechanicalSystem(Kernels):
     _SLOTS = ("mass", "forces", "constraints", "constraint_jacobian", "constraint_t", "gamma",
               "forces_q", "forces_qd", "gamma_q", "gamma_qd", "phiq_x_q", "phiqT_lam_q")
 
+    kind = "system"
+
     def __init__(self, mass, forces, constraints=None, constraint_jacobian=None, gamma=None, *,
                  nq=None, q0=None, qd0=None, energy=None, constraint_t=None, forces_q=None,
                  forces_qd=None, gamma_q=None, gamma_qd=None, phiq_x_q=None, phiqT_lam_q=None,

@@ -261,6 +261,8 @@ class PlanarModel(BodyModel):
     _coords = ("x", "y", "theta")
     _body_type = Body
 
+    kind = "planar"
+
     def __init__(self, gravity=(0.0, -9.81), name="model"):
         self.name = str(name)
         self.gravity = _vec("PlanarModel", "gravity", gravity)

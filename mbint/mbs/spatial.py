@@ -353,6 +353,7 @@ class SpatialModel(BodyModel):
     _body_type = SpatialBody
 
     dim = 3
+    kind = "spatial"
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), name="model"):
         self.name = str(name)
