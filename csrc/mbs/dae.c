@@ -12,27 +12,20 @@
  *                                     Phi_q a_v - gamma_v, Phi_q a_lambda]
  *     GGL:      the index-2 rows, then the index-3 rows; q' = v - Phi_q^T mu adds
  *               -(Phi_q^T mu)_q and -Phi_q^T (column mu) to the rows of q'.
- * Every block comes from index1.c (the mechanism's derivative kernels or central
+ * Every block comes from mechderiv.c (the mechanism's derivative kernels or central
  * differences of the kernel they differentiate), Phi_tq by central differences of
- * Phi_q in t (zero for scleronomic constraints).
+ * Phi_q in t (zero for scleronomic constraints).  lambda(t0) comes from the index-1
+ * formulation's saddle-point system (index1.c), the projection from project.c.
  */
 #include "dae.h"
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../linalg/dense.h" /* LU */
+#include "carve.h"
+#include "mbs_common.h"
 #include "status.h"
-
-static int fail(mb_dae *f, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(f->msg, sizeof f->msg, fmt, ap);
-    va_end(ap);
-    return code;
-}
 
 /* the LU of M(q) in f->ML (kept while q is unchanged, or always when M is constant) */
 static int mass_factor(mb_dae *f, const double *q)
@@ -47,7 +40,7 @@ static int mass_factor(mb_dae *f, const double *q)
     if (rc != 0)
         return rc;
     if (mb_lu_factor(nq, f->ML, nq, f->ipiv) != MB_OK)
-        return fail(f, MB_ERR_LINALG, "The mass matrix M(q) is singular.");
+        return MB_FAIL(f, MB_ERR_LINALG, "The mass matrix M(q) is singular.");
     memcpy(f->qcache, q, (size_t)nq * sizeof(double));
     f->mass_ok = 1;
     return MB_OK;
@@ -73,7 +66,7 @@ static int accel(mb_dae *f, double t, const double *q, const double *v, const do
 /* out = Phi_q v + Phi_t (f->Pq holds Phi_q) */
 static int velocity_constraint(mb_dae *f, double t, const double *q, const double *v, double *out)
 {
-    int rc = mb_index1_phi_t(&f->i1, t, q, out);
+    int rc = mb_mechd_phi_t(&f->d, t, q, out);
     if (rc != 0) return rc;
     mb_gemv(f->nc, f->nq, 1.0, f->Pq, f->nc, v, 1.0, out);
     return MB_OK;
@@ -102,7 +95,7 @@ static int dae_rhs(double t, const double *y, double *ydot, void *ctx)
     case MB_DAE_INDEX2:
         return velocity_constraint(f, t, q, v, alg);
     case MB_DAE_INDEX1:
-        if ((rc = mb_index1_gamma(&f->i1, t, q, v, alg)) != 0) return rc;
+        if ((rc = mb_mechd_gamma(&f->d, t, q, v, alg)) != 0) return rc;
         for (ptrdiff_t k = 0; k < nc; k++) alg[k] = -alg[k];
         mb_gemv(nc, nq, 1.0, f->Pq, nc, f->a, 1.0, alg);
         return MB_OK;
@@ -118,7 +111,7 @@ static int dae_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx
     mb_dae *f = ctx;
     ptrdiff_t nq = f->nq, nc = f->nc, n = f->n;
     const double *q = y, *v = y + nq, *lam = y + 2 * nq, *mu = y + 2 * nq + nc;
-    mb_index1 *i1 = &f->i1;
+    mb_mechd *d = &f->d;
     int rc = accel(f, t, q, v, lam);
     if (rc != MB_OK) return rc;
     for (ptrdiff_t c = 0; c < n; c++)
@@ -126,11 +119,11 @@ static int dae_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx
 
     /* X = [Q_q - (Phi_q^T lam)_q - (M a)_q | Q_v | -Phi_q^T] -> M^-1 X = [a_q | a_v | a_lam] */
     double *X = f->X, *Xq = X, *Xv = X + nq * nq, *Xl = X + 2 * nq * nq;
-    if ((rc = mb_index1_forces_jac(i1, t, q, v, Xq, Xv, nq)) != 0) return rc;
-    if ((rc = mb_index1_mass_jac(i1, q, f->a, -1.0, Xq, nq)) != 0) return rc;
+    if ((rc = mb_mechd_forces_jac(d, t, q, v, Xq, Xv, nq)) != 0) return rc;
+    if ((rc = mb_mechd_mass_jac_add(d, q, f->a, -1.0, Xq, nq)) != 0) return rc;
     const double *xv = f->kind == MB_DAE_INDEX1 ? f->a : v;  /* (Phi_q x)_q of the alg. rows */
     int need_T2 = f->kind != MB_DAE_INDEX3;
-    if ((rc = mb_index1_phiq_jac(i1, t, q, lam, f->T1, need_T2 ? xv : NULL, f->T2, NULL, NULL)) != 0)
+    if ((rc = mb_mechd_phiq_jacs(d, t, q, lam, f->T1, need_T2 ? xv : NULL, f->T2, NULL, NULL)) != 0)
         return rc;
     for (ptrdiff_t l = 0; l < nq * nq; l++) Xq[l] -= f->T1[l];
     for (ptrdiff_t k = 0; k < nc; k++)
@@ -140,7 +133,7 @@ static int dae_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx
     /* rows of q' */
     for (ptrdiff_t i = 0; i < nq; i++) J[i + ld * (nq + i)] = 1.0;
     if (f->kind == MB_DAE_GGL) {
-        if ((rc = mb_index1_phiq_jac(i1, t, q, mu, f->T1, NULL, NULL, NULL, NULL)) != 0) return rc;
+        if ((rc = mb_mechd_phiq_jacs(d, t, q, mu, f->T1, NULL, NULL, NULL, NULL)) != 0) return rc;
         for (ptrdiff_t j = 0; j < nq; j++)
             for (ptrdiff_t i = 0; i < nq; i++) J[i + ld * j] = -f->T1[i + nq * j];
         for (ptrdiff_t k = 0; k < nc; k++)
@@ -153,7 +146,7 @@ static int dae_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx
     /* algebraic rows */
     double *A = J + 2 * nq;  /* row offset */
     if (f->kind == MB_DAE_INDEX2 || f->kind == MB_DAE_GGL) {
-        if ((rc = mb_index1_phi_tq(i1, t, q, f->Ptq)) != 0) return rc;
+        if ((rc = mb_mechd_phi_tq(d, t, q, f->Ptq, nc)) != 0) return rc;
         for (ptrdiff_t j = 0; j < nq; j++)
             for (ptrdiff_t k = 0; k < nc; k++) {
                 A[k + ld * j] = f->T2[k + nc * j] + f->Ptq[k + nc * j];
@@ -166,7 +159,7 @@ static int dae_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx
         for (ptrdiff_t j = 0; j < nq; j++)
             for (ptrdiff_t k = 0; k < nc; k++) A[k + ld * j] = f->Pq[k + nc * j];
     } else {  /* index 1: (Phi_q a)_q + Phi_q [a_q a_v a_lam] - [gamma_q gamma_v 0] */
-        if ((rc = mb_index1_gamma_jac(i1, t, q, v, f->Gq, f->Gv, nc)) != 0) return rc;
+        if ((rc = mb_mechd_gamma_jac(d, t, q, v, f->Gq, f->Gv, nc)) != 0) return rc;
         mb_gemm(nc, 2 * nq + nc, nq, 1.0, f->Pq, nc, X, nq, 0.0, f->Y, nc);
         for (ptrdiff_t c = 0; c < 2 * nq + nc; c++)
             for (ptrdiff_t k = 0; k < nc; k++) {
@@ -216,10 +209,22 @@ int mb_dae_initial(mb_dae *f, double t0, const double *q0, const double *v0, dou
 {
     ptrdiff_t nq = f->nq, nc = f->nc;
     double *qdd = f->rq, *lam = f->rc1;
-    int rc = mb_index1_solve(&f->i1, t0, q0, v0, qdd, lam);
+    /* lambda(t0) and q''(t0) from the saddle-point system of the index-1 formulation,
+     * dense and by the scaled LU (not its Schur path): bdf on the index1_dae form of
+     * the two-link manipulator collapses its step at t = 0.77 s when lambda(t0)
+     * changes in its last bit (tests/test_dae.py), a fragility of its own */
+    mb_index1 i1;
+    int rc = mb_index1_init_ex(&i1, f->mech, 0.0, 0.0, 0);
+    if (rc == MB_OK) {
+        i1.schur = 0;
+        rc = mb_index1_solve(&i1, t0, q0, v0, qdd, lam);
+    }
     if (rc != MB_OK)
-        return fail(f, rc, "%s", f->i1.msg[0] ? f->i1.msg : "The consistent multipliers "
-                    "lambda(t0) could not be computed.");
+        MB_FAIL(f, rc, "%s", i1.msg[0] ? i1.msg : "The consistent multipliers lambda(t0) "
+                "could not be computed.");
+    mb_index1_free(&i1);
+    if (rc != MB_OK)
+        return rc;
     memcpy(y0, q0, (size_t)nq * sizeof(double));
     memcpy(y0 + nq, v0, (size_t)nq * sizeof(double));
     memcpy(y0 + 2 * nq, lam, (size_t)nc * sizeof(double));
@@ -245,7 +250,31 @@ int mb_dae_accel(mb_dae *f, double t, const double *y, double *qdd, double *lam)
 int mb_dae_project_hook(double t, double *y, void *ctx)
 {
     mb_dae *f = ctx;
-    return mb_index1_project(&f->i1, t, y, y + f->nq, NULL, NULL);
+    return mb_proj_run(&f->proj, t, y, y + f->nq, NULL, NULL);
+}
+
+/* the work block: one layout both sizes and carves it (carve.h) */
+static size_t layout(mb_carver *c, mb_dae *f, ptrdiff_t nq, ptrdiff_t nc, ptrdiff_t n,
+                     ptrdiff_t w)
+{
+    f->Mp = mb_carve(c, (size_t)(n * n));
+    f->ML = mb_carve(c, (size_t)(nq * nq));
+    f->qcache = mb_carve(c, (size_t)nq);
+    f->a = mb_carve(c, (size_t)nq);
+    f->rq = mb_carve(c, (size_t)nq);
+    f->rc1 = mb_carve(c, (size_t)nc);
+    f->Pq = mb_carve(c, (size_t)(nc * nq));
+    f->Gq = mb_carve(c, (size_t)(nc * nq));
+    f->Gv = mb_carve(c, (size_t)(nc * nq));
+    f->T1 = mb_carve(c, (size_t)(nq * nq));
+    f->T2 = mb_carve(c, (size_t)(nc * nq));
+    f->Ptq = mb_carve(c, (size_t)(nc * nq));
+    f->X = mb_carve(c, (size_t)(nq * w));
+    f->Y = mb_carve(c, (size_t)(nc * w));
+    f->dwork = mb_carve(c, mb_mechd_work_size(nq, nc));
+    f->ipiv = mb_carve_int(c, (size_t)nq);
+    f->index = mb_carve_bytes(c, (size_t)n);
+    return c->off;
 }
 
 int mb_dae_init(mb_dae *f, const mb_mech *mech, int kind)
@@ -253,18 +282,13 @@ int mb_dae_init(mb_dae *f, const mb_mech *mech, int kind)
     memset(f, 0, sizeof *f);
     if (kind != MB_DAE_INDEX1 && kind != MB_DAE_INDEX2 && kind != MB_DAE_INDEX3 &&
         kind != MB_DAE_GGL)
-        return fail(f, MB_ERR_ILL_INPUT, "mb_dae_init: unknown formulation %d.", kind);
+        return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_dae_init: unknown formulation %d.", kind);
     if (!mech || mech->nc <= 0)
-        return fail(f, MB_ERR_ILL_INPUT, "mb_dae_init: the DAE formulations need a mechanism "
+        return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_dae_init: the DAE formulations need a mechanism "
                     "with constraints (nc > 0); without constraints use the ODE.");
-    int rc = mb_index1_init_ex(&f->i1, mech, 0.0, 0.0, 0);  /* dense: the blocks below */
-    if (rc != MB_OK)
-        return fail(f, rc, "%s", f->i1.msg);
-    /* lambda(t0) by the LU of the saddle-point matrix, as before the Schur path of
-     * index1.c (used once per run here, so no cost): bdf on the index1_dae form of the
-     * two-link manipulator collapses its step at t = 0.77 s when lambda(t0) changes in
-     * the last bit (tests/test_dae.py), a fragility of its own (issue 13 report) */
-    f->i1.schur = 0;
+    if (mech->nq <= 0 || !mech->mass || !mech->forces || !mech->phi || !mech->phi_q)
+        return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init: the mechanism needs nq > 0, mass, "
+                       "forces, and phi and phi_q when it has constraints.");
     ptrdiff_t nq = mech->nq, nc = mech->nc;
     ptrdiff_t n = 2 * nq + nc + (kind == MB_DAE_GGL ? nc : 0), w = 2 * nq + nc;
     f->mech = mech;
@@ -272,25 +296,15 @@ int mb_dae_init(mb_dae *f, const mb_mech *mech, int kind)
     f->nq = nq;
     f->nc = nc;
     f->n = n;
-    struct { double **p; ptrdiff_t n; } parts[] = {
-        {&f->Mp, n * n}, {&f->ML, nq * nq}, {&f->qcache, nq}, {&f->a, nq}, {&f->rq, nq},
-        {&f->rc1, nc}, {&f->Pq, nc * nq},
-        {&f->Gq, nc * nq}, {&f->Gv, nc * nq}, {&f->T1, nq * nq}, {&f->T2, nc * nq},
-        {&f->Ptq, nc * nq}, {&f->X, nq * w}, {&f->Y, nc * w}};
-    size_t np = sizeof parts / sizeof parts[0], total = 0;
-    for (size_t k = 0; k < np; k++) total += (size_t)parts[k].n;
-    f->work = calloc(total + 1, sizeof(double));
-    f->ipiv = calloc((size_t)nq + 1, sizeof(int));
-    f->index = calloc((size_t)n + 1, 1);
-    if (!f->work || !f->ipiv || !f->index) {
+    mb_dae scratch;
+    size_t size = layout(&(mb_carver){NULL, 0}, &scratch, nq, nc, n, w);
+    f->work = calloc(size + 1, sizeof(double));
+    if (!f->work || mb_proj_init(&f->proj, mech, &f->d, 1) != MB_OK) {
         mb_dae_free(f);
-        return fail(f, MB_ERR_MEM, "mb_dae_init: out of memory.");
+        return MB_FAIL(f, MB_ERR_MEM, "mb_dae_init: out of memory.");
     }
-    double *b = f->work;
-    for (size_t k = 0; k < np; k++) {
-        *parts[k].p = b;
-        b += parts[k].n;
-    }
+    layout(&(mb_carver){f->work, 0}, f, nq, nc, n, w);
+    mb_mechd_init(&f->d, mech, f->dwork);
     for (ptrdiff_t i = 0; i < 2 * nq; i++) f->Mp[i + n * i] = 1.0;
     for (ptrdiff_t i = 0; i < n; i++) {
         unsigned char ix = 1;
@@ -303,13 +317,9 @@ int mb_dae_init(mb_dae *f, const mb_mech *mech, int kind)
 
 void mb_dae_free(mb_dae *f)
 {
-    mb_index1_free(&f->i1);
+    mb_proj_free(&f->proj);
     free(f->work);
-    free(f->ipiv);
-    free(f->index);
     f->work = NULL;
-    f->ipiv = NULL;
-    f->index = NULL;
     f->mass_ok = 0;
 }
 

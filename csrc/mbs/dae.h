@@ -15,7 +15,7 @@
  *
  * with a = M(q)^-1 (Q(t, q, v) - Phi_q^T lambda) (M factored once when the mass
  * matrix is constant, else at each new q).  The exact Jacobian df/dy is assembled
- * from the blocks of the index-1 formulation (index1.h: forces, gamma, (Phi_q^T
+ * from the derivative blocks of mechderiv.h (forces, gamma, (Phi_q^T
  * lambda)_q, (Phi_q x)_q, (M a)_q, Phi_tq; each the mechanism's kernel or central
  * differences of it).  mb_dae_problem() presents the formulation as an mb_problem
  * for the methods with a mass matrix (rhs, jac, mass = M_p, dae_index: the index of
@@ -30,7 +30,9 @@
  * Phi_q q'' - gamma measures the acceleration-level error of the DAE solution. */
 #include "index1.h"
 #include "mech.h"
+#include "mechderiv.h"
 #include "problem.h"
+#include "project.h"
 
 typedef enum {
     MB_DAE_INDEX1 = 1,
@@ -43,14 +45,15 @@ typedef struct mb_dae {
     const mb_mech *mech;
     int kind;
     ptrdiff_t nq, nc, n;  /* n = 2 nq + nc (+ nc for GGL) */
-    mb_index1 i1;         /* the index-1 formulation: derivative blocks, lambda(t0), projection */
+    mb_mechd d;           /* the derivative kernels with difference fallbacks (mechderiv.h) */
+    mb_proj proj;         /* the projection onto the constraints (project.h) */
     /* private, set by mb_dae_init: the problem's mass matrix and index vector, the LU of
      * M(q) (cached on q unless constant), scratch */
     double *Mp;           /* n x n */
     unsigned char *index; /* n */
     double *work;
     int *ipiv;
-    double *ML, *qcache, *a, *rq, *rc1, *Pq, *Gq, *Gv, *T1, *T2, *Ptq, *X, *Y;
+    double *ML, *qcache, *a, *rq, *rc1, *Pq, *Gq, *Gv, *T1, *T2, *Ptq, *X, *Y, *dwork;
     int mass_ok;          /* ML holds the LU of M(qcache) */
     char msg[256];
 } mb_dae;

@@ -45,102 +45,20 @@
  * gamma_q - (Phi_q a)_q] and [Q_q'; gamma_q']), and every separate kernel they stand
  * for (use_qpg, use_lin, decided in mb_index1_init), f and df/dy call those instead.
  *
- * Projection: Newton with minimum-norm corrections
- *     q <- q - Phi_q^T (Phi_q Phi_q^T)^-1 Phi   until |Phi|_inf <= proj_tol,
- * then q' <- q' - Phi_q^T (Phi_q Phi_q^T)^-1 (Phi_q q' + Phi_t).
+ * Projection: project.c (Newton with minimum-norm corrections), with the dense
+ * linear algebra there or, in the sparse mode, KLU of [I Phi_q^T; Phi_q 0].
  */
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../linalg/dense.h" /* LU */
+#include "carve.h"
 #include "index1.h"
 #include "index1_sparse.h"
+#include "mbs_common.h"
 #include "status.h"
-
-static int fail(mb_index1 *f, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(f->msg, sizeof f->msg, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
-static double norm_inf(ptrdiff_t n, const double *x)
-{
-    double r = 0;
-    for (ptrdiff_t i = 0; i < n; i++) r = fmax(r, fabs(x[i]));
-    return r;
-}
-
-/* central-difference step for a variable of size x (relative accuracy eps^(2/3)) */
-static double fd_step(double x) { return cbrt(DBL_EPSILON) * fmax(1.0, fabs(x)); }
-
-/* ---- kernels with finite-difference fallbacks (mechderiv.c) ---- */
-
-static int eval_phi_t(mb_index1 *f, double t, const double *q, double *pt)
-{
-    return mb_mechd_phi_t(&f->d, t, q, pt);
-}
-
-static int eval_gamma(mb_index1 *f, double t, const double *q, const double *qd, double *g)
-{
-    return mb_mechd_gamma(&f->d, t, q, qd, g);
-}
-
-/* ---- scaled LU with a pivot test ---- */
-
-/* A <- D A D with d_k = 1/sqrt(max_l |A_kl|), LU; MB_ERR_LINALG (and *bad = index)
- * on a zero row or a pivot below 64 n eps of the largest */
-static int factor_scaled(ptrdiff_t n, double *A, ptrdiff_t lda, double *d, int *ipiv,
-                         ptrdiff_t *bad)
-{
-    for (ptrdiff_t k = 0; k < n; k++) {
-        double r = 0;
-        for (ptrdiff_t l = 0; l < n; l++) {
-            double v = fabs(A[k + lda * l]);
-            r = v > r ? v : r;
-        }
-        if (!(r > 0)) {
-            *bad = k;
-            return MB_ERR_LINALG;
-        }
-        d[k] = 1.0 / sqrt(r);
-    }
-    for (ptrdiff_t l = 0; l < n; l++)
-        for (ptrdiff_t k = 0; k < n; k++) A[k + lda * l] *= d[k] * d[l];
-    int rc = mb_lu_factor(n, A, lda, ipiv);
-    double umax = 0, umin = INFINITY;
-    ptrdiff_t kmin = 0;
-    for (ptrdiff_t k = 0; k < n; k++) {
-        double u = fabs(A[k + lda * k]);
-        umax = u > umax ? u : umax;
-        if (!(u >= umin)) {  /* also catches NaN */
-            umin = u;
-            kmin = k;
-        }
-    }
-    if (rc != MB_OK || !(umin > 64.0 * (double)n * DBL_EPSILON * umax)) {
-        *bad = kmin;
-        return MB_ERR_LINALG;
-    }
-    return MB_OK;
-}
-
-/* solve A x = b (nrhs columns, ld n) with the factors of D A D */
-static int solve_scaled(ptrdiff_t n, const double *LU, ptrdiff_t lda, const double *d,
-                        const int *ipiv, double *B, ptrdiff_t nrhs)
-{
-    for (ptrdiff_t c = 0; c < nrhs; c++)
-        for (ptrdiff_t k = 0; k < n; k++) B[k + n * c] *= d[k];
-    int rc = mb_lu_solve(n, LU, lda, ipiv, B, nrhs);
-    for (ptrdiff_t c = 0; c < nrhs; c++)
-        for (ptrdiff_t k = 0; k < n; k++) B[k + n * c] *= d[k];
-    return rc;
-}
 
 /* ---- the Schur path (M constant diagonal) ---- */
 
@@ -275,7 +193,7 @@ static int saddle_solve(mb_index1 *f, double *B, ptrdiff_t nrhs)
             schur_solve(f, B + N * c0, nrhs - c0 < 2 * f->nq ? nrhs - c0 : 2 * f->nq);
         return MB_OK;
     }
-    return solve_scaled(N, f->S, N, f->dsc, f->ipiv, B, nrhs);
+    return mb_lu_solve_scaled(N, f->S, N, f->dsc, f->ipiv, B, nrhs);
 }
 
 /* ---- the saddle-point solve, cached on (t, y) ---- */
@@ -303,7 +221,7 @@ static int saddle(mb_index1 *f, double t, const double *q, const double *qd)
     } else {
         if ((rc = me->forces(t, q, qd, b, me->ctx)) != 0) return rc;
         if (nc > 0 && (rc = me->phi_q(t, q, Pq, ldp, me->ctx)) != 0) return rc;
-        if (nc > 0 && (rc = eval_gamma(f, t, q, qd, g)) != 0) return rc;
+        if (nc > 0 && (rc = mb_mechd_gamma(&f->d, t, q, qd, g)) != 0) return rc;
     }
     if (nc > 0) {
         if (!f->schur)
@@ -312,7 +230,7 @@ static int saddle(mb_index1 *f, double t, const double *q, const double *qd)
                 for (ptrdiff_t c = 0; c < nc; c++) S[nq + c + N * (nq + r)] = 0.0;
             }
         if (f->alpha != 0) {  /* - 2 alpha (Phi_q q' + Phi_t) */
-            if ((rc = eval_phi_t(f, t, q, f->vc1)) != 0) return rc;
+            if ((rc = mb_mechd_phi_t(&f->d, t, q, f->vc1)) != 0) return rc;
             mb_gemv(nc, nq, 1.0, Pq, ldp, qd, 1.0, f->vc1);
             for (ptrdiff_t k = 0; k < nc; k++) g[k] -= 2 * f->alpha * f->vc1[k];
         }
@@ -322,9 +240,9 @@ static int saddle(mb_index1 *f, double t, const double *q, const double *qd)
         }
     }
     ptrdiff_t bad = 0;
-    if ((rc = f->schur ? schur_factor(f, &bad) : factor_scaled(N, S, N, f->dsc, f->ipiv, &bad))
+    if ((rc = f->schur ? schur_factor(f, &bad) : mb_lu_factor_scaled(N, S, N, f->dsc, f->ipiv, &bad))
         != MB_OK)
-        return fail(f, rc,
+        return MB_FAIL(f, rc,
                     "The saddle-point matrix [M Phi_q^T; Phi_q 0] is singular at t = %.17g "
                     "(pivot %td of %td): redundant constraints, a singular configuration or a "
                     "singular mass matrix.", t, bad, N);
@@ -373,110 +291,6 @@ static int index1_step_bound(double t, const double *y, const double *fy, double
 
 /* ---- the Jacobian ---- */
 
-/* ---- derivative blocks (shared with the DAE formulations, dae.c) ---- */
-
-int mb_index1_phi_t(mb_index1 *f, double t, const double *q, double *pt)
-{
-    return eval_phi_t(f, t, q, pt);
-}
-
-int mb_index1_gamma(mb_index1 *f, double t, const double *q, const double *qd, double *g)
-{
-    return eval_gamma(f, t, q, qd, g);
-}
-
-int mb_index1_forces_jac(mb_index1 *f, double t, const double *q, const double *qd, double *Qq,
-                         double *Qv, ptrdiff_t ld)
-{
-    int rc = Qq ? mb_mechd_forces_q(&f->d, t, q, qd, Qq, ld) : 0;
-    if (rc == 0 && Qv)
-        rc = mb_mechd_forces_qd(&f->d, t, q, qd, Qv, ld);
-    return rc;
-}
-
-int mb_index1_gamma_jac(mb_index1 *f, double t, const double *q, const double *qd, double *Gq,
-                        double *Gv, ptrdiff_t ld)
-{
-    int rc = Gq ? mb_mechd_gamma_q(&f->d, t, q, qd, Gq, ld) : 0;
-    if (rc == 0 && Gv)
-        rc = mb_mechd_gamma_qd(&f->d, t, q, qd, Gv, ld);
-    return rc;
-}
-
-int mb_index1_phiq_jac(mb_index1 *f, double t, const double *q, const double *lam, double *T1,
-                       const double *x, double *T2, const double *x3, double *T3)
-{
-    const mb_mech *me = f->mech;
-    ptrdiff_t nq = f->nq, nc = f->nc;
-    void *c = me->ctx;
-    int rc;
-    int want1 = lam && T1, want2 = x && T2, want3 = x3 && T3;
-    if (want1 && me->phiqT_lam_q && (rc = me->phiqT_lam_q(t, q, lam, T1, nq, c)) != 0) return rc;
-    if (me->phiq_x_q) {
-        if (want2 && (rc = me->phiq_x_q(t, q, x, T2, nc, c)) != 0) return rc;
-        if (want3 && (rc = me->phiq_x_q(t, q, x3, T3, nc, c)) != 0) return rc;
-    }
-    if ((want1 && !me->phiqT_lam_q) || ((want2 || want3) && !me->phiq_x_q)) {
-        /* differences of Phi_q in q */
-        double *xq = f->vq1;
-        memcpy(xq, q, (size_t)nq * sizeof(double));
-        for (ptrdiff_t j = 0; j < nq; j++) {
-            double h = fd_step(q[j]), s = 1.0 / (2 * h);
-            xq[j] = q[j] + h;
-            if ((rc = me->phi_q(t, xq, f->P1, nc, c)) != 0) return rc;
-            xq[j] = q[j] - h;
-            if ((rc = me->phi_q(t, xq, f->P2, nc, c)) != 0) return rc;
-            xq[j] = q[j];
-            for (ptrdiff_t l = 0; l < nc * nq; l++) f->P1[l] = (f->P1[l] - f->P2[l]) * s;
-            if (want1 && !me->phiqT_lam_q)
-                for (ptrdiff_t i = 0; i < nq; i++) {
-                    double v = 0;
-                    for (ptrdiff_t k = 0; k < nc; k++) v += f->P1[k + nc * i] * lam[k];
-                    T1[i + nq * j] = v;
-                }
-            if (!me->phiq_x_q) {
-                if (want2) mb_gemv(nc, nq, 1.0, f->P1, nc, x, 0.0, T2 + nc * j);
-                if (want3) mb_gemv(nc, nq, 1.0, f->P1, nc, x3, 0.0, T3 + nc * j);
-            }
-        }
-    }
-    return MB_OK;
-}
-
-int mb_index1_mass_jac(mb_index1 *f, const double *q, const double *a, double alpha, double *out,
-                       ptrdiff_t ld)
-{
-    const mb_mech *me = f->mech;
-    ptrdiff_t nq = f->nq;
-    int rc;
-    if (me->mass_constant)
-        return MB_OK;
-    if (me->mass_x_q) {  /* the mechanism's kernel (spatial models: analytic) */
-        if ((rc = me->mass_x_q(q, a, f->M1, nq, me->ctx)) != 0) return rc;
-        for (ptrdiff_t j = 0; j < nq; j++)
-            for (ptrdiff_t i = 0; i < nq; i++) out[i + ld * j] += alpha * f->M1[i + nq * j];
-        return MB_OK;
-    }
-    double *x = f->vq1;
-    memcpy(x, q, (size_t)nq * sizeof(double));
-    for (ptrdiff_t j = 0; j < nq; j++) {
-        double h = fd_step(q[j]);
-        x[j] = q[j] + h;
-        if ((rc = me->mass(x, f->M1, nq, me->ctx)) != 0) return rc;
-        x[j] = q[j] - h;
-        if ((rc = me->mass(x, f->M2, nq, me->ctx)) != 0) return rc;
-        x[j] = q[j];
-        for (ptrdiff_t l = 0; l < nq * nq; l++) f->M1[l] -= f->M2[l];
-        mb_gemv(nq, nq, alpha / (2 * h), f->M1, nq, a, 1.0, out + ld * j);
-    }
-    return MB_OK;
-}
-
-int mb_index1_phi_tq(mb_index1 *f, double t, const double *q, double *out)
-{
-    return mb_mechd_phi_tq(&f->d, t, q, out, f->nc);
-}
-
 static int index1_jac(double t, const double *y, double *J, ptrdiff_t ldJ, void *ctx)
 {
     mb_index1 *f = ctx;
@@ -495,12 +309,12 @@ static int index1_jac(double t, const double *y, double *J, ptrdiff_t ldJ, void 
         if ((rc = me->fused_lin(t, q, qd, a, lam, RTL, RTR, N, f->kwork, c)) != 0) return rc;
     } else {
         /* force derivatives */
-        if ((rc = mb_index1_forces_jac(f, t, q, qd, RTL, RTR, N)) != 0) return rc;
+        if ((rc = mb_mechd_forces_jac(&f->d, t, q, qd, RTL, RTR, N)) != 0) return rc;
         if (nc > 0) {
-            if ((rc = mb_index1_gamma_jac(f, t, q, qd, RBL, RBR, N)) != 0) return rc;
+            if ((rc = mb_mechd_gamma_jac(&f->d, t, q, qd, RBL, RBR, N)) != 0) return rc;
             /* T1 = (Phi_q^T lam)_q, T2 = (Phi_q a)_q, T3 = (Phi_q q')_q (Baumgarte) */
             const double *x3 = f->alpha != 0 ? qd : NULL;
-            if ((rc = mb_index1_phiq_jac(f, t, q, lam, f->T1, a, f->T2, x3, f->T3)) != 0)
+            if ((rc = mb_mechd_phiq_jacs(&f->d, t, q, lam, f->T1, a, f->T2, x3, f->T3)) != 0)
                 return rc;
             for (ptrdiff_t j = 0; j < nq; j++) {
                 for (ptrdiff_t i = 0; i < nq; i++) RTL[i + N * j] -= f->T1[i + nq * j];
@@ -509,7 +323,7 @@ static int index1_jac(double t, const double *y, double *J, ptrdiff_t ldJ, void 
         }
     }
     /* - (M a)_q (differences of M when it is not constant) */
-    if ((rc = mb_index1_mass_jac(f, q, a, -1.0, RTL, N)) != 0) return rc;
+    if ((rc = mb_mechd_mass_jac_add(&f->d, q, a, -1.0, RTL, N)) != 0) return rc;
 
     if (nc > 0 && (f->alpha != 0 || f->beta != 0)) {
         /* Baumgarte: - 2 alpha ((Phi_q q')_q + Phi_tq) - beta^2 Phi_q, - 2 alpha Phi_q */
@@ -522,9 +336,9 @@ static int index1_jac(double t, const double *y, double *J, ptrdiff_t ldJ, void 
         }
         if (f->alpha != 0) {  /* T3 = (Phi_q q')_q, Phi_tq = (Phi_q)_t by differences in t */
             if (f->use_lin &&
-                (rc = mb_index1_phiq_jac(f, t, q, NULL, NULL, NULL, NULL, qd, f->T3)) != 0)
+                (rc = mb_mechd_phiq_jacs(&f->d, t, q, NULL, NULL, NULL, NULL, qd, f->T3)) != 0)
                 return rc;
-            if ((rc = mb_index1_phi_tq(f, t, q, f->Pg)) != 0) return rc;
+            if ((rc = mb_mechd_phi_tq(&f->d, t, q, f->Pg, f->nc)) != 0) return rc;
             for (ptrdiff_t l = 0; l < nc * nq; l++)
                 f->T3[l] += f->Pg[l];
         }
@@ -549,125 +363,16 @@ static int index1_jac(double t, const double *y, double *J, ptrdiff_t ldJ, void 
     return MB_OK;
 }
 
-/* ---- projection ---- */
-
-/* G = P P^T (nc x nc) for P (nc x nq, ld nc), then its scaled LU */
-static int gram_factor(mb_index1 *f, const double *P, ptrdiff_t *bad)
-{
-    ptrdiff_t nq = f->nq, nc = f->nc;
-    for (ptrdiff_t a = 0; a < nc; a++)
-        for (ptrdiff_t b = 0; b <= a; b++) {
-            double s = 0;
-            for (ptrdiff_t k = 0; k < nq; k++) s += P[a + nc * k] * P[b + nc * k];
-            f->G[a + nc * b] = f->G[b + nc * a] = s;
-        }
-    return factor_scaled(nc, f->G, nc, f->gsc, f->ipiv_g, bad);
-}
-
-/* x <- x - P^T G^-1 r (r is overwritten) */
-static int min_norm_correct(mb_index1 *f, const double *P, double *r, double *x)
-{
-    ptrdiff_t nq = f->nq, nc = f->nc;
-    int rc = solve_scaled(nc, f->G, nc, f->gsc, f->ipiv_g, r, 1);
-    if (rc != MB_OK) return rc;
-    for (ptrdiff_t i = 0; i < nq; i++) {
-        double s = 0;
-        for (ptrdiff_t k = 0; k < nc; k++) s += P[k + nc * i] * r[k];
-        x[i] -= s;
-    }
-    return MB_OK;
-}
-
-/* The projection's linear algebra, dense (Phi_q and the LU of Phi_q Phi_q^T in f) or
- * sparse (KLU of [I Phi_q^T; Phi_q 0], index1_sparse.c), at the point of the last
- * proj_setup: the minimum-norm correction x -= Phi_q^T (Phi_q Phi_q^T)^-1 r (r may be
- * overwritten) and the residual r = Phi_q x + pt. */
-static int proj_setup(mb_index1 *f, double t, const double *q)
-{
-    if (f->sp)
-        return mb_index1_sparse_proj_factor(f, t, q);
-    ptrdiff_t bad = 0;
-    int rc = f->mech->phi_q(t, q, f->P1, f->nc, f->mech->ctx);
-    if (rc != 0) return rc;
-    if ((rc = gram_factor(f, f->P1, &bad)) != MB_OK)
-        return fail(f, rc,
-                    "Phi_q Phi_q^T is singular at t = %.17g (constraint row %td): redundant "
-                    "constraints or a singular configuration.", t, bad);
-    return MB_OK;
-}
-
-static int proj_correct(mb_index1 *f, double *r, double *x)
-{
-    return f->sp ? mb_index1_sparse_min_norm(f, r, x) : min_norm_correct(f, f->P1, r, x);
-}
-
-static void proj_residual(mb_index1 *f, const double *pt, const double *x, double *r)
-{
-    memcpy(r, pt, (size_t)f->nc * sizeof(double));
-    if (f->sp)
-        mb_index1_sparse_phiq_gemv(f, x, r);
-    else
-        mb_gemv(f->nc, f->nq, 1.0, f->P1, f->nc, x, 1.0, r);
-}
+/* ---- projection (project.c; the sparse mode supplies its linear algebra) ---- */
 
 int mb_index1_project(mb_index1 *f, double t, double *q, double *qd, double *res_pos,
                       double *res_vel)
 {
-    const mb_mech *me = f->mech;
-    ptrdiff_t nq = f->nq, nc = f->nc;
-    double *phi, *r, *dq, *pt, rp = 0, rv = 0;
-    if (f->sp) {
-        mb_index1_sparse_scratch(f, &phi, &r, &dq);
-        pt = phi;  /* phi is not used after the position loop */
-    } else {
-        phi = f->vc1, r = f->vc2, dq = f->vq1, pt = f->vc3;
-    }
-    int rc, it;
     f->msg[0] = '\0';
-    if (nc == 0) {
-        if (res_pos) *res_pos = 0;
-        if (res_vel) *res_vel = 0;
-        return MB_OK;
-    }
-    for (it = 0;; it++) {
-        if ((rc = me->phi(t, q, phi, me->ctx)) != 0) return rc;
-        rp = norm_inf(nc, phi);
-        if (!isfinite(rp))
-            return fail(f, MB_ERR_NONFINITE, "Phi is not finite at t = %.17g.", t);
-        if (rp <= f->proj_tol) break;
-        if (it >= f->proj_max_iter)
-            return fail(f, MB_ERR_CONV,
-                        "Projection onto Phi = 0 did not converge in %d iterations "
-                        "(|Phi| = %.3e > %.3e at t = %.17g).", it, rp, f->proj_tol, t);
-        if ((rc = proj_setup(f, t, q)) != MB_OK) return rc;
-        double qn = norm_inf(nq, q);
-        memset(dq, 0, (size_t)nq * sizeof(double));
-        memcpy(r, phi, (size_t)nc * sizeof(double));
-        if ((rc = proj_correct(f, r, dq)) != MB_OK) return rc;
-        for (ptrdiff_t i = 0; i < nq; i++) q[i] += dq[i];
-        if (norm_inf(nq, dq) <= 8 * DBL_EPSILON * fmax(1.0, qn)) {  /* at round-off level */
-            if ((rc = me->phi(t, q, phi, me->ctx)) != 0) return rc;
-            rp = norm_inf(nc, phi);
-            break;
-        }
-    }
-    /* velocities: Phi_q q' + Phi_t = 0 (linear: one correction, one refinement) */
-    if ((rc = proj_setup(f, t, q)) != MB_OK) return rc;
-    /* sparse mode: the mechanism's phi_t (the sparse kernels exist only for planar
-     * models, which have it); dense: with its difference fallback */
-    if ((rc = f->sp ? me->phi_t(t, q, pt, me->ctx) : eval_phi_t(f, t, q, pt)) != 0) return rc;
-    for (int pass = 0; pass < 2; pass++) {
-        proj_residual(f, pt, qd, r);
-        rv = norm_inf(nc, r);
-        if (rv <= f->proj_tol && pass > 0) break;
-        if ((rc = proj_correct(f, r, qd)) != MB_OK) return rc;
-        proj_residual(f, pt, qd, r);
-        rv = norm_inf(nc, r);
-        if (rv <= f->proj_tol) break;
-    }
-    if (res_pos) *res_pos = rp;
-    if (res_vel) *res_vel = rv;
-    return MB_OK;
+    int rc = mb_proj_run(&f->proj, t, q, qd, res_pos, res_vel);
+    if (rc != MB_OK && f->proj.msg[0])
+        memcpy(f->msg, f->proj.msg, sizeof f->msg);
+    return rc;
 }
 
 int mb_index1_project_hook(double t, double *y, void *ctx)
@@ -677,6 +382,37 @@ int mb_index1_project_hook(double t, double *y, void *ctx)
 }
 
 /* ---- set-up ---- */
+
+/* the dense mode's work block: one layout both sizes and carves it (carve.h) */
+static size_t layout(mb_carver *c, mb_index1 *f, const mb_mech *mech)
+{
+    size_t nq = (size_t)mech->nq, nc = (size_t)mech->nc, N = nq + nc;
+    f->S = mb_carve(c, N * N);
+    f->dsc = mb_carve(c, N);
+    f->sol = mb_carve(c, N);
+    f->ycache = mb_carve(c, 2 * nq);
+    f->R = mb_carve(c, N * 2 * nq);
+    f->T1 = mb_carve(c, nq * nq);
+    f->T2 = mb_carve(c, nc * nq);
+    f->T3 = mb_carve(c, nc * nq);
+    f->P1 = mb_carve(c, nc * nq);
+    f->vq1 = mb_carve(c, nq);
+    f->vc1 = mb_carve(c, nc);
+    f->vc2 = mb_carve(c, nc);
+    f->Pg = mb_carve(c, nc * nq);
+    f->minv = mb_carve(c, nq);
+    f->W = mb_carve(c, nc * nc);
+    f->Pq = mb_carve(c, nc * nq);
+    f->pv = mb_carve(c, nc * nq);
+    f->dwork = mb_carve(c, mb_mechd_work_size(mech->nq, mech->nc));
+    f->kwork = mb_carve(c, (mech->fused_qpg || mech->fused_lin) && mech->fused_work > 0
+                               ? (size_t)mech->fused_work : 0);
+    f->ipiv = mb_carve_int(c, N);
+    f->pr = mb_carve_int(c, nc * nq);
+    f->pc = mb_carve_int(c, nq + 1);
+    f->cols = mb_carve_int(c, 2 * nq);
+    return c->off;
+}
 
 int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta)
 {
@@ -688,55 +424,45 @@ int mb_index1_init_ex(mb_index1 *f, const mb_mech *mech, double alpha, double be
     memset(f, 0, sizeof *f);
     if (!mech || mech->nq <= 0 || mech->nc < 0 || !mech->mass || !mech->forces ||
         (mech->nc > 0 && (!mech->phi || !mech->phi_q)))
-        return fail(f, MB_ERR_ILL_INPUT,
+        return MB_FAIL(f, MB_ERR_ILL_INPUT,
                     "mb_index1_init: the mechanism needs nq > 0, mass, forces, and phi and "
                     "phi_q when it has constraints.");
     if (!isfinite(alpha) || !isfinite(beta))
-        return fail(f, MB_ERR_ILL_INPUT, "mb_index1_init: Baumgarte parameters must be finite.");
+        return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init: Baumgarte parameters must be finite.");
     ptrdiff_t nq = mech->nq, nc = mech->nc, N = nq + nc;
     f->mech = mech;
     f->alpha = alpha;
     f->beta = beta;
     f->nq = nq;
     f->nc = nc;
-    f->proj_tol = 1e-12;
-    f->proj_max_iter = 20;
     if (sparse > 0 || (sparse < 0 && nq >= MB_INDEX1_SPARSE_MIN_NQ &&
-                       !mb_index1_sparse_unavailable(mech)))
-        return mb_index1_sparse_init(f);  /* index1_sparse.c */
-    ptrdiff_t nmass = mech->mass_constant ? 0 : nq * nq;
-    struct { double **p; ptrdiff_t n; } parts[] = {
-        {&f->S, N * N}, {&f->dsc, N}, {&f->sol, N}, {&f->ycache, 2 * nq}, {&f->R, N * 2 * nq},
-        {&f->T1, nq * nq}, {&f->T2, nc * nq}, {&f->T3, nc * nq}, {&f->P1, nc * nq},
-        {&f->P2, nc * nq}, {&f->M1, nmass}, {&f->M2, nmass},
-        {&f->G, nc * nc}, {&f->gsc, nc}, {&f->vq1, nq}, {&f->vq2, nq}, {&f->vq3, nq},
-        {&f->vc1, nc}, {&f->vc2, nc}, {&f->vc3, nc}, {&f->Pg, nc * nq}, {&f->minv, nq},
-        {&f->W, nc * nc}, {&f->Pq, nc * nq}, {&f->pv, nc * nq},
-        {&f->dwork, (ptrdiff_t)mb_mechd_work_size(nq, nc)},
-        {&f->kwork, (mech->fused_qpg || mech->fused_lin) && mech->fused_work > 0
-                        ? mech->fused_work : 0}};
-    size_t np = sizeof parts / sizeof parts[0], total = 0;
-    for (size_t k = 0; k < np; k++) total += (size_t)parts[k].n;
-    f->work = calloc(total + 1, sizeof(double));
-    f->ipiv = calloc((size_t)(N + nc + nc * nq + nq + 1 + 2 * nq) + 1, sizeof(int));
-    if (!f->work || !f->ipiv) {
+                       !mb_index1_sparse_unavailable(mech))) {
+        int rc = mb_index1_sparse_init(f);  /* index1_sparse.c */
+        if (rc == MB_OK && (rc = mb_proj_init(&f->proj, mech, NULL, 0)) != MB_OK) {
+            mb_index1_free(f);
+            return MB_FAIL(f, rc, "mb_index1_init: out of memory.");
+        }
+        if (rc == MB_OK)
+            mb_index1_sparse_proj_la(f, &f->proj.la);
+        return rc;
+    }
+    mb_index1 scratch;
+    size_t size = layout(&(mb_carver){NULL, 0}, &scratch, mech);
+    f->work = calloc(size + 1, sizeof(double));
+    if (!f->work) {
         mb_index1_free(f);
-        return fail(f, MB_ERR_MEM, "mb_index1_init: out of memory.");
+        return MB_FAIL(f, MB_ERR_MEM, "mb_index1_init: out of memory.");
     }
-    double *w = f->work;
-    for (size_t k = 0; k < np; k++) {
-        *parts[k].p = parts[k].n > 0 ? w : NULL;
-        w += parts[k].n;
-    }
-    f->ipiv_g = f->ipiv + N;
-    f->pr = f->ipiv_g + nc;
-    f->pc = f->pr + nc * nq;
-    f->cols = f->pc + nq + 1;
+    layout(&(mb_carver){f->work, 0}, f, mech);
     /* the fused kernels only while every separate kernel they stand for is there */
     f->use_qpg = mech->fused_qpg && mech->fused_work >= 0 && mech->gamma;
     f->use_lin = mech->fused_lin && mech->fused_work >= 0 && mech->forces_q && mech->forces_qd &&
                  mech->gamma_q && mech->gamma_qd && mech->phiq_x_q && mech->phiqT_lam_q;
     mb_mechd_init(&f->d, mech, f->dwork);
+    if (mb_proj_init(&f->proj, mech, &f->d, 1) != MB_OK) {
+        mb_index1_free(f);
+        return MB_FAIL(f, MB_ERR_MEM, "mb_index1_init: out of memory.");
+    }
     f->cache_ok = 0;
     /* the Schur path when M is constant, diagonal and positive (M at q = 0: vq1) */
     if (mech->mass_constant && mech->mass(f->vq1, f->S, N, mech->ctx) == 0) {
@@ -756,10 +482,9 @@ int mb_index1_init_ex(mb_index1 *f, const mb_mech *mech, double alpha, double be
 void mb_index1_free(mb_index1 *f)
 {
     mb_index1_sparse_free(f);
+    mb_proj_free(&f->proj);
     free(f->work);
-    free(f->ipiv);
     f->work = NULL;
-    f->ipiv = NULL;
     f->cache_ok = 0;
 }
 

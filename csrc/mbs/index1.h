@@ -14,6 +14,7 @@
 #include "mech.h"
 #include "mechderiv.h"
 #include "problem.h"
+#include "project.h"
 
 /* mb_index1_init_ex(..., sparse = -1) chooses the sparse mode (index1_sparse.c) when
  * the mechanism has sparse kernels (mb_mech.sparse) and nq >= this */
@@ -24,26 +25,24 @@ struct mb_index1_sparse;
 typedef struct mb_index1 {
     const mb_mech *mech;
     double alpha, beta;   /* Baumgarte parameters (0: off) */
-    double *work;         /* workspace (allocated by mb_index1_init) */
+    double *work;         /* workspace of the dense mode (one block, carved by layout()) */
     int *ipiv;
-    double proj_tol;      /* projection tolerance on |Phi| and |Phi_q q' + Phi_t| */
-    int proj_max_iter;
+    mb_proj proj;         /* the projection (project.h; its tol and max_iter may be set) */
     /* private, set by mb_index1_init: sizes, named views into work, the cache of the
      * last factorization (keyed on t and a copy of y), and the message of the last
      * failure (e.g. which pivot of the saddle-point matrix vanished).  The cache assumes
      * that alpha, beta and the mechanism do not change between calls: set cache_ok = 0
      * after changing them. */
     ptrdiff_t nq, nc;
-    double *S, *dsc, *sol, *ycache, *R, *T1, *T2, *T3, *P1, *P2, *M1, *M2, *G, *gsc;
-    double *vq1, *vq2, *vq3, *vc1, *vc2, *vc3, *Pg;
+    double *S, *dsc, *sol, *ycache, *R, *T1, *T2, *T3, *P1;
+    double *vq1, *vc1, *vc2, *Pg;
     double *dwork;        /* the scratch of d */
     mb_mechd d;           /* derivative kernels with difference fallbacks (mechderiv.h) */
-    int *ipiv_g;
     int schur;            /* 1: M constant diagonal, saddle solves by the Schur complement */
     double *minv, *W, *Pq; /* Schur path: diag(M)^-1, Cholesky factor of Phi_q M^-1 Phi_q^T
                             * (lower, ld nc), Phi_q (nc x nq) of the cached point */
     double *pv;           /* Schur path: the nonzeros of Pq by columns (values pv, rows pr, */
-    int *pr, *pc;         /* column starts pc, nq + 1 of them; inside the ipiv block) */
+    int *pr, *pc;         /* column starts pc, nq + 1 of them) */
     int *cols;            /* Schur path: the nonzero right-hand sides of a solve (2 nq) */
     double *kwork;        /* scratch of the mechanism's fused kernels (mech->fused_work) */
     int use_qpg, use_lin; /* the fused kernels stand in for the separate ones (mech.h) */
@@ -61,9 +60,7 @@ int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta)
  * Sparse mode: S = [M Phi_q^T; Phi_q 0] in compressed columns, factored by KLU (one
  * symbolic analysis at init), no O(nq^2) memory; mb_index1_problem then also sets
  * p->linsys (linsys.h: the iteration matrices a I - J through a sparse augmented
- * system) and a p->jac that forms the dense J by 2 nq sparse solves.  The derivative
- * blocks below (mb_index1_phi_t ... mb_index1_phi_tq) are dense-mode only: the DAE
- * formulations (dae.c) initialize with sparse = 0. */
+ * system) and a p->jac that forms the dense J by 2 nq sparse solves. */
 int mb_index1_init_ex(mb_index1 *f, const mb_mech *mech, double alpha, double beta, int sparse);
 void mb_index1_free(mb_index1 *f);
 /* fill p: n = 2 nq, nq, rhs, jac (analytic, eqs 10-15), acc (q'' for the second-order
@@ -76,34 +73,10 @@ int mb_index1_solve(mb_index1 *f, double t, const double *q, const double *qd, d
 /* project (q, q') onto the position and velocity constraints; residuals after
  * (max norms; res_pos, res_vel may be NULL).  Returns MB_OK, MB_ERR_LINALG when
  * Phi_q Phi_q^T is singular (redundant constraints or a singular configuration),
- * MB_ERR_CONV when Newton does not reach proj_tol in proj_max_iter iterations, or a
- * kernel's status; f->msg says which. */
+ * MB_ERR_CONV when Newton does not reach proj.tol in proj.max_iter iterations, or a
+ * kernel's status; f->msg says which (project.h). */
 int mb_index1_project(mb_index1 *f, double t, double *q, double *qd, double *res_pos,
                       double *res_vel);
-/* Derivative blocks of the mechanism's kernels, each from the mb_mech table or, when
- * the kernel is NULL, by central differences of the kernel it differentiates (as in
- * the Jacobian above); the DAE formulations (dae.c) build their Jacobians from them.
- * They use f's scratch arrays: outputs must not be f's own arrays except where
- * index1.c itself does so.  Each returns MB_OK or a kernel's status. */
-/* Phi_t (nc) and gamma (nc) */
-int mb_index1_phi_t(mb_index1 *f, double t, const double *q, double *pt);
-int mb_index1_gamma(mb_index1 *f, double t, const double *q, const double *qd, double *g);
-/* Qq = dQ/dq, Qv = dQ/dq' (nq x nq, leading dimension ld); either may be NULL */
-int mb_index1_forces_jac(mb_index1 *f, double t, const double *q, const double *qd, double *Qq,
-                         double *Qv, ptrdiff_t ld);
-/* Gq = dgamma/dq, Gv = dgamma/dq' (nc x nq, leading dimension ld); either may be NULL */
-int mb_index1_gamma_jac(mb_index1 *f, double t, const double *q, const double *qd, double *Gq,
-                        double *Gv, ptrdiff_t ld);
-/* T1 = (Phi_q^T lam)_q (nq x nq, ld nq) when lam and T1 are given, T2 = (Phi_q x)_q and
- * T3 = (Phi_q x3)_q (nc x nq, ld nc) when x, T2 and x3, T3 are given */
-int mb_index1_phiq_jac(mb_index1 *f, double t, const double *q, const double *lam, double *T1,
-                       const double *x, double *T2, const double *x3, double *T3);
-/* out += alpha (M(q) a)_q (nq x nq, ld): the mechanism's mass_x_q when it has one, else
- * central differences of M; nothing when the mass matrix is constant */
-int mb_index1_mass_jac(mb_index1 *f, const double *q, const double *a, double alpha, double *out,
-                       ptrdiff_t ld);
-/* Phi_tq = (Phi_q)_t (nc x nq, ld nc) by central differences in t */
-int mb_index1_phi_tq(mb_index1 *f, double t, const double *q, double *out);
 /* the same as an mb_project_fn on y = (q, q') with ctx = f: set p->project to it to
  * project after every accepted step (mb_index1_problem leaves p->project NULL) */
 int mb_index1_project_hook(double t, double *y, void *ctx);

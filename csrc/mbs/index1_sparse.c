@@ -38,12 +38,12 @@
  */
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <suitesparse/klu.h>
 #include "index1_sparse.h"
+#include "mbs_common.h"
 #include "status.h"
 
 struct mb_index1_sparse {
@@ -75,15 +75,6 @@ struct mb_index1_sparse {
     double *sol, *ycache, *vc1, *vc2, *xv, *b, *col;
     mb_linsys ls;
 };
-
-static int sfail(mb_index1 *f, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(f->msg, sizeof f->msg, fmt, ap);
-    va_end(ap);
-    return code;
-}
 
 
 const char *mb_index1_sparse_unavailable(const mb_mech *me)
@@ -169,11 +160,11 @@ int mb_index1_sparse_init(mb_index1 *f)
     const mb_mech *me = f->mech;
     const char *why = mb_index1_sparse_unavailable(me);
     if (why)
-        return sfail(f, MB_ERR_NOT_SUPPORTED, "mb_index1_init_ex: sparse mode unavailable: %s.",
+        return MB_FAIL(f, MB_ERR_NOT_SUPPORTED, "mb_index1_init_ex: sparse mode unavailable: %s.",
                      why);
     const mb_mech_sparse *K = me->sparse;
     struct mb_index1_sparse *s = calloc(1, sizeof *s);
-    if (!s) return sfail(f, MB_ERR_MEM, "mb_index1_init_ex: out of memory.");
+    if (!s) return MB_FAIL(f, MB_ERR_MEM, "mb_index1_init_ex: out of memory.");
     f->sp = s;
     ptrdiff_t nq = f->nq, nc = f->nc, N = nq + nc, NA = nq + N;
     s->nq = nq;
@@ -183,12 +174,12 @@ int mb_index1_sparse_init(mb_index1 *f)
     int rc = K->sizes(&s->npq, &s->nC, me->ctx);
     if (rc != MB_OK) {
         mb_index1_sparse_free(f);
-        return sfail(f, rc, "mb_index1_init_ex: the mechanism's sparse kernels refuse it "
+        return MB_FAIL(f, rc, "mb_index1_init_ex: the mechanism's sparse kernels refuse it "
                             "(status %d).", rc);
     }
     if (N + NA > 0x3fffffff || s->npq > 0x3fffffff || s->nC > 0x3fffffff) {
         mb_index1_sparse_free(f);
-        return sfail(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: too large for the sparse mode.");
+        return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: too large for the sparse mode.");
     }
     ptrdiff_t npq = s->npq, nC = s->nC;
     ptrdiff_t nS = nq + 2 * npq;              /* S entries */
@@ -204,24 +195,24 @@ int mb_index1_sparse_init(mb_index1 *f)
     if ((rc = K->pattern(s->pr, s->pc, s->cr, s->cc, me->ctx)) != MB_OK ||
         (rc = K->mass_diag(s->md, me->ctx)) != MB_OK) {
         mb_index1_sparse_free(f);
-        return sfail(f, rc, "mb_index1_init_ex: the mechanism's sparse kernels failed "
+        return MB_FAIL(f, rc, "mb_index1_init_ex: the mechanism's sparse kernels failed "
                             "(status %d).", rc);
     }
     for (ptrdiff_t k = 0; k < nq; k++)
         if (!(s->md[k] > 0) || !isfinite(s->md[k])) {
             mb_index1_sparse_free(f);
-            return sfail(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: the mass matrix is not "
+            return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: the mass matrix is not "
                          "positive (diagonal entry %td = %g).", k, s->md[k]);
         }
     for (ptrdiff_t k = 0; k < npq; k++)
         if (s->pr[k] < 0 || s->pr[k] >= nc || s->pc[k] < 0 || s->pc[k] >= nq) {
             mb_index1_sparse_free(f);
-            return sfail(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: Phi_q pattern out of range.");
+            return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: Phi_q pattern out of range.");
         }
     for (ptrdiff_t k = 0; k < nC; k++)
         if (s->cr[k] < 0 || s->cr[k] >= N || s->cc[k] < 0 || s->cc[k] >= nq) {
             mb_index1_sparse_free(f);
-            return sfail(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: C pattern out of range.");
+            return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: C pattern out of range.");
         }
 
     /* S: M's diagonal, Phi_q (lower left), Phi_q^T (upper right) */
@@ -314,8 +305,8 @@ int mb_index1_sparse_init(mb_index1 *f)
     if (!s->Ssym || !s->Asym) {
         int st = s->com.status;
         mb_index1_sparse_free(f);
-        if (st == KLU_OUT_OF_MEMORY) return sfail(f, MB_ERR_MEM, "mb_index1_init_ex: out of memory.");
-        return sfail(f, MB_ERR_LINALG, "mb_index1_init_ex: KLU analysis failed (status %d): "
+        if (st == KLU_OUT_OF_MEMORY) return MB_FAIL(f, MB_ERR_MEM, "mb_index1_init_ex: out of memory.");
+        return MB_FAIL(f, MB_ERR_LINALG, "mb_index1_init_ex: KLU analysis failed (status %d): "
                      "the saddle-point pattern is structurally singular (redundant "
                      "constraints?).", st);
     }
@@ -326,7 +317,7 @@ int mb_index1_sparse_init(mb_index1 *f)
     return MB_OK;
 nomem:
     mb_index1_sparse_free(f);
-    return sfail(f, MB_ERR_MEM, "mb_index1_init_ex: out of memory.");
+    return MB_FAIL(f, MB_ERR_MEM, "mb_index1_init_ex: out of memory.");
 }
 
 /* values of S (diag = M's diagonal, or ones for the projection) with Phi_q = pq */
@@ -401,14 +392,14 @@ int mb_index1_sparse_saddle(mb_index1 *f, double t, const double *q, const doubl
     }
     fill_S(s, s->md, 0.0, s->pqv, s->Sx);
     if ((rc = factor_S(s, s->Sx, &s->Snum, &s->Src)) != MB_OK) {
-        if (rc == MB_ERR_MEM) return sfail(f, rc, "index1 (sparse): out of memory in KLU.");
-        return sfail(f, rc,
+        if (rc == MB_ERR_MEM) return MB_FAIL(f, rc, "index1 (sparse): out of memory in KLU.");
+        return MB_FAIL(f, rc,
                      "The saddle-point matrix [M Phi_q^T; Phi_q 0] is singular at t = %.17g "
                      "(sparse KLU factorization, size %td): redundant constraints, a singular "
                      "configuration or a singular mass matrix.", t, N);
     }
     if (!klu_solve(s->Ssym, s->Snum, (int)N, 1, b, &s->com))
-        return sfail(f, MB_ERR_LINALG, "index1 (sparse): KLU solve failed.");
+        return MB_FAIL(f, MB_ERR_LINALG, "index1 (sparse): KLU solve failed.");
     memcpy(s->ycache, q, bytes);
     memcpy(s->ycache + nq, qd, bytes);
     f->tcache = t;
@@ -586,8 +577,10 @@ void mb_index1_sparse_problem(mb_index1 *f, mb_problem *p)
 /* ---- projection ---- */
 
 /* x -= u with [I Phi_q^T; Phi_q 0][u; mu] = [0; r] factored in Pnum (r: nc) */
-int mb_index1_sparse_min_norm(mb_index1 *f, const double *r, double *x)
+/* the projection's linear algebra (project.h), ctx = f */
+static int proj_correct(double *r, double *x, void *ctx)
 {
+    mb_index1 *f = ctx;
     struct mb_index1_sparse *s = f->sp;
     ptrdiff_t nq = s->nq, N = s->N;
     double *b = s->col;
@@ -598,30 +591,31 @@ int mb_index1_sparse_min_norm(mb_index1 *f, const double *r, double *x)
     return MB_OK;
 }
 
-int mb_index1_sparse_proj_factor(mb_index1 *f, double t, const double *q)
+static int proj_setup(double t, const double *q, void *ctx)
 {
+    mb_index1 *f = ctx;
     struct mb_index1_sparse *s = f->sp;
     const mb_mech *me = f->mech;
     int rc = me->sparse->phi_q(t, q, s->pqp, me->ctx);
     if (rc != 0) return rc;
     fill_S(s, NULL, 1.0, s->pqp, s->Px);
     if ((rc = factor_S(s, s->Px, &s->Pnum, &s->Prc)) != MB_OK) {
-        if (rc == MB_ERR_MEM) return sfail(f, rc, "index1 (sparse): out of memory in KLU.");
-        return sfail(f, rc, "Phi_q Phi_q^T is singular at t = %.17g (sparse KLU factorization "
+        if (rc == MB_ERR_MEM) return MB_FAIL(f, rc, "index1 (sparse): out of memory in KLU.");
+        return MB_FAIL(f, rc, "Phi_q Phi_q^T is singular at t = %.17g (sparse KLU factorization "
                      "of [I Phi_q^T; Phi_q 0]): redundant constraints or a singular "
                      "configuration.", t);
     }
     return MB_OK;
 }
 
-void mb_index1_sparse_phiq_gemv(mb_index1 *f, const double *x, double *r)
+static void proj_residual(const double *pt, const double *x, double *r, void *ctx)
 {
+    mb_index1 *f = ctx;
+    memcpy(r, pt, (size_t)f->nc * sizeof(double));
     pq_gemv(f->sp, f->sp->pqp, x, r);
 }
 
-void mb_index1_sparse_scratch(mb_index1 *f, double **vc1, double **vc2, double **vq)
+void mb_index1_sparse_proj_la(mb_index1 *f, mb_proj_la *la)
 {
-    *vc1 = f->sp->vc1;
-    *vc2 = f->sp->vc2;
-    *vq = f->sp->xv;
+    *la = (mb_proj_la){proj_setup, proj_correct, proj_residual, f};
 }

@@ -13,14 +13,9 @@ int mb_index1_sparse_init(mb_index1 *f);
 void mb_index1_sparse_free(mb_index1 *f);
 /* q'' and lambda at (t, q, q') into f->sol, cached on (t, y) */
 int mb_index1_sparse_saddle(mb_index1 *f, double t, const double *q, const double *qd);
-/* the projection's linear algebra (mb_index1_project, index1.c): factor
- * [I Phi_q^T; Phi_q 0] at (t, q) (a message in f->msg when singular); x -= u with
- * [I Phi_q^T; Phi_q 0][u; mu] = [0; r] (the minimum-norm correction); r += Phi_q x with
- * the Phi_q of the last factorization; and three scratch vectors (nc, nc, nq) */
-int mb_index1_sparse_proj_factor(mb_index1 *f, double t, const double *q);
-int mb_index1_sparse_min_norm(mb_index1 *f, const double *r, double *x);
-void mb_index1_sparse_phiq_gemv(mb_index1 *f, const double *x, double *r);
-void mb_index1_sparse_scratch(mb_index1 *f, double **vc1, double **vc2, double **vq);
+/* the projection's linear algebra (project.h) in the sparse mode: KLU of
+ * [I Phi_q^T; Phi_q 0] on the saddle matrix's symbolic analysis, Phi_q of the last setup */
+void mb_index1_sparse_proj_la(mb_index1 *f, mb_proj_la *la);
 /* p->jac (dense J by 2 nq sparse solves) and p->linsys */
 void mb_index1_sparse_problem(mb_index1 *f, mb_problem *p);
 

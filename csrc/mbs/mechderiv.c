@@ -7,16 +7,8 @@
 #include <string.h>
 #include "../linalg/dense.h" /* gemv */
 #include "mechderiv.h"
+#include "mbs_common.h"
 #include "status.h"
-
-static double fd_step(double x) { return cbrt(DBL_EPSILON) * fmax(1.0, fabs(x)); }
-
-static double norm_inf(ptrdiff_t n, const double *x)
-{
-    double r = 0;
-    for (ptrdiff_t i = 0; i < n; i++) r = fmax(r, fabs(x[i]));
-    return r;
-}
 
 size_t mb_mechd_work_size(ptrdiff_t nq, ptrdiff_t nc)
 {
@@ -55,7 +47,7 @@ int mb_mechd_phi_t(mb_mechd *d, double t, const double *q, double *pt)
         memset(pt, 0, (size_t)d->nc * sizeof(double));
         return MB_OK;
     }
-    double h = fd_step(t);
+    double h = mb_fd_step(t);
     int rc = me->phi(t + h, q, d->vc1, me->ctx);
     if (rc == 0) rc = me->phi(t - h, q, d->vc2, me->ctx);
     if (rc != 0) return rc;
@@ -72,7 +64,7 @@ int mb_mechd_gamma(mb_mechd *d, double t, const double *q, const double *qd, dou
         return MB_OK;
     if (me->gamma)
         return me->gamma(t, q, qd, g, me->ctx);
-    double scale = fmax(1.0, norm_inf(nq, q)) / fmax(1.0, norm_inf(nq, qd));
+    double scale = fmax(1.0, mb_norm_inf(nq, q)) / fmax(1.0, mb_norm_inf(nq, qd));
     if (me->phi_t) {
         double h = cbrt(DBL_EPSILON) * scale;
         for (int sgn = -1; sgn <= 1; sgn += 2) {
@@ -168,7 +160,7 @@ static int dphiq(mb_mechd *d, double t, const double *q, ptrdiff_t j)
 {
     const mb_mech *me = d->me;
     ptrdiff_t nq = d->nq, nc = d->nc;
-    double *x = d->xq, h = fd_step(q[j]);
+    double *x = d->xq, h = mb_fd_step(q[j]);
     int rc;
     memcpy(x, q, (size_t)nq * sizeof(double));
     x[j] = q[j] + h;
@@ -235,7 +227,7 @@ int mb_mechd_mass_x_q(mb_mechd *d, const double *q, const double *x, double *out
     double *y = d->xq;
     memcpy(y, q, (size_t)nq * sizeof(double));
     for (ptrdiff_t j = 0; j < nq; j++) {
-        double h = fd_step(q[j]);
+        double h = mb_fd_step(q[j]);
         int rc;
         y[j] = q[j] + h;
         if ((rc = me->mass(y, d->M1, nq, me->ctx)) != 0) return rc;
@@ -257,12 +249,99 @@ int mb_mechd_phi_tq(mb_mechd *d, double t, const double *q, double *out, ptrdiff
         for (ptrdiff_t j = 0; j < nq; j++) memset(out + ld * j, 0, (size_t)nc * sizeof(double));
         return MB_OK;
     }
-    double h = fd_step(t);
+    double h = mb_fd_step(t);
     int rc;
     if ((rc = me->phi_q(t + h, q, d->P1, nc, me->ctx)) != 0) return rc;
     if ((rc = me->phi_q(t - h, q, d->P2, nc, me->ctx)) != 0) return rc;
     for (ptrdiff_t j = 0; j < nq; j++)
         for (ptrdiff_t k = 0; k < nc; k++)
             out[k + ld * j] = (d->P1[k + nc * j] - d->P2[k + nc * j]) / (2 * h);
+    return MB_OK;
+}
+
+int mb_mechd_forces_jac(mb_mechd *d, double t, const double *q, const double *qd, double *Qq,
+                        double *Qv, ptrdiff_t ld)
+{
+    int rc = Qq ? mb_mechd_forces_q(d, t, q, qd, Qq, ld) : 0;
+    if (rc == 0 && Qv)
+        rc = mb_mechd_forces_qd(d, t, q, qd, Qv, ld);
+    return rc;
+}
+
+int mb_mechd_gamma_jac(mb_mechd *d, double t, const double *q, const double *qd, double *Gq,
+                       double *Gv, ptrdiff_t ld)
+{
+    int rc = Gq ? mb_mechd_gamma_q(d, t, q, qd, Gq, ld) : 0;
+    if (rc == 0 && Gv)
+        rc = mb_mechd_gamma_qd(d, t, q, qd, Gv, ld);
+    return rc;
+}
+
+int mb_mechd_phiq_jacs(mb_mechd *d, double t, const double *q, const double *lam, double *T1,
+                       const double *x, double *T2, const double *x3, double *T3)
+{
+    const mb_mech *me = d->me;
+    ptrdiff_t nq = d->nq, nc = d->nc;
+    void *c = me->ctx;
+    int rc;
+    int want1 = lam && T1, want2 = x && T2, want3 = x3 && T3;
+    if (want1 && me->phiqT_lam_q && (rc = me->phiqT_lam_q(t, q, lam, T1, nq, c)) != 0) return rc;
+    if (me->phiq_x_q) {
+        if (want2 && (rc = me->phiq_x_q(t, q, x, T2, nc, c)) != 0) return rc;
+        if (want3 && (rc = me->phiq_x_q(t, q, x3, T3, nc, c)) != 0) return rc;
+    }
+    if (!((want1 && !me->phiqT_lam_q) || ((want2 || want3) && !me->phiq_x_q)))
+        return MB_OK;
+    /* differences of Phi_q in q, one pair of evaluations per column for all three */
+    double *xq = d->xq;
+    memcpy(xq, q, (size_t)nq * sizeof(double));
+    for (ptrdiff_t j = 0; j < nq; j++) {
+        double h = mb_fd_step(q[j]), s = 1.0 / (2 * h);
+        xq[j] = q[j] + h;
+        if ((rc = me->phi_q(t, xq, d->P1, nc, c)) != 0) return rc;
+        xq[j] = q[j] - h;
+        if ((rc = me->phi_q(t, xq, d->P2, nc, c)) != 0) return rc;
+        xq[j] = q[j];
+        for (ptrdiff_t l = 0; l < nc * nq; l++) d->P1[l] = (d->P1[l] - d->P2[l]) * s;
+        if (want1 && !me->phiqT_lam_q)
+            for (ptrdiff_t i = 0; i < nq; i++) {
+                double v = 0;
+                for (ptrdiff_t k = 0; k < nc; k++) v += d->P1[k + nc * i] * lam[k];
+                T1[i + nq * j] = v;
+            }
+        if (!me->phiq_x_q) {
+            if (want2) mb_gemv(nc, nq, 1.0, d->P1, nc, x, 0.0, T2 + nc * j);
+            if (want3) mb_gemv(nc, nq, 1.0, d->P1, nc, x3, 0.0, T3 + nc * j);
+        }
+    }
+    return MB_OK;
+}
+
+int mb_mechd_mass_jac_add(mb_mechd *d, const double *q, const double *a, double alpha,
+                          double *out, ptrdiff_t ld)
+{
+    const mb_mech *me = d->me;
+    ptrdiff_t nq = d->nq;
+    int rc;
+    if (me->mass_constant)
+        return MB_OK;
+    if (me->mass_x_q) {  /* the mechanism's kernel (spatial models: analytic) */
+        if ((rc = me->mass_x_q(q, a, d->M1, nq, me->ctx)) != 0) return rc;
+        for (ptrdiff_t j = 0; j < nq; j++)
+            for (ptrdiff_t i = 0; i < nq; i++) out[i + ld * j] += alpha * d->M1[i + nq * j];
+        return MB_OK;
+    }
+    double *x = d->xq;
+    memcpy(x, q, (size_t)nq * sizeof(double));
+    for (ptrdiff_t j = 0; j < nq; j++) {
+        double h = mb_fd_step(q[j]);
+        x[j] = q[j] + h;
+        if ((rc = me->mass(x, d->M1, nq, me->ctx)) != 0) return rc;
+        x[j] = q[j] - h;
+        if ((rc = me->mass(x, d->M2, nq, me->ctx)) != 0) return rc;
+        x[j] = q[j];
+        for (ptrdiff_t l = 0; l < nq * nq; l++) d->M1[l] -= d->M2[l];
+        mb_gemv(nq, nq, alpha / (2 * h), d->M1, nq, a, 1.0, out + ld * j);
+    }
     return MB_OK;
 }

@@ -47,5 +47,21 @@ int mb_mechd_phiqT_lam_q(mb_mechd *d, double t, const double *q, const double *l
                          double *out, ptrdiff_t ld);
 int mb_mechd_mass_x_q(mb_mechd *d, const double *q, const double *x, double *out, ptrdiff_t ld);
 int mb_mechd_phi_tq(mb_mechd *d, double t, const double *q, double *out, ptrdiff_t ld);
+/* Blocks of the index-1 and DAE Jacobians (index1.c, dae.c):
+ * Qq = dQ/dq, Qv = dQ/dq' (nq x nq, ld; either may be NULL) */
+int mb_mechd_forces_jac(mb_mechd *d, double t, const double *q, const double *qd, double *Qq,
+                        double *Qv, ptrdiff_t ld);
+/* Gq = dgamma/dq, Gv = dgamma/dq' (nc x nq, ld; either may be NULL) */
+int mb_mechd_gamma_jac(mb_mechd *d, double t, const double *q, const double *qd, double *Gq,
+                       double *Gv, ptrdiff_t ld);
+/* T1 = (Phi_q^T lam)_q (nq x nq, ld nq) when lam and T1 are given, T2 = (Phi_q x)_q and
+ * T3 = (Phi_q x3)_q (nc x nq, ld nc) when x, T2 and x3, T3 are given; the kernels, or
+ * one pass of central differences of Phi_q for all that are missing */
+int mb_mechd_phiq_jacs(mb_mechd *d, double t, const double *q, const double *lam, double *T1,
+                       const double *x, double *T2, const double *x3, double *T3);
+/* out += alpha (M(q) a)_q (nq x nq, ld): mass_x_q, else central differences of M;
+ * nothing when the mass matrix is constant */
+int mb_mechd_mass_jac_add(mb_mechd *d, const double *q, const double *a, double alpha,
+                          double *out, ptrdiff_t ld);
 
 #endif

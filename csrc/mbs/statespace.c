@@ -45,29 +45,13 @@
  * the partition table grow with the run (realloc). */
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../linalg/dense.h"
 #include "statespace.h"
+#include "mbs_common.h"
 #include "status.h"
-
-static int fail(mb_ss *s, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->msg, sizeof s->msg, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
-static double norm_inf(ptrdiff_t n, const double *x)
-{
-    double r = 0;
-    for (ptrdiff_t i = 0; i < n; i++) r = fmax(r, fabs(x[i]));
-    return r;
-}
 
 /* ---------------------------------------------------------------- set-up */
 
@@ -107,12 +91,12 @@ int mb_ss_init(mb_ss *s, const mb_mech *mech)
     memset(s, 0, sizeof *s);
     if (!mech || mech->nq <= 0 || mech->nc < 0 || !mech->mass || !mech->forces ||
         (mech->nc > 0 && (!mech->phi || !mech->phi_q)))
-        return fail(s, MB_ERR_ILL_INPUT,
+        return MB_FAIL(s, MB_ERR_ILL_INPUT,
                     "mb_ss_init: the mechanism needs nq > 0, mass, forces, and phi and phi_q "
                     "when it has constraints.");
     ptrdiff_t nq = mech->nq, nc = mech->nc, nd = nq - nc;
     if (nd <= 0)
-        return fail(s, MB_ERR_ILL_INPUT,
+        return MB_FAIL(s, MB_ERR_ILL_INPUT,
                     "The mechanism has no degrees of freedom (nq = %td coordinates, nc = %td "
                     "constraints): there is no independent coordinate to integrate.", nq, nc);
     s->mech = mech;
@@ -143,7 +127,7 @@ int mb_ss_init(mb_ss *s, const mb_mech *mech)
     s->iwork = calloc(ni + 1, sizeof(int));
     if (!s->work || !s->iwork) {
         mb_ss_free(s);
-        return fail(s, MB_ERR_MEM, "mb_ss_init: out of memory.");
+        return MB_FAIL(s, MB_ERR_MEM, "mb_ss_init: out of memory.");
     }
     double *w = s->work;
     int *iw = s->iwork;
@@ -293,7 +277,7 @@ int mb_ss_partition(mb_ss *s, double t, const double *q, unsigned long long *bad
     double scale = 0;
     for (ptrdiff_t l = 0; l < nc * nq; l++) {
         if (!isfinite(A[l]))
-            return fail(s, MB_ERR_NONFINITE, "Phi_q is not finite at t = %.17g.", t);
+            return MB_FAIL(s, MB_ERR_NONFINITE, "Phi_q is not finite at t = %.17g.", t);
         scale = fmax(scale, fabs(A[l]));
     }
     int *row = s->gj_row, *mark = s->mark;
@@ -327,7 +311,7 @@ int mb_ss_partition(mb_ss *s, double t, const double *q, unsigned long long *bad
                                         row[i]);
                 if (bad_rows && row[i] < 64) *bad_rows |= 1ull << row[i];
             }
-            return fail(s, MB_ERR_LINALG,
+            return MB_FAIL(s, MB_ERR_LINALG,
                         "No nonsingular Phi_u exists at t = %.17g: Phi_q has rank %td < nc = %td "
                         "(redundant constraints or a singular configuration); dependent rows: %s.",
                         t, k, nc, list);
@@ -428,17 +412,17 @@ static int ss_eval(mb_ss *s, mb_ss_point *P, double t, const double *v, const do
         for (it = 0;; it++) {
             if ((rc = me->phi(t, q, r, c)) != 0) return rc;
             nr_prev = nr;
-            nr = norm_inf(nc, r);
+            nr = mb_norm_inf(nc, r);
             if (!isfinite(nr)) {
                 s->nnewton_fail++;
-                return fail(s, MB_RECOVERABLE, "Phi is not finite at t = %.17g while solving for "
+                return MB_FAIL(s, MB_RECOVERABLE, "Phi is not finite at t = %.17g while solving for "
                             "the dependent coordinates.", t);
             }
             if ((rc = me->phi_q(t, q, P->Pq, nc, c)) != 0) return rc;
             gather_u(s, P->Pq, P->Fu);
             if (factor_u(nc, P->Fu, P->ipiv_u) != MB_OK) {
                 s->nnewton_fail++;
-                return fail(s, MB_RECOVERABLE, "Phi_u is singular at t = %.17g (the partition "
+                return MB_FAIL(s, MB_RECOVERABLE, "Phi_u is singular at t = %.17g (the partition "
                             "no longer fits the configuration).", t);
             }
             for (ptrdiff_t k = 0; k < nc; k++) du[k] = r[k];
@@ -448,7 +432,7 @@ static int ss_eval(mb_ss *s, mb_ss_point *P, double t, const double *v, const do
                 break;  /* that was the extra correction with the factors in hand */
             if (it + 1 >= s->newton_max_iter || (it >= 2 && nr > nr_prev)) {
                 s->nnewton_fail++;
-                return fail(s, MB_RECOVERABLE,
+                return MB_FAIL(s, MB_RECOVERABLE,
                             "Newton for the dependent coordinates did not converge at t = %.17g "
                             "(|Phi| = %.3e > %.3e after %d iterations).", t, nr, s->newton_tol,
                             it + 1);
@@ -487,7 +471,7 @@ static int ss_eval(mb_ss *s, mb_ss_point *P, double t, const double *v, const do
     left_Et(s, rq, 1, P->H, P->vdd, nd);
     memcpy(P->Mh_lu, P->Mh, (size_t)(nd * nd) * sizeof(double));
     if (mb_lu_factor(nd, P->Mh_lu, nd, P->ipiv_m) != MB_OK)
-        return fail(s, MB_ERR_LINALG, "The reduced mass matrix M^ is singular at t = %.17g.", t);
+        return MB_FAIL(s, MB_ERR_LINALG, "The reduced mass matrix M^ is singular at t = %.17g.", t);
     mb_lu_solve(nd, P->Mh_lu, nd, P->ipiv_m, P->vdd, 1);
     /* q'' and lambda */
     for (ptrdiff_t i = 0; i < nd; i++) P->qdd[s->indep[i]] = P->vdd[i];
@@ -504,7 +488,7 @@ static int ss_eval(mb_ss *s, mb_ss_point *P, double t, const double *v, const do
     }
     for (ptrdiff_t i = 0; i < nd; i++)
         if (!isfinite(P->vdd[i]))
-            return fail(s, MB_ERR_NONFINITE, "v'' is not finite at t = %.17g.", t);
+            return MB_FAIL(s, MB_ERR_NONFINITE, "v'' is not finite at t = %.17g.", t);
     memcpy(P->v, v, (size_t)nd * sizeof(double));
     memcpy(P->vd, vd, (size_t)nd * sizeof(double));
     P->t = t;
@@ -709,7 +693,7 @@ static int log_push(mb_ss *s, double t, int part, const double *q, const double 
         double *la = realloc(s->log_a, (size_t)(cap * na) * sizeof(double));
         if (la) s->log_a = la;
         if (!lt || !ly || !lp || !la)
-            return fail(s, MB_ERR_MEM, "The state-space log is out of memory.");
+            return MB_FAIL(s, MB_ERR_MEM, "The state-space log is out of memory.");
         s->cap_log = cap;
     }
     s->log_t[s->nlog] = t;
@@ -738,7 +722,7 @@ static int part_push(mb_ss *s, double t, int *id)
         double *pt = realloc(s->part_t, (size_t)cap * sizeof(double));
         if (pt) s->part_t = pt;
         if (!pp || !pt)
-            return fail(s, MB_ERR_MEM, "The state-space partition table is out of memory.");
+            return MB_FAIL(s, MB_ERR_MEM, "The state-space partition table is out of memory.");
         s->cap_part = cap;
     }
     memcpy(s->parts + s->npart * nd, s->indep, (size_t)nd * sizeof(int));
@@ -751,7 +735,7 @@ int mb_ss_use_partition(mb_ss *s, int id)
 {
     ptrdiff_t nq = s->nq, nd = s->nd;
     if (id < 0 || id >= s->npart)
-        return fail(s, MB_ERR_ILL_INPUT, "Partition %d is not in the table.", id);
+        return MB_FAIL(s, MB_ERR_ILL_INPUT, "Partition %d is not in the table.", id);
     if (id == s->part_id && s->npart > 0 &&
         memcmp(s->indep, s->parts + (ptrdiff_t)id * nd, (size_t)nd * sizeof(int)) == 0)
         return MB_OK;
@@ -759,7 +743,7 @@ int mb_ss_use_partition(mb_ss *s, int id)
     for (ptrdiff_t i = 0; i < nd; i++) {
         int c = s->parts[(ptrdiff_t)id * nd + i];
         if (c < 0 || c >= nq || s->mark[c])
-            return fail(s, MB_ERR_ILL_INPUT, "Partition %d is not a set of coordinates.", id);
+            return MB_FAIL(s, MB_ERR_ILL_INPUT, "Partition %d is not a set of coordinates.", id);
         s->mark[c] = 1;
         s->indep[i] = c;
     }
@@ -785,7 +769,7 @@ int mb_ss_set_base(mb_ss *s, double t, const double *q, const double *qd)
         if (rc != 0) return rc;
         gather_u(s, s->GJ, s->Fcond);
         if (factor_u(nc, s->Fcond, s->ipiv_c) != MB_OK)
-            return fail(s, MB_ERR_LINALG, "Phi_u is singular at t = %.17g in the partition of "
+            return MB_FAIL(s, MB_ERR_LINALG, "Phi_u is singular at t = %.17g in the partition of "
                         "that point.", t);
         form_H(s, s->GJ, s->Fcond, s->ipiv_c, s->H_b);
     }
@@ -928,10 +912,10 @@ int mb_ss_load_log(mb_ss *s, ptrdiff_t nlog, const double *log_t, const int *log
     }
     for (ptrdiff_t k = 0; k < nlog; k++) {
         if (log_part[k] < 0 || log_part[k] >= npart)
-            return fail(s, MB_ERR_ILL_INPUT, "log entry %td names partition %d of %td.", k,
+            return MB_FAIL(s, MB_ERR_ILL_INPUT, "log entry %td names partition %d of %td.", k,
                         log_part[k], npart);
         if (k > 0 && !(log_t[k] >= log_t[k - 1]))
-            return fail(s, MB_ERR_ILL_INPUT, "log times must not decrease (entry %td).", k);
+            return MB_FAIL(s, MB_ERR_ILL_INPUT, "log times must not decrease (entry %td).", k);
         int rc = log_push(s, log_t[k], log_part[k], log_y + k * 2 * nq, log_y + k * 2 * nq + nq,
                           NULL);
         if (rc != MB_OK) return rc;

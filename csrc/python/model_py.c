@@ -217,9 +217,9 @@ static int index1_open(mb_index1 *f, mech_handle *h, double alpha, double beta, 
         return -1;
     }
     if (proj_tol > 0)
-        f->proj_tol = proj_tol;
+        f->proj.tol = proj_tol;
     if (proj_max_iter > 0)
-        f->proj_max_iter = proj_max_iter;
+        f->proj.max_iter = proj_max_iter;
     return 0;
 }
 
@@ -895,9 +895,9 @@ static PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
             p.project = mb_index1_project_hook;
     } else {
         if (proj_tol > 0)
-            fd.i1.proj_tol = proj_tol;
+            fd.proj.tol = proj_tol;
         if (proj_max_iter > 0)
-            fd.i1.proj_max_iter = proj_max_iter;
+            fd.proj.max_iter = proj_max_iter;
         if (project)
             p.project = mb_dae_project_hook;
     }
@@ -935,7 +935,7 @@ static PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
             goto done;
         PyErr_Clear();
     }
-    const char *fmsg = formulation == 0 ? f.msg : fd.msg[0] ? fd.msg : fd.i1.msg;
+    const char *fmsg = formulation == 0 ? f.msg : fd.msg[0] ? fd.msg : fd.proj.msg;
     if ((res->status == MB_ERR_LINALG || res->status == MB_ERR_CONV ||
          res->status == MB_ERR_RHS_FAIL) && fmsg[0]) {  /* the formulation says why */
         size_t len = strlen(res->message);
