@@ -1,10 +1,13 @@
 #ifndef MB_PYTHON_MECH_PY_H
 #define MB_PYTHON_MECH_PY_H
-/* Internal to csrc/python: the mech handle behind the capsules of planar_py.c
- * (planar models) and system_py.c (MechanicalSystem kernels), used by model_py.c. */
+/* Internal to csrc/python: the mech handle behind the capsules of planar_py.c (planar
+ * models), spatial_py.c (spatial models) and system_py.c (MechanicalSystem kernels),
+ * owned by mech_handle.c, evaluated by mech_eval.c, simulated by simulate_py.c, and the
+ * entry points of those files that module.c registers. */
 #include "problem_py.h"
 #include "model.h"
 #include "spatial.h"
+#include "statespace.h"
 
 #define HANDLE_NAME "mbint.mech"
 
@@ -45,10 +48,40 @@ typedef struct mech_handle {
     mb_spatial_force *sforces;
     mb_spatial_cbforce *scb;
     struct spatial_pycb *scb_py;  /* one per callback: the Python callable or NULL */
+    /* the builder's own release of what it added (spatial_py.c), or NULL */
+    void (*release)(struct mech_handle *h);
 } mech_handle;
 
-/* capsule owning h (h is released when the capsule cannot be made) */
+/* mech_handle.c: the capsule owning h (h is released when the capsule cannot be made);
+ * the handle of a capsule, or NULL with TypeError; _core.mech_info, mech_set_linalg */
 PyObject *new_handle_capsule(mech_handle *h);
+mech_handle *mech_handle_get(PyObject *o);
+PyObject *mech_info(PyObject *self, PyObject *ho);
+extern const char mech_info_doc[];
+PyObject *mech_set_linalg(PyObject *self, PyObject *args);
+extern const char mech_set_linalg_doc[];
+/* mech_eval.c: _core.mech_eval, _core.mech_project */
+PyObject *mech_eval(PyObject *self, PyObject *args, PyObject *kw);
+extern const char mech_eval_doc[];
+PyObject *mech_project(PyObject *self, PyObject *args, PyObject *kw);
+extern const char mech_project_doc[];
+/* simulate_py.c: _core.mech_simulate (one path over the formulations, formulation.h) and
+ * _core.formulations */
+PyObject *mech_simulate(PyObject *self, PyObject *args, PyObject *kw);
+extern const char mech_simulate_doc[];
+PyObject *mech_formulations(PyObject *self, PyObject *noargs);
+extern const char mech_formulations_doc[];
+/* statespace_py.c: _core.mech_ss_eval, _core.mech_ss_recover; and the state-space part
+ * of a run's result: full rows of m reduced outputs through the log (yf m x 2 nq, qdd
+ * m x nq, lam m x nc; NULL: not wanted; NaN rows where recovery fails; the first
+ * failure's status), the log, partitions and statistics into the dict d (0 or -1) */
+PyObject *mech_ss_eval(PyObject *self, PyObject *args, PyObject *kw);
+extern const char mech_ss_eval_doc[];
+PyObject *mech_ss_recover(PyObject *self, PyObject *args, PyObject *kw);
+extern const char mech_ss_recover_doc[];
+int mech_ss_rows(mb_ss *ss, ptrdiff_t m, const double *t, const double *y, double *yf,
+                 double *qdd, double *lam);
+int mech_ss_export(PyObject *d, const mb_ss *ss);
 /* _core.planar_layout and _core.mech_planar (planar_py.c) */
 PyObject *planar_layout(PyObject *self, PyObject *noargs);
 extern const char planar_layout_doc[];
@@ -60,7 +93,6 @@ PyObject *spatial_layout(PyObject *self, PyObject *noargs);
 extern const char spatial_layout_doc[];
 PyObject *mech_spatial(PyObject *self, PyObject *args, PyObject *kw);
 extern const char mech_spatial_doc[];
-void spatial_release(mech_handle *h);
 /* _core.mech_system (system_py.c) */
 PyObject *mech_system(PyObject *self, PyObject *args, PyObject *kw);
 extern const char mech_system_doc[];

@@ -2,7 +2,7 @@
  * call the driver, map the status (the run itself: options.h).  Argument checking
  * for users is done in mbint/_validate.py; here arrays are re-checked only for
  * memory safety. */
-#include "model_py.h"
+#include "mech_py.h"
 #include "options.h"
 #include "method_options.h"
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
@@ -461,6 +461,26 @@ static PyObject *core_expm(PyObject *self, PyObject *args)
     return Py_BuildValue("N{s:i,s:i,s:i}", E, "m", st.m, "s", st.s, "products", st.products);
 }
 
+#define KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
+/* the mechanisms: their handles (planar_py.c, spatial_py.c, system_py.c, mech_handle.c),
+ * evaluations (mech_eval.c), simulation (simulate_py.c), the state space (statespace_py.c) */
+static PyMethodDef mech_methods_def[] = {
+    {"planar_layout", planar_layout, METH_NOARGS, planar_layout_doc},
+    {"mech_planar", KW(mech_planar), mech_planar_doc},
+    {"mech_system", KW(mech_system), mech_system_doc},
+    {"spatial_layout", spatial_layout, METH_NOARGS, spatial_layout_doc},
+    {"mech_spatial", KW(mech_spatial), mech_spatial_doc},
+    {"mech_info", mech_info, METH_O, mech_info_doc},
+    {"mech_set_linalg", mech_set_linalg, METH_VARARGS, mech_set_linalg_doc},
+    {"mech_eval", KW(mech_eval), mech_eval_doc},
+    {"mech_project", KW(mech_project), mech_project_doc},
+    {"mech_simulate", KW(mech_simulate), mech_simulate_doc},
+    {"formulations", mech_formulations, METH_NOARGS, mech_formulations_doc},
+    {"mech_ss_eval", KW(mech_ss_eval), mech_ss_eval_doc},
+    {"mech_ss_recover", KW(mech_ss_recover), mech_ss_recover_doc},
+    {NULL, NULL, 0, NULL}};
+#undef KW
+
 static PyMethodDef core_methods_def[] = {
     {"solve", (PyCFunction)(void (*)(void))core_solve, METH_VARARGS | METH_KEYWORDS, solve_doc},
     {"solve_dae", (PyCFunction)(void (*)(void))core_solve_dae, METH_VARARGS | METH_KEYWORDS,
@@ -498,7 +518,7 @@ PyMODINIT_FUNC PyInit__core(void)
     FLAG(MB_CONTROLLER_DEFAULT) FLAG(MB_CONTROLLER_I) FLAG(MB_CONTROLLER_PI)
     FLAG(MB_CONTROLLER_PREDICTIVE)
 #undef FLAG
-    if (PyModule_AddFunctions(mod, mb_model_methods)) {  /* model_py.c */
+    if (PyModule_AddFunctions(mod, mech_methods_def)) {
         Py_DECREF(mod);
         return NULL;
     }

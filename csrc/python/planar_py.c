@@ -1,11 +1,11 @@
 /* mbint._core: a PlanarModel (mbint/model.py) as an mb_mech table.
  *
- * The flat tables of PlanarModel.compile() (row layout in model_py.h, column
+ * The flat tables of PlanarModel.compile() (row layout in planar_py.h, column
  * names served by _core.planar_layout) are checked and parsed once into an
  * mb_planar_model (mbs/model.h) owned by a mech handle (mech_py.h); the kernels
  * are then those of mbs/planar.c, with no Python per call unless the model has
  * Python forces (extra). */
-#include "model_py.h"
+#include "planar_py.h"
 #include "mech_py.h"
 #define NO_IMPORT_ARRAY
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
@@ -58,7 +58,7 @@ static PyObject *names_tuple(const char *const *names, int n)
 const char planar_layout_doc[] =
 "planar_layout() -> dict\n--\n\n"
 "Column names of the planar tables (bodies, joints, forces), the joint and force\n"
-"type codes and the number of Phi rows of each joint type (see model_py.h).";
+"type codes and the number of Phi rows of each joint type (see planar_py.h).";
 
 PyObject *planar_layout(PyObject *self, PyObject *noargs)
 {

@@ -16,7 +16,6 @@
  *                     fn(t, q, qd) -> (F, n) (6 values, global frame) or a LowLevelCallable
  *                     capsule "int (void *, double, const double *, const double *, double *)".
  */
-#include "model_py.h"
 #include "mech_py.h"
 #define NO_IMPORT_ARRAY
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
@@ -125,7 +124,7 @@ static int py_point_force(void *ud, double t, const double *q, const double *qd,
     return 0;
 }
 
-void spatial_release(mech_handle *h)
+static void spatial_release(mech_handle *h)
 {
     if (!h->spatial)
         return;
@@ -191,6 +190,7 @@ PyObject *mech_spatial(PyObject *self, PyObject *args, PyObject *kw)
         goto done;
     }
     h->spatial = 1;
+    h->release = spatial_release;
     h->nq = 7 * nb;
     h->nc = nc;
     h->sbody = PyMem_Malloc((size_t)(SP_BODY_NCOLS * nb) * sizeof(double));

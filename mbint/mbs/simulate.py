@@ -512,7 +512,7 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
             proj_tol=0.0 if proj_tol is None else check.positive("proj_tol", proj_tol),
             proj_max_iter=0 if proj_max_iter is None else int(proj_max_iter),
             switching=switching, contact_switching=contact_sw, progress=report,
-            state_space=state_space, prefer_independent=prefer, formulation=dae_code,
+            independent=prefer, formulation=_core.formulations()[formulation],
             linalg=linalg)
     finally:
         close()

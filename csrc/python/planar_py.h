@@ -1,16 +1,12 @@
-#ifndef MB_PYTHON_MODEL_PY_H
-#define MB_PYTHON_MODEL_PY_H
-/* The multibody side of mbint._core (model_py.c): mechanisms as mb_mech tables
- * behind a capsule ("mech handle"), NumPy-aware kernel evaluation, consistent
- * initial conditions and the simulate entry over the index-1 formulation.
- *
- * A mech handle is made either from the flat tables of PlanarModel.compile()
- * (mbint/model.py) or from the kernels of a MechanicalSystem (mbint/mechanical.py:
- * Python callables, LowLevelCallables or a constant mass matrix).
+#ifndef MB_PYTHON_PLANAR_PY_H
+#define MB_PYTHON_PLANAR_PY_H
+/* The planar model's tables as _core.mech_planar (planar_py.c) parses them into an
+ * mb_planar_model (mbs/model.h) behind a mech handle (mech_py.h).  They are packed by
+ * PlanarModel.compile() (mbint/mbs/planar.py).
  *
  * Planar tables (float64, C order, one row per element; integer fields are
  * stored as exactly representable doubles).  The column names are also served to
- * Python by _core.planar_layout(), which mbint/model.py uses to pack its rows, so
+ * Python by _core.planar_layout(), which mbint/mbs/planar.py uses to pack its rows, so
  * the two sides cannot drift apart.
  *   bodies (nb, 2):  mass, inertia
  *   gravity (2,):    g_x, g_y
@@ -27,8 +23,5 @@ enum {
     MB_PY_JOINT_NCOLS = 19,
     MB_PY_FORCE_NCOLS = 27
 };
-
-/* The functions model_py.c adds to mbint._core (PyModule_AddFunctions). */
-extern PyMethodDef mb_model_methods[];
 
 #endif

@@ -1,0 +1,131 @@
+/* The state-space formulation as a formulation (formulation.h): y = (v, v'), v the
+ * independent coordinates chosen by Gauss-Jordan with full pivoting (statespace.c; RN
+ * eqs 4-10).  Its policy lives here: coordinates the caller prefers to keep independent
+ * get pivot weight SS_PREFER_WEIGHT; the caller's absolute tolerances over (q, q') are
+ * carried over to (v, v') at the start and at every change of coordinates; events see
+ * the full (q, q'); the outputs are mapped back to full coordinates through the run's
+ * log.  SUNDIALS methods do not run on it: they keep their own step loop, and the
+ * formulation must recover the dependent coordinates and check the partition after every
+ * accepted step. */
+#include <stdlib.h>
+#include <string.h>
+#include "formulation.h"
+#include "mbs_common.h"
+#include "statespace.h"
+#include "status.h"
+
+/* Gauss-Jordan ranks the pivots of preferred independent coordinates this much lower */
+#define SS_PREFER_WEIGHT 0.1
+
+typedef struct form_ss {
+    mb_ss s;
+    double *weights;  /* pivot weights (nq), or NULL */
+} form_ss;
+
+static int ss_prefer(mb_formulation *F, form_ss *x, const int *prefer, ptrdiff_t n)
+{
+    if (!prefer)
+        return MB_OK;
+    ptrdiff_t nq = F->nq;
+    x->weights = malloc((size_t)nq * sizeof(double));
+    if (!x->weights)
+        return MB_FAIL(F, MB_ERR_MEM, "formulation 'state_space': out of memory.");
+    for (ptrdiff_t j = 0; j < nq; j++) x->weights[j] = 1.0;
+    for (ptrdiff_t k = 0; k < n; k++) {
+        if (prefer[k] < 0 || prefer[k] >= nq)
+            return MB_FAIL(F, MB_ERR_ILL_INPUT, "independent: coordinate index %d is not in "
+                           "[0, %td).", prefer[k], nq);
+        x->weights[prefer[k]] = SS_PREFER_WEIGHT;
+    }
+    x->s.pivot_w = x->weights;
+    return MB_OK;
+}
+
+static int ss_open(mb_formulation *F, const mb_form_options *o)
+{
+    if (o->project)
+        return MB_FAIL(F, MB_ERR_ILL_INPUT, "project: the state-space formulation satisfies the "
+                       "constraints by construction (dependent coordinates by Newton after every "
+                       "step); leave project=False.");
+    form_ss *x = calloc(1, sizeof *x);
+    if (!x)
+        return MB_FAIL(F, MB_ERR_MEM, "formulation 'state_space': out of memory.");
+    F->impl = x;
+    int rc = mb_ss_init(&x->s, F->mech);
+    if (rc != MB_OK)
+        return MB_FAIL(F, rc, "%s", x->s.msg);
+    if (o->proj_tol > 0)
+        x->s.newton_tol = o->proj_tol;
+    if (o->proj_max_iter > 0)
+        x->s.newton_max_iter = o->proj_max_iter;
+    if ((rc = ss_prefer(F, x, o->prefer, o->nprefer)) != MB_OK)
+        return rc;
+    F->n = 2 * x->s.nd;
+    return MB_OK;
+}
+
+static void ss_close(mb_formulation *F)
+{
+    form_ss *x = F->impl;
+    if (x) {
+        mb_ss_free(&x->s);
+        free(x->weights);
+    }
+    free(x);
+}
+
+/* partition at (t0, q0), y0 = (v0, v0'), atol over (q, q') -> over (v, v') */
+static int ss_initial(mb_formulation *F, double t0, const double *q0, const double *qd0,
+                      const double *atol, double *y0, const double **atol_y)
+{
+    form_ss *x = F->impl;
+    x->s.atol_q = atol;
+    int rc = mb_ss_start(&x->s, t0, q0, qd0, y0);
+    if (rc != MB_OK)
+        return MB_FAIL(F, rc, "%s", x->s.msg);
+    *atol_y = x->s.atol_v;
+    return MB_OK;
+}
+
+static void ss_problem(mb_formulation *F, mb_problem *p)
+{
+    form_ss *x = F->impl;
+    mb_ss_problem(&x->s, p);
+}
+
+static int ss_sundials(mb_formulation *F, const char *method, mb_form_ida *ida)
+{
+    (void)ida;
+    return MB_FAIL(F, MB_ERR_NOT_SUPPORTED,
+                   "method '%s' cannot run on the state-space formulation: it is a SUNDIALS "
+                   "method with its own step loop, and the formulation must recover the "
+                   "dependent coordinates and check the partition after every accepted step "
+                   "(use one of mbint's own methods, e.g. 'rosenbrock_nystrom' or 'bdf').",
+                   method);
+}
+
+/* during the run: Newton from the last accepted point, in the current partition */
+static int ss_full(mb_formulation *F, double t, const double *y, double *q, double *qd)
+{
+    form_ss *x = F->impl;
+    return mb_ss_full(&x->s, t, y, q, qd, NULL, NULL);
+}
+
+/* after the run: through the log (the partition of the step containing t) */
+static int ss_outputs(mb_formulation *F, double t, const double *y, double *q, double *qd,
+                      double *qdd, double *lam)
+{
+    form_ss *x = F->impl;
+    return mb_ss_recover(&x->s, t, y, q, qd, qdd, lam);
+}
+
+static const char *ss_why(const mb_formulation *F, int status)
+{
+    const form_ss *x = F->impl;
+    return status < 0 && status != MB_ERR_INTERRUPTED && x->s.msg[0] ? x->s.msg : NULL;
+}
+
+const mb_form_ops mb_form_state_space = {
+    "state_space", ss_open, ss_close, ss_initial, ss_problem, ss_sundials, ss_full,
+    ss_outputs, ss_why,
+};

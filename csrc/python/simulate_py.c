@@ -1,0 +1,369 @@
+/* _core.mech_simulate: one path for every formulation of a mechanism (mbs/formulation.h)
+ *
+ *   open the formulation -> its SUNDIALS settings -> the consistent initial state ->
+ *   the run (options.h; events see full states where the formulation maps them) ->
+ *   the full state, q'' and lambda at the output points -> the result dict
+ *
+ * and _core.formulations, the table of formulations by name and code. */
+#include "mech_py.h"
+#include "options.h"
+#define NO_IMPORT_ARRAY
+#define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+#include <math.h>
+#include <string.h>
+#include "convert.h"
+#include "formulation.h"
+#include "status.h"
+
+const char mech_formulations_doc[] =
+"formulations() -> dict\n--\n\n"
+"The formulations of mech_simulate by name: their codes (mbs/formulations.def).";
+
+PyObject *mech_formulations(PyObject *self, PyObject *noargs)
+{
+    (void)self; (void)noargs;
+    PyObject *d = PyDict_New();
+    for (int k = 0; d && k < MB_FORM_COUNT; k++)
+        if (mb_form_name(k) && dict_set(d, mb_form_name(k), PyLong_FromLong(k)))
+            Py_CLEAR(d);
+    return d;
+}
+
+const char mech_simulate_doc[] =
+"mech_simulate(handle, method, t0, tf, y0, atol, rtol, ..., formulation=0, alpha=0,\n"
+"              beta=0, project=False, proj_tol=0, proj_max_iter=0, switching=None,\n"
+"              contact_switching=False, independent=None, linalg=-1) -> dict\n--\n\n"
+"Run a registered method on a formulation of the mechanism (codes: formulations()),\n"
+"with the options of _core.solve (validated in mbint/mbs/simulate.py).  y0 = (q0, qd0);\n"
+"atol over (q, qd) (2 nq), or over the DAE state (q, v, lambda[, mu]) for the DAE\n"
+"formulations.  Returns _core.solve's dict with y and y_events of the integrated state\n"
+"(full (q, qd) for the state-space formulation, its own y in 'ss_y' with its log),\n"
+"plus 'qdd' (nt, nq) and 'lam' (nt, nc) at the output points (NaN where they cannot be\n"
+"computed), 'y0' (the initial state integrated) and 'linear_algebra'.\n"
+"alpha, beta: Baumgarte terms (index1); project: project onto the constraints after every\n"
+"accepted step; proj_tol, proj_max_iter: its tolerance and iterations (the state space:\n"
+"those of its Newton iteration); independent: coordinates the state space keeps\n"
+"independent where it can; linalg: the index-1 linear algebra (0 auto, 1 dense, 2 sparse;\n"
+"-1: the handle's).  switching: one int per event (nonzero: a switching event, the run\n"
+"restarts at its roots).  contact_switching: the contact gaps of a planar model (in C)\n"
+"become switching events after the user's (LLM paper section 3).";
+
+/* the keywords of mech_simulate beyond run_args */
+typedef struct sim_args {
+    mech_handle *mh;
+    const char *method;
+    int kind, contact_switching, linalg;
+    mb_form_options fo;
+    int *independent;  /* owned (fo.prefer) */
+} sim_args;
+
+/* the contact gap functions of a planar model as events (LLM eqs 17-19) */
+static int contact_events(double t, const double *y, double *g, void *ctx)
+{
+    (void)t;
+    return mb_planar_contact_gaps(ctx, y, g);
+}
+
+/* the run's events (the user's, then the contacts) at full (q, q') when the formulation
+ * integrates other variables (the state space: Newton from the last accepted point) */
+typedef struct full_events {
+    mb_formulation *F;
+    mb_event_fn events;
+    void *ctx;
+    double *y;  /* 2 nq */
+} full_events;
+
+static int events_at_full(double t, const double *y, double *g, void *c)
+{
+    full_events *e = c;
+    int rc = mb_form_full(e->F, t, y, e->y, e->y + e->F->nq);
+    if (rc != MB_OK)
+        return rc > 0 ? MB_ERR_EVENT_FAIL : rc;
+    return e->events(t, e->y, g, e->ctx);
+}
+
+/* what fails before the run, as exc (unless a callback's own exception is set) */
+static void set_error(PyObject *exc, int rc, const char *prefix, const char *msg)
+{
+    if (PyErr_Occurred())
+        return;
+    if (rc == MB_ERR_MEM)
+        PyErr_NoMemory();
+    else
+        PyErr_Format(exc, "%s%s (status %d: %s)", prefix, msg, rc, mb_status_str(rc));
+}
+
+/* the independent= keyword (None or a sequence of coordinate indices); 0 or -1 */
+static int parse_independent(PyObject *o, sim_args *s)
+{
+    if (o == Py_None)
+        return 0;
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(o, NPY_INT, 1, 1, NPY_ARRAY_CARRAY);
+    if (!a)
+        return -1;
+    ptrdiff_t n = PyArray_SIZE(a);
+    s->independent = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    if (s->independent)
+        memcpy(s->independent, PyArray_DATA(a), (size_t)n * sizeof(int));
+    Py_DECREF(a);
+    if (!s->independent) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    s->fo.prefer = s->independent;
+    s->fo.nprefer = n;
+    return 0;
+}
+
+static int parse(PyObject *a, PyObject *kw, run_args *ra, sim_args *s)
+{
+    static char *kwlist[] = {"handle", "method", "t0", "tf", "y0", "atol", "rtol", "h",
+                             RUN_KW_STEPS, RUN_KW_CONTROL, RUN_KW_OUTPUT, "formulation", "alpha",
+                             "beta", "project", "proj_tol", "proj_max_iter", "switching",
+                             "contact_switching", "independent", "linalg", NULL};
+    PyObject *ho, *indep = Py_None;
+    memset(s, 0, sizeof *s);
+    s->linalg = -1;
+    run_args_init(ra);
+    if (!PyArg_ParseTupleAndKeywords(
+            a, kw, "OsddOOO|d" RUN_FMT_STEPS RUN_FMT_CONTROL RUN_FMT_OUTPUT "iddpdiOpOi", kwlist,
+            &ho, &s->method, &ra->t0, &ra->tf, &ra->y0, &ra->atol, &ra->rtol, &ra->h,
+            RUN_ADDR_STEPS(*ra), RUN_ADDR_CONTROL(*ra), RUN_ADDR_OUTPUT(*ra), &s->kind,
+            &s->fo.alpha, &s->fo.beta, &s->fo.project, &s->fo.proj_tol, &s->fo.proj_max_iter,
+            &ra->switching, &s->contact_switching, &indep, &s->linalg))
+        return -1;
+    if (!(s->mh = mech_handle_get(ho)))
+        return -1;
+    if (!mb_form_name(s->kind)) {
+        PyErr_Format(PyExc_ValueError, "formulation: unknown code %d.", s->kind);
+        return -1;
+    }
+    if (s->linalg < -1 || s->linalg > 2) {
+        PyErr_Format(PyExc_ValueError, "linalg: unknown code %d.", s->linalg);
+        return -1;
+    }
+    s->fo.linalg = s->linalg < 0 ? s->mh->linalg : s->linalg;
+    return parse_independent(indep, s);
+}
+
+/* the run's method and its settings on F: a SUNDIALS method must run on it (IDA with the
+ * formulation's settings in *dae), and runs its own step loop (no projection) */
+static int choose_method(run_ctx *r, mb_formulation *F, const sim_args *s, mb_dae_options *dae)
+{
+    if (run_begin(r, s->method))
+        return -1;
+    r->python = s->mh->python;
+    if (r->m)
+        return 0;
+    mb_form_ida ida;
+    int rc = mb_form_sundials(F, s->method, &ida);
+    if (rc != MB_OK) {
+        PyErr_SetString(PyExc_ValueError, F->msg);
+        return -1;
+    }
+    if (s->fo.project) {
+        PyErr_Format(PyExc_ValueError, "project: SUNDIALS method '%s' runs its own step loop "
+                     "and has no projection after accepted steps.", s->method);
+        return -1;
+    }
+    if (ida.algebraic) {  /* IDA on the residual view, from a consistent y0, y'(t0) */
+        *dae = (mb_dae_options){ida.yp0, ida.algebraic, 0, ida.jac, ida.suppress_alg};
+        r->dae = dae;
+    }
+    return 0;
+}
+
+/* y0 of the formulation from (q0, q0') and the tolerances that go with it; run_prepare;
+ * the events at full states where the formulation maps them */
+static int start(run_ctx *r, mb_formulation *F, const sim_args *s, run_args *ra, full_events *ev,
+                 PyObject **y0f)
+{
+    ptrdiff_t nq = F->nq;
+    int dae = F->kind >= MB_FORM_INDEX1_DAE && F->kind <= MB_FORM_GGL;
+    PyObject *yu = as_vec_object(ra->y0, 2 * nq, "y0");
+    PyObject *au = yu ? as_vec_object(ra->atol, dae ? F->n : 2 * nq, "atol") : NULL;
+    npy_intp dn = (npy_intp)F->n;
+    *y0f = au ? PyArray_SimpleNew(1, &dn, NPY_DOUBLE) : NULL;
+    PyObject *atol_y = NULL;
+    int rc = -1;
+    if (!*y0f)
+        goto done;
+    const double *yv = PyArray_DATA((PyArrayObject *)yu), *atol = NULL;
+    PyThreadState *ts = s->mh->python ? NULL : PyEval_SaveThread();
+    int st = mb_form_initial(F, ra->t0, yv, yv + nq, PyArray_DATA((PyArrayObject *)au),
+                             PyArray_DATA((PyArrayObject *)*y0f), &atol);
+    if (ts)
+        PyEval_RestoreThread(ts);
+    if (st != MB_OK) {
+        char prefix[96];
+        snprintf(prefix, sizeof prefix, "formulation='%s' at t0 = %g: ", mb_form_name(F->kind),
+                 ra->t0);
+        set_error(PyExc_ValueError, st, prefix, F->msg);
+        goto done;
+    }
+    if (!(atol_y = vec_from(atol, F->n)))
+        goto done;
+    ra->y0 = *y0f;
+    ra->atol = atol_y;
+    if (run_prepare(r, ra, F->n, NULL))
+        goto done;
+    r->o.atol = atol;  /* the formulation's own: the state space rewrites it in place */
+    if (mb_form_maps_state(F) && r->o.n_events > 0) {
+        if (!(ev->y = PyMem_Malloc((size_t)(2 * nq) * sizeof(double)))) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        *ev = (full_events){F, r->o.events, r->o.event_ctx, ev->y};
+        r->o.events = events_at_full;
+        r->o.event_ctx = ev;
+    }
+    rc = 0;
+done:
+    Py_XDECREF(yu);
+    Py_XDECREF(au);
+    Py_XDECREF(atol_y);
+    return rc;
+}
+
+/* the full state (when the formulation integrates other variables: *yf), q'' and lambda
+ * at the m output points (t, y) of the run; a point where they cannot be computed is NaN;
+ * 0, or -1 when a callback raised */
+static int outputs(mb_formulation *F, int python, ptrdiff_t m, const double *t, const double *y,
+                   PyObject **yf, PyObject **qdd, PyObject **lam)
+{
+    ptrdiff_t nq = F->nq, nc = F->nc, n = F->n;
+    int full = mb_form_maps_state(F);
+    npy_intp d0[2] = {(npy_intp)m, (npy_intp)(2 * nq)}, d1[2] = {(npy_intp)m, (npy_intp)nq},
+             d2[2] = {(npy_intp)m, (npy_intp)nc};
+    *yf = full ? PyArray_SimpleNew(2, d0, NPY_DOUBLE) : NULL;
+    *qdd = PyArray_SimpleNew(2, d1, NPY_DOUBLE);
+    *lam = PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+    if ((full && !*yf) || !*qdd || !*lam)
+        return -1;
+    double *Q = full ? PyArray_DATA((PyArrayObject *)*yf) : NULL;
+    double *A = PyArray_DATA((PyArrayObject *)*qdd), *L = PyArray_DATA((PyArrayObject *)*lam);
+    int failed = 0;
+    PyThreadState *ts = python ? NULL : PyEval_SaveThread();
+    for (ptrdiff_t i = 0; i < m && !failed; i++) {
+        double *q = Q ? Q + i * 2 * nq : NULL;
+        int rc = mb_form_outputs(F, t[i], y + i * n, q, q ? q + nq : NULL, A + i * nq,
+                                 L + i * nc);
+        if (rc != MB_OK) {
+            for (ptrdiff_t c = 0; q && c < 2 * nq; c++) q[c] = NAN;
+            for (ptrdiff_t c = 0; c < nq; c++) A[i * nq + c] = NAN;
+            for (ptrdiff_t c = 0; c < nc; c++) L[i * nc + c] = NAN;
+            failed = rc == MB_ERR_CALLBACK;
+        }
+    }
+    if (ts)
+        PyEval_RestoreThread(ts);
+    if (failed && PyErr_Occurred())
+        return -1;
+    PyErr_Clear();
+    return 0;
+}
+
+/* the event states in full coordinates (the state space) into out["y_events"]; 0 or -1 */
+static int full_event_states(mb_formulation *F, const mb_result *res, PyObject *out)
+{
+    ptrdiff_t nq = F->nq;
+    PyObject *ye = PyList_New(res->n_events);
+    if (!ye)
+        return -1;
+    for (ptrdiff_t i = 0; i < res->n_events; i++) {
+        npy_intp de[2] = {(npy_intp)res->ev_count[i], (npy_intp)(2 * nq)};
+        PyObject *a = PyArray_SimpleNew(2, de, NPY_DOUBLE);
+        if (!a) {
+            Py_DECREF(ye);
+            return -1;
+        }
+        double *q = PyArray_DATA((PyArrayObject *)a);
+        for (ptrdiff_t k = 0; k < res->ev_count[i]; k++, q += 2 * nq)
+            if (mb_form_outputs(F, res->ev_t[i][k], res->ev_y[i] + k * F->n, q, q + nq, NULL,
+                                NULL) != MB_OK)
+                for (ptrdiff_t c = 0; c < 2 * nq; c++) q[c] = NAN;
+        PyErr_Clear();
+        PyList_SET_ITEM(ye, i, a);
+    }
+    return dict_set(out, "y_events", ye);
+}
+
+/* the result dict: the run's, the outputs, the formulation's extras */
+static PyObject *result(run_ctx *r, mb_formulation *F, PyObject *yf, PyObject *qdd, PyObject *lam)
+{
+    mb_result *res = &r->res;
+    const char *why = mb_form_why(F, res->status);
+    if (why) {  /* the formulation says why the run failed */
+        size_t len = strlen(res->message);
+        snprintf(res->message + len, sizeof res->message - len, "%s%s", len ? " " : "", why);
+    }
+    PyObject *out = result_dict_of_run(r);
+    if (!out)
+        return NULL;
+    int bad = PyDict_SetItemString(out, "qdd", qdd) || PyDict_SetItemString(out, "lam", lam) ||
+              PyDict_SetItemString(out, "y0", r->y0) ||
+              dict_set(out, "linear_algebra", PyUnicode_FromString(F->sparse ? "sparse"
+                                                                              : "dense"));
+    if (!bad && yf)  /* the integrated state under ss_y, the full one under y */
+        bad = PyDict_SetItemString(out, "ss_y", PyDict_GetItemString(out, "y")) ||
+              PyDict_SetItemString(out, "y", yf) || full_event_states(F, res, out);
+    if (!bad && F->kind == MB_FORM_STATE_SPACE)
+        bad = mech_ss_export(out, F->impl);
+    if (bad)
+        Py_CLEAR(out);
+    return out;
+}
+
+PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
+{
+    (void)self;
+    run_args ra;
+    sim_args s;
+    run_ctx r;
+    mb_formulation F;
+    mb_dae_options dae;
+    full_events ev;
+    PyObject *out = NULL, *y0f = NULL, *yf = NULL, *qdd = NULL, *lam = NULL;
+    memset(&r, 0, sizeof r);
+    memset(&F, 0, sizeof F);
+    memset(&ev, 0, sizeof ev);
+    if (parse(a, kw, &ra, &s))
+        goto done;
+    mech_handle *mh = s.mh;
+    int rc = mb_form_open(&F, s.kind, &mh->mech, &s.fo);
+    if (rc != MB_OK) {
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "formulation='%s': ", mb_form_name(s.kind));
+        set_error(rc == MB_ERR_ILL_INPUT ? PyExc_ValueError : PyExc_RuntimeError, rc, prefix,
+                  F.msg);
+        goto done;
+    }
+    if (choose_method(&r, &F, &s, &dae))
+        goto done;
+    if (s.contact_switching && mh->planar && mh->ncontact > 0 && r.m) {
+        r.n_extra = mh->ncontact;
+        r.extra = contact_events;
+        r.extra_ctx = &mh->pm;
+    }
+    if (start(&r, &F, &s, &ra, &ev, &y0f))
+        goto done;
+    mb_problem p;
+    mb_form_problem(&F, &p);
+    if (run_execute(&r, &p, &ra))
+        goto done;
+    if (outputs(&F, mh->python, r.res.nt, r.res.t, r.res.y, &yf, &qdd, &lam))
+        goto done;
+    out = result(&r, &F, yf, qdd, lam);
+done:
+    run_free(&r);
+    mb_form_close(&F);
+    PyMem_Free(s.independent);
+    PyMem_Free(ev.y);
+    Py_XDECREF(y0f);
+    Py_XDECREF(yf);
+    Py_XDECREF(qdd);
+    Py_XDECREF(lam);
+    return out;
+}
