@@ -1,0 +1,188 @@
+"""How a mechanism is presented to an integrator: the formulations of :func:`mbint.simulate`.
+
+A run is a point in model kind x formulation x method.  Each formulation is one row of
+:data:`TABLE` (a :class:`Formulation`): what it integrates, which methods solve it, which
+options it takes, and the layout of its absolute tolerances.  :func:`mbint.simulate`
+reads its rules from here and nowhere else; the C side (``csrc/mbs/formulation.h``,
+``formulations.def``) implements each one behind one interface, and the codes come from
+there (``_core.formulations()``).
+
+==============  ==========================  ===============================================
+name            integrated state y          what it is
+==============  ==========================  ===============================================
+``index1``      (q, q')                     the index-1 ODE: q'' and lambda from the
+                                            saddle-point system [M Phi_q^T; Phi_q 0] (LLM
+                                            eqs 9-15), analytic Jacobian; optional Baumgarte
+                                            terms and projection; dense or sparse (KLU)
+``state_space`` (v, v')                     the reduced ODE M^(v) v'' = Q^(t, v, v') of the
+                                            independent coordinates v (RN eqs 4-10), chosen
+                                            by Gauss-Jordan with full pivoting and re-chosen
+                                            when cond(Phi_u) grows by 25 %; the dependent
+                                            ones by Newton after every step
+``index1_dae``  (q, v, lambda)              M_p y' = f, M_p = diag(I, I, 0), with the
+                                            acceleration constraint Phi_q v' = gamma (LS eqs
+                                            3-4)
+``index2``      (q, v, lambda)              ... with the velocity constraint Phi_q v + Phi_t
+``index3``      (q, v, lambda)              ... with the position constraint Phi = 0 (LS eq 1)
+``ggl``         (q, v, lambda, mu)          both of the last two, q' = v - Phi_q^T mu (Gear,
+                                            Gupta, Leimkuhler 1985)
+==============  ==========================  ===============================================
+
+Which methods: every method runs ``index1``; mbint's own methods (not SUNDIALS, which
+keep their own step loop) run ``state_space``; the methods with a mass matrix solve
+``index1_dae``; those that solve DAEs of index 2 and 3 (``MethodInfo.dae``) also
+``index2``, ``index3``, ``ggl``; SUNDIALS ``ida`` solves ``index1_dae`` and ``ggl``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .. import _core
+from ..methods import MethodInfo, method_info, methods as _all_methods
+
+__all__ = ["Formulation", "TABLE", "formulations", "formulation", "supported_formulations"]
+
+
+def _every_method(info):
+    return True
+
+
+def _own_methods(info):
+    return info.backend == "mbint"
+
+
+def _mass_matrix(info):
+    return (info.backend == "mbint" and info.mass_matrix) or info.name == "ida"
+
+
+def _high_index(info):
+    return info.backend == "mbint" and bool(getattr(info, "dae", False))
+
+
+def _ggl(info):
+    return _high_index(info) or info.name == "ida"
+
+
+@dataclass(frozen=True)
+class Formulation:
+    """One formulation of :func:`mbint.simulate`.
+
+    Attributes
+    ----------
+    name : str
+        The value of ``formulation=``.
+    code : int
+        Its code in the C core (``_core.formulations()``).
+    state : str
+        What it integrates.
+    description : str
+    solves : callable
+        ``solves(MethodInfo) -> bool``: whether a method solves it.
+    dae : bool
+        A DAE in y = (q, v, lambda[, mu]) with M_p y' = f: ``atol`` is given per
+        component of that y (a scalar, or n entries), lambda(t0) is computed, and
+        ``traj.lam`` is the integrated lambda.
+    multipliers : int
+        Blocks of nc multipliers in y (0, 1, or 2 for GGL).
+    baumgarte, project, independent, sparse : bool
+        Whether ``baumgarte=``, ``project=True``, ``independent=`` and
+        ``linear_algebra="sparse"`` apply.
+    spatial : bool
+        Whether it takes a :class:`~mbint.SpatialModel` (the DAE formulations factor
+        M(q) alone, which is singular for Euler parameters).
+    """
+
+    name: str
+    state: str
+    description: str
+    solves: Callable
+    dae: bool = False
+    multipliers: int = 0
+    baumgarte: bool = False
+    project: bool = True
+    independent: bool = False
+    sparse: bool = False
+    spatial: bool = True
+
+    @property
+    def code(self):
+        return int(_core.formulations()[self.name])
+
+    def size(self, model):
+        """The size of the integrated state for ``model``: 2 nq, or 2 nq + k nc for the
+        DAEs with k blocks of multipliers (what ``atol`` is given over: the state space
+        takes it over (q, q') too and carries it over to its coordinates)."""
+        return 2 * model.nq + self.multipliers * model.nc
+
+    def methods(self):
+        """Names of the methods that solve it."""
+        return [m.name for m in _all_methods() if self.solves(m)]
+
+
+_DAE_NOTE = "lambda(t0) from the saddle-point system; traj.lam is the integrated lambda"
+
+#: the formulations by name, in the order :func:`formulations` lists them
+TABLE = {f.name: f for f in (
+    Formulation("index1", "(q, q')",
+                "index-1 ODE: q'' and lambda from [M Phi_q^T; Phi_q 0] (LLM eqs 9-15)",
+                _every_method, baumgarte=True, sparse=True),
+    Formulation("state_space", "(v, v'), v independent",
+                "reduced ODE of the independent coordinates (RN eqs 4-10), dependent ones by "
+                "Newton after every step", _own_methods, project=False, independent=True),
+    Formulation("index1_dae", "(q, v, lambda)",
+                f"DAE with Phi_q v' = gamma (LS eqs 3-4); {_DAE_NOTE}", _mass_matrix, dae=True,
+                multipliers=1, spatial=False),
+    Formulation("index2", "(q, v, lambda)",
+                f"DAE with Phi_q v + Phi_t = 0 (LS eq 2); {_DAE_NOTE}", _high_index, dae=True,
+                multipliers=1, spatial=False),
+    Formulation("index3", "(q, v, lambda)",
+                f"DAE with Phi = 0 (LS eq 1); {_DAE_NOTE}", _high_index, dae=True,
+                multipliers=1, spatial=False),
+    Formulation("ggl", "(q, v, lambda, mu)",
+                f"stabilized index-2 DAE of Gear, Gupta and Leimkuhler; {_DAE_NOTE}", _ggl,
+                dae=True, multipliers=2, spatial=False),
+)}
+
+
+def formulations():
+    """Every formulation of :func:`mbint.simulate`.
+
+    Returns
+    -------
+    list of Formulation
+    """
+    return list(TABLE.values())
+
+
+def formulation(name):
+    """The :class:`Formulation` called ``name`` (ValueError naming the choices)."""
+    if name not in TABLE:
+        raise ValueError(f"formulation: {name!r} is not available; simulate builds "
+                         f"{tuple(TABLE)}.")
+    return TABLE[name]
+
+
+def supported_formulations(method):
+    """The formulations :func:`mbint.simulate` runs with a method.
+
+    Every method integrates the index-1 ODE (``"index1"``) and every method of mbint's
+    own driver the state-space ODE (``"state_space"``).  The methods with a mass matrix
+    (``MethodInfo.mass_matrix``) also solve the index-1 DAE (``"index1_dae"``); those
+    that solve DAEs of index 2 and 3 (``MethodInfo.dae``: ``radau_iia``, ``bdf``, the
+    fixed-step ``radau_ia*``, ``radau_iia*``, ``lobatto_iiic*``, ``lstable_block``,
+    ``astable_block``) also ``"index2"``, ``"index3"`` and ``"ggl"``; SUNDIALS ``ida``
+    solves ``"index1_dae"`` and ``"ggl"`` (the multipliers of GGL left out of its error
+    test).
+
+    Parameters
+    ----------
+    method : str or MethodInfo
+
+    Returns
+    -------
+    tuple of str
+        In the order of :data:`TABLE`.
+    """
+    info = method if isinstance(method, MethodInfo) else method_info(method)
+    return tuple(f.name for f in TABLE.values() if f.solves(info))
