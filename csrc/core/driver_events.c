@@ -8,7 +8,6 @@
 #include <string.h>
 #include "driver_run.h"
 #include "events.h"
-#include "interp.h"
 #include "result.h"
 #include "status.h"
 

@@ -1,8 +1,10 @@
 #ifndef MB_CORE_DRIVER_RUN_H
 #define MB_CORE_DRIVER_RUN_H
 /* Private to the driver (driver.c: the step loop; driver_events.c: events and
- * switching events located on the dense output): the state of one run and the
- * functions the two files share.  Not part of any public interface. */
+ * switching events located on the dense output; driver_dense.c: the dense output):
+ * the state of one run and the functions the files share.  Not part of any public
+ * interface.  The files call only downwards: driver.c calls driver_events.c and
+ * driver_dense.c, driver_events.c calls driver_dense.c, driver_dense.c none. */
 #include "driver.h"
 
 typedef struct run {
@@ -36,16 +38,6 @@ typedef struct run {
     int deriv_ok;           /* the polynomial in C is that of the step ending at (t, y) */
 } run;
 
-/* f0 = f(t, y) at the start of the current step, evaluated once */
-int mb_drv_ensure_f0(run *r, double t);
-/* the dense output (polynomial in r->C or the record r->rec) of the step
- * [t_dense, t_dense + h_dense] at theta */
-int mb_drv_dense_at(run *r, double theta, double *y);
-/* mb_drv_dense_at as an mb_dense_fn (events.h); keeps the status of a failure */
-int mb_drv_dense_fn(double theta, double *y, void *dctx);
-/* build the dense output of the step [t, t+h] just computed (once per attempt) */
-int mb_drv_build_dense(run *r, double t, double h);
-
 /* driver_events.c */
 /* whether event i is a switching event */
 int mb_drv_is_switching(const run *r, ptrdiff_t i);
@@ -58,5 +50,18 @@ int mb_drv_handle_events(run *r, double t, double h, double *t_end, int *termina
 /* the earliest switching root inside the step [t, t+h] as theta (-1: none), also
  * between interior samples of the dense output when sample is set */
 int mb_drv_switching_root(run *r, double t, double h, int sample, double *th_out);
+
+/* driver_dense.c */
+/* f0 = f(t, y) at the start of the current step, evaluated once */
+int mb_drv_ensure_f0(run *r, double t);
+/* the dense output (polynomial in r->C or the record r->rec) of the step
+ * [t_dense, t_dense + h_dense] at theta */
+int mb_drv_dense_at(run *r, double theta, double *y);
+/* mb_drv_dense_at as an mb_dense_fn (events.h); keeps the status of a failure */
+int mb_drv_dense_fn(double theta, double *y, void *dctx);
+/* build the dense output of the step [t, t+h] just computed (once per attempt) */
+int mb_drv_build_dense(run *r, double t, double h);
+/* the t_eval points in the accepted step [t, t+h] up to its end t_new (y_new) */
+int mb_drv_emit_eval(run *r, double t, double h, double t_new, const double *y_new);
 
 #endif
