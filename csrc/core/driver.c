@@ -1,19 +1,20 @@
 /* The one step loop (see driver.h).  Methods supply step/dense/accept; the driver
  * owns acceptance, step-size selection, step bounds, step doubling, output and
  * statistics.  This file is the loop, in the phases of a step attempt (as ARKODE's
- * arkEvolve: choose a step, attempt it, check it, complete it):
+ * arkEvolve: choose a step, attempt it, check it, complete it), after phase 1, the
+ * set-up of the run (mb_drv_set_up, driver_setup.c):
  *
- *   choose_step     the next attempt: the step-attempt limit and the monitor, the
- *                   smallest step, the problem's step bound, the fixed-step grid or
- *                   an aim at a switch or the adaptive |h|, the last step
- *   attempt_step    the method's step (or step doubling), classified as accepted,
- *                   rejected by the error test or failed (the method's step returned
- *                   > 0, or the problem's check rejected the step's end)
- *   switch_retry    the retry of a step that contains a switching event (its state:
- *                   switch_state in driver_run.h)
- *   control_step    the step-size factor after an attempt
- *   complete_step   the output, events, projection, history and accept() of an
- *                   accepted step, a restart at a switch, and the advance to its end
+ *   2 choose_step     the next attempt: the step-attempt limit and the monitor, the
+ *                     smallest step, the problem's step bound, the fixed-step grid or
+ *                     an aim at a switch or the adaptive |h|, the last step
+ *   3 attempt_step    the method's step (or step doubling), classified as accepted,
+ *                     rejected by the error test or failed (the method's step returned
+ *                     > 0, or the problem's check rejected the step's end)
+ *   4 switch_retry    the retry of a step that contains a switching event (its state:
+ *                     switch_state in driver_run.h)
+ *   5 control_step    the step-size factor after an attempt
+ *   6 complete_step   the output, events, projection, history and accept() of an
+ *                     accepted step, a restart at a switch, and the advance to its end
  *
  * Setting up and finishing a run: driver_setup.c; events: driver_events.c; dense
  * output: driver_dense.c (the run's state: driver_run.h). */
@@ -186,7 +187,7 @@ static int choose_adaptive(run *r, attempt *a, double h_max)
     return MB_OK;
 }
 
-/* Phase 1 of an attempt: its end a->t_new and size a->h. */
+/* Phase 2: the next attempt, its end a->t_new and size a->h. */
 static int choose_step(run *r, attempt *a)
 {
     int rc = check_budget(r);
@@ -434,9 +435,10 @@ static int control_step(run *r, attempt *a)
     return MB_OK;
 }
 
-/* Phases 2-5: attempt the step chosen and classify it (*outcome); a rejected or
- * failed attempt leaves the size of the next one in r->h_abs (or the switching
- * retry's aim).  Returns a status that ends the run, or MB_OK. */
+/* Phase 3: attempt the step chosen and classify it (*outcome), with the switching
+ * retry (phase 4) and step-size control (phase 5); a rejected or failed attempt
+ * leaves the size of the next one in r->h_abs (or the switching retry's aim).
+ * Returns a status that ends the run, or MB_OK. */
 static int attempt_step(run *r, attempt *a, step_outcome *outcome)
 {
     *outcome = STEP_FAILED;

@@ -266,8 +266,8 @@ static int init_stepper(run *r, const double *y0)
                            "Method '%s' does not solve DAEs of index 2 or 3 (component %td has "
                            "index %d).", m->name, i, (int)p->dae_index[i]);
     if (!r->fixed && (m->flags & MB_FIXED_ONLY))
-        return mb_fail(s, MB_ERR_NOT_SUPPORTED, "Method '%s' runs with a fixed step only: give h.",
-                       m->name);
+        return mb_fail(s, MB_ERR_NOT_SUPPORTED,
+                       "Method '%s' runs with a fixed step only: give h.", m->name);
     if (m->init)
         return m->init(s);
     return MB_OK;
@@ -328,6 +328,7 @@ static int first_step(run *r)
     return MB_OK;
 }
 
+/* Phase 1 of a run (the step loop's phases: driver.c) */
 int mb_drv_set_up(run *r, const mb_method *m, const mb_problem *p, double t0, double tf,
                   const double *y0, const mb_options *o, mb_result *res)
 {
