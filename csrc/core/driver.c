@@ -1,28 +1,73 @@
-/* The one step loop (see driver.h).  Methods supply step/dense/accept; this file
+/* The one step loop (see driver.h).  Methods supply step/dense/accept; the driver
  * owns acceptance, step-size selection, step bounds, step doubling, output and
- * statistics; events and switching events are in driver_events.c (the state of a
- * run both share: driver_run.h). */
+ * statistics.  This file is the loop, in the phases of a step attempt (as ARKODE's
+ * arkEvolve: choose a step, attempt it, check it, complete it), after phase 1, the
+ * set-up of the run (mb_drv_set_up, driver_setup.c):
+ *
+ *   2 choose_step     the next attempt: the step-attempt limit and the monitor, the
+ *                     smallest step, the problem's step bound, the fixed-step grid or
+ *                     an aim at a switch or the adaptive |h|, the last step
+ *   3 attempt_step    the method's step (or step doubling), classified as accepted,
+ *                     rejected by the error test or failed (the method's step returned
+ *                     > 0, or the problem's check rejected the step's end)
+ *   4 switch_retry    the retry of a step that contains a switching event (its state:
+ *                     switch_state in driver_run.h)
+ *   5 control_step    the step-size factor after an attempt
+ *   6 complete_step   the output, events, projection, history and accept() of an
+ *                     accepted step, a restart at a switch, and the advance to its end
+ *
+ * Setting up and finishing a run: driver_setup.c; events: driver_events.c; dense
+ * output: driver_dense.c (the run's state: driver_run.h). */
 #include <float.h>
-#include <stdio.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 #include "driver_run.h"
-#include "events.h"
-#include "interp.h"
-#include "norm.h"
 #include "result.h"
 #include "status.h"
 
-int mb_drv_ensure_f0(run *r, double t)
-{
-    if (r->s.f0_ok)
-        return MB_OK;
-    int rc = mb_rhs(&r->s, t, r->y, r->f0);
-    if (rc == MB_OK)
-        r->s.f0_ok = 1;
-    return rc;
-}
+/* The switching retry (driver.h "Switching events").  A switch at a distance d past
+ * the start t of a step of size h (ulp: the spacing of numbers at max(|t|, |t + h|),
+ * min_h: the smallest step at t) is crossed when it lies that close to the start:
+ * d <= MB_SWITCH_NEAR_REL |h|, d <= MB_SWITCH_NEAR_ULPS ulp, or the step ending short
+ * of it would be below min_h; then with a step of
+ * max(MB_SWITCH_CROSS_FACTOR d, d + MB_SWITCH_CROSS_MIN_STEPS min_h).  Otherwise the
+ * retry ends short of it by max(MB_SWITCH_STOP_REL d, MB_SWITCH_STOP_ULPS ulp). */
+#define MB_SWITCH_NEAR_REL 1e-8
+#define MB_SWITCH_NEAR_ULPS 64.0
+#define MB_SWITCH_CROSS_FACTOR 2.0
+#define MB_SWITCH_CROSS_MIN_STEPS 4.0
+#define MB_SWITCH_STOP_REL 1e-10
+#define MB_SWITCH_STOP_ULPS 16.0
+
+/* MB_LU_REUSE (method.h): the driver keeps h, and so the method's LU, when the
+ * controller proposes a growth factor in [1, MB_LU_REUSE_GROWTH] (as RADAU5). */
+#define MB_LU_REUSE_GROWTH 1.2
+
+/* The factor on h after a step that failed its error test when a variable-order
+ * method's after_step proposes growth instead. */
+#define MB_ORDER_REJECT_SHRINK 0.5
+
+/* One step attempt from the current point (r->t, r->y). */
+typedef struct attempt {
+    double t_new;      /* the end aimed at */
+    double h;          /* t_new - t */
+    double min_h;      /* the smallest step at t */
+    int last;          /* the step ends the run at tf */
+    int on_grid;       /* a fixed step that ends on a point of the grid */
+    double err_norm;   /* the normalized error (0: fixed steps) */
+    int accepted;      /* the step passed the error test */
+    double factor;     /* h_next / h from step-size control (1: none) */
+    /* complete_step */
+    double t_end;      /* the step's end: t_new, or a terminal or switching root */
+    int terminated;    /* a terminal event ended the run at t_end */
+    int cut;           /* a switching event cut the step at t_end: the method restarts */
+    int recoord;       /* the projection changed the coordinates of y (problem.h) */
+} attempt;
+
+/* How an attempt ended (attempt_step). */
+typedef enum { STEP_ACCEPTED, STEP_REJECTED, STEP_FAILED } step_outcome;
+
+/* ---- choose the next attempt ---- */
 
 /* The problem's step bound at the current point (t, r->y) (problem.h), evaluated
  * once per point with f0 = f(t, y), or, for a method that never needs f0, the
@@ -69,43 +114,106 @@ static int step_bound_at(run *r, double t, double *h_max)
     return MB_OK;
 }
 
-/* Hairer-Norsett-Wanner initial step (Solving ODEs I, II.4) */
-static int initial_step(run *r, double t0, double tf, int order, double *h_out)
+/* Whether the run may attempt another step: within the step-attempt limit (a
+ * fixed-step run counts the attempts off its grid, at switches, its n_fixed grid
+ * steps being within the limit already), and the monitor (Ctrl-C) lets it go on. */
+static int check_budget(run *r)
 {
-    ptrdiff_t n = r->n;
-    const double *atol = r->o->atol;
-    double rtol = r->o->rtol;
-    double span = fabs(tf - t0);
-    if (r->p->mass) {
-        /* f is M y', not y': the derivative-based estimate does not apply; start
-         * small as RADAU5 does and let the controller grow the step (tf may be
-         * infinite: a terminal event ends the run) */
-        *h_out = fmin(1e-6 * fmax(1.0, isfinite(span) ? span : fabs(t0)), span);
-        return MB_OK;
+    const mb_options *o = r->o;
+    mb_result *res = r->res;
+    long used = res->stats.nsteps + res->stats.nreject + res->stats.nfail -
+                (r->fixed ? r->k_fixed : 0);
+    if (used >= r->limit)
+        return mb_fail(&r->s, MB_ERR_MAX_STEPS,
+                       "The maximum number of steps (%ld) was reached at t = %.17g.", r->limit,
+                       r->t);
+    int rc;
+    if (o->monitor && (rc = o->monitor(r->t, o->monitor_ctx)) != MB_OK) {
+        if (rc > 0)
+            rc = MB_ERR_INTERRUPTED;
+        if (res->message[0] == '\0')
+            mb_fail(&r->s, rc, "%s (at t = %.17g)", mb_status_str(rc), r->t);
+        return rc;
     }
-    int rc = mb_drv_ensure_f0(r, t0);
-    if (rc != MB_OK)
-        return rc;
-    const double *rv = r->o->rtol_v;
-    double d0 = mb_wrms_norm_v(n, r->y, r->y, NULL, rtol, rv, atol);
-    double d1 = mb_wrms_norm_v(n, r->f0, r->y, NULL, rtol, rv, atol);
-    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
-    if (h0 > span) h0 = span;
-    for (ptrdiff_t i = 0; i < n; i++)
-        r->y_mid[i] = r->y[i] + r->dir * h0 * r->f0[i];
-    rc = mb_rhs(&r->s, t0 + r->dir * h0, r->y_mid, r->f_mid);
-    if (rc != MB_OK)
-        return rc;
-    for (ptrdiff_t i = 0; i < n; i++)
-        r->ybuf[i] = r->f_mid[i] - r->f0[i];
-    double d2 = mb_wrms_norm_v(n, r->ybuf, r->y, NULL, rtol, rv, atol) / h0;
-    double dm = fmax(d1, d2);
-    double h1 = dm <= 1e-15 ? fmax(1e-6, h0 * 1e-3) : pow(0.01 / dm, 1.0 / (order + 1));
-    double h = fmin(100.0 * h0, h1);
-    if (h > span) h = span;
-    *h_out = h;
     return MB_OK;
 }
+
+/* a fixed step: to the point aimed at (a switch), else to the next grid point */
+static int choose_fixed(run *r, attempt *a)
+{
+    if (r->sw.h_aim > 0.0) {
+        a->t_new = r->t + r->dir * r->sw.h_aim;
+        r->sw.h_aim = 0.0;
+        return MB_OK;
+    }
+    r->k_fixed++;
+    a->on_grid = 1;
+    a->last = r->k_fixed >= r->n_fixed;
+    a->t_new = a->last ? r->tf : r->t0 + r->dir * (double)r->k_fixed * r->o->h;
+    if (a->t_new == r->t)
+        return mb_fail(&r->s, MB_ERR_STEP_TOO_SMALL,
+                       "The fixed step h = %.3g cannot advance t = %.17g (below the spacing "
+                       "of numbers there).", r->o->h, r->t);
+    return MB_OK;
+}
+
+/* A fixed step longer than the problem's bound h_max: equal steps within the bound
+ * up to the point aimed at, off the grid. */
+static void split_fixed(run *r, attempt *a, double h_max)
+{
+    double d = fabs(a->t_new - r->t), k = ceil(d / fmax(h_max, a->min_h));
+    a->t_new = r->t + r->dir * (d / k);
+    if (a->on_grid)
+        r->k_fixed--;  /* the grid point is still ahead */
+    a->on_grid = 0;
+    a->last = 0;
+}
+
+/* an adaptive step of r->h_abs within the bound h_max, the last one ending on tf */
+static int choose_adaptive(run *r, attempt *a, double h_max)
+{
+    if (r->h_abs > h_max)
+        r->h_abs = fmax(h_max, a->min_h);
+    if (r->h_abs < a->min_h)
+        return mb_fail(&r->s, MB_ERR_STEP_TOO_SMALL,
+                       "Required step size is less than spacing between numbers (h = %.3g at t = %.17g).",
+                       r->h_abs, r->t);
+    a->t_new = r->t + r->dir * r->h_abs;
+    if (r->dir * (a->t_new - r->tf) >= 0 ||
+        fabs(r->tf - a->t_new) < fmax(a->min_h, mb_min_step(r->tf))) {
+        a->t_new = r->tf;
+        a->last = 1;
+    }
+    return MB_OK;
+}
+
+/* Phase 2: the next attempt, its end a->t_new and size a->h. */
+static int choose_step(run *r, attempt *a)
+{
+    int rc = check_budget(r);
+    if (rc != MB_OK)
+        return rc;
+    a->last = 0;
+    a->on_grid = 0;
+    /* spacing of floats at t (not at the span's end: a run from 0 to 1e11 must be
+     * able to take small steps near 0) */
+    a->min_h = mb_min_step(r->t);
+    if (r->o->min_step > a->min_h) a->min_h = r->o->min_step;
+    /* continuous collision detection: no step longer than the problem admits from
+     * (t, y) (problem.h step_bound); not the short step across a switch */
+    double h_max = INFINITY;
+    if (!r->sw.phase2 && (rc = step_bound_at(r, r->t, &h_max)) != MB_OK)
+        return rc;
+    rc = r->fixed ? choose_fixed(r, a) : choose_adaptive(r, a, h_max);
+    if (rc != MB_OK)
+        return rc;
+    if (r->fixed && fabs(a->t_new - r->t) > h_max)
+        split_fixed(r, a, h_max);
+    a->h = a->t_new - r->t;
+    return MB_OK;
+}
+
+/* ---- attempt the step ---- */
 
 /* step-doubling: one step of h and two of h/2; err = (y2 - y1)/(2^p - 1) */
 static int step_doubled(run *r, double t, double h)
@@ -143,649 +251,386 @@ static int step_doubled(run *r, double t, double h)
     return MB_OK;
 }
 
+/* the method's step (or step doubling) from (t, y) to y_new, with its error in err:
+ * < 0 fatal, > 0 a recoverable failure */
+static int take_step(run *r, const attempt *a)
+{
+    mb_stepper *s = &r->s;
+    double t = r->t, h = a->h;
+    s->f1_ok = 0;
+    s->safety_scale = 1.0;
+    s->h_index = fabs(h);
+    s->t_last = t; s->h_last = h; s->y_last = r->y;
+    r->g_new_ok = 0;
+    r->dense_ok = 0;
+    return r->doubling ? step_doubled(r, t, h) : r->m->step(s, t, h, r->y, r->y_new, r->err);
+}
+
+/* A failed attempt (the method's step or the problem's check of its end): a fixed
+ * step cannot shrink and ends the run (the message ends with why); an adaptive one
+ * is retried with |h| = h_next. */
+static int step_failed(run *r, const attempt *a, double h_next, const char *why)
+{
+    r->res->stats.nfail++;
+    if (r->fixed)
+        return mb_fail(&r->s, MB_ERR_CONV, "A fixed step of size %.3g failed at t = %.17g%s.",
+                       a->h, r->t, why);
+    r->h_abs = h_next;
+    r->after_reject = 1;
+    r->sw.phase2 = 0;
+    return MB_OK;
+}
+
+/* the recoverable failure of the method's step: shrink by the method's factor, if it
+ * set one, else by MB_FAIL_SHRINK */
+static int method_failed(run *r, const attempt *a)
+{
+    mb_stepper *s = &r->s;
+    double shrink = s->h_fail_factor > 0 && s->h_fail_factor < 1 ? s->h_fail_factor
+                                                                 : MB_FAIL_SHRINK;
+    int rc = step_failed(r, a, r->h_abs * shrink, "");
+    s->h_fail_factor = MB_FAIL_SHRINK;
+    return rc;
+}
+
+/* The error test of an adaptive step (scaled for DAEs: dae_index); a fixed step
+ * passes it. */
+static void error_test(run *r, attempt *a)
+{
+    a->err_norm = 0.0;
+    a->factor = 1.0;
+    a->accepted = 1;
+    if (r->fixed)
+        return;
+    a->err_norm = mb_norm(&r->s, r->err, r->y, r->y_new);
+    if (r->o->error_per_unit_step)
+        a->err_norm /= fabs(a->h);
+    a->accepted = a->err_norm <= 1.0;
+}
+
+/* The problem's check of the step's end (problem.h): < 0 ends the run, > 0 rejects
+ * the step as a failure (*failed). */
+static int check_end(run *r, const attempt *a, int *failed)
+{
+    const mb_problem *p = r->p;
+    *failed = 0;
+    if (!p->check)
+        return MB_OK;
+    int rc = p->check(a->t_new, r->y_new, p->ctx);
+    if (rc < 0)
+        return mb_fail(&r->s, rc == MB_ERR_CALLBACK ? rc : MB_ERR_RHS_FAIL,
+                       "The check of the step's end at t = %.17g failed (code %d).", a->t_new,
+                       rc);
+    if (rc == 0)
+        return MB_OK;
+    *failed = 1;
+    return step_failed(r, a, fabs(a->h) * MB_FAIL_SHRINK, " (the check of its end)");
+}
+
+/* ---- the switching retry ---- */
+
+/* The exponent k of the error test (q + 1 per step, q per unit step) with the order q
+ * of the method's estimate; a variable-order method's current order */
+static double switch_error_exponent(const run *r)
+{
+    const mb_method *m = r->m;
+    int q = m->error_order > 0 ? m->error_order : m->order;
+    if (m->order < q) q = m->order;
+    if ((m->flags & MB_VARIABLE_ORDER) && r->s.order >= 1) q = r->s.order;
+    return r->o->error_per_unit_step ? q : q + 1;
+}
+
+/* Phase 4, on a step that contains a switch (*retry): its stages (and its error
+ * estimate) mix the two regimes, with an error O(h |jump of f|) however little of
+ * the step lies past the switch.  Retry ending just before the switch; when the
+ * switch is that close to the start, cross it with a step short enough for any
+ * error (sw.phase2), which complete_step cuts at the switch.  The retry counts as a
+ * rejected step. */
+static int switch_retry(run *r, const attempt *a, int *retry)
+{
+    switch_state *sw = &r->sw;
+    double t = r->t, h = a->h, th;
+    *retry = 0;
+    if (r->n_switch == 0 || sw->phase2)
+        return MB_OK;
+    /* interior samples on a step that passed its error test; on a method's dense
+     * records (llm: an exponential per sample, 3x the run time) only when the
+     * problem has no step bound to rely on */
+    int sample = a->accepted && !(r->record && r->p->step_bound);
+    int rc = mb_drv_switching_root(r, t, h, sample, &th);
+    if (rc != MB_OK || !(th > 0.0))
+        return rc;
+    double d = th * fabs(h), ulp = DBL_EPSILON * fmax(fabs(t), fabs(a->t_new)), h_try;
+    double margin = fmax(MB_SWITCH_STOP_REL * d, MB_SWITCH_STOP_ULPS * ulp);
+    if (d <= MB_SWITCH_NEAR_REL * fabs(h) || d <= MB_SWITCH_NEAR_ULPS * ulp ||
+        d - margin < a->min_h) {
+        /* too close to stop short of it: cross it */
+        h_try = fmax(MB_SWITCH_CROSS_FACTOR * d, d + MB_SWITCH_CROSS_MIN_STEPS * a->min_h);
+        sw->phase2 = 1;
+        sw->h_resume = fabs(h);  /* after the switch, go on with this step */
+    } else {
+        h_try = d - margin;
+        /* A retry from t that again contains a switch and fails its error test: its
+         * dense output cannot place the root.  (A BDF step far into a stiff contact
+         * ends on the contact's equilibrium, just past the switch, and its
+         * interpolant through that end puts the root just before the end: each retry
+         * was 1e-2..1e-10 of a step shorter, up to 1e6 retries per contact.)  Retry
+         * no longer than the error test allows. */
+        if (!r->fixed && !a->accepted && t == sw->t_retry)
+            h_try = fmin(h_try, fabs(h) * mb_controller_factor(&r->ctl, h, a->err_norm,
+                                                               switch_error_exponent(r), 0, 1));
+        sw->t_retry = t;
+    }
+    r->res->stats.nreject++;
+    if (r->fixed) {
+        sw->h_aim = h_try;
+        if (a->on_grid)
+            r->k_fixed--;  /* the grid point is still ahead */
+    } else {
+        r->h_abs = h_try;
+        r->after_reject = 1;
+    }
+    *retry = 1;
+    return MB_OK;
+}
+
+/* the step size after a step cut at a switch: that of the step the retry shortened
+ * (sw.h_resume), once; else h_next */
+static double switch_resume(switch_state *sw, int cut, double h_next)
+{
+    if (!cut)
+        return h_next;
+    double h = sw->h_resume > 0.0 ? sw->h_resume : h_next;
+    sw->h_resume = 0.0;
+    return h;
+}
+
+/* ---- step-size control ---- */
+
+/* Phase 5: the factor h_next / h after an adaptive attempt (not the short step
+ * across a switch), by the variable-order method's after_step or the controller. */
+static int control_step(run *r, attempt *a)
+{
+    const mb_method *m = r->m;
+    mb_stepper *s = &r->s;
+    if (m->after_step && (m->flags & MB_VARIABLE_ORDER)) {
+        int rc = m->after_step(s, a->h, a->err_norm, a->accepted, &a->factor);
+        if (rc < 0)
+            return rc;
+        if (!a->accepted && a->factor > 1.0) a->factor = MB_ORDER_REJECT_SHRINK;
+        return MB_OK;
+    }
+    int eo = s->error_order > 0 ? s->error_order : m->error_order;
+    int q = eo > 0 ? eo : m->order;
+    if (m->order < q) q = m->order;
+    double k = r->o->error_per_unit_step ? q : q + 1;
+    r->ctl.safety_scale = s->safety_scale;
+    a->factor = mb_controller_factor(&r->ctl, a->h, a->err_norm, k, a->accepted,
+                                     r->after_reject);
+    r->ctl.safety_scale = 1.0;
+    /* keep h (and so the method's LU) for small growth, as RADAU5 does */
+    if (a->accepted && (m->flags & MB_LU_REUSE) && a->factor >= 1.0 &&
+        a->factor <= MB_LU_REUSE_GROWTH)
+        a->factor = 1.0;
+    return MB_OK;
+}
+
+/* Phase 3: attempt the step chosen and classify it (*outcome), with the switching
+ * retry (phase 4) and step-size control (phase 5); a rejected or failed attempt
+ * leaves the size of the next one in r->h_abs (or the switching retry's aim).
+ * Returns a status that ends the run, or MB_OK. */
+static int attempt_step(run *r, attempt *a, step_outcome *outcome)
+{
+    *outcome = STEP_FAILED;
+    int rc;
+    if ((r->m->flags & MB_USES_F0) && (rc = mb_drv_ensure_f0(r, r->t)) != MB_OK)
+        return rc;
+    rc = take_step(r, a);
+    if (rc < 0)
+        return rc;
+    if (rc > 0)
+        return method_failed(r, a);
+    error_test(r, a);
+    int retry, failed;
+    if ((rc = switch_retry(r, a, &retry)) != MB_OK || retry) {
+        *outcome = STEP_REJECTED;
+        return rc;
+    }
+    if (!r->fixed && !r->sw.phase2) {
+        if ((rc = control_step(r, a)) != MB_OK)
+            return rc;
+        if (!a->accepted) {
+            *outcome = STEP_REJECTED;
+            r->res->stats.nreject++;
+            r->h_abs = fabs(a->h) * a->factor;
+            r->after_reject = 1;
+            return MB_OK;
+        }
+    }
+    if ((rc = check_end(r, a, &failed)) != MB_OK || failed)
+        return rc;
+    *outcome = STEP_ACCEPTED;
+    return MB_OK;
+}
+
+/* ---- complete the step ---- */
+
 static int want_dense(const run *r)
 {
     return r->o->dense_output || r->o->t_eval || r->o->n_events > 0;
 }
 
-/* the dense output of the step [t, t+h] (r->C or r->rec) at theta */
-int mb_drv_dense_at(run *r, double theta, double *y)
-{
-    if (r->record)
-        return r->m->dense_record_eval(r->m, r->n, r->rec, r->t_dense, r->h_dense, theta, y,
-                                       r->rec_work);
-    mb_dense_eval(r->n, r->dense_deg, r->C, theta, y);
-    return MB_OK;
-}
-
-/* dense_at as the root finder's mb_dense_fn; keeps the status of a failure */
-int mb_drv_dense_fn(double theta, double *y, void *dctx)
-{
-    run *r = dctx;
-    int rc = mb_drv_dense_at(r, theta, y);
-    if (rc != MB_OK)
-        r->dense_rc = rc;
-    return rc;
-}
-
-/* the dense output (polynomial or record) of the step [t, t+h] */
-static int build_dense_of(run *r, double t, double h)
-{
-    mb_stepper *s = &r->s;
-    r->t_dense = t;
-    r->h_dense = h;
-    if (r->record) {
-        r->dense_deg = -1;
-        return s->m->dense_record(s, r->rec);
-    }
-    if (r->hermite) {
-        if (!s->f1_ok) {
-            int rc = mb_rhs(s, t + h, r->y_new, r->f1);
-            if (rc != MB_OK)
-                return rc;
-            s->f1_ok = 1;
-        }
-        int rc = mb_drv_ensure_f0(r, t);
-        if (rc != MB_OK)
-            return rc;
-        mb_dense_hermite(r->n, h, r->y, r->f0, r->y_new, r->f1, r->C);
-        r->dense_deg = 3;
-        return MB_OK;
-    }
-    r->dense_deg = s->m->dense_degree(s);
-    return s->m->dense(s, r->C);
-}
-
-/* build_dense_of, remembered for the current attempt (r->dense_ok): the switching
- * test and the output of an accepted step share one build (a method's dense output
- * may cost evaluations of f) */
-int mb_drv_build_dense(run *r, double t, double h)
-{
-    if (r->dense_ok && r->t_dense == t && r->h_dense == h)
-        return MB_OK;
-    int rc = build_dense_of(r, t, h);
-    r->dense_ok = rc == MB_OK;
-    return rc;
-}
-
-static int emit_eval(run *r, double t, double h, double t_new, const double *ynew)
+/* The dense output of the accepted step, its events (a terminal or switching root
+ * may end it early: a->t_end), its dense record and its t_eval points. */
+static int step_output(run *r, attempt *a)
 {
     const mb_options *o = r->o;
-    while (r->next_eval < o->n_eval) {
-        double te = o->t_eval[r->next_eval];
-        if (r->dir * (te - t_new) > 0)
-            break;
-        int rc;
-        if (te == t_new) {
-            rc = mb_result_push_point(r->res, te, ynew);
-        } else {
-            rc = mb_drv_dense_at(r, (te - t) / h, r->ybuf);
-            if (rc == MB_OK)
-                rc = mb_result_push_point(r->res, te, r->ybuf);
-        }
+    double t = r->t, h = a->h;
+    a->terminated = 0;
+    a->cut = 0;
+    a->t_end = a->t_new;
+    if (!want_dense(r))
+        return MB_OK;
+    int rc = mb_drv_build_dense(r, t, h);
+    if (rc == MB_OK)
+        rc = mb_drv_handle_events(r, t, h, &a->t_end, &a->terminated, &a->cut);
+    if (rc == MB_OK && o->dense_output)
+        rc = r->record ? mb_result_push_record(r->res, t, h, r->rec, r->rec_len)
+                       : mb_result_push_dense(r->res, t, h, r->dense_deg, r->C);
+    if (rc == MB_OK && o->t_eval)
+        rc = mb_drv_emit_eval(r, t, h, a->t_end, r->y_new);
+    return rc;
+}
+
+/* the problem's projection of the step's end (problem.h), e.g. back onto a
+ * mechanism's constraints; a->recoord when it changed the coordinates of y */
+static int project_end(run *r, attempt *a)
+{
+    const mb_problem *p = r->p;
+    a->recoord = 0;
+    if (!p->project)
+        return MB_OK;
+    int rc = p->project(a->t_end, r->y_new, p->ctx);
+    if (rc == MB_NEW_COORDINATES) {
+        a->recoord = 1;
+        rc = 0;
+    }
+    if (rc != 0)
+        return mb_fail(&r->s, rc == MB_ERR_CALLBACK ? rc : MB_ERR_CONV,
+                       "The projection after the step to t = %.17g failed (code %d).",
+                       a->t_end, rc);
+    r->s.f1_ok = 0;  /* f(t_end, y) changed with y */
+    return MB_OK;
+}
+
+/* The method restarts (method.h "Restarts") at a switch that cut the step, dropping
+ * histories and caches and the controller's memory, or after new coordinates, which
+ * void histories and kept Jacobians. */
+static int restart(run *r, const attempt *a)
+{
+    const mb_method *m = r->m;
+    mb_stepper *s = &r->s;
+    int rc = MB_OK;
+    if (a->cut && !a->terminated) {
+        r->res->stats.nrestart++;
+        s->order = m->order;
+        if (m->init && (rc = m->init(s)) != MB_OK)
+            return rc;
+        r->ctl.has_prev = 0;
+    } else if (a->recoord) {
+        s->order = m->order;
+        if (m->init)
+            rc = m->init(s);
+    }
+    return rc;
+}
+
+/* The current point moves to the step's end: y and f0 (FSAL: f1 of the step), the
+ * events' g (evaluated anew at a root inside the step). */
+static int advance(run *r, const attempt *a)
+{
+    mb_stepper *s = &r->s;
+    double *tmp = r->y; r->y = r->y_new; r->y_new = tmp;
+    r->t = a->t_end;
+    r->h_bound_ok = 0;
+    r->deriv_ok = r->dense_ok && !r->record && a->t_end == a->t_new && !a->cut && !a->recoord;
+    if (s->f1_ok) {
+        tmp = r->f0; r->f0 = r->f1; r->f1 = tmp;
+        s->f0 = r->f0; s->f1 = r->f1;
+        s->f0_ok = 1;
+    } else {
+        s->f0_ok = 0;
+    }
+    s->f1_ok = 0;
+    if (r->o->n_events > 0) {
+        tmp = r->g_old; r->g_old = r->g_new; r->g_new = tmp;
+        /* g at a point inside the step (terminal or switching root) */
+        if (a->terminated || a->t_end != a->t_new)
+            return mb_drv_eval_events(r, r->t, r->y, r->g_old);
+    }
+    return MB_OK;
+}
+
+/* Phase 6: complete an accepted step.  Returns MB_TERMINATED when a terminal event
+ * ended the run. */
+static int complete_step(run *r, attempt *a)
+{
+    const mb_method *m = r->m;
+    mb_result *res = r->res;
+    r->after_reject = 0;
+    r->sw.phase2 = 0;
+    int rc = step_output(r, a);
+    if (rc != MB_OK)
+        return rc;
+    if (a->t_end != a->t_new) {  /* cut short: not the last step, and keep the fixed grid */
+        a->last = a->terminated;
+        if (a->on_grid && !a->terminated)
+            r->k_fixed--;
+    }
+    if ((rc = project_end(r, a)) != MB_OK)
+        return rc;
+    if (!r->o->t_eval && (rc = mb_result_push_point(res, a->t_end, r->y_new)) != MB_OK)
+        return rc;
+    double h_taken = a->cut ? a->t_end - r->t : a->h;
+    if ((rc = mb_result_push_hist(res, a->t_end, h_taken, a->err_norm)) != MB_OK)
+        return rc;
+    if (m->accept && (rc = m->accept(&r->s, a->t_end, r->y_new)) != MB_OK)
+        return rc;
+    res->stats.nsteps++;
+    if ((rc = restart(r, a)) != MB_OK || (rc = advance(r, a)) != MB_OK)
+        return rc;
+    return a->terminated ? MB_TERMINATED : MB_OK;
+}
+
+/* ---- the loop ---- */
+
+/* steps from t0 to tf (or a terminal event) */
+static int evolve(run *r)
+{
+    for (;;) {
+        attempt a;
+        step_outcome outcome = STEP_FAILED;
+        int rc = choose_step(r, &a);
+        if (rc == MB_OK)
+            rc = attempt_step(r, &a, &outcome);
         if (rc != MB_OK)
             return rc;
-        r->next_eval++;
+        if (outcome != STEP_ACCEPTED)
+            continue;
+        if ((rc = complete_step(r, &a)) != MB_OK || a.last)
+            return rc;
+        double h_next = switch_resume(&r->sw, a.cut, fabs(a.h) * a.factor);
+        if (!r->fixed)
+            r->h_abs = fmin(h_next, r->max_step);
     }
-    return MB_OK;
-}
-
-/* The driver's work block: one layout, used both to size the block (b == NULL:
- * nothing is assigned, the count of doubles is returned) and to carve it, so that
- * the size and the pointers handed out can never disagree. */
-static size_t layout(run *r, double *b, ptrdiff_t n, ptrdiff_t ne, int degmax, size_t wsz,
-                     size_t rec_len, size_t rec_work)
-{
-    size_t off = 0;
-#define CARVE(ptr, count)                        \
-    do {                                         \
-        size_t c_ = (size_t)(count);             \
-        if (b) (ptr) = c_ ? b + off : NULL;      \
-        off += c_;                               \
-    } while (0)
-    CARVE(r->y, n);
-    CARVE(r->y_new, n);
-    CARVE(r->err, n);
-    CARVE(r->f0, n);
-    CARVE(r->f1, n);
-    CARVE(r->ybuf, 2 * n);
-    CARVE(r->y_full, n);
-    CARVE(r->y_mid, n);
-    CARVE(r->f_mid, n);
-    CARVE(r->C, (degmax + 1) * n);
-    CARVE(r->s.jac_work, 3 * n);
-    CARVE(r->g_old, ne);
-    CARVE(r->g_new, ne);
-    CARVE(r->g_buf, 2 * ne);   /* values, then root thetas */
-    CARVE(r->g_smp, 2 * ne);   /* interior samples of the switching test */
-    CARVE(r->ev_last, ne);     /* time of the last reported root per event */
-    CARVE(r->rec, rec_len);
-    CARVE(r->rec_work, rec_work);
-    CARVE(r->s.work, wsz);
-#undef CARVE
-    return off;
-}
-
-/* The problem as method m sees it: without p->linsys when m does not use it or the
- * problem has a mass matrix (method.h MB_LINSYS); *copy holds the altered problem. */
-static const mb_problem *method_view(const mb_method *m, const mb_problem *p, mb_problem *copy)
-{
-    if (!p->linsys || ((m->flags & MB_LINSYS) && !p->mass))
-        return p;
-    *copy = *p;
-    copy->linsys = NULL;
-    return copy;
-}
-
-/* The driver's work size in doubles for method m on problem p with ne events
- * (the formula of layout(); exposed for the tests of its extremes). */
-size_t mb_driver_work_size(const mb_method *m, const mb_problem *p, ptrdiff_t ne, int record)
-{
-    run r;
-    mb_problem copy;
-    p = method_view(m, p, &copy);
-    int degmax = m->max_dense_degree > 3 ? m->max_dense_degree : 3;
-    size_t wsz = m->work_size ? m->work_size(p, m->data) : 0;
-    size_t rec_work = 0, rec_len = record ? m->dense_record_size(p->n, m->data, &rec_work) : 0;
-    return layout(&r, NULL, p->n, ne > 0 ? ne : 0, degmax, wsz, rec_len, rec_work);
-}
-
-static int setup(run *r, const mb_method *m, const mb_problem *p, const mb_options *o,
-                 void **block)
-{
-    ptrdiff_t n = p->n, ne = o->n_events > 0 ? o->n_events : 0;
-    int degmax = m->max_dense_degree > 3 ? m->max_dense_degree : 3;
-    size_t wsz = m->work_size ? m->work_size(p, m->data) : 0;
-    size_t rec_work = 0, rec_len = r->record ? m->dense_record_size(n, m->data, &rec_work) : 0;
-    size_t nd = layout(r, NULL, n, ne, degmax, wsz, rec_len, rec_work);
-    double *b = calloc(nd ? nd : 1, sizeof(double));
-    ptrdiff_t *hits = calloc((size_t)ne + 1, sizeof(ptrdiff_t));
-    int *found = calloc((size_t)ne + 1, sizeof(int));
-    *block = b;
-    r->ev_hits = hits;
-    r->ev_found = found;
-    if (!b || !hits || !found)
-        return MB_ERR_MEM;
-    layout(r, b, n, ne, degmax, wsz, rec_len, rec_work);
-    r->rec_len = (ptrdiff_t)rec_len;
-    return MB_OK;
-}
-
-double mb_min_step(double t)
-{
-    double sp = fabs(nextafter(t, t >= 0 ? INFINITY : -INFINITY) - t);
-    return 10.0 * sp;
-}
-
-int mb_options_check(const mb_options *o, ptrdiff_t n, double t0, double tf, char *msg,
-                     size_t msg_len)
-{
-#define BAD(...) do { snprintf(msg, msg_len, __VA_ARGS__); return MB_ERR_ILL_INPUT; } while (0)
-    if (n < 0)
-        BAD("The state size must not be negative (got %td).", n);
-    if (!isfinite(t0) || isnan(tf))
-        BAD("t0 must be finite and tf a number (got %g, %g).", t0, tf);
-    if (!(o->rtol > 0) || !isfinite(o->rtol))
-        BAD("rtol must be positive and finite (got %g).", o->rtol);
-    for (ptrdiff_t i = 0; o->rtol_v && i < n; i++)
-        if (!(o->rtol_v[i] > 0) || !isfinite(o->rtol_v[i]))
-            BAD("rtol must be positive and finite (rtol[%td] = %g).", i, o->rtol_v[i]);
-    for (ptrdiff_t i = 0; i < n; i++)
-        if (!o->atol || !(o->atol[i] >= 0) || !isfinite(o->atol[i]))
-            BAD("atol must be given, non-negative and finite (atol[%td] = %g).", i,
-                o->atol ? o->atol[i] : NAN);
-    if (o->safety != 0 && !(o->safety > 0 && o->safety <= 1))
-        BAD("safety must satisfy 0 < safety <= 1 (got %g).", o->safety);
-    if (o->fac_min != 0 && !(o->fac_min > 0 && o->fac_min < 1))
-        BAD("fac_min must satisfy 0 < fac_min < 1 (got %g).", o->fac_min);
-    if (o->fac_max != 0 && !(o->fac_max > 1 && isfinite(o->fac_max)))
-        BAD("fac_max must satisfy 1 < fac_max < inf (got %g).", o->fac_max);
-    if (!(o->h >= 0) || !isfinite(o->h))
-        BAD("The fixed step h must be positive and finite (got %g).", o->h);
-    if (!(o->first_step >= 0) || !isfinite(o->first_step))
-        BAD("first_step must be positive and finite (got %g).", o->first_step);
-    if (!(o->max_step >= 0) || !(o->min_step >= 0) || !isfinite(o->min_step))
-        BAD("max_step and min_step must be non-negative (got %g, %g).", o->max_step,
-            o->min_step);
-    if (o->n_eval < 0 || (o->n_eval > 0 && !o->t_eval))
-        BAD("t_eval: %td points but no array.", o->n_eval);
-    double lo = fmin(t0, tf), hi = fmax(t0, tf), dir = tf >= t0 ? 1.0 : -1.0;
-    for (ptrdiff_t k = 0; k < o->n_eval; k++) {
-        double te = o->t_eval[k];
-        if (!(te >= lo && te <= hi))
-            BAD("t_eval[%td] = %g is not a finite time inside [%g, %g].", k, te, lo, hi);
-        if (k > 0 && !(dir * (te - o->t_eval[k - 1]) > 0))
-            BAD("t_eval must be strictly monotone in the direction of integration "
-                "(t_eval[%td] = %.17g after %.17g).", k, te, o->t_eval[k - 1]);
-    }
-    if (o->h > 0 && t0 != tf) {
-        long limit = o->max_steps > 0 ? o->max_steps : MB_DEFAULT_MAX_STEPS;
-        double steps = ceil(fabs(tf - t0) / o->h - 1e-9);
-        if (!(steps <= (double)limit))
-            BAD("The fixed step h = %g needs %.3g steps over [%g, %g], more than max_steps = "
-                "%ld; give a larger h or a larger max_steps.", o->h, steps, t0, tf, limit);
-        double t1 = t0 + dir * o->h;
-        if (t1 == t0)
-            BAD("The fixed step h = %g cannot advance t0 = %.17g (below its spacing).", o->h,
-                t0);
-    }
-    return MB_OK;
-#undef BAD
 }
 
 int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
                   const double *y0, const mb_options *o, mb_result *res)
 {
     run r;
-    memset(&r, 0, sizeof r);
-    void *block = NULL;
-    mb_problem copy;
-    p = method_view(m, p, &copy);
-    ptrdiff_t n = p->n;
-    int rc = mb_result_init(res, n, o->n_events > 0 ? o->n_events : 0);
-    if (rc != MB_OK)
-        goto done;
-    res->status = MB_OK;
-    res->message[0] = '\0';
-    r.m = m; r.p = p; r.o = o; r.res = res; r.n = n;
-    r.dir = tf >= t0 ? 1.0 : -1.0;
-    int fixed = o->h > 0;
-    int doubling = !fixed && !(m->flags & MB_EMBEDDED);
-    r.record = !doubling && m->dense_record_size && m->dense_record && m->dense_record_eval;
-    r.hermite = !r.record && (doubling || (m->flags & MB_DENSE_HERMITE) || !m->dense);
-    for (ptrdiff_t i = 0; o->switching && i < o->n_events; i++)
-        r.n_switch += o->switching[i] != 0;
-    if ((rc = mb_options_check(o, n, t0, tf, res->message, sizeof res->message)) != MB_OK)
-        goto done;
-    rc = setup(&r, m, p, o, &block);
-    if (rc != MB_OK)
-        goto done;
-    for (ptrdiff_t i = 0; i < o->n_events; i++)
-        r.ev_last[i] = NAN;
-
-    mb_stepper *s = &r.s;
-    s->m = m; s->p = p; s->n = n;
-    s->f0 = r.f0; s->f1 = r.f1;
-    s->order = m->order;
-    s->h_fail_factor = 0.25;
-    s->err_wanted = !fixed;
-    if (p->jac_sparsity) {
-        r.jac_groups = malloc((size_t)n * sizeof(int));
-        if (!r.jac_groups) { rc = MB_ERR_MEM; goto done; }
-        s->n_groups = mb_jac_groups(n, p->jac_sparsity, r.jac_groups);
-        if (s->n_groups < 0) { rc = MB_ERR_MEM; goto done; }
-        s->jac_groups = r.jac_groups;
-    }
-    s->atol = o->atol; s->rtol = o->rtol; s->rtol_v = o->rtol_v;
-    s->stats = &res->stats;
-    s->method_options = o->method_options;
-    s->msg = res->message; s->msg_len = sizeof res->message;
-    memcpy(r.y, y0, (size_t)n * sizeof(double));
-
-    for (ptrdiff_t i = 0; p->dae_index && !(m->flags & MB_DAE) && i < n; i++)
-        if (p->dae_index[i] >= 2) {
-            rc = mb_fail(s, MB_ERR_NOT_SUPPORTED,
-                         "Method '%s' does not solve DAEs of index 2 or 3 (component %td has "
-                         "index %d).", m->name, i, (int)p->dae_index[i]);
-            goto done;
-        }
-    if (!fixed && (m->flags & MB_FIXED_ONLY)) {
-        rc = mb_fail(s, MB_ERR_NOT_SUPPORTED, "Method '%s' runs with a fixed step only: give h.", m->name);
-        goto done;
-    }
-    if (m->init && (rc = m->init(s)) != MB_OK)
-        goto done;
-
-    /* output of the initial point */
-    if (o->t_eval) {
-        while (r.next_eval < o->n_eval && o->t_eval[r.next_eval] == t0) {
-            if ((rc = mb_result_push_point(res, t0, r.y)) != MB_OK) goto done;
-            r.next_eval++;
-        }
-    } else if ((rc = mb_result_push_point(res, t0, r.y)) != MB_OK) {
-        goto done;
-    }
-    if (o->n_events > 0 && (rc = mb_drv_eval_events(&r, t0, r.y, r.g_old)) != MB_OK)
-        goto done;
-    if (t0 == tf)
-        goto done;
-
-    mb_controller ctl;
-    mb_controller_kind kind = o->controller != MB_CONTROLLER_DEFAULT ? o->controller
-                              : m->controller ? (mb_controller_kind)m->controller
-                                              : MB_CONTROLLER_PI;
-    mb_controller_init(&ctl, kind, o->safety, o->fac_min, o->fac_max);
-    double span = fabs(tf - t0);
-    double max_step = o->max_step > 0 ? o->max_step : INFINITY;
-    double h_abs;
-    long n_fixed = 0, k_fixed = 0;
-    long limit = o->max_steps > 0 ? o->max_steps : MB_DEFAULT_MAX_STEPS;
-    if (fixed) {
-        /* at most limit steps (mb_options_check): no overflow */
-        n_fixed = (long)ceil(span / o->h - 1e-9);
-        if (n_fixed < 1) n_fixed = 1;
-        h_abs = o->h;
-    } else if (o->first_step > 0) {
-        h_abs = fmin(o->first_step, span);
-    } else {
-        /* the order of the error estimate sets the scale, as SciPy's
-         * select_initial_step (error_estimator_order); variable-order methods start
-         * at their initial order s->order */
-        int q0 = s->order;
-        if (!(m->flags & MB_VARIABLE_ORDER) && m->error_order > 0 && m->error_order < q0)
-            q0 = m->error_order;
-        if ((rc = initial_step(&r, t0, tf, q0, &h_abs)) != MB_OK)
-            goto done;
-    }
-    h_abs = fmin(h_abs, max_step);
-
-    double t = t0;
-    /* switching events (driver.h): a step that contains a switch is retried, first
-     * ending just before it, then with a short step across it (phase2), which is
-     * accepted without the error test and cut at the switch */
-    int phase2 = 0;
-    double h_aim = 0.0;     /* fixed steps: size of the next attempt when aiming at a switch */
-    double h_resume = 0.0;  /* adaptive: step size to go on with after the switch */
-    int after_reject = 0;
-    double t_sw_retry = NAN;  /* start of the last step retried to end before a switch */
-    for (;;) {
-        /* step attempts; a fixed-step run counts those off its grid (at switches),
-         * its n_fixed grid steps being within the limit already */
-        long used = res->stats.nsteps + res->stats.nreject + res->stats.nfail -
-                    (fixed ? k_fixed : 0);
-        if (used >= limit) {
-            rc = mb_fail(s, MB_ERR_MAX_STEPS,
-                         "The maximum number of steps (%ld) was reached at t = %.17g.", limit, t);
-            goto done;
-        }
-        if (o->monitor && (rc = o->monitor(t, o->monitor_ctx)) != MB_OK) {
-            if (rc > 0)
-                rc = MB_ERR_INTERRUPTED;
-            if (res->message[0] == '\0')
-                mb_fail(s, rc, "%s (at t = %.17g)", mb_status_str(rc), t);
-            goto done;
-        }
-        double t_new;
-        int last = 0, on_grid = 0;
-        /* spacing of floats at t (not at the span's end: a run from 0 to 1e11
-         * must be able to take small steps near 0) */
-        double min_h = mb_min_step(t);
-        if (o->min_step > min_h) min_h = o->min_step;
-        /* continuous collision detection: no step longer than the problem admits
-         * from (t, y) (problem.h step_bound); not the short step across a switch */
-        double h_max_pt = INFINITY;
-        if (!phase2 && (rc = step_bound_at(&r, t, &h_max_pt)) != MB_OK)
-            goto done;
-        if (fixed && h_aim > 0.0) {
-            t_new = t + r.dir * h_aim;
-            h_aim = 0.0;
-        } else if (fixed) {
-            k_fixed++;
-            on_grid = 1;
-            last = k_fixed >= n_fixed;
-            t_new = last ? tf : t0 + r.dir * (double)k_fixed * o->h;
-            if (t_new == t) {
-                rc = mb_fail(s, MB_ERR_STEP_TOO_SMALL,
-                             "The fixed step h = %.3g cannot advance t = %.17g (below the spacing "
-                             "of numbers there).", o->h, t);
-                goto done;
-            }
-        } else {
-            if (h_abs > h_max_pt)
-                h_abs = fmax(h_max_pt, min_h);
-            if (h_abs < min_h) {
-                rc = mb_fail(s, MB_ERR_STEP_TOO_SMALL,
-                             "Required step size is less than spacing between numbers (h = %.3g at t = %.17g).",
-                             h_abs, t);
-                goto done;
-            }
-            t_new = t + r.dir * h_abs;
-            if (r.dir * (t_new - tf) >= 0 || fabs(tf - t_new) < fmax(min_h, mb_min_step(tf))) {
-                t_new = tf;
-                last = 1;
-            }
-        }
-        if (fixed && fabs(t_new - t) > h_max_pt) {
-            /* off the grid: equal steps within the bound up to the point aimed at */
-            double d = fabs(t_new - t), k = ceil(d / fmax(h_max_pt, min_h));
-            t_new = t + r.dir * (d / k);
-            if (on_grid)
-                k_fixed--;  /* the grid point is still ahead */
-            on_grid = 0;
-            last = 0;
-        }
-        double h = t_new - t;
-
-        if ((m->flags & MB_USES_F0) && (rc = mb_drv_ensure_f0(&r, t)) != MB_OK)
-            goto done;
-        s->f1_ok = 0;
-        s->safety_scale = 1.0;
-        s->h_index = fabs(h);
-        s->t_last = t; s->h_last = h; s->y_last = r.y;
-        r.g_new_ok = 0;
-        r.dense_ok = 0;
-        rc = doubling ? step_doubled(&r, t, h) : m->step(s, t, h, r.y, r.y_new, r.err);
-        if (rc < 0)
-            goto done;
-        if (rc > 0) {
-            res->stats.nfail++;
-            if (fixed) {
-                rc = mb_fail(s, MB_ERR_CONV, "A fixed step of size %.3g failed at t = %.17g.", h, t);
-                goto done;
-            }
-            h_abs *= s->h_fail_factor > 0 && s->h_fail_factor < 1 ? s->h_fail_factor : 0.25;
-            s->h_fail_factor = 0.25;
-            after_reject = 1;
-            phase2 = 0;
-            rc = MB_OK;
-            continue;
-        }
-
-        double err_norm = 0.0, factor = 1.0;
-        int accepted = 1;
-        if (!fixed) {
-            err_norm = mb_norm(s, r.err, r.y, r.y_new);  /* scaled for DAEs (dae_index) */
-            if (o->error_per_unit_step)
-                err_norm /= fabs(h);
-            accepted = err_norm <= 1.0;
-        }
-        if (r.n_switch > 0 && !phase2) {
-            /* A switch inside the step: its stages (and its error estimate) mix the two
-             * regimes, with an error O(h |jump of f|) however little of the step lies
-             * past the switch.  Retry ending just before the switch; when the switch
-             * is that close to the start, cross it with a step of twice the distance,
-             * short enough for any error, and cut that step at the switch. */
-            double th;
-            /* interior samples on a step that passed its error test; on a method's
-             * dense records (llm: an exponential per sample, 3x the run time) only
-             * when the problem has no step bound to rely on */
-            int sample = accepted && !(r.record && p->step_bound);
-            if ((rc = mb_drv_switching_root(&r, t, h, sample, &th)) != MB_OK)
-                goto done;
-            if (th > 0.0) {
-                double d = th * fabs(h), ulp = DBL_EPSILON * fmax(fabs(t), fabs(t_new)), h_try;
-                /* cross the switch when it is too close to stop short of it: within
-                 * a few ulps, or so close that the shortened step would fall below the
-                 * driver's minimum step size */
-                if (d <= 1e-8 * fabs(h) || d <= 64.0 * ulp ||
-                    d - fmax(1e-10 * d, 16.0 * ulp) < min_h) {
-                    h_try = fmax(2.0 * d, d + 4.0 * min_h);
-                    phase2 = 1;
-                    h_resume = fabs(h);  /* after the switch, go on with this step */
-                } else {
-                    h_try = d - fmax(1e-10 * d, 16.0 * ulp);
-                    /* A retry from t that again contains a switch and fails its error
-                     * test: its dense output cannot place the root.  (A BDF step far
-                     * into a stiff contact ends on the contact's equilibrium, just past
-                     * the switch, and its interpolant through that end puts the root
-                     * just before the end: each retry was 1e-2..1e-10 of a step shorter,
-                     * up to 1e6 retries per contact.)  Retry no longer than the error
-                     * test allows. */
-                    if (!fixed && !accepted && t == t_sw_retry) {
-                        int q = m->error_order > 0 ? m->error_order : m->order;
-                        if (m->order < q) q = m->order;
-                        if ((m->flags & MB_VARIABLE_ORDER) && s->order >= 1) q = s->order;
-                        double k = o->error_per_unit_step ? q : q + 1;
-                        h_try = fmin(h_try, fabs(h) * mb_controller_factor(&ctl, h, err_norm, k, 0, 1));
-                    }
-                    t_sw_retry = t;
-                }
-                res->stats.nreject++;
-                if (fixed) {
-                    h_aim = h_try;
-                    if (on_grid)
-                        k_fixed--;  /* the grid point is still ahead */
-                } else {
-                    h_abs = h_try;
-                    after_reject = 1;
-                }
-                continue;
-            }
-        }
-        if (!fixed && !phase2) {
-            if (m->after_step && (m->flags & MB_VARIABLE_ORDER)) {
-                rc = m->after_step(s, h, err_norm, accepted, &factor);
-                if (rc < 0) goto done;
-                if (!accepted && factor > 1.0) factor = 0.5;
-            } else {
-                int eo = s->error_order > 0 ? s->error_order : m->error_order;
-                int q = eo > 0 ? eo : m->order;
-                if (m->order < q) q = m->order;
-                double k = o->error_per_unit_step ? q : q + 1;
-                ctl.safety_scale = s->safety_scale;
-                factor = mb_controller_factor(&ctl, h, err_norm, k, accepted, after_reject);
-                ctl.safety_scale = 1.0;
-                /* keep h (and so the method's LU) for small growth, as RADAU5 does */
-                if (accepted && (m->flags & MB_LU_REUSE) && factor >= 1.0 && factor <= 1.2)
-                    factor = 1.0;
-            }
-            if (!accepted) {
-                res->stats.nreject++;
-                h_abs = fabs(h) * factor;
-                after_reject = 1;
-                continue;
-            }
-        }
-
-        /* the problem's check of the step's end (problem.h): > 0 rejects the step */
-        if (p->check) {
-            rc = p->check(t_new, r.y_new, p->ctx);
-            if (rc < 0) {
-                rc = mb_fail(s, rc == MB_ERR_CALLBACK ? rc : MB_ERR_RHS_FAIL,
-                             "The check of the step's end at t = %.17g failed (code %d).", t_new,
-                             rc);
-                goto done;
-            }
-            if (rc > 0) {
-                res->stats.nfail++;
-                if (fixed) {
-                    rc = mb_fail(s, MB_ERR_CONV, "A fixed step of size %.3g failed at t = %.17g "
-                                 "(the check of its end).", h, t);
-                    goto done;
-                }
-                h_abs = fabs(h) * 0.25;
-                after_reject = 1;
-                phase2 = 0;
-                rc = MB_OK;
-                continue;
-            }
-        }
-
-        /* accepted */
-        after_reject = 0;
-        phase2 = 0;
-        int terminated = 0, cut = 0;
-        double t_end = t_new;
-        if (want_dense(&r)) {
-            if ((rc = mb_drv_build_dense(&r, t, h)) != MB_OK) goto done;
-            if ((rc = mb_drv_handle_events(&r, t, h, &t_end, &terminated, &cut)) != MB_OK) goto done;
-            if (o->dense_output) {
-                rc = r.record ? mb_result_push_record(res, t, h, r.rec, r.rec_len)
-                              : mb_result_push_dense(res, t, h, r.dense_deg, r.C);
-                if (rc != MB_OK)
-                    goto done;
-            }
-            if (o->t_eval && (rc = emit_eval(&r, t, h, t_end, r.y_new)) != MB_OK) goto done;
-        }
-        if (t_end != t_new) {  /* cut short: not the last step, and keep the fixed grid */
-            last = terminated;
-            if (on_grid && !terminated)
-                k_fixed--;
-        }
-        int recoord = 0;   /* the projection changed the coordinates of y (problem.h) */
-        if (p->project) {  /* e.g. back onto a mechanism's constraints */
-            rc = p->project(t_end, r.y_new, p->ctx);
-            if (rc == MB_NEW_COORDINATES) {
-                recoord = 1;
-                rc = 0;
-            }
-            if (rc != 0) {
-                rc = mb_fail(s, rc == MB_ERR_CALLBACK ? rc : MB_ERR_CONV,
-                             "The projection after the step to t = %.17g failed (code %d).", t_end, rc);
-                goto done;
-            }
-            s->f1_ok = 0;  /* f(t_end, y) changed with y */
-        }
-        if (!o->t_eval && (rc = mb_result_push_point(res, t_end, r.y_new)) != MB_OK)
-            goto done;
-        if ((rc = mb_result_push_hist(res, t_end, cut ? t_end - t : h, err_norm)) != MB_OK)
-            goto done;
-        if (m->accept && (rc = m->accept(s, t_end, r.y_new)) != MB_OK)
-            goto done;
-        res->stats.nsteps++;
-        if (cut && !terminated) {  /* restart at the switch: drop histories and caches */
-            res->stats.nrestart++;
-            s->order = m->order;
-            if (m->init && (rc = m->init(s)) != MB_OK)
-                goto done;
-            ctl.has_prev = 0;
-        } else if (recoord) {  /* new coordinates: histories and kept Jacobians are void */
-            s->order = m->order;
-            if (m->init && (rc = m->init(s)) != MB_OK)
-                goto done;
-        }
-
-        /* advance */
-        double *tmp = r.y; r.y = r.y_new; r.y_new = tmp;
-        t = t_end;
-        r.h_bound_ok = 0;
-        r.deriv_ok = r.dense_ok && !r.record && t_end == t_new && !cut && !recoord;
-        if (s->f1_ok) {
-            tmp = r.f0; r.f0 = r.f1; r.f1 = tmp;
-            s->f0 = r.f0; s->f1 = r.f1;
-            s->f0_ok = 1;
-        } else {
-            s->f0_ok = 0;
-        }
-        s->f1_ok = 0;
-        if (o->n_events > 0) {
-            tmp = r.g_old; r.g_old = r.g_new; r.g_new = tmp;
-            /* g at a point inside the step (terminal or switching root) */
-            if ((terminated || t != t_new) && (rc = mb_drv_eval_events(&r, t, r.y, r.g_old)) != MB_OK)
-                goto done;
-        }
-        if (terminated) {
-            rc = MB_TERMINATED;
-            goto done;
-        }
-        if (last)
-            break;
-        if (!fixed)
-            h_abs = fmin(cut && h_resume > 0.0 ? h_resume : fabs(h) * factor, max_step);
-        if (cut)
-            h_resume = 0.0;
-    }
-    rc = MB_OK;
-
-done:
-    res->status = rc;
-    if (rc != MB_OK && res->message[0] == '\0')
-        strncpy(res->message, mb_status_str(rc), sizeof res->message - 1);
-    if (rc == MB_OK)
-        strncpy(res->message, mb_status_str(rc), sizeof res->message - 1);
-    free(block);
-    free(r.ev_hits);
-    free(r.ev_found);
-    free(r.jac_groups);
-    return rc;
+    int rc = mb_drv_set_up(&r, m, p, t0, tf, y0, o, res);
+    if (rc == MB_OK && t0 != tf)
+        rc = evolve(&r);
+    return mb_drv_finish(&r, rc);
 }

@@ -1,14 +1,14 @@
 /* Events of the driver (driver_run.h): roots of g(t, y) located by Brent's method
  * on each accepted step's dense output, SciPy's terminal/direction rules, and
  * switching events, which cut a step at their root so that the method restarts in
- * the new regime (driver.h). */
+ * the new regime (driver.h).  Called by driver.c and driver_setup.c; calls only the
+ * dense output (driver_dense.c) of the driver's files. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "driver_run.h"
 #include "events.h"
-#include "interp.h"
 #include "result.h"
 #include "status.h"
 
@@ -74,6 +74,12 @@ int mb_drv_eval_events(run *r, double t, const double *y, double *g)
     return MB_OK;
 }
 
+/* Moving a switching root past the switch (past_switch): g is tried at the root and
+ * then at points PAST_SWITCH_ULPS ulps of t further, each move twice the last, at
+ * most PAST_SWITCH_TRIES points. */
+#define PAST_SWITCH_ULPS 4.0
+enum { PAST_SWITCH_TRIES = 48 };
+
 /* Move the root theta of switching event i forward (by a few ulps of t at a time,
  * not past the step's end) until g_i has strictly the sign it takes after the switch,
  * so that the restart sees the new regime: a right-hand side that tests g > 0 would
@@ -82,8 +88,9 @@ static int past_switch(run *r, ptrdiff_t i, double t, double h, double *th)
 {
     double go = r->g_old[i], gn = r->g_new[i];
     double sign = gn != 0.0 ? (gn > 0 ? 1.0 : -1.0) : (go > 0 ? -1.0 : 1.0);
-    double dth = 4.0 * DBL_EPSILON * fmax(fabs(t), fabs(t + h)) / fabs(h), th_k = *th;
-    for (int k = 0; k < 48; k++) {
+    double dth = PAST_SWITCH_ULPS * DBL_EPSILON * fmax(fabs(t), fabs(t + h)) / fabs(h);
+    double th_k = *th;
+    for (int k = 0; k < PAST_SWITCH_TRIES; k++) {
         const double *y = r->y_new;
         if (th_k < 1.0) {
             int rc = mb_drv_dense_at(r, th_k, r->ybuf);

@@ -551,6 +551,87 @@ static void test_guards(void)
     mb_result_free(&r);
 }
 
+/* ---- the phases of the step loop: the step size after a recoverable failure of f
+ * or of the check of a step's end (MB_FAIL_SHRINK), and the count of fixed steps
+ * shared by mb_options_check and the run ---- */
+typedef struct once_ctx {
+    double t_fail;  /* the first call past t_fail fails (recoverable) */
+    int failures;
+} once_ctx;
+
+static int f_decay_fail_once(double t, const double *y, double *f, void *ctx)
+{
+    once_ctx *c = ctx;
+    if (t > c->t_fail && c->failures == 0) {
+        c->failures++;
+        return 1;
+    }
+    f[0] = -y[0];
+    return 0;
+}
+
+static int check_once(double t, const double *y, void *ctx)
+{
+    (void)y;
+    once_ctx *c = ctx;
+    if (t > c->t_fail && c->failures == 0) {
+        c->failures++;
+        return 1;
+    }
+    return 0;
+}
+
+static void test_step_phases(void)
+{
+    const mb_method *dp = mb_method_find("dopri5"), *rk4 = mb_method_find("rk4");
+    double atol[1] = {1e-6}, y0[1] = {1.0};
+    mb_result r;
+    /* one step of 1 over [0, 1]: its stage at t = 0.8 fails; retried with 1/4 of it */
+    once_ctx c = {0.5, 0};
+    mb_problem pf = {1, f_decay_fail_once, 0, 0, 0, 0, 0};
+    pf.ctx = &c;
+    mb_options o = defaults(atol, 1e-3);
+    o.first_step = 1.0;
+    int rc = mb_driver_run(dp, &pf, 0.0, 1.0, y0, &o, &r);
+    CHECK(rc == MB_OK && c.failures == 1 && r.stats.nfail == 1 && r.stats.nreject == 0 &&
+              r.n_hist > 1 && r.hist_h[0] == 0.25 && r.t[r.nt - 1] == 1.0,
+          "a recoverable failure of f: retried with h/4 (nfail %ld, first step %g, status %d)",
+          r.stats.nfail, r.n_hist > 0 ? r.hist_h[0] : NAN, rc);
+    mb_result_free(&r);
+
+    /* the check rejects the end of the step of 1 (loose tolerances: it passes its
+     * error test): retried with 1/4 of it */
+    c.failures = 0;
+    mb_problem pc = {1, f_decay, 0, 0, 0, 0, 0};
+    pc.check = check_once;
+    pc.ctx = &c;
+    double loose[1] = {1.0};
+    mb_options oc = defaults(loose, 1.0);
+    oc.first_step = 1.0;
+    rc = mb_driver_run(dp, &pc, 0.0, 1.0, y0, &oc, &r);
+    CHECK(rc == MB_OK && c.failures == 1 && r.stats.nfail == 1 && r.n_hist > 1 &&
+              r.hist_h[0] == 0.25,
+          "a step's end rejected by the check: retried with h/4 (nfail %ld, first step %g)",
+          r.stats.nfail, r.n_hist > 0 ? r.hist_h[0] : NAN);
+    mb_result_free(&r);
+
+    /* a fixed step in a span of 10 steps and a sliver: 10 steps, the last ending on tf,
+     * within max_steps = 10; a span of 10 steps and a bit more needs 11 */
+    mb_problem pd = {1, f_decay, 0, 0, 0, 0, 0};
+    mb_options ofx = defaults(atol, 1e-3);
+    ofx.h = 0.1;
+    ofx.max_steps = 10;
+    double tf = 1.0 + 1e-12;
+    rc = mb_driver_run(rk4, &pd, 0.0, tf, y0, &ofx, &r);
+    CHECK(rc == MB_OK && r.stats.nsteps == 10 && r.nt == 11 && r.t[10] == tf,
+          "fixed steps: 10 steps over 10 h + 1e-12 (status %d, %ld steps)", rc, r.stats.nsteps);
+    mb_result_free(&r);
+    rc = mb_driver_run(rk4, &pd, 0.0, 1.0 + 1e-6, y0, &ofx, &r);
+    CHECK(rc == MB_ERR_ILL_INPUT && strstr(r.message, "max_steps"),
+          "fixed steps: 11 steps over 10 h + 1e-6 exceed max_steps = 10 (%s)", r.message);
+    mb_result_free(&r);
+}
+
 /* ---- a switching event entered and left within one step ----
  * y' = v (every method is exact: the steps grow as they like); the switching event
  * g = w - |y - c| is positive in the slab |y - c| < w (a penalty contact passed
@@ -672,6 +753,7 @@ int main(void)
     test_events();
     test_switch_within_a_step();
     test_failures();
+    test_step_phases();
     test_work_extremes();
     test_guards();
     CHECK(strcmp(mb_status_str(MB_ERR_STEP_TOO_SMALL),
