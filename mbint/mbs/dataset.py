@@ -168,7 +168,7 @@ def to_xarray(traj, steps=True, dense=True, events=True):
         initial_json=_json(traj.initial), nq=int(nq), nc=int(nc))
     for k, v in traj.stats.items():
         attrs[f"stats_{k}"] = int(v)
-    if hasattr(m, "describe"):
+    if m.kind in ("planar", "spatial"):  # the models that describe themselves
         attrs["model_json"] = _json(m.describe())
     if steps:
         data["step_time"] = (("step",), np.asarray(traj.t_steps, float), dict(units="s"))

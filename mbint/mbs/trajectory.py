@@ -370,7 +370,7 @@ class Trajectory:
         if getattr(self, "_dissipated", None) is not None:
             return self._dissipated
         m = self.model
-        if not hasattr(m, "forces") or len(self.t) < 2:
+        if m.kind == "stored" or len(self.t) < 2:  # a loaded model's stand-in has no forces
             return None
 
         def power(t, q, qd):
@@ -468,9 +468,9 @@ class Trajectory:
     def _coord_index(self, body, coord):
         from .planar import _COORDS
 
-        if not hasattr(self.model, "body"):
+        if self.model.kind not in ("planar", "spatial"):
             raise ValueError("coordinate: bodies exist in a PlanarModel only; index q directly.")
-        if hasattr(self.model, "coordinate_index"):  # SpatialModel: x, y, z, e0..e3
+        if self.model.kind == "spatial":  # x, y, z, e0..e3
             return self.model.coordinate_index(body, coord)
         b = self.model.body(body)
         if b.is_ground:
