@@ -80,7 +80,7 @@ _STATUS_PUBLIC = {_status.MB_OK: 0, _status.MB_TERMINATED: 1}
 
 
 class _FullStateDense:
-    """Dense output of a state-space run (issue 9): the reduced y = (v, v') of the
+    """Dense output of a run on the state-space formulation: the reduced y = (v, v') of the
     integrator's own dense output, mapped to y = (q, qd) of shape (2 nq,) or (2 nq, k)
     through the run's log (the partition of the step containing t, Newton from the
     step's start; csrc/mbs/statespace.c ``mb_ss_recover``)."""
@@ -217,7 +217,7 @@ class Trajectory:
 
     # ------------------------------------------------------------- state space
     def _set_state_space(self, out, handle, tol, max_iter):
-        """Attach what a run on the state-space formulation adds (issue 9): the
+        """Attach what a run on the state-space formulation adds: the
         partitions, the statistics of the formulation, and a dense output of the
         full state (the reduced one mapped through the run's log)."""
         nq = self.model.nq
