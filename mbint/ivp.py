@@ -51,9 +51,8 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
               events=None, vectorized=False, args=None, *, rtol=1e-3, atol=1e-6,
               first_step=None, max_step=np.inf, min_step=0.0, max_steps=None, h=None,
               jac=None, jac_sparsity=None, mass=None, dfdt=None, autonomous=False,
-              controller=None,
-              error_per_unit_step=False, safety=None, fac_min=None, fac_max=None, nq=None,
-              progress=False, **method_options):
+              controller=None, error_per_unit_step=False, safety=None, fac_min=None,
+              fac_max=None, nq=None, progress=False, **method_options):
     """Solve an initial value problem ``y' = fun(t, y)`` with a method of mbint.
 
     Arguments and result mirror :func:`scipy.integrate.solve_ivp`, so a script
@@ -62,99 +61,84 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     Parameters
     ----------
     fun : callable or scipy.LowLevelCallable
-        ``fun(t, y, *args) -> array_like, shape (n,)``.  A LowLevelCallable (or
-        a ctypes function) with C signature
-        ``int f(double t, const double *y, double *ydot, void *user_data)`` or
-        ``int f(int n, double t, const double *y, double *ydot, void *user_data)``
-        runs with no Python per step and the GIL released; it returns 0 on
-        success, > 0 to ask for a smaller step, < 0 to stop.
+        ``fun(t, y, *args) -> array_like, shape (n,)``, or a LowLevelCallable (or ctypes
+        function) ``int f(double t, const double *y, double *ydot, void *user_data)`` or
+        ``int f(int n, double t, const double *y, double *ydot, void *user_data)``: no
+        Python per step, the GIL released; it returns 0 on success, > 0 to ask for a
+        smaller step, < 0 to stop.
     t_span : 2-sequence of float
         ``(t0, tf)``; tf < t0 integrates backwards.
     y0 : array_like, shape (n,)
     method : str
-        One of :func:`mbint.methods` (``"dopri5"`` default; aliases ``"RK45"``,
-        ``"RK23"``, ``"ode45"``, ``"ode23"``, ``"ode113"``).  The SUNDIALS
-        methods (``backend == "sundials"``: ``cvode_bdf``, ``cvode_adams``,
-        ``ida``, ``arkode_erk``, ``arkode_dirk``) run their own step-size control:
-        ``controller``, ``error_per_unit_step``, ``safety``, ``fac_min`` and
-        ``fac_max`` do not apply to them (ValueError), ``jac_sparsity`` is not
-        used, and ``max_steps`` defaults to 10**6.
+        One of :func:`mbint.methods` (``"dopri5"`` default; aliases ``"RK45"``, ``"RK23"``,
+        ``"ode45"``, ``"ode23"``, ``"ode113"``).  The SUNDIALS methods (``cvode_bdf``,
+        ``cvode_adams``, ``ida``, ``arkode_erk``, ``arkode_dirk``) run their own step-size
+        control (``controller``, ``error_per_unit_step``, ``safety``, ``fac_min``,
+        ``fac_max``: ValueError), ignore ``jac_sparsity`` and default ``max_steps`` to 10**6.
     t_eval : array_like or None
-        Times at which to store the solution (from the dense output); otherwise
-        every accepted step is stored.
+        Times at which to store the solution (from the dense output); otherwise every
+        accepted step is stored.
     dense_output : bool
         Return ``sol``, the continuous solution.
     events : callable or list of callables
-        ``g(t, y, *args)``; attributes ``terminal`` (bool, or the number of
-        occurrences after which to stop) and ``direction`` as in SciPy.  Roots
-        are located on the dense output by Brent's method.  An event with the
-        attribute ``switching = True`` marks a change of the dynamics (a contact
-        closing or opening, where ``fun`` switches branches; LLM paper section
-        3): no step straddles its roots.  A step in which it changes sign is
-        retried to end just before the root t* (located on the dense output;
-        for ``llm`` the continuous solution of eq 18), a short step crosses t*
-        and is cut there, the root is reported in ``t_events`` like any other,
-        and the integration restarts from t* with the method re-initialized (a
-        new Jacobian, no multistep history).  The retries count in ``nreject``,
-        the restarts in ``nrestart``; a fixed step ``h`` keeps its grid.  Not
-        available with the SUNDIALS methods.
+        ``g(t, y, *args)`` with SciPy's attributes ``terminal`` (bool, or the number of
+        occurrences after which to stop) and ``direction``; roots are located on the dense
+        output by Brent's method.  ``switching = True`` marks a change of the dynamics (a
+        contact closing or opening, where ``fun`` switches branches; LLM paper section 3;
+        not with the SUNDIALS methods) that no step straddles: a step in which it changes
+        sign is retried to end just before the root t* (on the dense output; for ``llm``
+        the continuous solution of eq 18), a short step crosses t* and is cut there, t* is
+        in ``t_events``, and the method restarts from t* re-initialized (a new Jacobian, no
+        multistep history); retries count in ``nreject``, restarts in ``nrestart``; a
+        fixed step ``h`` keeps its grid.
     vectorized : bool
         Accepted for SciPy compatibility; mbint calls ``fun`` with 1-D ``y``.
     args : tuple, optional
         Extra arguments to ``fun``, events (and ``jac``).
     rtol, atol : float, array_like
-        Tolerances of the weighted RMS error norm
-        ``sc_i = atol_i + rtol * max(|y_i|, |y_new_i|)``.
+        Tolerances: weighted RMS norm, ``sc_i = atol_i + rtol * max(|y_i|, |y_new_i|)``.
     first_step, max_step, min_step : float
-        Step-size bounds; ``first_step=None`` picks the initial step
-        automatically (Hairer-Norsett-Wanner).
+        Step-size bounds; ``first_step=None``: automatic (Hairer-Norsett-Wanner).
     max_steps : int, optional
         Stop with ``status = -1`` after this many step attempts.
     h : float, optional
-        Fixed step size: no error control (every method except ``adams``).
-        Methods without an embedded estimate (euler, heun, rk4,
-        nystrom_midpoint) are adaptive by step doubling when ``h`` is None.
+        Fixed step size: no error control (every method except ``adams``).  Methods
+        without an embedded estimate (euler, heun, rk4, nystrom_midpoint) are adaptive by
+        step doubling when ``h`` is None.
     jac : callable, array_like or scipy.LowLevelCallable, optional
-        Jacobian df/dy, ``jac(t, y, *args) -> (n, n)``, a constant (n, n)
-        matrix, or a C function ``int jac(double t, const double *y, double *J,
-        void *user_data)`` writing J column-major (``J[j*n + i] = df_i/dy_j``).
-        Used by methods that need a Jacobian; without it they use finite
-        differences.  Methods that need none ignore it.
+        Jacobian df/dy, ``jac(t, y, *args) -> (n, n)``, a constant (n, n) matrix, or a C
+        function ``int jac(double t, const double *y, double *J, void *user_data)`` writing
+        J column-major (``J[j*n + i] = df_i/dy_j``).  Used by methods that need a Jacobian
+        (else finite differences), ignored by the others.
     jac_sparsity : array_like, shape (n, n), optional
-        Nonzero pattern of df/dy: finite differences then perturb structurally
-        independent columns together.
+        Nonzero pattern of df/dy: finite differences perturb independent columns together.
     dfdt : callable, optional
-        ``dfdt(t, y, *args) -> (n,)``, the partial derivative df/dt, for methods
-        that use it (Rosenbrock, ``llm``); otherwise a forward difference.
+        ``dfdt(t, y, *args) -> (n,)``, the partial derivative df/dt, for methods that use
+        it (Rosenbrock, ``llm``); otherwise a forward difference.
     autonomous : bool
         f does not depend on t explicitly: df/dt = 0 without evaluating f.
     mass : array_like, shape (n, n), optional
-        Constant (possibly singular) mass matrix M of ``M y' = f(t, y)``, for the
-        methods whose ``mass_matrix`` property is true.
+        Constant (possibly singular) M of ``M y' = f(t, y)`` (methods with ``mass_matrix``).
     controller : {None, "pi", "i", "predictive"}
-        Step-size controller: PI (Gustafsson; LLM paper eq 40), elementary (eq 38)
-        or Gustafsson's predictive controller (RADAU5).  None (default): the
-        method's own (:attr:`MethodInfo.controller`: ``"predictive"`` for
-        ``radau_iia``, ``"pi"`` for the others).
+        Step-size controller: PI (Gustafsson; LLM paper eq 40), elementary (eq 38) or
+        Gustafsson's predictive controller (RADAU5); None: the method's own
+        (:attr:`MethodInfo.controller`: ``"predictive"`` for ``radau_iia``, else ``"pi"``).
     error_per_unit_step : bool
         Control the error per unit step (EPUS, LLM eq 39) instead of per step.
     safety, fac_min, fac_max : float, optional
         Controller safety factor and bounds of h_new / h (RN paper eq 16).
     nq : int, optional
-        For second-order methods: number of coordinates q in y = (q, q')
-        (default n // 2).
+        For second-order methods: number of coordinates q in y = (q, q') (default n // 2).
     progress : bool or callable
-        True: a progress bar (tqdm; a widget in Jupyter) of the simulated time,
-        shown when the run lasts longer than a second.  A callable
-        ``progress(t)`` is called with the time [s] of the next step attempt at
-        most every 0.1 s of wall time (from C; with a C right-hand side the GIL
-        is taken only then); an exception it raises stops the run (a
-        KeyboardInterrupt: :class:`mbint.IntegrationInterrupted` with the
-        result so far).  See :mod:`mbint.progress`.
+        True: a progress bar (tqdm; a widget in Jupyter) of the simulated time for runs
+        over a second.  A callable ``progress(t)`` gets the time [s] of the next step
+        attempt at most every 0.1 s of wall time (from C; with a C right-hand side the GIL
+        is taken only then); an exception it raises stops the run (KeyboardInterrupt:
+        :class:`mbint.IntegrationInterrupted` with the result so far; :mod:`mbint.progress`).
     **method_options
         Options of the chosen method alone (SciPy's ``**options``), listed by
-        :attr:`MethodInfo.options`; any other keyword is a ValueError naming the
-        method and the options it takes.
+        :attr:`MethodInfo.options`; any other keyword is a ValueError naming the method and
+        the options it takes.
 
     Returns
     -------
@@ -162,20 +146,32 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     """
     mname = resolve(method)
     info = method_info(mname)
-
     t0, tf = check.t_span(t_span, allow_infinite_end=True)
+    steps = dict(first_step=first_step, max_step=max_step, min_step=min_step,
+                 max_steps=max_steps, h=h, controller=controller,
+                 error_per_unit_step=error_per_unit_step, safety=safety, fac_min=fac_min,
+                 fac_max=fac_max)
     if np.iscomplexobj(y0):
         return _solve_complex(fun, (t0, tf), y0, mname, t_eval=t_eval, dense_output=dense_output,
                               events=events, args=args, rtol=rtol, atol=atol, jac=jac,
                               jac_sparsity=jac_sparsity, mass=mass, dfdt=dfdt,
-                              autonomous=autonomous, nq=nq, first_step=first_step,
-                              max_step=max_step, min_step=min_step, max_steps=max_steps, h=h,
-                              controller=controller, error_per_unit_step=error_per_unit_step,
-                              safety=safety, fac_min=fac_min, fac_max=fac_max,
-                              progress=progress, **method_options)
+                              autonomous=autonomous, nq=nq, **steps, progress=progress,
+                              **method_options)
     y0a = check.float_vector("y0", y0, allow_empty=True)
     n = y0a.size
     rtol, atol_a = check.tolerances(rtol, atol, n)
+    kw = _step_options(info, mname, t0, tf, method_options, **steps)  # kw of _core.solve
+    cfun, call = _calls(info, mname, fun, t0, tf, n, t_eval, args, events)
+    kw.update(call, **_matrices(info, mname, n, jac, mass, dfdt, autonomous, jac_sparsity),
+              nq=_second_order_nq(info, mname, n, nq))
+    if n == 0:  # nothing to integrate (as SciPy: the empty solution at t0 and tf)
+        return _empty_result(t0, tf, kw["t_eval"], mname, bool(dense_output), kw["events"])
+    return _run(mname, cfun, t0, tf, y0a, atol_a, rtol, kw, bool(dense_output), progress)
+
+
+def _step_options(info, mname, t0, tf, method_options, *, first_step, max_step, min_step,
+                  max_steps, h, controller, error_per_unit_step, safety, fac_min, fac_max):
+    """The checked step-size control, method options and step bounds of a run."""
     if info.backend == "sundials":
         for name, value, default in (("controller", controller, None),
                                      ("error_per_unit_step", error_per_unit_step, False),
@@ -190,6 +186,11 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     bounds = check.step_bounds(first_step, max_step, min_step, max_steps)
     check.first_step_within(bounds["first_step"], t0, tf)
     check.fixed_steps(control["h"], t0, tf, bounds["max_steps"])
+    return {**control, **bounds}
+
+
+def _calls(info, mname, fun, t0, tf, n, t_eval, args, events):
+    """The checked right-hand side, and the output times, extra arguments and events."""
     te = check.t_eval(t_eval, t0, tf)
     args = check.args_tuple(args)
     cfun = check.callable_or_capsule(fun, args, "fun must be callable or a scipy.LowLevelCallable.")
@@ -197,7 +198,12 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     switching = check.switching_flags(ev, info, mname)
     if np.isinf(tf) and n > 0 and (ev is None or not np.any(terminal)):
         raise ValueError("t_span: an infinite end time needs a terminal event to end the run.")
+    return cfun, dict(t_eval=te, events=ev, terminal=terminal, direction=evdir, args=args,
+                      switching=switching)
 
+
+def _matrices(info, mname, n, jac, mass, dfdt, autonomous, jac_sparsity):
+    """The checked Jacobian, mass matrix, df/dt and Jacobian sparsity of a run."""
     jac_arg = None
     if jac is not None and info.needs_jacobian:
         cap = check.as_capsule(jac)
@@ -226,26 +232,30 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     if jac_sparsity is not None:
         sp_arg = np.asfortranarray(check.square_matrix("jac_sparsity", jac_sparsity, n,
                                                        finite=False) != 0, dtype=np.uint8)
+    return dict(jac=jac_arg, mass=mass_arg, dfdt=dfdt_arg, jac_sparsity=sp_arg)
 
+
+def _second_order_nq(info, mname, n, nq):
+    """nq of y = (q, q') (default n // 2 for an even n, else 0); checked for the
+    second-order methods."""
     if nq is None:
         nq = n // 2 if n % 2 == 0 else 0
     if info.second_order and (2 * int(nq) != n or n == 0):
         raise ValueError(f"nq: method {mname!r} integrates y = (q, q') and needs an even state size "
                          f"n = 2 nq (got n = {n}, nq = {nq}).")
+    return int(nq)
 
-    if n == 0:  # nothing to integrate (as SciPy: the empty solution at t0 and tf)
-        return _empty_result(t0, tf, te, mname, bool(dense_output), ev)
+
+def _run(mname, cfun, t0, tf, y0a, atol_a, rtol, kw, dense_output, progress):
+    """Integrate the checked problem ``kw`` in C and make the result."""
     report, close = run_progress(progress, t0, tf, f"solve_ivp {mname}")
     try:
-        out = _core.solve(
-            mname, cfun, t0, tf, y0a, atol_a, rtol, **control, **bounds,
-            t_eval=te, dense_output=bool(dense_output), events=ev,
-            terminal=terminal, direction=evdir, args=args, nq=int(nq), jac=jac_arg,
-            mass=mass_arg, jac_sparsity=sp_arg, switching=switching, dfdt=dfdt_arg,
-            progress=report)
+        out = _core.solve(mname, cfun, t0, tf, y0a, atol_a, rtol, **kw,
+                          dense_output=dense_output, progress=report)
     finally:
         close()
-    res = _make_result(out, mname, n, bool(dense_output), ev is not None, y0=y0a, t_eval=te)
+    res = _make_result(out, mname, y0a.size, dense_output, kw["events"] is not None, y0=y0a,
+                       t_eval=kw["t_eval"])
     raise_if_interrupted(out, res)
     return res
 

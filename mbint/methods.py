@@ -44,7 +44,7 @@ _DESCRIPTIONS = {
     "rodas4": ("RODAS 4(3), 6 stages, stiffly accurate, L-stable, dense output, mass matrix", "Hairer & Wanner II, IV.7 (rodas.f)"),
     "llm": ("Local Linearization Method: exponential integrator y + phi from exp of the block matrix [[f_y, f_t, f], [0, 0, 1], [0, 0, 0]] (Van Loan), order 2, exact on linear problems, R(z) = e^z; local error estimate of eqs 29-33, continuous output eq 18", "LLM paper, Gil, Sanfelice, Nikravesh, eqs 1-6, 18, 29-34"),
     "w2": ("W-method of order 2 (1), L-stable, keeps its Jacobian across steps", "RN paper section 4; Verwer et al. 1999"),
-    # issue 9: the RN paper's methods in Nystrom form (second-order view)
+    # the RN paper's methods in Nystrom form (second-order view; the state-space formulation)
     "rosenbrock_nystrom": ("Rosenbrock-Nystrom 4(3) on q'' = a(t, q, q'): the RN paper's 4-stage, "
                            "L-stable method (gamma = 0.57281606) in the form of Theorem 2.1, 3 "
                            "evaluations per step, stage solves with Pi = M/gamma^2 - (h/gamma) M J2 "

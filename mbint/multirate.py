@@ -135,7 +135,7 @@ def propose_split(source, t0=0.0, y0=None, *, jac=None, args=(), q0=None, qd0=No
     args = tuple(args) if isinstance(args, (tuple, list)) else (args,)
     names = None
     nq = None
-    if hasattr(source, "_mech_handle"):
+    if getattr(source, "kind", None) in ("planar", "spatial", "system"):  # a mechanism
         model = source
         nq = model.nq
         q = model.q0 if q0 is None else np.asarray(q0, float).reshape(-1)
@@ -237,7 +237,7 @@ def fast_state_indices(model, fast):
                 add(names.index(item), item)
                 continue
             body = None
-            if hasattr(model, "body"):
+            if model.kind in ("planar", "spatial"):
                 try:
                     body = model.body(item)
                 except (ValueError, KeyError, IndexError, TypeError):

@@ -412,3 +412,123 @@ def plot_work_precision(rows, ax=None, x="nfev"):
     ax.legend(loc="best", fontsize="small")
     ax.grid(True, which="both", alpha=0.3)
     return fig
+
+
+# ---------------------------------------------------------------- trajectories
+# the pictures of mbint.Trajectory (its plot, plot_energy and plot_violation delegate here)
+def _row_units(traj, quantity):
+    """Unit of every row of q/qd/qdd/lam ("" when unknown)."""
+    m = traj.model
+    if quantity == "lam":
+        ku = list(getattr(m, "constraint_units", [""] * m.nc))
+        return [{"m": "N", "rad": "N m", "m^2": "N/m"}.get(u, "") for u in ku]
+    cu = list(getattr(m, "coordinate_units", [""] * m.nq))
+    suffix = {"q": "", "qd": "/s", "qdd": "/s^2"}[quantity]
+    return [u + suffix if u else "" for u in cu]
+
+
+def plot_trajectory(traj, quantity="q", bodies=None, coords=None, ax=None):
+    """The body of :meth:`mbint.Trajectory.plot`: ``quantity`` (coordinates, velocities,
+    multipliers or a named output) of ``traj`` against time (see there)."""
+    fig, ax = _axes(ax)
+    m = traj.model
+    n = len(traj.t)
+    curves = []  # (values, label, unit)
+    if quantity in ("x", "y", "theta") or (quantity in ("z", "e0", "e1", "e2", "e3")
+                                            and m.kind == "spatial"):
+        if m.kind not in ("planar", "spatial"):
+            raise ValueError(f"plot: {quantity!r} needs a PlanarModel; use 'q' with coords.")
+        bl = m.bodies if bodies is None else [m.body(b) for b in bodies]
+        unit = {"theta": "rad", "x": "m", "y": "m", "z": "m"}.get(quantity, "")
+        curves = [(traj.coordinate(b, quantity), f"{quantity} {b.name}", unit) for b in bl]
+    elif quantity in ("q", "qd", "qdd", "lam"):
+        data = getattr(traj, quantity)
+        names = m.constraint_names if quantity == "lam" else m.coordinate_names
+        units = _row_units(traj, quantity)
+        if coords is None:
+            idx = list(range(data.shape[0]))
+        else:
+            idx = [names.index(c) if isinstance(c, str) else int(c) for c in coords]
+        curves = [(data[i], f"{quantity} {names[i]}", units[i]) for i in idx]
+    else:
+        v = traj.output(quantity)
+        if v.ndim == 1:
+            curves = [(v, quantity, "")]
+        else:
+            v = v.reshape(-1, n)
+            curves = [(v[k], f"{quantity}[{k}]", "") for k in range(v.shape[0])]
+    units = sorted({u for _, _, u in curves if u})
+    mixed = len(units) > 1
+    for k, (v, label, unit) in enumerate(curves):
+        ax.plot(traj.t, v, label=f"{label} [{unit}]" if mixed and unit else label,
+                **line_style(k, n))
+    symbol = {"lam": "multipliers lambda", "q": "q", "qd": "dq/dt",
+              "qdd": "d2q/dt2"}.get(quantity, quantity)
+    ax.set_ylabel(f"{symbol} [{', '.join(units)}]" if units else symbol)
+    ax.set_xlabel("t [s]")
+    ax.set_title(f"{m.name}: {traj.method}")
+    ax.legend(fontsize="small")
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def plot_energy(traj, ax=None, relative=False):
+    """The body of :meth:`mbint.Trajectory.plot_energy`: the energies of ``traj`` (and
+    the dissipated work, with dampers) against time (see there)."""
+    fig, ax = _axes(ax)
+    E = traj.energy()
+    W = traj.dissipated_work()
+    n = len(traj.t)
+    if relative:
+        if W is None:
+            ax.plot(traj.t, E.total - E.total[0], label="E - E(t0)", **line_style(0, n))
+            ax.set_ylabel("total energy drift E - E(t0) [J]")
+        else:
+            ax.plot(traj.t, E.total + W - E.total[0],
+                    label="E + W_dissipated - E(t0)", **line_style(0, n))
+            ax.set_ylabel("drift of E + dissipated work [J]")
+    else:
+        curves = [(E.kinetic, "kinetic T"), (E.potential, "potential V"),
+                  (E.total, "total E = T + V")]
+        if W is not None:
+            curves += [(W, "dissipated work W (dampers)"),
+                       (E.total + W, "E + W (constant without actuators)")]
+        for k, (v, label) in enumerate(curves):
+            ax.plot(traj.t, v, label=label, **line_style(k, n))
+        ax.set_ylabel("energy [J]")
+    ax.set_xlabel("t [s]")
+    ax.set_title(f"{traj.model.name}: energy ({traj.method})")
+    ax.legend(fontsize="small")
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def plot_violation(traj, ax=None):
+    """The body of :meth:`mbint.Trajectory.plot_violation`: the constraint violation of
+    ``traj`` on a log axis (see there)."""
+    fig, ax = _axes(ax)
+    V = traj.violation()
+    n = len(traj.t)
+    ku = sorted({u for u in getattr(traj.model, "constraint_units", []) if u})
+    unit = ", ".join(ku)
+    suffix = {"position": "", "velocity": "/s", "acceleration": "/s^2"}
+    drawn = False
+    for k, (name, v) in enumerate(zip(V._fields, V)):
+        v = np.asarray(v, float)
+        zero = v == 0
+        label = f"{name}" + (f" [{unit}{suffix[name]}]" if unit and len(ku) == 1 else "")
+        if zero.all():
+            ax.plot([], [], label=f"{label}: exactly 0 everywhere", **line_style(k, n))
+            continue
+        if zero.any():
+            label += f" (exactly 0 at {int(zero.sum())} of {n} points)"
+        ax.plot(traj.t, np.where(zero, np.nan, v), label=label, **line_style(k, n))
+        drawn = True
+    if drawn:
+        ax.set_yscale("log")
+    ax.set_xlabel("t [s]")
+    ax.set_ylabel("max |residual|" + (" (units in the legend)" if len(ku) == 1 else ""))
+    ax.set_title(f"{traj.model.name}: constraint violation ({traj.method})")
+    ax.legend(fontsize="small")
+    ax.grid(True, alpha=0.3, which="both")
+    return fig

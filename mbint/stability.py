@@ -501,7 +501,7 @@ def sp_real_axis_limit(alpha, beta, a_max=10.0, n=100001):
     return float(s[bad[0] - 1]) if len(bad) and bad[0] > 0 else (0.0 if len(bad) else float(a_max))
 
 
-# ---- the block methods of the LS paper (issue 11) ----
+# ---- the L-stable block methods of the LS paper (csrc/methods/block_lstable.c) ----
 def block_coefficients(method="lstable_block", r=None, nodes=None, pade=None):
     """B, d of the block method's solution formula (LS eq 5) for h = 1.
 

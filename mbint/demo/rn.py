@@ -115,25 +115,38 @@ HEADER = ("k", "t*", "t* paper", "Delta", "Delta paper", "RelErr %", "RelErr % p
 def section_rn(out, summary, quick, progress=print):
     """The RN paper's section 5: partition, Tables 1-2, Algorithm 2 against Algorithm 1,
     Fig 2, work-precision."""
-    import matplotlib.pyplot as plt
-
     d = Path(out) / "rn"
     d.mkdir(parents=True, exist_ok=True)
     m = models.stiff_double_pendulum()
     md = ["# RN paper section 5.1: Rosenbrock-Nystrom on the state-space formulation", ""]
+    md += _partition_lines(m)
+    ref = reference(m, 1e-11 if quick else 1e-13)
+    tabs, lines = _tables_1_2(m, ref, quick, summary)
+    md += lines
+    md += _algorithms(m, quick, summary)
+    _fig2(m, d, progress)
+    md += _work_precision(m, ref, quick, d, summary, progress)
+    (d / "rn.md").write_text("\n".join(md) + "\n")
+    progress(f"wrote {d / 'rn.md'}")
+    return tabs
 
-    # ---- the partition
+
+def _partition_lines(m):
+    """The partitions of full pivoting and of the body angles, as Markdown lines."""
     S = StateSpace(m)
     Sa = StateSpace(m, independent=ANGLES)
-    md += [f"Full pivoting on Phi_q(q0) keeps {S.names} independent (cond_1(Phi_u) = "
-           f"{S.cond:.2f}); preferring the body angles gives {Sa.names} (cond {Sa.cond:.2f}).",
-           ""]
+    return [f"Full pivoting on Phi_q(q0) keeps {S.names} independent (cond_1(Phi_u) = "
+            f"{S.cond:.2f}); preferring the body angles gives {Sa.names} (cond {Sa.cond:.2f}).",
+            ""]
 
-    # ---- Tables 1 and 2
-    ref = reference(m, 1e-11 if quick else 1e-13)
+
+def _tables_1_2(m, ref, quick, summary):
+    """Tables 1 and 2 for both partitions next to the paper's: the tables of
+    :func:`error_table` by partition, and the Markdown lines."""
     ks = (-2, -3, -4) if quick else (-2, -3, -4, -5)
     tabs = {"full pivoting": error_table(m, ref, ks),
             "angles": error_table(m, ref, ks, independent=ANGLES)}
+    md = []
     for label, tab in tabs.items():
         for which, paper, title in (("theta1", PAPER_TABLE1, "Table 1 (theta1 [rad])"),
                                     ("dtheta1", PAPER_TABLE2, "Table 2 (rate of theta1 [rad/s])")):
@@ -148,10 +161,13 @@ def section_rn(out, summary, quick, progress=print):
                             rtol=10.0 ** k)
         md += [f"Runs ({label}): k -> steps, rejected, repartitions (Gauss-Jordan runs, "
                f"changes): " + ", ".join(f"{k}: {v}" for k, v in tab["runs"].items()), ""]
+    return tabs, md
 
-    # ---- Algorithm 2 (explicit adams on the state-space ODE) against Algorithm 1:
-    # the analogue of Tables 3-4 (HMMWV there): the explicit code's steps do not follow
-    # the tolerance (stability bound), the Rosenbrock-Nystrom method's do
+
+def _algorithms(m, quick, summary):
+    """Algorithm 2 (explicit adams on the state-space ODE) against Algorithm 1, the
+    analogue of Tables 3-4 (HMMWV there): the explicit code's steps do not follow the
+    tolerance (stability bound), the Rosenbrock-Nystrom method's do.  Markdown lines."""
     span2 = (0.0, 0.5) if quick else SPAN
     ks2 = (-2, -4) if quick else (-2, -3, -4, -5)
     alg = []
@@ -170,14 +186,19 @@ def section_rn(out, summary, quick, progress=print):
                         f"{(span2[1] - span2[0]) / r.stats['nsteps']:.2e}"))
             summary.add("rn", label, "nsteps_state_space", r.stats["nsteps"], rtol=10.0 ** k)
     head = ("run", "k", "time [ms]", "steps", "mean h [s]")
-    md += [f"## Algorithm 2 (explicit adams) against Algorithm 1, t in {list(span2)} s "
-           f"(the analogue of Tables 3-4)", "", "| " + " | ".join(head) + " |",
-           "|" + "---|" * len(head)]
+    md = [f"## Algorithm 2 (explicit adams) against Algorithm 1, t in {list(span2)} s "
+          f"(the analogue of Tables 3-4)", "", "| " + " | ".join(head) + " |",
+          "|" + "---|" * len(head)]
     md += ["| " + " | ".join(str(c) for c in r) + " |" for r in alg] + [""]
     summary.text("### RN Algorithm 2 (adams) against Algorithm 1 (rosenbrock_nystrom)", "")
     summary.table(head, alg)
+    return md
 
-    # ---- Fig 2 and the step sizes
+
+def _fig2(m, d, progress):
+    """Fig 2 (theta1 mod 2 pi and its rate) and the step sizes with the partition changes."""
+    import matplotlib.pyplot as plt
+
     tr = simulate(m, SPAN, method="rosenbrock_nystrom", formulation="state_space", rtol=1e-4,
                   atol=1e-4, dense_output=True)
     ts = np.linspace(*SPAN, 801)
@@ -199,7 +220,12 @@ def section_rn(out, summary, quick, progress=print):
     fig.tight_layout()
     _save(fig, d / "fig2_theta1.png", progress)
 
-    # ---- work-precision (best of a few runs; the benchmark has the medians)
+
+def _work_precision(m, ref, quick, d, summary, progress):
+    """Work-precision (best of a few runs; the benchmark has the medians): the figure, and
+    the Markdown lines."""
+    import matplotlib.pyplot as plt
+
     qref = ref.q[:, -1]
     runs = {"rosenbrock_nystrom (state space)": dict(method="rosenbrock_nystrom",
                                                      formulation="state_space"),
@@ -234,11 +260,9 @@ def section_rn(out, summary, quick, progress=print):
     ax.legend(fontsize="small")
     fig.tight_layout()
     _save(fig, d / "work_precision.png", progress)
-    md += ["## Work-precision (best of a few runs)", "",
-           "| run | tol | error q(2 s) | time [ms] | steps |", "|---|---|---|---|---|"]
+    md = ["## Work-precision (best of a few runs)", "",
+          "| run | tol | error q(2 s) | time [ms] | steps |", "|---|---|---|---|---|"]
     md += ["| " + " | ".join(str(c) for c in r) + " |" for r in wp] + [""]
     summary.text("### RN work-precision", "")
     summary.table(("run", "tol", "error q(2 s)", "time [ms]", "steps"), wp)
-    (d / "rn.md").write_text("\n".join(md) + "\n")
-    progress(f"wrote {d / 'rn.md'}")
-    return tabs
+    return md

@@ -90,17 +90,29 @@ def section_sp(out, summary, quick, progress=None):
         ``rows`` (the pendulum runs), ``limits`` ({(alpha, beta): stability interval}),
         ``slopes`` ({(alpha, beta): (non-stiff, stiff)}), ``files``.
     """
-    import matplotlib.pyplot as plt
-
     if progress is None:
         def progress(msg):
             print(f"[mbint demo] {msg}", flush=True)
     out = Path(out) / "sp"
     out.mkdir(parents=True, exist_ok=True)
-    n = 121 if quick else 301
     files = []
+    limits, p = _fig2_3_stability(out, quick, summary, progress)
+    files.append(p)
+    slopes, p = _fig4_5_local_error(out, quick, summary, progress)
+    files.append(p)
+    m = models.pendulum_particle()
+    rows, res = _pendulum_runs(m, quick, summary)
+    files.append(_fig7_8_pendulum(out, m, res, progress))
+    _write_summary(out, summary, m, rows, limits, slopes)
+    return dict(rows=rows, limits=limits, slopes=slopes, files=files)
 
-    # Figs 2 and 3
+
+def _fig2_3_stability(out, quick, summary, progress):
+    """Figs 2 and 3: the stability regions; the stability intervals on the negative real
+    axis ({(alpha, beta): limit}) and the figure's path."""
+    import matplotlib.pyplot as plt
+
+    n = 121 if quick else 301
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
     X, Y, Rk = stability.region("rk4", re=(-4, 1), im=(0, 4), n=n)
     limits = {}
@@ -120,11 +132,16 @@ def section_sp(out, summary, quick, progress=None):
     axes[0].set_ylabel("Im(h lambda_s)")
     p = out / "fig2_3_stability.png"
     _save(fig, p, progress)
-    files.append(p)
     for (alpha, beta), v in limits.items():
         summary.add("sp", f"stability/alpha={alpha:g},beta={beta:g}", "real_axis_limit", v)
+    return limits, p
 
-    # Figs 4 and 5
+
+def _fig4_5_local_error(out, quick, summary, progress):
+    """Figs 4 and 5: the local error against h; the slopes ({(alpha, beta): (non-stiff,
+    stiff)}) and the figure's path."""
+    import matplotlib.pyplot as plt
+
     hs = np.logspace(-4, 0, 13 if quick else 33)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
     slopes = {}
@@ -145,14 +162,16 @@ def section_sp(out, summary, quick, progress=None):
     axes[0].set_ylabel("local error of x")
     p = out / "fig4_5_local_error.png"
     _save(fig, p, progress)
-    files.append(p)
     for (alpha, beta), (a, b) in slopes.items():
         for label, v in (("local_error_slope_nonstiff", a), ("local_error_slope_stiff", b)):
             if math.isfinite(v):
                 summary.add("sp", f"accuracy/alpha={alpha:g},beta={beta:g}", label, v)
+    return slopes, p
 
-    # Figs 7 and 8
-    m = models.pendulum_particle()
+
+def _pendulum_runs(m, quick, summary):
+    """The pendulum with a particle by the scheme, RK4 and dopri5 against dop853 at 1e-13:
+    the rows of the table and the trajectories by label."""
     ref = simulate(m, SPAN, method="dop853", rtol=1e-13, atol=1e-13, dense_output=True)
     runs = {"singular_perturbation h=0.005": dict(method="singular_perturbation", h=0.005,
                                                   fast=FAST),
@@ -179,6 +198,13 @@ def section_sp(out, summary, quick, progress=None):
         for q in ("status", "nsteps", "energy_error", "theta_error", "time_s"):
             summary.add("sp", f"pendulum_particle/{label}", q, row[q], h=kw.get("h"),
                         rtol=kw.get("rtol"))
+    return rows, res
+
+
+def _fig7_8_pendulum(out, m, res, progress):
+    """Figs 7 and 8: the bar's angle and the energy variation of the runs ``res``."""
+    import matplotlib.pyplot as plt
+
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for label, tr in res.items():
         ok = np.all(np.isfinite(tr.q), axis=0) & (np.abs(tr.q[2]) < 10)
@@ -192,8 +218,11 @@ def section_sp(out, summary, quick, progress=None):
     axes[1].legend(fontsize=8)
     p = out / "fig7_8_pendulum.png"
     _save(fig, p, progress)
-    files.append(p)
+    return p
 
+
+def _write_summary(out, summary, m, rows, limits, slopes):
+    """``sp/sp.md`` and the demo's summary: intervals, slopes, the split, the runs."""
     proposal = propose_split(m)
     t_d5 = next(r["time_s"] for r in rows if r["method"] == "dopri5 (ode45)")
     table = [(r["method"], r["status"], r["nsteps"], f"{r['t_end']:.3f}",
@@ -215,4 +244,3 @@ def section_sp(out, summary, quick, progress=None):
     (out / "sp.md").write_text("\n".join(lines + md) + "\n")
     summary.text("## The singular-perturbation scheme (SP paper)", "", *lines)
     summary.table(header, table)
-    return dict(rows=rows, limits=limits, slopes=slopes, files=files)

@@ -91,12 +91,9 @@ def to_xarray(traj, steps=True, dense=True, events=True):
     """
     import xarray as xr
 
-    from .. import __version__
-
     m = traj.model
-    nq, nc = m.nq, m.nc
-    cu = _units(m, "coordinate_units", nq)
-    ku = _units(m, "constraint_units", nc)
+    cu = _units(m, "coordinate_units", m.nq)
+    ku = _units(m, "constraint_units", m.nc)
     coords = {
         "time": ("time", np.asarray(traj.t, float), dict(units="s", long_name="time")),
         "coordinate": ("coordinate", np.array(list(m.coordinate_names), dtype=object)),
@@ -104,8 +101,29 @@ def to_xarray(traj, steps=True, dense=True, events=True):
         "constraint": ("constraint", np.array(list(m.constraint_names), dtype=object)),
         "constraint_unit": ("constraint", np.array(ku, dtype=object)),
     }
+    data = _state_variables(traj, cu, ku)
+    _add_energies(data, traj)
+    _add_violations(data, traj)
+    _add_outputs(data, traj)
+    attrs = _attributes(traj)
+    if steps:
+        data["step_time"] = (("step",), np.asarray(traj.t_steps, float), dict(units="s"))
+        data["step_size"] = (("step",), np.asarray(traj.h_steps, float), dict(units="s"))
+        data["step_error"] = (("step",), np.asarray(traj.err_steps, float), dict(
+            long_name="normalized error estimate of the step", units="1"))
+    if dense and traj.sol is not None:
+        _add_dense(data, attrs, traj)
+    if events:
+        _add_events(data, attrs, traj)
+    ds = xr.Dataset({k: xr.Variable(*v) for k, v in data.items()},
+                    coords={k: xr.Variable(*v) for k, v in coords.items()}, attrs=attrs)
+    return ds
+
+
+def _state_variables(traj, cu, ku):
+    """q, qd, qdd and lam with the unit of every row (``cu``, ``ku``)."""
     see_c = "per coordinate: see coordinate_unit"
-    data = {
+    return {
         "q": (("coordinate", "time"), traj.q,
               dict(long_name="coordinates q", units=see_c, unit_of_each=_json(cu))),
         "qd": (("coordinate", "time"), traj.qd,
@@ -119,22 +137,29 @@ def to_xarray(traj, steps=True, dense=True, events=True):
                      units="J per unit of the constraint row",
                      unit_of_each=_json([_lam_unit(u) for u in ku]))),
     }
+
+
+def _add_energies(data, traj):
+    """The energies and the dissipated work, when the model has energies."""
     try:
         E = traj.energy()
     except ValueError:  # a MechanicalSystem without an energy function
-        E = None
-    if E is not None:
-        for name, v in zip(("kinetic_energy", "potential_energy", "total_energy"), E):
-            data[name] = (("time",), np.asarray(v, float),
-                          dict(units="J", long_name=name.replace("_", " ")))
-        # accurate only from the dense output or at every step (not on a coarse t_eval)
-        accurate = traj.sol is not None or len(traj.t) >= len(traj.t_steps) + 1
-        W = traj.dissipated_work() if accurate else None
-        if W is not None:
-            data["dissipated_work"] = (("time",), W, dict(
-                units="J", long_name="work done against velocity-dependent forces (dampers)",
-                note="total_energy + dissipated_work is constant for a model without "
-                     "actuators or driven joints"))
+        return
+    for name, v in zip(("kinetic_energy", "potential_energy", "total_energy"), E):
+        data[name] = (("time",), np.asarray(v, float),
+                      dict(units="J", long_name=name.replace("_", " ")))
+    # accurate only from the dense output or at every step (not on a coarse t_eval)
+    accurate = traj.sol is not None or len(traj.t) >= len(traj.t_steps) + 1
+    W = traj.dissipated_work() if accurate else None
+    if W is not None:
+        data["dissipated_work"] = (("time",), W, dict(
+            units="J", long_name="work done against velocity-dependent forces (dampers)",
+            note="total_energy + dissipated_work is constant for a model without "
+                 "actuators or driven joints"))
+
+
+def _add_violations(data, traj):
+    """The constraint residuals at the three levels, every row."""
     V = traj.violation(per_row=True)
     for name, v in zip(_VIOL, V):
         suffix = {"position": "", "velocity": "/s", "acceleration": "/s^2"}[name]
@@ -142,7 +167,11 @@ def to_xarray(traj, steps=True, dense=True, events=True):
             long_name={"position": "Phi", "velocity": "Phi_q qd + Phi_t",
                        "acceleration": "Phi_q qdd - gamma"}[name],
             units=f"per constraint row: see constraint_unit{(' ' + suffix) if suffix else ''}"))
-    for name in sorted(getattr(m, "outputs", {}) or {}):
+
+
+def _add_outputs(data, traj):
+    """The model's outputs that can be evaluated, and those a loaded trajectory stored."""
+    for name in sorted(getattr(traj.model, "outputs", {}) or {}):
         try:
             v = np.asarray(traj.output(name), float)
         except Exception:  # an output that cannot be evaluated here is left out
@@ -156,6 +185,13 @@ def to_xarray(traj, steps=True, dense=True, events=True):
         if f"output_{name}" not in data:
             dims = ("time",) if v.ndim == 1 else (f"output_{name}_row", "time")
             data[f"output_{name}"] = (dims, v, dict(long_name=name))
+
+
+def _attributes(traj):
+    """The model, method, status, statistics, options and initial state as attributes."""
+    from .. import __version__
+
+    m = traj.model
     attrs = dict(
         title=f"{m.name}: simulated by mbint {traj.method}",
         mbint_version=__version__, model_name=m.name, model_class=type(m).__name__,
@@ -165,29 +201,33 @@ def to_xarray(traj, steps=True, dense=True, events=True):
         status_code=int(traj.status_code), message=traj.message, success=int(traj.success),
         baumgarte_alpha=float(traj.baumgarte[0]), baumgarte_beta=float(traj.baumgarte[1]),
         projected=int(bool(traj.projected)), options_json=_json(traj.options),
-        initial_json=_json(traj.initial), nq=int(nq), nc=int(nc))
+        initial_json=_json(traj.initial), nq=int(m.nq), nc=int(m.nc))
     for k, v in traj.stats.items():
         attrs[f"stats_{k}"] = int(v)
-    if hasattr(m, "describe"):
+    if m.kind in ("planar", "spatial"):  # the models that describe themselves
         attrs["model_json"] = _json(m.describe())
-    if steps:
-        data["step_time"] = (("step",), np.asarray(traj.t_steps, float), dict(units="s"))
-        data["step_size"] = (("step",), np.asarray(traj.h_steps, float), dict(units="s"))
-        data["step_error"] = (("step",), np.asarray(traj.err_steps, float), dict(
-            long_name="normalized error estimate of the step", units="1"))
-    if dense and traj.sol is not None:
-        s = traj.sol
-        deg, off, c = _dense_records(s)
-        data["dense_t0"] = (("segment",), s.t_min_step, dict(units="s"))
-        data["dense_h"] = (("segment",), s.h, dict(units="s"))
-        data["dense_degree"] = (("segment",), deg, dict(
-            long_name="polynomial degree in theta = (t - t0)/h; -1: a method's dense record"))
-        data["dense_offset"] = (("segment",), off)
-        data["dense_coefficients"] = (("dense_coefficient",), c, dict(
-            long_name="coefficients (theta power major, (deg+1) n per segment) or records"))
-        attrs.update(dense_t_end=float(s.ts[-1]), dense_n=int(s.n),
-                     dense_method=s.method or traj.method)
-    if events and traj.t_events is not None:
+    return attrs
+
+
+def _add_dense(data, attrs, traj):
+    """The records of the dense output ``traj.sol``."""
+    s = traj.sol
+    deg, off, c = _dense_records(s)
+    data["dense_t0"] = (("segment",), s.t_min_step, dict(units="s"))
+    data["dense_h"] = (("segment",), s.h, dict(units="s"))
+    data["dense_degree"] = (("segment",), deg, dict(
+        long_name="polynomial degree in theta = (t - t0)/h; -1: a method's dense record"))
+    data["dense_offset"] = (("segment",), off)
+    data["dense_coefficients"] = (("dense_coefficient",), c, dict(
+        long_name="coefficients (theta power major, (deg+1) n per segment) or records"))
+    attrs.update(dense_t_end=float(s.ts[-1]), dense_n=int(s.n),
+                 dense_method=s.method or traj.method)
+
+
+def _add_events(data, attrs, traj):
+    """The events (flattened: time, index, states) and the contact instants, if any."""
+    nq = traj.model.nq
+    if traj.t_events is not None:
         te = [np.asarray(v, float) for v in traj.t_events]
         data["event_time"] = (("occurrence",), np.concatenate(te + [np.zeros(0)]),
                               dict(units="s"))
@@ -199,15 +239,12 @@ def to_xarray(traj, steps=True, dense=True, events=True):
                                     np.concatenate(arrs + [np.zeros((nq, 0))], axis=1))
         attrs["n_events"] = len(te)
     tc = getattr(traj, "t_contacts", None)
-    if events and tc is not None:
+    if tc is not None:
         data["contact_time"] = (("contact_occurrence",), np.concatenate(
             [np.asarray(v, float) for v in tc] + [np.zeros(0)]), dict(units="s"))
         data["contact_index"] = (("contact_occurrence",), np.concatenate(
             [np.full(len(v), k, np.int64) for k, v in enumerate(tc)] + [np.zeros(0, np.int64)]))
         attrs["n_contacts"] = len(tc)
-    ds = xr.Dataset({k: xr.Variable(*v) for k, v in data.items()},
-                    coords={k: xr.Variable(*v) for k, v in coords.items()}, attrs=attrs)
-    return ds
 
 
 def _dense_records(s):

@@ -59,7 +59,7 @@ class StateSpace:
     """
 
     def __init__(self, model, t=0.0, q=None, qd=None, independent=None, tol=None):
-        if not hasattr(model, "_mech_handle"):
+        if getattr(model, "kind", None) not in ("planar", "spatial", "system"):
             raise ValueError(f"model must be a PlanarModel or a MechanicalSystem, "
                              f"got {type(model).__name__}.")
         self.model = model

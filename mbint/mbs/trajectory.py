@@ -5,14 +5,14 @@ Time series are component-major, as SciPy's ``res.y``: ``traj.q`` has shape
 history of coordinate 2.  ``traj.time_major`` holds the transposed views (m, nq)
 for code that wants one row per time (pandas).  Energies, constraint violations
 and the mechanism's outputs are evaluated at the output points by the model's C
-kernels (or, for a :class:`MechanicalSystem`, its own functions).  Plots and the
-animation import matplotlib (and pillow) lazily.
+kernels (or, for a :class:`MechanicalSystem`, its own functions).  The pictures
+(``plot``, ``plot_energy``, ``plot_violation``, ``animate``) are drawn by
+:mod:`mbint.plot` and :mod:`mbint.animation`, imported on first use (they import
+matplotlib, and pillow for GIFs).
 """
 from __future__ import annotations
 
-import os
 from collections import namedtuple
-from pathlib import Path
 
 import numpy as np
 
@@ -80,7 +80,7 @@ _STATUS_PUBLIC = {_status.MB_OK: 0, _status.MB_TERMINATED: 1}
 
 
 class _FullStateDense:
-    """Dense output of a state-space run (issue 9): the reduced y = (v, v') of the
+    """Dense output of a run on the state-space formulation: the reduced y = (v, v') of the
     integrator's own dense output, mapped to y = (q, qd) of shape (2 nq,) or (2 nq, k)
     through the run's log (the partition of the step containing t, Newton from the
     step's start; csrc/mbs/statespace.c ``mb_ss_recover``)."""
@@ -217,7 +217,7 @@ class Trajectory:
 
     # ------------------------------------------------------------- state space
     def _set_state_space(self, out, handle, tol, max_iter):
-        """Attach what a run on the state-space formulation adds (issue 9): the
+        """Attach what a run on the state-space formulation adds: the
         partitions, the statistics of the formulation, and a dense output of the
         full state (the reduced one mapped through the run's log)."""
         nq = self.model.nq
@@ -370,7 +370,7 @@ class Trajectory:
         if getattr(self, "_dissipated", None) is not None:
             return self._dissipated
         m = self.model
-        if not hasattr(m, "forces") or len(self.t) < 2:
+        if m.kind == "stored" or len(self.t) < 2:  # a loaded model's stand-in has no forces
             return None
 
         def power(t, q, qd):
@@ -468,9 +468,9 @@ class Trajectory:
     def _coord_index(self, body, coord):
         from .planar import _COORDS
 
-        if not hasattr(self.model, "body"):
+        if self.model.kind not in ("planar", "spatial"):
             raise ValueError("coordinate: bodies exist in a PlanarModel only; index q directly.")
-        if hasattr(self.model, "coordinate_index"):  # SpatialModel: x, y, z, e0..e3
+        if self.model.kind == "spatial":  # x, y, z, e0..e3
             return self.model.coordinate_index(body, coord)
         b = self.model.body(body)
         if b.is_ground:
@@ -479,17 +479,8 @@ class Trajectory:
             raise ValueError(f"coordinate: coord must be 'x', 'y' or 'theta', got {coord!r}.")
         return 3 * b.index + _COORDS[coord]
 
-    # ---------------------------------------------------------------- plots
-    def _units(self, quantity):
-        """Unit of every row of q/qd/qdd/lam ("" when unknown)."""
-        m = self.model
-        if quantity == "lam":
-            ku = list(getattr(m, "constraint_units", [""] * m.nc))
-            return [{"m": "N", "rad": "N m", "m^2": "N/m"}.get(u, "") for u in ku]
-        cu = list(getattr(m, "coordinate_units", [""] * m.nq))
-        suffix = {"q": "", "qd": "/s", "qdd": "/s^2"}[quantity]
-        return [u + suffix if u else "" for u in cu]
-
+    # ---------------------------------------------------------------- pictures
+    # drawn by mbint.plot and mbint.animation (imported here lazily: they import matplotlib)
     def plot(self, quantity="q", bodies=None, coords=None, ax=None):
         """Plot coordinates, velocities, multipliers or a named output against time.
 
@@ -514,48 +505,9 @@ class Trajectory:
         -------
         matplotlib.figure.Figure
         """
-        from ..plot import _axes, line_style
+        from ..plot import plot_trajectory
 
-        fig, ax = _axes(ax)
-        m = self.model
-        n = len(self.t)
-        curves = []  # (values, label, unit)
-        if quantity in ("x", "y", "theta") or (quantity in ("z", "e0", "e1", "e2", "e3")
-                                                and hasattr(m, "coordinate_index")):
-            if not hasattr(m, "bodies"):
-                raise ValueError(f"plot: {quantity!r} needs a PlanarModel; use 'q' with coords.")
-            bl = m.bodies if bodies is None else [m.body(b) for b in bodies]
-            unit = {"theta": "rad", "x": "m", "y": "m", "z": "m"}.get(quantity, "")
-            curves = [(self.coordinate(b, quantity), f"{quantity} {b.name}", unit) for b in bl]
-        elif quantity in ("q", "qd", "qdd", "lam"):
-            data = getattr(self, quantity)
-            names = m.constraint_names if quantity == "lam" else m.coordinate_names
-            units = self._units(quantity)
-            if coords is None:
-                idx = list(range(data.shape[0]))
-            else:
-                idx = [names.index(c) if isinstance(c, str) else int(c) for c in coords]
-            curves = [(data[i], f"{quantity} {names[i]}", units[i]) for i in idx]
-        else:
-            v = self.output(quantity)
-            if v.ndim == 1:
-                curves = [(v, quantity, "")]
-            else:
-                v = v.reshape(-1, n)
-                curves = [(v[k], f"{quantity}[{k}]", "") for k in range(v.shape[0])]
-        units = sorted({u for _, _, u in curves if u})
-        mixed = len(units) > 1
-        for k, (v, label, unit) in enumerate(curves):
-            ax.plot(self.t, v, label=f"{label} [{unit}]" if mixed and unit else label,
-                    **line_style(k, n))
-        symbol = {"lam": "multipliers lambda", "q": "q", "qd": "dq/dt",
-                  "qdd": "d2q/dt2"}.get(quantity, quantity)
-        ax.set_ylabel(f"{symbol} [{', '.join(units)}]" if units else symbol)
-        ax.set_xlabel("t [s]")
-        ax.set_title(f"{m.name}: {self.method}")
-        ax.legend(fontsize="small")
-        ax.grid(True, alpha=0.3)
-        return fig
+        return plot_trajectory(self, quantity=quantity, bodies=bodies, coords=coords, ax=ax)
 
     def plot_energy(self, ax=None, relative=False):
         """Kinetic, potential and total energy [J] against time.
@@ -566,34 +518,9 @@ class Trajectory:
         joints: the honest check of a damped run.  With ``relative`` it shows
         the drift E(t) - E(t0) (or of E + W with dampers).
         """
-        from ..plot import _axes, line_style
+        from ..plot import plot_energy
 
-        fig, ax = _axes(ax)
-        E = self.energy()
-        W = self.dissipated_work()
-        n = len(self.t)
-        if relative:
-            if W is None:
-                ax.plot(self.t, E.total - E.total[0], label="E - E(t0)", **line_style(0, n))
-                ax.set_ylabel("total energy drift E - E(t0) [J]")
-            else:
-                ax.plot(self.t, E.total + W - E.total[0],
-                        label="E + W_dissipated - E(t0)", **line_style(0, n))
-                ax.set_ylabel("drift of E + dissipated work [J]")
-        else:
-            curves = [(E.kinetic, "kinetic T"), (E.potential, "potential V"),
-                      (E.total, "total E = T + V")]
-            if W is not None:
-                curves += [(W, "dissipated work W (dampers)"),
-                           (E.total + W, "E + W (constant without actuators)")]
-            for k, (v, label) in enumerate(curves):
-                ax.plot(self.t, v, label=label, **line_style(k, n))
-            ax.set_ylabel("energy [J]")
-        ax.set_xlabel("t [s]")
-        ax.set_title(f"{self.model.name}: energy ({self.method})")
-        ax.legend(fontsize="small")
-        ax.grid(True, alpha=0.3)
-        return fig
+        return plot_energy(self, ax=ax, relative=relative)
 
     def plot_violation(self, ax=None):
         """Constraint violation at position, velocity and acceleration level on a log
@@ -604,73 +531,9 @@ class Trajectory:
         many points each level is exactly zero; a level that is zero everywhere
         is named in the legend without a curve.
         """
-        from ..plot import _axes, line_style
+        from ..plot import plot_violation
 
-        fig, ax = _axes(ax)
-        V = self.violation()
-        n = len(self.t)
-        ku = sorted({u for u in getattr(self.model, "constraint_units", []) if u})
-        unit = ", ".join(ku)
-        suffix = {"position": "", "velocity": "/s", "acceleration": "/s^2"}
-        drawn = False
-        for k, (name, v) in enumerate(zip(V._fields, V)):
-            v = np.asarray(v, float)
-            zero = v == 0
-            label = f"{name}" + (f" [{unit}{suffix[name]}]" if unit and len(ku) == 1 else "")
-            if zero.all():
-                ax.plot([], [], label=f"{label}: exactly 0 everywhere", **line_style(k, n))
-                continue
-            if zero.any():
-                label += f" (exactly 0 at {int(zero.sum())} of {n} points)"
-            ax.plot(self.t, np.where(zero, np.nan, v), label=label, **line_style(k, n))
-            drawn = True
-        if drawn:
-            ax.set_yscale("log")
-        ax.set_xlabel("t [s]")
-        ax.set_ylabel("max |residual|" + (" (units in the legend)" if len(ku) == 1 else ""))
-        ax.set_title(f"{self.model.name}: constraint violation ({self.method})")
-        ax.legend(fontsize="small")
-        ax.grid(True, alpha=0.3, which="both")
-        return fig
-
-    # ---------------------------------------------------------------- animation
-    def _frames_q(self, fps, max_frames):
-        """Frame times (n,) and the coordinates there, shape (nq, n)."""
-        t0, t1 = self.t[0], self.t[-1]
-        n = int(min(max_frames, max(2, round((t1 - t0) * fps) + 1)))
-        ts = np.linspace(t0, t1, n)
-        if self.sol is not None:
-            q = self.state(ts)[0]
-        else:
-            q = np.vstack([np.interp(ts, self.t, self.q[k]) for k in range(self.model.nq)])
-        return ts, q.reshape(self.model.nq, n)
-
-    def _shapes(self, q):
-        """Polylines, circles (center, radius) and ground markers at one configuration
-        q of shape (nq,)."""
-        m = self.model
-        if hasattr(m, "draw_shapes"):  # SpatialModel: projected 3-D (extra: _extras)
-            return m.draw_shapes(q)[:4]
-        if hasattr(m, "geometry") and callable(getattr(m, "geometry")) and hasattr(m, "bodies"):
-            pts, ground, circles, lines = m.geometry()
-            polys = []
-            for b, P in zip(m.bodies, pts):
-                G = b.point((0.0, 0.0), q)  # centre of mass
-                for s in P[1:]:
-                    polys.append(np.vstack([G, b.point(s, q)]))
-                if len(P) == 1:
-                    polys.append(G[None, :])
-            circ = []
-            for bi, s, r in circles:
-                if r > 0:
-                    b = m.body(bi)
-                    circ.append((b.point(s, q), r))
-            return polys, circ, ground, lines
-        geom = getattr(m, "geometry_fn", None)
-        if geom is None:
-            raise ValueError("animate: this MechanicalSystem has no geometry; pass "
-                             "geometry=geometry(q) -> list of (k, 2) polylines.")
-        return [np.asarray(p, float).reshape(-1, 2) for p in geom(q)], [], np.zeros((0, 2)), []
+        return plot_violation(self, ax=ax)
 
     def animate(self, path=None, fps=25, max_frames=250, size=(5.0, 5.0), dpi=80, trace=None):
         """Draw the mechanism over time: inline in Jupyter, or into a GIF, an MP4 or a
@@ -702,191 +565,17 @@ class Trajectory:
         list of pathlib.Path, or Animation
             The written files; an :class:`Animation` when ``path`` is None.
         """
-        if len(self.t) < 1:
-            raise ValueError("animate: the trajectory is empty.")
-        fps = float(fps)
-        if not fps > 0:
-            raise ValueError("animate: fps must be positive.")
-        if path is None:
-            return Animation(self, fps=fps, max_frames=max_frames, size=size, dpi=dpi,
-                             trace=trace)
-        return self._write_animation(Path(path), fps, max_frames, size, dpi, trace)
+        from ..animation import animate
 
-    def _frame_drawer(self, fps, max_frames, size, dpi, trace):
-        """(figure, number of frames, draw(k)) for the animation."""
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-        from matplotlib.patches import Circle
-
-        ts, Q = self._frames_q(fps, int(max_frames))
-        shapes = [self._shapes(Q[:, k]) for k in range(Q.shape[1])]
-        allpts = [p for polys, circ, g, _ in shapes for p in polys] + \
-                 [np.array([[c[0] - r, c[1] - r], [c[0] + r, c[1] + r]]) for _, circ, _, _ in shapes
-                  for c, r in circ] + [shapes[0][2]] + [p0[None, :] for p0, _ in shapes[0][3]]
-        P = np.vstack([p for p in allpts if len(p)])
-        lo, hi = P.min(axis=0), P.max(axis=0)
-        span = max(hi - lo) * 0.55 + 1e-9
-        mid = (lo + hi) / 2
-        xl, yl = (mid[0] - span, mid[0] + span), (mid[1] - span, mid[1] + span)
-        tr = None
-        spatial = hasattr(self.model, "draw_shapes")
-        extras = [self.model.draw_shapes(Q[:, k])[4] if spatial else [] for k in range(len(ts))]
-        if trace is not None:
-            b = self.model.body(trace)
-            tr = self.model.project(b.point(np.zeros(3), Q)) if spatial else \
-                b.point((0.0, 0.0), Q)  # (2, n)
-
-        fig = Figure(figsize=size, dpi=dpi)
-        FigureCanvasAgg(fig)
-        ax = fig.add_subplot(1, 1, 1)
-
-        def draw(k):
-            t = ts[k]
-            polys, circ, ground, lines = shapes[k]
-            ax.clear()
-            ax.set_xlim(*xl)
-            ax.set_ylim(*yl)
-            ax.set_aspect("equal")
-            ax.grid(True, alpha=0.3)
-            xlab, ylab = getattr(self.model, "screen_labels", ("x [m]", "y [m]"))
-            ax.set_xlabel(xlab)
-            ax.set_ylabel(ylab)
-            for p, style in extras[k]:
-                ax.plot(p[:, 0], p[:, 1], "-", **style)
-            for p0, nrm in lines:
-                d = np.array([nrm[1], -nrm[0]])
-                seg = np.array([p0 - 3 * span * d, p0 + 3 * span * d])
-                ax.plot(seg[:, 0], seg[:, 1], color="0.3", lw=2)
-            if len(ground):
-                ax.plot(ground[:, 0], ground[:, 1], "k^", ms=8)
-            for p in polys:
-                ax.plot(p[:, 0], p[:, 1], "o-", color="C0", lw=3, ms=4)
-            for c, r in circ:
-                ax.add_patch(Circle(c, r, fill=False, color="C1", lw=1.5))
-            if tr is not None:
-                ax.plot(tr[0, :k + 1], tr[1, :k + 1], "-", color="C3", lw=1)
-            ax.set_title(f"{self.model.name}   t = {t:.3f} s")
-            return []
-
-        return fig, len(ts), draw
-
-    def _write_animation(self, path, fps, max_frames, size, dpi, trace):
-        fig, n, draw = self._frame_drawer(fps, max_frames, size, dpi, trace)
-        suffix = path.suffix.lower()
-        written = []
-        if suffix == ".mp4":
-            from matplotlib.animation import FFMpegWriter
-
-            exe = _ffmpeg()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            import matplotlib
-
-            with matplotlib.rc_context({"animation.ffmpeg_path": exe}):
-                writer = FFMpegWriter(fps=fps, codec="libx264",
-                                      extra_args=["-pix_fmt", "yuv420p"])
-                with writer.saving(fig, os.fspath(path), dpi):
-                    for k in range(n):
-                        draw(k)
-                        writer.grab_frame()
-            return [path]
-        gif = suffix == ".gif"
-        images = []
-        if not gif:
-            pattern = str(path)
-            if "{" not in pattern and "%" not in pattern:
-                path.mkdir(parents=True, exist_ok=True)
-                pattern = str(path / "frame_{:04d}.png")
-            else:
-                Path(pattern).parent.mkdir(parents=True, exist_ok=True)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        for k in range(n):
-            draw(k)
-            fig.canvas.draw()
-            if gif:
-                images.append(np.asarray(fig.canvas.buffer_rgba())[..., :3].copy())
-            else:
-                name = pattern.format(k) if "{" in pattern else pattern % k
-                fig.savefig(name)
-                written.append(Path(name))
-        if gif:
-            from PIL import Image
-
-            frames = [Image.fromarray(a).convert("P", palette=Image.Palette.ADAPTIVE)
-                      for a in images]
-            frames[0].save(os.fspath(path), save_all=True, append_images=frames[1:],
-                           duration=max(1, int(round(1000.0 / fps))), loop=0)
-            written.append(path)
-        return written
+        return animate(self, path=path, fps=fps, max_frames=max_frames, size=size, dpi=dpi,
+                       trace=trace)
 
 
-def _ffmpeg():
-    """The ffmpeg executable: on PATH, else the one of the imageio-ffmpeg package."""
-    import shutil
+def __getattr__(name):
+    """``Animation`` lives in :mod:`mbint.animation`; it is named here too (imported on
+    first use, so that importing this module does not import the drawing code)."""
+    if name == "Animation":
+        from ..animation import Animation
 
-    exe = shutil.which("ffmpeg")
-    if exe:
-        return exe
-    try:
-        import imageio_ffmpeg
-
-        return imageio_ffmpeg.get_ffmpeg_exe()
-    except (ImportError, RuntimeError):
-        raise ValueError("animate: writing MP4 needs ffmpeg (on PATH, or pip install "
-                         "imageio-ffmpeg); write a GIF or show it inline (path=None) "
-                         "instead.") from None
-
-
-class Animation:
-    """An animation of a trajectory that Jupyter shows inline.
-
-    Returned by :meth:`Trajectory.animate` without a path.  In Jupyter it renders
-    as a JavaScript player (``to_jshtml``: every frame embedded as PNG, no ffmpeg),
-    or as an HTML5 video with ``html="video"`` (needs ffmpeg).
-
-    Attributes
-    ----------
-    trajectory : Trajectory
-    fps : float
-    n_frames : int
-    html : {"jshtml", "video"}
-    """
-
-    def __init__(self, trajectory, fps=25, max_frames=250, size=(5.0, 5.0), dpi=80, trace=None,
-                 html="jshtml"):
-        self.trajectory = trajectory
-        self.fps = float(fps)
-        self._args = (self.fps, max_frames, size, dpi, trace)
-        self.n_frames = trajectory._frames_q(self.fps, int(max_frames))[0].size
-        if html not in ("jshtml", "video"):
-            raise ValueError(f"html must be 'jshtml' or 'video', got {html!r}.")
-        self.html = html
-
-    def _animation(self):
-        from matplotlib.animation import FuncAnimation
-
-        fig, n, draw = self.trajectory._frame_drawer(*self._args)
-        return FuncAnimation(fig, draw, frames=n, interval=1000.0 / self.fps, blit=False)
-
-    def to_jshtml(self):
-        """The animation as an HTML page fragment with a JavaScript player."""
-        return self._animation().to_jshtml(fps=self.fps)
-
-    def to_html5_video(self):
-        """The animation as an HTML5 ``<video>`` tag (H.264, needs ffmpeg)."""
-        import matplotlib
-
-        with matplotlib.rc_context({"animation.ffmpeg_path": _ffmpeg()}):
-            return self._animation().to_html5_video()
-
-    def _repr_html_(self):
-        return self.to_html5_video() if self.html == "video" else self.to_jshtml()
-
-    def save(self, path):
-        """Write the animation to ``path`` (GIF, MP4 or PNG frames, as
-        :meth:`Trajectory.animate`)."""
-        return self.trajectory._write_animation(Path(path), *self._args)
-
-    def __repr__(self):
-        return (f"<Animation of {self.trajectory.model.name!r}: {self.n_frames} frames at "
-                f"{self.fps:g} fps>")
+        return Animation
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

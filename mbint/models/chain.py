@@ -1,4 +1,5 @@
-"""A planar chain of N pendulums: the scaling model of issue 13 (not from a paper)."""
+"""A planar chain of N pendulums: the model of the scaling benchmark of the sparse linear
+algebra (tests/benchmarks/bench_chain.py; not from a paper)."""
 from __future__ import annotations
 
 import math
@@ -43,6 +44,6 @@ def pendulum_chain(n, link=0.5, mass=1.0, k=0.0, c=0.0, angle=0.0, gravity=9.81)
             m.add_rotational_spring_damper(prev, b, k, c)
         prev = b
     m.description = f"planar chain of {n} pendulums (bars of {link} m, {mass} kg)"
-    m.reference = "issue 13 scaling model"
+    m.reference = "scaling model of the sparse index-1 formulation (not from a paper)"
     m.t_span = (0.0, 1.0)
     return m

@@ -1,5 +1,21 @@
 """The 14-body HMMWV of the RN paper: Sandu, Negrut, Haug, Potra, Sandu,
-*Rosenbrock-Nystrom Integrators for SODE of Multibody Dynamics*, section 5.2."""
+*Rosenbrock-Nystrom Integrators for SODE of Multibody Dynamics*, section 5.2.
+
+Notes on the default layout (``layout="spherical"``, the paper's 18 degrees of
+freedom): what holds the fore-aft swing of each upper arm and spindle.  At static
+equilibrium the TSDA's line must (in its part normal to the arm) be parallel to the
+ball joint's reaction, which here lies in the y-z plane (a line with a fore-aft
+component leaves no static equilibrium: ``spring_top = (0.3, -0.06, 0.40)`` fails
+with a residual of 1.9 kN), so the swing is normal to the TSDA's line and only the
+TSDA's preload resists it, through its geometric stiffness F/L: stable when the TSDA
+pulls (a pull rod below the arm, L <= 0.25 m here), unstable when it pushes (a strut
+above the arm: the chassis falls from 0.71 m to 0.25 m within 2 s).  The swing is
+undamped (the damper acts along the line, to which the swing is normal): about 2.5 Hz
+(eigenvalues +-15.6i), a few tenths of a millimetre after the bump.  The dominant
+eigenvalue of the state-space ODE at t = 0 is -2.00e4 (the paper: about -2.6e5):
+c_susp over the TSDA's effective mass, which includes the spindle's (about 100 kg),
+not the arm's 8 kg alone.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -54,77 +70,53 @@ def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7
     diameter 0.1 m reached by the front wheels at 0.5 s and by the rear wheels at
     1.2 s; 5 s in all; the chassis settles near z = 0.71 m.
 
-    Layout (x forward, y left, z up, the road at z = 0), ``layout="spherical"``
-    (the default, the paper's counts):
-
-    - upper control arm: a spherical joint on the chassis and a spherical joint on
-      the spindle (3 + 3 equations); lower control arm: a revolute joint on the
-      chassis (axis along x) and a spherical joint on the spindle (5 + 3);
-    - tie rod: a distance constraint between the spindle's steering arm and the
-      rack (front) or the chassis (rear) (1 equation);
-    - rack: a translational joint on the chassis along y (5 equations) and the
-      steering constraint, a prescribed rack offset 0 (1 equation);
-    - 14 Euler-parameter normalizations;
-    - the stiff TSDA of each upper arm (k_susp, c_susp) is a pull rod: from the arm
-      (3/4 of the way from its chassis ball joint to its spindle ball joint, a point
-      on the line through the two) straight down ``spring_top`` = 0.15 m to the
-      chassis, in tension at equilibrium (about 7 kN).
-
-    Counts: 98 coordinates (14 x 7), 80 constraint equations (14 + 4 x 15 + 5 + 1,
-    independent: rank of Phi_q 80) and 18 degrees of freedom, as printed: the
-    chassis' six and three per corner -- wheel travel (held by the TSDA's axial
-    stiffness), a fore-aft swing of the upper arm and spindle, and the upper arm's
-    spin about the line through its two ball joints (no force acts on it: an idle
-    mode, a zero eigenvalue, harmless).  What holds the swing: at static
-    equilibrium the TSDA's line must (in its part normal to the arm) be parallel to
-    the ball joint's reaction, which here lies in the y-z plane (a line with a
-    fore-aft component leaves no static equilibrium: ``spring_top = (0.3, -0.06,
-    0.40)`` fails with a residual of 1.9 kN), so the swing is normal to the TSDA's
-    line and only the TSDA's preload resists it, through its geometric stiffness
-    F/L: stable when the TSDA pulls (a pull rod below the arm, L <= 0.25 m here),
-    unstable when it pushes (a strut above the arm: the chassis falls from 0.71 m
-    to 0.25 m within 2 s).  The swing is undamped (the damper acts along the line,
-    to which the swing is normal): about 2.5 Hz (eigenvalues +-15.6i), a few
-    tenths of a millimetre after the bump.  The dominant eigenvalue of the
-    state-space ODE at t = 0 is -2.00e4 (the paper: about -2.6e5): c_susp over the
-    TSDA's effective mass, which includes the spindle's (about 100 kg), not the arm's
-    8 kg alone.
+    Layout (x forward, y left, z up, the road at z = 0), ``layout="spherical"`` (the
+    default, the paper's counts): upper control arm on a spherical joint on the
+    chassis and one on the spindle (3 + 3 equations); lower control arm on a revolute
+    joint on the chassis (axis along x) and a spherical joint on the spindle (5 + 3);
+    tie rod: a distance constraint between the spindle's steering arm and the rack
+    (front) or the chassis (rear) (1); rack: a translational joint on the chassis
+    along y (5) and the steering constraint, a prescribed rack offset 0 (1); 14
+    Euler-parameter normalizations; the stiff TSDA of each upper arm (k_susp, c_susp)
+    a pull rod from the arm (3/4 of the way from its chassis ball joint to its
+    spindle ball joint) straight down ``spring_top`` = 0.15 m to the chassis, in
+    tension at equilibrium (about 7 kN).  98 coordinates (14 x 7), 80 constraint
+    equations (14 + 4 x 15 + 5 + 1, rank of Phi_q 80), 18 degrees of freedom as
+    printed: the chassis' six and three per corner -- wheel travel (held by the
+    TSDA's axial stiffness), a fore-aft swing of the upper arm and spindle (held by
+    the pull rod's preload alone, undamped, about 2.5 Hz), and the upper arm's spin
+    about the line through its ball joints (idle: a zero eigenvalue, harmless).  Why
+    the swing needs a pull rod, and the dominant eigenvalue (-2.00e4; the paper:
+    about -2.6e5): the notes of :mod:`mbint.models.hmmwv`.
 
     ``layout="wishbone"``: each corner a double wishbone (both arms on revolute
     joints on the chassis, axis along x; 5 + 5 + 3 + 3 + 1 equations), the TSDA a
-    strut above the upper arm (``spring_top`` = (0, -0.06, 0.40): 0.40 m above
-    the seat, 0.06 m inboard): 98 coordinates, 88 equations, 10 degrees of freedom
-    (the chassis' six and one wheel travel per corner); dominant eigenvalue
-    -1.93e4.  Nothing loose, but not the paper's counts.
+    strut above the upper arm (``spring_top`` = (0, -0.06, 0.40)): 98 coordinates, 88
+    equations, 10 degrees of freedom (the chassis' six and one wheel travel per
+    corner); dominant eigenvalue -1.93e4.  Nothing loose, but not the paper's counts.
 
-    Parameters and choices (the paper prints no masses, inertias or geometry):
-
-    - masses (kg): chassis 2086, upper arm 8, lower arm 15, spindle (wheel, tire,
-      hub) 60, rack 10; total 2428 (HMMWV curb weight about 2400);
-    - inertias (kg m^2, principal, body axes along x, y, z): chassis (940, 3694,
-      4287) (a 4.5 x 2.1 x 1.0 m box), upper arm (0.09, 0.01, 0.09), lower arm
-      (0.28, 0.03, 0.28), spindle (3.8, 5.0, 3.8), rack (0.55, 0.01, 0.55);
-    - wheelbase = the distance driven between 0.5 s and 1.2 s at 10 mph, 3.129 m
-      (HMMWV: 3.30 m); track 1.82 m; chassis centre of mass at mid-wheelbase;
-    - suspension points relative to the wheel centre (m; y outward): upper ball
-      joint (0, -0.15, 0.20), lower ball joint (0, -0.11, -0.17), upper arm pivot
-      (0, -0.53, 0.22), lower arm pivot (0, -0.61, -0.13), TSDA seat on the upper
-      arm 3/4 of the way from pivot to ball joint, its chassis end at
-      ``spring_top`` from the seat; steering arm (-0.18, -0.19, 0.02), inner
-      tie-rod end (-0.18, -0.55, 0.02);
-    - static equilibrium at the design configuration (chassis centre of mass at
-      z = ``chassis_height`` = 0.71 m, wheel centres at 0.45 m): the free lengths
-      of the eight TSDAs are solved so that the model starts at rest in the
-      vehicle's frame (least change from the design lengths, i.e. equal loads
-      left and right); the vehicle moves forward at ``speed_mph`` with no
-      longitudinal force (the tires are vertical springs), so it coasts at that
-      speed;
-    - tires: vertical spring-dampers at the wheel centres against the road as
-      seen by a wheel of radius 0.47 m (``SpatialModel.add_tire``): a point
-      following the bare half-cylinder would meet an infinite slope (and
-      damping force) at the bump's edges; the enveloped profile rises smoothly
-      to 0.05 m, with a kink where the wheel first touches the bump, which it
-      reaches at ``t_front`` (front) and ``t_rear`` (rear).
+    Choices (the paper prints no masses, inertias or geometry): masses (kg) chassis
+    2086, upper arm 8, lower arm 15, spindle (wheel, tire, hub) 60, rack 10, total
+    2428 (HMMWV curb weight about 2400); principal inertias (kg m^2, body axes along
+    x, y, z) chassis (940, 3694, 4287) (a 4.5 x 2.1 x 1.0 m box), upper arm (0.09,
+    0.01, 0.09), lower arm (0.28, 0.03, 0.28), spindle (3.8, 5.0, 3.8), rack (0.55,
+    0.01, 0.55); wheelbase = the distance driven between ``t_front`` and ``t_rear``,
+    3.129 m at 10 mph (HMMWV: 3.30 m); track 1.82 m; chassis centre of mass at
+    mid-wheelbase; suspension points relative to the wheel centre (m; y outward):
+    upper ball joint (0, -0.15, 0.20), lower ball joint (0, -0.11, -0.17), upper arm
+    pivot (0, -0.53, 0.22), lower arm pivot (0, -0.61, -0.13), TSDA seat on the upper
+    arm 3/4 of the way from pivot to ball joint, its chassis end at ``spring_top``
+    from the seat, steering arm (-0.18, -0.19, 0.02), inner tie-rod end (-0.18,
+    -0.55, 0.02).  Static equilibrium at the design configuration (wheel centres at
+    0.45 m): the free lengths of the eight TSDAs are solved so that the model starts
+    at rest in the vehicle's frame (least change from the design lengths: equal loads
+    left and right); the vehicle moves forward at ``speed_mph`` with no longitudinal
+    force (the tires are vertical springs), so it coasts at that speed.  Tires:
+    vertical spring-dampers at the wheel centres against the road as seen by a wheel
+    of radius 0.47 m (``SpatialModel.add_tire``; a point following the bare
+    half-cylinder would meet an infinite slope and damping force at its edges): the
+    enveloped profile rises smoothly to 0.05 m, with a kink where the wheel first
+    touches the bump.
 
     Parameters
     ----------
@@ -165,6 +157,52 @@ def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7
         If no choice of free lengths makes the design configuration a static
         equilibrium (e.g. a spherical-layout TSDA with a fore-aft component).
     """
+    spring_top = _spring_top(layout, spring_top)
+    road = _road(speed_mph, t_front, t_rear, bump_diameter)
+    m = SpatialModel(gravity=(0.0, 0.0, -9.81), name="hmmwv")
+    ch, rack = _chassis_and_rack(m, road, chassis_height)
+    corners = [_add_corner(m, ch, rack, corner, road, layout, spring_top, (k_susp, c_susp),
+                           (k_tire, c_tire)) for corner in CORNERS]
+    m.add_translational(ch, rack, point=rack.r0, axis=(0, 1, 0), name="rack_slider")
+    m.add_driver(ch, rack, "translation", point=rack.r0, axis=(0, 1, 0), f=0.0, name="steering")
+    springs = [spring for spring, _ in corners] + [tire for _, tire in corners]
+    _equilibrate(m, springs)
+    _describe(m, speed_mph, bump_diameter, layout)
+    m.params = dict(speed=road["speed"], wheelbase=road["wheelbase"], track=TRACK,
+                    bump_x=road["bump_x"], bump_radius=road["bump_radius"],
+                    wheel_radius=WHEEL_RADIUS, wheel_z=WHEEL_Z, chassis_height=chassis_height,
+                    layout=layout, spring_top=tuple(float(v) for v in spring_top),
+                    k_susp=k_susp, c_susp=c_susp, k_tire=k_tire, c_tire=c_tire,
+                    masses=dict(MASS), inertias=dict(INERTIA),
+                    free_lengths={e.name: e.prims[0]["L0"] for e in springs})
+    return m
+
+
+def _road(speed_mph, t_front, t_rear, bump_diameter):
+    """Speed [m/s], wheelbase (the distance driven between the bump times), the front
+    axle's x, and the bump's radius and x (the wheel centre's x at first touch), m."""
+    V = speed_mph * MPH
+    wheelbase = V * (t_rear - t_front)
+    r_bump = bump_diameter / 2
+    half = np.sqrt((WHEEL_RADIUS + r_bump) ** 2 - WHEEL_RADIUS ** 2)  # first touch, ahead of the centre
+    x_front = wheelbase / 2
+    return dict(speed=V, wheelbase=wheelbase, x_front=x_front, bump_radius=r_bump,
+                bump_x=x_front + V * t_front + half)
+
+
+def _chassis_and_rack(m, road, chassis_height):
+    """The chassis and the steering rack, moving forward at the road's speed."""
+    vel = (road["speed"], 0.0, 0.0)
+    ch = m.add_body(MASS["chassis"], INERTIA["chassis"], r=(0.0, 0.0, chassis_height), v=vel,
+                    name="chassis")
+    x_rack = road["x_front"] + TIE_ROD_INNER[0]
+    rack = m.add_body(MASS["rack"], INERTIA["rack"], r=(x_rack, 0.0, WHEEL_Z + TIE_ROD_INNER[2]),
+                      v=vel, name="rack")
+    return ch, rack
+
+
+def _spring_top(layout, spring_top):
+    """The checked ``spring_top`` of :func:`hmmwv` (its layout's default for None)."""
     if layout not in SPRING_TOP:
         raise ValueError(f"hmmwv: layout must be 'spherical' or 'wishbone', got {layout!r}.")
     if spring_top is None:
@@ -172,51 +210,45 @@ def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7
     spring_top = np.asarray(spring_top, dtype=float)
     if spring_top.shape != (3,) or not np.all(np.isfinite(spring_top)):
         raise ValueError(f"hmmwv: spring_top must be 3 finite numbers (m), got {spring_top!r}.")
-    V = speed_mph * MPH
-    wheelbase = V * (t_rear - t_front)
-    r_bump = bump_diameter / 2
-    half = np.sqrt((WHEEL_RADIUS + r_bump) ** 2 - WHEEL_RADIUS ** 2)  # first touch, ahead of the centre
-    x_front = wheelbase / 2
-    bump_x = x_front + V * t_front + half
+    return spring_top
 
-    m = SpatialModel(gravity=(0.0, 0.0, -9.81), name="hmmwv")
-    vel = (V, 0.0, 0.0)
-    ch = m.add_body(MASS["chassis"], INERTIA["chassis"], r=(0.0, 0.0, chassis_height), v=vel,
-                    name="chassis")
-    x_rack = x_front + TIE_ROD_INNER[0]
-    rack = m.add_body(MASS["rack"], INERTIA["rack"], r=(x_rack, 0.0, WHEEL_Z + TIE_ROD_INNER[2]),
-                      v=vel, name="rack")
-    susp, tires = [], []
-    for name, front, s in CORNERS:
-        xa = x_front if front else -x_front
-        W = np.array([xa, s * TRACK / 2, WHEEL_Z])
 
-        def at(rel, W=W, s=s):
-            return W + np.array([rel[0], s * rel[1], rel[2]])
+def _add_corner(m, ch, rack, corner, road, layout, spring_top, susp, tire):
+    """One corner (an entry of :data:`CORNERS`) of :func:`hmmwv`: the upper and lower
+    control arms and the spindle, their joints, the tie rod, the suspension TSDA (k, c =
+    ``susp``) and the tire (k, c = ``tire``); returns the TSDA and the tire."""
+    name, front, s = corner
+    x_front, vel = road["x_front"], (road["speed"], 0.0, 0.0)
+    xa = x_front if front else -x_front
+    W = np.array([xa, s * TRACK / 2, WHEEL_Z])
 
-        ubj, lbj, up, lp = at(UBJ), at(LBJ), at(UCA_PIVOT), at(LCA_PIVOT)
-        uca = m.add_body(MASS["uca"], INERTIA["uca"], r=(up + ubj) / 2, v=vel, name=f"uca_{name}")
-        lca = m.add_body(MASS["lca"], INERTIA["lca"], r=(lp + lbj) / 2, v=vel, name=f"lca_{name}")
-        sp = m.add_body(MASS["spindle"], INERTIA["spindle"], r=W, v=vel, name=f"spindle_{name}")
-        if layout == "wishbone":
-            m.add_revolute(ch, uca, point=up, axis=(1, 0, 0), name=f"uca_pivot_{name}")
-        else:
-            m.add_spherical(ch, uca, point=up, name=f"uca_pivot_{name}")
-        m.add_revolute(ch, lca, point=lp, axis=(1, 0, 0), name=f"lca_pivot_{name}")
-        m.add_spherical(uca, sp, point=ubj, name=f"ubj_{name}")
-        m.add_spherical(lca, sp, point=lbj, name=f"lbj_{name}")
-        inner = at(TIE_ROD_INNER)
-        m.add_distance(rack if front else ch, inner, sp, at(STEER_ARM), name=f"tie_rod_{name}")
-        seat = up + SPRING_ARM * (ubj - up)
-        top = seat + np.array([spring_top[0], s * spring_top[1], spring_top[2]])
-        susp.append(m.add_spring_damper(uca, seat, ch, top, k=k_susp, c=c_susp,
-                                        name=f"spring_{name}"))
-        tires.append(m.add_tire(sp, W, k=k_tire, c=c_tire, bump_x=bump_x, bump_radius=r_bump,
-                                wheel_radius=WHEEL_RADIUS, name=f"tire_{name}"))
-    m.add_translational(ch, rack, point=rack.r0, axis=(0, 1, 0), name="rack_slider")
-    m.add_driver(ch, rack, "translation", point=rack.r0, axis=(0, 1, 0), f=0.0, name="steering")
+    def at(rel):
+        return W + np.array([rel[0], s * rel[1], rel[2]])
 
-    _equilibrate(m, susp + tires)
+    ubj, lbj, up, lp = at(UBJ), at(LBJ), at(UCA_PIVOT), at(LCA_PIVOT)
+    uca = m.add_body(MASS["uca"], INERTIA["uca"], r=(up + ubj) / 2, v=vel, name=f"uca_{name}")
+    lca = m.add_body(MASS["lca"], INERTIA["lca"], r=(lp + lbj) / 2, v=vel, name=f"lca_{name}")
+    sp = m.add_body(MASS["spindle"], INERTIA["spindle"], r=W, v=vel, name=f"spindle_{name}")
+    if layout == "wishbone":
+        m.add_revolute(ch, uca, point=up, axis=(1, 0, 0), name=f"uca_pivot_{name}")
+    else:
+        m.add_spherical(ch, uca, point=up, name=f"uca_pivot_{name}")
+    m.add_revolute(ch, lca, point=lp, axis=(1, 0, 0), name=f"lca_pivot_{name}")
+    m.add_spherical(uca, sp, point=ubj, name=f"ubj_{name}")
+    m.add_spherical(lca, sp, point=lbj, name=f"lbj_{name}")
+    inner = at(TIE_ROD_INNER)
+    m.add_distance(rack if front else ch, inner, sp, at(STEER_ARM), name=f"tie_rod_{name}")
+    seat = up + SPRING_ARM * (ubj - up)
+    top = seat + np.array([spring_top[0], s * spring_top[1], spring_top[2]])
+    spring = m.add_spring_damper(uca, seat, ch, top, k=susp[0], c=susp[1], name=f"spring_{name}")
+    tire = m.add_tire(sp, W, k=tire[0], c=tire[1], bump_x=road["bump_x"],
+                      bump_radius=road["bump_radius"], wheel_radius=WHEEL_RADIUS,
+                      name=f"tire_{name}")
+    return spring, tire
+
+
+def _describe(m, speed_mph, bump_diameter, layout):
+    """The output, time span, settings, description and reference of :func:`hmmwv`."""
     m.add_output("chassis_height", _chassis_height)
     m.t_span = (0.0, 5.0)
     m.settings = dict(rtol=1e-3, atol=1e-3)
@@ -226,13 +258,6 @@ def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7
                         else "double-wishbone corners", speed_mph, bump_diameter))
     m.reference = ("A. Sandu, D. Negrut, E. J. Haug, F. A. Potra, C. Sandu, Rosenbrock-Nystrom "
                    "Integrators for SODE of Multibody Dynamics (2001), section 5.2")
-    m.params = dict(speed=V, wheelbase=wheelbase, track=TRACK, bump_x=bump_x, bump_radius=r_bump,
-                    wheel_radius=WHEEL_RADIUS, wheel_z=WHEEL_Z, chassis_height=chassis_height,
-                    layout=layout, spring_top=tuple(float(v) for v in spring_top),
-                    k_susp=k_susp, c_susp=c_susp, k_tire=k_tire, c_tire=c_tire,
-                    masses=dict(MASS), inertias=dict(INERTIA),
-                    free_lengths={e.name: e.prims[0]["L0"] for e in susp + tires})
-    return m
 
 
 def _equilibrate(m, springs):
