@@ -13,6 +13,8 @@ PlanarModel, SpatialModel, MechanicalSystem
             mechanisms (planar body coordinates, 3-D bodies with Euler parameters,
             or your own equations)
 simulate, Trajectory            run a mechanism with any method; its motion, energy, violation
+formulations                    how a mechanism is presented to a method (index-1 ODE, state
+                                space, index-1/2/3 DAEs, GGL): what each takes and who solves it
 StateSpace                      the partitioned (state-space) view of a mechanism (RN paper)
 models      the source papers' mechanisms
 load        a trajectory saved by Trajectory.save (NetCDF)
@@ -32,7 +34,8 @@ from ._interrupt import IntegrationInterrupted
 from .ivp import OdeResult, solve_ivp
 from .dae import solve_dae
 from .methods import MethodInfo, methods
-from .mbs import MechanicalSystem, PlanarModel, SpatialModel, StateSpace, Trajectory, simulate
+from .mbs import (MechanicalSystem, PlanarModel, SpatialModel, StateSpace, Trajectory,
+                  formulations, simulate)
 from .mbs.dataset import load
 from . import mbs, models
 from .ensemble import EnsembleResult, MemberError, SimulationTask, ensemble
@@ -40,7 +43,7 @@ from .ensemble import EnsembleResult, MemberError, SimulationTask, ensemble
 __all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "DenseOutput", "stability",
            "errors", "multirate", "problems", "_status", "PlanarModel", "SpatialModel",
            "MechanicalSystem",
-           "simulate", "Trajectory", "models", "mbs", "IntegrationInterrupted", "load",
+           "simulate", "formulations", "Trajectory", "models", "mbs", "IntegrationInterrupted", "load",
            "ensemble", "EnsembleResult", "MemberError", "SimulationTask", "StateSpace",
            "SPARSE_MIN_NQ"]
 __version__ = "0.2.0"

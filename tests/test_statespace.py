@@ -441,3 +441,20 @@ def test_mechanical_system_with_mass_matrix_runs(name):
     assert tr.status == 0, tr.message
     assert np.abs(tr.q[:, -1] - ref.q[:, -1]).max() < 1e-5
     assert np.abs(m.phi(tr.t, tr.q)).max() < 1e-9
+
+
+def test_dense_output_of_dense_record_methods_on_the_state_space():
+    # regression: with llm and singular_perturbation (dense output by their own records,
+    # not polynomials) traj.sol(t) on the state space raised "set the method that wrote
+    # them": the method was set on the full-state wrapper, not on the reduced output
+    m = models.stiff_double_pendulum()
+    for method, kw in (("llm", {}), ("singular_perturbation", {"fast": "auto"})):
+        tr = mbint.simulate(m, (0, 0.2), method=method, formulation="state_space",
+                            dense_output=True, rtol=1e-6, atol=1e-8, **kw)
+        ys = tr.sol(tr.t)
+        assert ys.shape == (2 * m.nq, len(tr.t))
+        # at the output points the dense output is the trajectory itself
+        assert np.allclose(ys[:m.nq], tr.q, atol=1e-9, rtol=0)
+        mid = 0.5 * (tr.t[:-1] + tr.t[1:])
+        qm = tr.sol(mid)[:m.nq]
+        assert np.abs(m.phi(mid, qm)).max() < 1e-8  # on the constraints between steps

@@ -379,8 +379,6 @@ def _trajectory(run, out, options, initial, dense_output, project, proj_tol, pro
         traj.stats["nrestart"] = int(out["nrestart"])
     if form.independent:  # the state space
         traj._set_state_space(out, run.handle, proj_tol, proj_max_iter)
-    if traj.sol is not None:
-        traj.sol.method = run.mname  # evaluates dense records (llm)
     if t_contacts is not None:
         traj.t_contacts = t_contacts
     raise_if_interrupted(out, traj)

@@ -203,7 +203,8 @@ class Trajectory:
             # the integrated state: (q, qd), or (v, v') on the state-space formulation
             n_int = np.shape(out["ss_y"])[-1] if "ss_y" in out else n_state
             self.sol = DenseOutput(out["dense_t"], out["dense_h"], out["hist_t"][-1],
-                                   out["dense_deg"], out["dense_off"], out["dense_c"], n_int)
+                                   out["dense_deg"], out["dense_off"], out["dense_c"], n_int,
+                                   method=method)  # which evaluates dense records (llm)
         if has_events:
             self.t_events = out["t_events"]
             ye = [np.asarray(v, float).reshape(-1, n_state) for v in out["y_events"]]
