@@ -25,57 +25,6 @@ static void body_trig(const mb_planar_model *m, const double *q, double *cs)
     }
 }
 
-/* the pair state; the rotations (ci, si, cj, sj) from cs (body_trig) when given, else
- * computed when rot, else those of the identity (for elements that use the angles
- * only, e.g. the RSDA) */
-static int pair_gather(const mb_planar_model *m, int i, int j, const double *q, const double *qd,
-                       mb_pair *p, int rot, const double *cs)
-{
-    if (i < -1 || i >= m->nb || j < -1 || j >= m->nb)
-        return MB_ERR_ILL_INPUT;
-    p->i = i;
-    p->j = j;
-    for (int s = 0; s < 2; s++) {  /* slot 0: body i, slot 1: body j */
-        int b = s == 0 ? i : j;
-        double *pq = p->q + 3 * s, *pv = p->qd + 3 * s, *c = s == 0 ? &p->ci : &p->cj;
-        double *sn = s == 0 ? &p->si : &p->sj;
-        if (b < 0) {  /* the ground: zeros, and the identity rotation (no trigonometry) */
-            pq[0] = pq[1] = pq[2] = pv[0] = pv[1] = pv[2] = 0.0;
-            *c = 1.0;
-            *sn = 0.0;
-            continue;
-        }
-        const double *qb = q + 3 * b;
-        pq[0] = qb[0];
-        pq[1] = qb[1];
-        pq[2] = qb[2];
-        if (qd) {
-            pv[0] = qd[3 * b];
-            pv[1] = qd[3 * b + 1];
-            pv[2] = qd[3 * b + 2];
-        } else {
-            pv[0] = pv[1] = pv[2] = 0.0;
-        }
-        if (cs) {
-            *c = cs[2 * b];
-            *sn = cs[2 * b + 1];
-        } else if (rot) {
-            *c = cos(qb[2]);
-            *sn = sin(qb[2]);
-        } else {
-            *c = 1.0;
-            *sn = 0.0;
-        }
-    }
-    return MB_OK;
-}
-
-int mb_pair_gather(const mb_planar_model *m, int i, int j, const double *q, const double *qd,
-                   mb_pair *p)
-{
-    return pair_gather(m, i, j, q, qd, p, 1, NULL);
-}
-
 /* global column of local column c of pair (i, j); -1 for the ground */
 static int gcol(int i, int j, int c)
 {
@@ -138,7 +87,7 @@ static int joint_at(const mb_planar_model *m, int k, double t, const double *q, 
 {
     const mb_planar_joint *J = &m->joints[k];
     mb_pair p;
-    int rc = pair_gather(m, J->i, J->j, q, v, &p, 1, cs);
+    int rc = mb_pair_gather_ex(m, J->i, J->j, q, v, &p, 1, cs);
     if (rc != MB_OK)
         return rc;
     if ((rc = mb_joint_eval(J, t, &p, what, L)) != MB_OK)
@@ -305,7 +254,7 @@ static int force_at(const mb_planar_model *m, int k, double t, const double *q, 
     const mb_planar_force *F = &m->forces[k];
     mb_pair p;
     /* an RSDA acts on the angles alone: no trigonometry */
-    int rc = pair_gather(m, F->i, F->j, q, qd, &p, F->type != MB_FORCE_RSDA, cs);
+    int rc = mb_pair_gather_ex(m, F->i, F->j, q, qd, &p, F->type != MB_FORCE_RSDA, cs);
     if (rc != MB_OK) return rc;
     return mb_force_eval(F, t, &p, what, L);
 }

@@ -22,6 +22,21 @@ typedef struct mb_pair {
     double ci, si, cj, sj; /* cos, sin of phi_i and phi_j */
 } mb_pair;
 
+/* -- the pair (pair.c) -- */
+/* the pair state of bodies (i, j) from q and qd (qd NULL: zeros); the rotations (ci, si,
+ * cj, sj) from cs (cos and sin per body) when given, else computed when rot, else the
+ * identity's (for elements that use the angles only, e.g. the RSDA); MB_ERR_ILL_INPUT for
+ * a body index out of range */
+int mb_pair_gather_ex(const mb_planar_model *m, int i, int j, const double *q, const double *qd,
+                      mb_pair *p, int rot, const double *cs);
+/* the same with the rotations computed */
+int mb_pair_gather(const mb_planar_model *m, int i, int j, const double *q, const double *qd,
+                   mb_pair *p);
+/* the rotated attachment vectors ui = A_i si, uj = A_j sj, the segment
+ * d = r_j + uj - r_i - ui and D = dd/dq_local (6 x 2) */
+void mb_pair_d(const mb_pair *p, const double si[2], const double sj[2], double ui[2],
+               double uj[2], double d[2], double D[6][2]);
+
 /* -- time functions (planar.c) -- */
 /* f(t), f'(t), f''(t) of f = c0 + c1 t + c2 t^2 + a sin(w t + psi); NULL outputs skipped */
 void mb_timefn_eval(const mb_timefn *f, double t, double *f0, double *f1, double *f2);
@@ -53,7 +68,7 @@ int mb_joint_rows(int type);
 int mb_joint_eval(const mb_planar_joint *J, double t, const mb_pair *p, unsigned what,
                   mb_joint_local *out);
 
-/* -- forces (forces.c, contact.c) -- */
+/* -- forces (forces.c: TSDA, RSDA and the dispatch; contact.c: contacts) -- */
 enum {
     MB_FL_Q = 1u << 0,   /* Q (6) */
     MB_FL_QQ = 1u << 1,  /* Qq[a][b] = d Q_a / d ql_b */
@@ -69,7 +84,7 @@ typedef struct mb_force_local {
                             and column is zero (RSDA: the two angles) */
 } mb_force_local;
 
-/* Geometry of the segment between point si on body i and sj on body j:
+/* Geometry of the segment between point si on body i and sj on body j (pair.c):
  * d = P_j - P_i, l = |d|, g = dl/dql (6), Hl = d^2 l / dql^2 (6 x 6, when Hl != NULL);
  * returns 0, or 1 when l == 0 (direction undefined; g and Hl are zero). */
 int mb_point_pair_geom(const mb_pair *p, const double si[2], const double sj[2], double *l,
@@ -90,10 +105,5 @@ double mb_contact_step_bound(const mb_planar_force *F, const mb_pair *p, const d
 /* is the force type a pair element (TSDA, RSDA, contacts)? */
 int mb_force_is_pair(int type);
 int mb_force_is_contact(int type);
-
-/* -- assembly helpers (assemble.c) -- */
-/* gather the pair (i, j) from the global q (and qd, may be NULL -> zeros) */
-int mb_pair_gather(const mb_planar_model *m, int i, int j, const double *q, const double *qd,
-                   mb_pair *p);
 
 #endif

@@ -32,46 +32,6 @@ int mb_force_is_contact(int type)
     return type == MB_FORCE_CONTACT_LINE || type == MB_FORCE_CONTACT_CIRCLES;
 }
 
-/* rotated attachment vectors and D = dd/dq_local (6 x 2) of d = r_j + A_j sj - r_i - A_i si */
-static void pair_d(const mb_pair *p, const double si[2], const double sj[2], double ui[2],
-                   double uj[2], double d[2], double D[6][2])
-{
-    ui[0] = p->ci * si[0] - p->si * si[1];
-    ui[1] = p->si * si[0] + p->ci * si[1];
-    uj[0] = p->cj * sj[0] - p->sj * sj[1];
-    uj[1] = p->sj * sj[0] + p->cj * sj[1];
-    d[0] = p->q[3] + uj[0] - p->q[0] - ui[0];
-    d[1] = p->q[4] + uj[1] - p->q[1] - ui[1];
-    /* perp(u) = (-u_y, u_x) */
-    memset(D, 0, 12 * sizeof(double));
-    D[0][0] = -1; D[1][1] = -1; D[2][0] = ui[1]; D[2][1] = -ui[0];
-    D[3][0] = 1;  D[4][1] = 1;  D[5][0] = -uj[1]; D[5][1] = uj[0];
-}
-
-int mb_point_pair_geom(const mb_pair *p, const double si[2], const double sj[2], double *l,
-                       double g[6], double Hl[6][6])
-{
-    double ui[2], uj[2], d[2], D[6][2];
-    pair_d(p, si, sj, ui, uj, d, D);
-    *l = hypot(d[0], d[1]);
-    if (!(*l > 0)) {
-        memset(g, 0, 6 * sizeof(double));
-        if (Hl) memset(Hl, 0, 36 * sizeof(double));
-        return 1;
-    }
-    double e[2] = {d[0] / *l, d[1] / *l};
-    for (int m = 0; m < 6; m++) g[m] = e[0] * D[m][0] + e[1] * D[m][1];
-    if (Hl) {
-        /* (D'D - g g') / l + e . d^2 d */
-        for (int a = 0; a < 6; a++)
-            for (int b = 0; b < 6; b++)
-                Hl[a][b] = (D[a][0] * D[b][0] + D[a][1] * D[b][1] - g[a] * g[b]) / *l;
-        Hl[PI_][PI_] += e[0] * ui[0] + e[1] * ui[1];
-        Hl[PJ_][PJ_] -= e[0] * uj[0] + e[1] * uj[1];
-    }
-    return 0;
-}
-
 /* TSDA with coincident points (l = 0): the direction is undefined, so the force is 0
  * by convention; the potential is still k/2 L0^2, and with L0 = 0 the elastic force
  * -k D' d is smooth there with stiffness -k D' D (the damper and actuator have no
@@ -81,7 +41,7 @@ static void tsda_coincident(const mb_planar_force *F, const mb_pair *p, unsigned
 {
     if ((what & MB_FL_QQ) && F->L0 == 0.0) {
         double ui[2], uj[2], d[2], D[6][2];
-        pair_d(p, F->si, F->sj, ui, uj, d, D);
+        mb_pair_d(p, F->si, F->sj, ui, uj, d, D);
         for (int a = 0; a < 6; a++)
             for (int b = 0; b < 6; b++)
                 out->Qq[a][b] = -F->k * (D[a][0] * D[b][0] + D[a][1] * D[b][1]);

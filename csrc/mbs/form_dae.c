@@ -23,7 +23,7 @@ static int dae_open(mb_formulation *F, const mb_form_options *o)
 {
     form_dae *x = calloc(1, sizeof *x);
     if (!x)
-        return MB_FAIL(F, MB_ERR_MEM, "formulation '%s': out of memory.", mb_form_name(F->kind));
+        return MB_FAIL(F, MB_ERR_MEM, "formulation '%s': out of memory.", F->name);
     F->impl = x;
     int rc = mb_dae_init(&x->f, F->mech, F->kind);
     if (rc != MB_OK)
@@ -31,7 +31,7 @@ static int dae_open(mb_formulation *F, const mb_form_options *o)
     ptrdiff_t n = x->f.n;
     x->work = calloc(n + mb_doubles_for((size_t)n) + 1, sizeof(double));
     if (!x->work)
-        return MB_FAIL(F, MB_ERR_MEM, "formulation '%s': out of memory.", mb_form_name(F->kind));
+        return MB_FAIL(F, MB_ERR_MEM, "formulation '%s': out of memory.", F->name);
     x->yp0 = x->work;
     x->algebraic = (unsigned char *)(void *)(x->work + n);
     for (ptrdiff_t i = 0; i < n; i++)

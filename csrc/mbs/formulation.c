@@ -46,6 +46,7 @@ int mb_form_open(mb_formulation *F, int kind, const mb_mech *mech, const mb_form
         return MB_FAIL(F, MB_ERR_ILL_INPUT, "formulation '%s': no mechanism (nq > 0).",
                        mb_form_name(kind));
     F->kind = kind;
+    F->name = mb_form_name(kind);
     F->mech = mech;
     F->nq = mech->nq;
     F->nc = mech->nc;

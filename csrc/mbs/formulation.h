@@ -79,6 +79,7 @@ struct mb_form_ops;
 typedef struct mb_formulation {
     const struct mb_form_ops *ops;
     int kind;
+    const char *name;       /* the kind's name (formulations.def) */
     const mb_mech *mech;
     ptrdiff_t nq, nc;
     ptrdiff_t n;            /* size of the integrated state y (after open) */

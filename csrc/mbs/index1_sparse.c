@@ -155,6 +155,165 @@ void mb_index1_sparse_free(mb_index1 *f)
 
 #define ALLOC(p, n) (((p) = calloc((size_t)(n) + 1, sizeof *(p))) == NULL)
 
+/* the kernels' patterns and M's diagonal, checked; MB_OK or a status with f->msg */
+static int read_patterns(mb_index1 *f, struct mb_index1_sparse *s)
+{
+    const mb_mech *me = f->mech;
+    const mb_mech_sparse *K = me->sparse;
+    ptrdiff_t nq = s->nq, nc = s->nc, N = s->N, npq = s->npq, nC = s->nC;
+    int rc;
+    if ((rc = K->pattern(s->pr, s->pc, s->cr, s->cc, me->ctx)) != MB_OK ||
+        (rc = K->mass_diag(s->md, me->ctx)) != MB_OK)
+        return MB_FAIL(f, rc, "mb_index1_init_ex: the mechanism's sparse kernels failed "
+                       "(status %d).", rc);
+    for (ptrdiff_t k = 0; k < nq; k++)
+        if (!(s->md[k] > 0) || !isfinite(s->md[k]))
+            return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: the mass matrix is not "
+                           "positive (diagonal entry %td = %g).", k, s->md[k]);
+    for (ptrdiff_t k = 0; k < npq; k++)
+        if (s->pr[k] < 0 || s->pr[k] >= nc || s->pc[k] < 0 || s->pc[k] >= nq)
+            return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: Phi_q pattern out of range.");
+    for (ptrdiff_t k = 0; k < nC; k++)
+        if (s->cr[k] < 0 || s->cr[k] >= N || s->cc[k] < 0 || s->cc[k] >= nq)
+            return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: C pattern out of range.");
+    return MB_OK;
+}
+
+/* S: M's diagonal, Phi_q (lower left), Phi_q^T (upper right), and where each of those
+ * entries lands; 0, or -1 out of memory */
+static int pattern_S(struct mb_index1_sparse *s)
+{
+    ptrdiff_t nq = s->nq, N = s->N, npq = s->npq, nS = nq + 2 * npq;
+    int *r = malloc((size_t)(nS + 1) * sizeof *r), *c = malloc((size_t)(nS + 1) * sizeof *c);
+    int *map = malloc((size_t)(nS + 1) * sizeof *map);
+    ptrdiff_t nz = -1;
+    if (r && c && map) {
+        for (ptrdiff_t i = 0; i < nq; i++) r[i] = c[i] = (int)i;
+        for (ptrdiff_t k = 0; k < npq; k++) {
+            r[nq + k] = (int)nq + s->pr[k];
+            c[nq + k] = s->pc[k];
+            r[nq + npq + k] = s->pc[k];
+            c[nq + npq + k] = (int)nq + s->pr[k];
+        }
+        nz = csc_build(N, N, nS, r, c, s->Sp, s->Si, map);
+        if (nz >= 0) {
+            memcpy(s->sM, map, (size_t)nq * sizeof *map);
+            memcpy(s->sA, map + nq, (size_t)npq * sizeof *map);
+            memcpy(s->sB, map + nq + npq, (size_t)npq * sizeof *map);
+        }
+    }
+    free(r); free(c); free(map);
+    return nz < 0 ? -1 : 0;
+}
+
+/* C: the kernel's entries, then Phi_q's in the constraint rows (Baumgarte terms); 0 or
+ * -1 out of memory */
+static int pattern_C(struct mb_index1_sparse *s)
+{
+    ptrdiff_t nq = s->nq, N = s->N, npq = s->npq, nC = s->nC, nCt = nC + npq;
+    for (ptrdiff_t k = 0; k < npq; k++) {
+        s->cr[nC + k] = (int)nq + s->pr[k];
+        s->cc[nC + k] = s->pc[k];
+    }
+    int *map = malloc((size_t)(nCt + 1) * sizeof *map);
+    if (!map) return -1;
+    s->Cnz = csc_build(N, nq, nCt, s->cr, s->cc, s->Cp, s->Ci, map);
+    if (s->Cnz >= 0) {
+        memcpy(s->mapC, map, (size_t)nC * sizeof *map);
+        memcpy(s->mapCP, map + nC, (size_t)npq * sizeof *map);
+    }
+    free(map);
+    if (s->Cnz < 0) return -1;
+    return ALLOC(s->Cqx, s->Cnz) || ALLOC(s->Cvx, s->Cnz) ? -1 : 0;
+}
+
+/* the entries of A = [a I, -E^T; -(C_v + C_q / a), S] as (r, c) pairs, in the order
+ * identity, E, C, S; their count */
+static ptrdiff_t entries_A(const struct mb_index1_sparse *s, int *r, int *c)
+{
+    ptrdiff_t nq = s->nq, N = s->N, n = 0;
+    for (ptrdiff_t i = 0; i < nq; i++, n++) r[n] = c[n] = (int)i;
+    for (ptrdiff_t i = 0; i < nq; i++, n++) {
+        r[n] = (int)i;
+        c[n] = (int)(nq + i);
+    }
+    for (ptrdiff_t j = 0; j < nq; j++)
+        for (int p = s->Cp[j]; p < s->Cp[j + 1]; p++, n++) {
+            r[n] = (int)nq + s->Ci[p];
+            c[n] = (int)j;
+        }
+    for (ptrdiff_t j = 0; j < N; j++)
+        for (int p = s->Sp[j]; p < s->Sp[j + 1]; p++, n++) {
+            r[n] = (int)nq + s->Si[p];
+            c[n] = (int)(nq + j);
+        }
+    return n;
+}
+
+/* A's pattern and where the entries of I, E, C and S land in it; 0 or -1 out of memory */
+static int pattern_A(struct mb_index1_sparse *s)
+{
+    ptrdiff_t nq = s->nq, NA = s->NA, npq = s->npq;
+    ptrdiff_t Snz = s->Sp[s->N], Cnz = s->Cnz, nt = 2 * nq + Cnz + Snz;
+    int *r = malloc((size_t)(nt + 1) * sizeof *r), *c = malloc((size_t)(nt + 1) * sizeof *c);
+    int *map = malloc((size_t)(nt + 1) * sizeof *map);
+    ptrdiff_t nz = -1;
+    if (r && c && map && !ALLOC(s->Ap, NA + 1) && !ALLOC(s->Ai, nt) && !ALLOC(s->aI, nq) &&
+        !ALLOC(s->aE, nq) && !ALLOC(s->aC, Cnz) && !ALLOC(s->aSM, nq) &&
+        !ALLOC(s->aSA, npq) && !ALLOC(s->aSB, npq)) {
+        entries_A(s, r, c);
+        nz = csc_build(NA, NA, nt, r, c, s->Ap, s->Ai, map);
+        if (nz >= 0) {
+            memcpy(s->aI, map, (size_t)nq * sizeof *map);
+            memcpy(s->aE, map + nq, (size_t)nq * sizeof *map);
+            memcpy(s->aC, map + 2 * nq, (size_t)Cnz * sizeof *map);
+            /* S's entries in A: through S's own positions */
+            const int *mS = map + 2 * nq + Cnz;
+            for (ptrdiff_t i = 0; i < nq; i++) s->aSM[i] = mS[s->sM[i]];
+            for (ptrdiff_t k = 0; k < npq; k++) {
+                s->aSA[k] = mS[s->sA[k]];
+                s->aSB[k] = mS[s->sB[k]];
+            }
+        }
+    }
+    free(r); free(c); free(map);
+    if (nz < 0) return -1;
+    s->Anz = nz;
+    return ALLOC(s->Ax, 2 * s->Anz) || ALLOC(s->b, 2 * s->NA) ? -1 : 0;
+}
+
+/* the arrays of the patterns' sizes; 0 or -1 out of memory */
+static int alloc_arrays(struct mb_index1_sparse *s)
+{
+    ptrdiff_t nq = s->nq, nc = s->nc, N = s->N, npq = s->npq, nC = s->nC;
+    ptrdiff_t nS = nq + 2 * npq;              /* S entries */
+    ptrdiff_t nCt = nC + npq;                 /* C entries: kernel's, then Phi_q's */
+    return ALLOC(s->pr, npq) || ALLOC(s->pc, npq) || ALLOC(s->pqv, npq) || ALLOC(s->pqj, npq) ||
+           ALLOC(s->pqp, npq) || ALLOC(s->md, nq) || ALLOC(s->Sp, N + 1) || ALLOC(s->Si, nS) ||
+           ALLOC(s->sM, nq) || ALLOC(s->sA, npq) || ALLOC(s->sB, npq) || ALLOC(s->Sx, nS) ||
+           ALLOC(s->Px, nS) || ALLOC(s->Cp, nq + 1) || ALLOC(s->Ci, nCt) || ALLOC(s->cr, nCt) ||
+           ALLOC(s->cc, nCt) || ALLOC(s->mapC, nC) || ALLOC(s->mapCP, npq) || ALLOC(s->cq, nC) ||
+           ALLOC(s->cv, nC) || ALLOC(s->sol, N) || ALLOC(s->ycache, 2 * nq) ||
+           ALLOC(s->vc1, nc) || ALLOC(s->vc2, nc) || ALLOC(s->xv, nq) || ALLOC(s->col, N)
+               ? -1 : 0;
+}
+
+/* KLU's symbolic analyses of S and A; MB_OK or a status with f->msg */
+static int analyze(mb_index1 *f, struct mb_index1_sparse *s)
+{
+    klu_defaults(&s->com);
+    s->Ssym = klu_analyze((int)s->N, s->Sp, s->Si, &s->com);
+    s->Asym = s->Ssym ? klu_analyze((int)s->NA, s->Ap, s->Ai, &s->com) : NULL;
+    if (s->Ssym && s->Asym)
+        return MB_OK;
+    int st = s->com.status;
+    if (st == KLU_OUT_OF_MEMORY)
+        return MB_FAIL(f, MB_ERR_MEM, "mb_index1_init_ex: out of memory.");
+    return MB_FAIL(f, MB_ERR_LINALG, "mb_index1_init_ex: KLU analysis failed (status %d): "
+                   "the saddle-point pattern is structurally singular (redundant "
+                   "constraints?).", st);
+}
+
 int mb_index1_sparse_init(mb_index1 *f)
 {
     const mb_mech *me = f->mech;
@@ -162,162 +321,35 @@ int mb_index1_sparse_init(mb_index1 *f)
     if (why)
         return MB_FAIL(f, MB_ERR_NOT_SUPPORTED, "mb_index1_init_ex: sparse mode unavailable: %s.",
                      why);
-    const mb_mech_sparse *K = me->sparse;
     struct mb_index1_sparse *s = calloc(1, sizeof *s);
     if (!s) return MB_FAIL(f, MB_ERR_MEM, "mb_index1_init_ex: out of memory.");
     f->sp = s;
-    ptrdiff_t nq = f->nq, nc = f->nc, N = nq + nc, NA = nq + N;
-    s->nq = nq;
-    s->nc = nc;
-    s->N = N;
-    s->NA = NA;
-    int rc = K->sizes(&s->npq, &s->nC, me->ctx);
+    s->nq = f->nq;
+    s->nc = f->nc;
+    s->N = s->nq + s->nc;
+    s->NA = s->nq + s->N;
+    int rc = me->sparse->sizes(&s->npq, &s->nC, me->ctx);
+    if (rc != MB_OK)
+        rc = MB_FAIL(f, rc, "mb_index1_init_ex: the mechanism's sparse kernels refuse it "
+                     "(status %d).", rc);
+    else if (s->N + s->NA > 0x3fffffff || s->npq > 0x3fffffff || s->nC > 0x3fffffff)
+        rc = MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: too large for the sparse mode.");
+    else if (alloc_arrays(s))
+        rc = MB_FAIL(f, MB_ERR_MEM, "mb_index1_init_ex: out of memory.");
+    else if ((rc = read_patterns(f, s)) == MB_OK &&
+             (pattern_S(s) || pattern_C(s) || pattern_A(s)))
+        rc = MB_FAIL(f, MB_ERR_MEM, "mb_index1_init_ex: out of memory.");
+    if (rc == MB_OK)
+        rc = analyze(f, s);
     if (rc != MB_OK) {
-        mb_index1_sparse_free(f);
-        return MB_FAIL(f, rc, "mb_index1_init_ex: the mechanism's sparse kernels refuse it "
-                            "(status %d).", rc);
-    }
-    if (N + NA > 0x3fffffff || s->npq > 0x3fffffff || s->nC > 0x3fffffff) {
-        mb_index1_sparse_free(f);
-        return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: too large for the sparse mode.");
-    }
-    ptrdiff_t npq = s->npq, nC = s->nC;
-    ptrdiff_t nS = nq + 2 * npq;              /* S entries */
-    ptrdiff_t nCt = nC + npq;                 /* C entries: kernel's, then Phi_q's */
-    if (ALLOC(s->pr, npq) || ALLOC(s->pc, npq) || ALLOC(s->pqv, npq) || ALLOC(s->pqj, npq) || ALLOC(s->pqp, npq) ||
-        ALLOC(s->md, nq) || ALLOC(s->Sp, N + 1) || ALLOC(s->Si, nS) || ALLOC(s->sM, nq) ||
-        ALLOC(s->sA, npq) || ALLOC(s->sB, npq) || ALLOC(s->Sx, nS) || ALLOC(s->Px, nS) ||
-        ALLOC(s->Cp, nq + 1) || ALLOC(s->Ci, nCt) || ALLOC(s->cr, nCt) || ALLOC(s->cc, nCt) ||
-        ALLOC(s->mapC, nC) || ALLOC(s->mapCP, npq) || ALLOC(s->cq, nC) || ALLOC(s->cv, nC) ||
-        ALLOC(s->sol, N) || ALLOC(s->ycache, 2 * nq) || ALLOC(s->vc1, nc) ||
-        ALLOC(s->vc2, nc) || ALLOC(s->xv, nq) || ALLOC(s->col, N))
-        goto nomem;
-    if ((rc = K->pattern(s->pr, s->pc, s->cr, s->cc, me->ctx)) != MB_OK ||
-        (rc = K->mass_diag(s->md, me->ctx)) != MB_OK) {
-        mb_index1_sparse_free(f);
-        return MB_FAIL(f, rc, "mb_index1_init_ex: the mechanism's sparse kernels failed "
-                            "(status %d).", rc);
-    }
-    for (ptrdiff_t k = 0; k < nq; k++)
-        if (!(s->md[k] > 0) || !isfinite(s->md[k])) {
-            mb_index1_sparse_free(f);
-            return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: the mass matrix is not "
-                         "positive (diagonal entry %td = %g).", k, s->md[k]);
-        }
-    for (ptrdiff_t k = 0; k < npq; k++)
-        if (s->pr[k] < 0 || s->pr[k] >= nc || s->pc[k] < 0 || s->pc[k] >= nq) {
-            mb_index1_sparse_free(f);
-            return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: Phi_q pattern out of range.");
-        }
-    for (ptrdiff_t k = 0; k < nC; k++)
-        if (s->cr[k] < 0 || s->cr[k] >= N || s->cc[k] < 0 || s->cc[k] >= nq) {
-            mb_index1_sparse_free(f);
-            return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: C pattern out of range.");
-        }
-
-    /* S: M's diagonal, Phi_q (lower left), Phi_q^T (upper right) */
-    {
-        int *r = malloc((size_t)(nS + 1) * sizeof *r), *c = malloc((size_t)(nS + 1) * sizeof *c);
-        int *map = malloc((size_t)(nS + 1) * sizeof *map);
-        ptrdiff_t nz = -1;
-        if (r && c && map) {
-            for (ptrdiff_t i = 0; i < nq; i++) r[i] = c[i] = (int)i;
-            for (ptrdiff_t k = 0; k < npq; k++) {
-                r[nq + k] = (int)nq + s->pr[k];
-                c[nq + k] = s->pc[k];
-                r[nq + npq + k] = s->pc[k];
-                c[nq + npq + k] = (int)nq + s->pr[k];
-            }
-            nz = csc_build(N, N, nS, r, c, s->Sp, s->Si, map);
-            if (nz >= 0) {
-                memcpy(s->sM, map, (size_t)nq * sizeof *map);
-                memcpy(s->sA, map + nq, (size_t)npq * sizeof *map);
-                memcpy(s->sB, map + nq + npq, (size_t)npq * sizeof *map);
-            }
-        }
-        free(r); free(c); free(map);
-        if (nz < 0) goto nomem;
-    }
-    /* C: the kernel's entries, then Phi_q's in the constraint rows (Baumgarte terms) */
-    for (ptrdiff_t k = 0; k < npq; k++) {
-        s->cr[nC + k] = (int)nq + s->pr[k];
-        s->cc[nC + k] = s->pc[k];
-    }
-    {
-        int *map = malloc((size_t)(nCt + 1) * sizeof *map);
-        if (!map) goto nomem;
-        s->Cnz = csc_build(N, nq, nCt, s->cr, s->cc, s->Cp, s->Ci, map);
-        if (s->Cnz >= 0) {
-            memcpy(s->mapC, map, (size_t)nC * sizeof *map);
-            memcpy(s->mapCP, map + nC, (size_t)npq * sizeof *map);
-        }
-        free(map);
-        if (s->Cnz < 0) goto nomem;
-    }
-    if (ALLOC(s->Cqx, s->Cnz) || ALLOC(s->Cvx, s->Cnz)) goto nomem;
-    /* A = [a I, -E^T; -(C_v + C_q / a), S] */
-    {
-        ptrdiff_t Snz = s->Sp[N], Cnz = s->Cnz, nt = 2 * nq + Cnz + Snz;
-        int *r = malloc((size_t)(nt + 1) * sizeof *r), *c = malloc((size_t)(nt + 1) * sizeof *c);
-        int *map = malloc((size_t)(nt + 1) * sizeof *map);
-        ptrdiff_t nz = -1, n = 0;
-        if (r && c && map && !ALLOC(s->Ap, NA + 1) && !ALLOC(s->Ai, nt) && !ALLOC(s->aI, nq) &&
-            !ALLOC(s->aE, nq) && !ALLOC(s->aC, Cnz) && !ALLOC(s->aSM, nq) &&
-            !ALLOC(s->aSA, npq) && !ALLOC(s->aSB, npq)) {
-            for (ptrdiff_t i = 0; i < nq; i++, n++) r[n] = c[n] = (int)i;
-            for (ptrdiff_t i = 0; i < nq; i++, n++) {
-                r[n] = (int)i;
-                c[n] = (int)(nq + i);
-            }
-            for (ptrdiff_t j = 0; j < nq; j++)
-                for (int p = s->Cp[j]; p < s->Cp[j + 1]; p++, n++) {
-                    r[n] = (int)nq + s->Ci[p];
-                    c[n] = (int)j;
-                }
-            for (ptrdiff_t j = 0; j < N; j++)
-                for (int p = s->Sp[j]; p < s->Sp[j + 1]; p++, n++) {
-                    r[n] = (int)nq + s->Si[p];
-                    c[n] = (int)(nq + j);
-                }
-            nz = csc_build(NA, NA, nt, r, c, s->Ap, s->Ai, map);
-            if (nz >= 0) {
-                memcpy(s->aI, map, (size_t)nq * sizeof *map);
-                memcpy(s->aE, map + nq, (size_t)nq * sizeof *map);
-                memcpy(s->aC, map + 2 * nq, (size_t)Cnz * sizeof *map);
-                /* S's entries in A: through S's own positions */
-                const int *mS = map + 2 * nq + Cnz;
-                for (ptrdiff_t i = 0; i < nq; i++) s->aSM[i] = mS[s->sM[i]];
-                for (ptrdiff_t k = 0; k < npq; k++) {
-                    s->aSA[k] = mS[s->sA[k]];
-                    s->aSB[k] = mS[s->sB[k]];
-                }
-            }
-        }
-        free(r); free(c); free(map);
-        if (nz < 0) goto nomem;
-        s->Anz = nz;
-    }
-    if (ALLOC(s->Ax, 2 * s->Anz) || ALLOC(s->b, 2 * NA)) goto nomem;
-
-    klu_defaults(&s->com);
-    s->Ssym = klu_analyze((int)N, s->Sp, s->Si, &s->com);
-    s->Asym = s->Ssym ? klu_analyze((int)NA, s->Ap, s->Ai, &s->com) : NULL;
-    if (!s->Ssym || !s->Asym) {
-        int st = s->com.status;
-        mb_index1_sparse_free(f);
-        if (st == KLU_OUT_OF_MEMORY) return MB_FAIL(f, MB_ERR_MEM, "mb_index1_init_ex: out of memory.");
-        return MB_FAIL(f, MB_ERR_LINALG, "mb_index1_init_ex: KLU analysis failed (status %d): "
-                     "the saddle-point pattern is structurally singular (redundant "
-                     "constraints?).", st);
+        mb_index1_sparse_free(f);  /* f->msg says why */
+        return rc;
     }
     s->ls.jac = NULL;  /* set by mb_index1_sparse_problem */
     f->sol = s->sol;
     f->ycache = s->ycache;
     f->cache_ok = 0;
     return MB_OK;
-nomem:
-    mb_index1_sparse_free(f);
-    return MB_FAIL(f, MB_ERR_MEM, "mb_index1_init_ex: out of memory.");
 }
 
 /* values of S (diag = M's diagonal, or ones for the projection) with Phi_q = pq */

@@ -28,235 +28,6 @@
 #include "spatial_elem.h"
 #include "status.h"
 
-/* ------------------------------------------------------------------ rotations */
-
-void sp_G(const double p[4], double G[3][4])
-{
-    double e0 = p[0], e1 = p[1], e2 = p[2], e3 = p[3];
-    G[0][0] = -e1; G[0][1] = e0;  G[0][2] = e3;  G[0][3] = -e2;
-    G[1][0] = -e2; G[1][1] = -e3; G[1][2] = e0;  G[1][3] = e1;
-    G[2][0] = -e3; G[2][1] = e2;  G[2][2] = -e1; G[2][3] = e0;
-}
-
-void sp_E(const double p[4], double E[3][4])
-{
-    double e0 = p[0], e1 = p[1], e2 = p[2], e3 = p[3];
-    E[0][0] = -e1; E[0][1] = e0;  E[0][2] = -e3; E[0][3] = e2;
-    E[1][0] = -e2; E[1][1] = e3;  E[1][2] = e0;  E[1][3] = -e1;
-    E[2][0] = -e3; E[2][1] = -e2; E[2][2] = e1;  E[2][3] = e0;
-}
-
-/* K_c(s) for c = 0, 1, 2 */
-static void kmat(const double s[3], double K[3][4][4])
-{
-    double x = s[0], y = s[1], z = s[2];
-    memset(K, 0, 3 * 16 * sizeof(double));
-    /* component x: s_x N11 + s_y N12 + s_z N13 */
-    K[0][0][0] = x; K[0][1][1] = x; K[0][2][2] = -x; K[0][3][3] = -x;
-    K[0][1][2] = K[0][2][1] = y; K[0][0][3] = K[0][3][0] = -y;
-    K[0][1][3] = K[0][3][1] = z; K[0][0][2] = K[0][2][0] = z;
-    /* component y: s_x N21 + s_y N22 + s_z N23 */
-    K[1][1][2] = K[1][2][1] = x; K[1][0][3] = K[1][3][0] = x;
-    K[1][0][0] = y; K[1][1][1] = -y; K[1][2][2] = y; K[1][3][3] = -y;
-    K[1][2][3] = K[1][3][2] = z; K[1][0][1] = K[1][1][0] = -z;
-    /* component z: s_x N31 + s_y N32 + s_z N33 */
-    K[2][1][3] = K[2][3][1] = x; K[2][0][2] = K[2][2][0] = -x;
-    K[2][2][3] = K[2][3][2] = y; K[2][0][1] = K[2][1][0] = y;
-    K[2][0][0] = z; K[2][1][1] = -z; K[2][2][2] = -z; K[2][3][3] = z;
-}
-
-/* ------------------------------------------------------------------ element level */
-
-int sp_pair_gather(const mb_spatial_model *m, int i, int j, const double *q, const double *w,
-                   sp_pair *p)
-{
-    if (i < -1 || i >= m->nb || j < -1 || j >= m->nb)
-        return MB_ERR_ILL_INPUT;
-    p->i = i;
-    p->j = j;
-    for (int mem = 0; mem < 2; mem++) {
-        int b = mem ? j : i;
-        double *ql = p->q + 7 * mem, *wl = p->w + 7 * mem;
-        if (b < 0) {
-            memset(ql, 0, 7 * sizeof(double));
-            ql[3] = 1.0;
-            memset(wl, 0, 7 * sizeof(double));
-        } else {
-            memcpy(ql, q + 7 * b, 7 * sizeof(double));
-            if (w)
-                memcpy(wl, w + 7 * b, 7 * sizeof(double));
-            else
-                memset(wl, 0, 7 * sizeof(double));
-        }
-    }
-    return MB_OK;
-}
-
-/* J w, H_c w, w^T H_c w of v */
-static void vec_dir(const sp_pair *p, sp_vec *v)
-{
-    for (int c = 0; c < 3; c++) {
-        double s = 0;
-        for (int k = 0; k < SP_NL; k++) s += v->J[c][k] * p->w[k];
-        v->Jw[c] = s;
-        memset(v->Hw[c], 0, sizeof v->Hw[c]);
-        double q2 = 0;
-        for (int m = 0; m < 2; m++) {
-            if (!v->has[m]) continue;
-            const double *wp = p->w + 7 * m + 3;
-            for (int a = 0; a < 4; a++) {
-                double h = 0;
-                for (int b = 0; b < 4; b++) h += v->K[m][c][a][b] * wp[b];
-                v->Hw[c][7 * m + 3 + a] = h;
-                q2 += wp[a] * h;
-            }
-        }
-        v->wHw[c] = q2;
-    }
-}
-
-void sp_vec_body(const sp_pair *p, int member, const double s[3], int point, sp_vec *out)
-{
-    double K[3][4][4];
-    const double *pp = p->q + 7 * member + 3;
-    memset(out, 0, sizeof *out);
-    kmat(s, K);
-    for (int c = 0; c < 3; c++) {
-        double val = 0;
-        for (int a = 0; a < 4; a++) {
-            double kp = 0;
-            for (int b = 0; b < 4; b++) kp += K[c][a][b] * pp[b];
-            out->J[c][7 * member + 3 + a] = 2 * kp;
-            val += pp[a] * kp;
-            for (int b = 0; b < 4; b++) out->K[member][c][a][b] = 2 * K[c][a][b];
-        }
-        out->v[c] = val;
-        if (point) {
-            out->v[c] += p->q[7 * member + c];
-            out->J[c][7 * member + c] = 1.0;
-        }
-    }
-    out->has[member] = 1;
-    vec_dir(p, out);
-}
-
-void sp_vec_sub(const sp_vec *a, const sp_vec *b, sp_vec *out)
-{
-    for (int c = 0; c < 3; c++) {
-        out->v[c] = a->v[c] - b->v[c];
-        out->Jw[c] = a->Jw[c] - b->Jw[c];
-        out->wHw[c] = a->wHw[c] - b->wHw[c];
-        for (int k = 0; k < SP_NL; k++) {
-            out->J[c][k] = a->J[c][k] - b->J[c][k];
-            out->Hw[c][k] = a->Hw[c][k] - b->Hw[c][k];
-        }
-    }
-    for (int m = 0; m < 2; m++) {
-        out->has[m] = a->has[m] || b->has[m];
-        for (int c = 0; c < 3; c++)
-            for (int x = 0; x < 4; x++)
-                for (int y = 0; y < 4; y++)
-                    out->K[m][c][x][y] = (a->has[m] ? a->K[m][c][x][y] : 0.0) -
-                                         (b->has[m] ? b->K[m][c][x][y] : 0.0);
-    }
-}
-
-void sp_row_zero(sp_row *r, unsigned what)
-{
-    r->phi = 0;
-    r->wHw = 0;
-    if (what & (SP_G | SP_H | SP_W | SP_T)) memset(r->g, 0, sizeof r->g);
-    if (what & SP_H) memset(r->H, 0, sizeof r->H);
-    if (what & (SP_W | SP_T)) memset(r->Hw, 0, sizeof r->Hw);
-    if (what & SP_T) memset(r->T, 0, sizeof r->T);
-}
-
-/* add alpha times the Hessian blocks of component c of v, scaled by s, into H */
-static void add_blocks(double H[SP_NL][SP_NL], double s, const sp_vec *v, int c)
-{
-    if (s == 0.0) return;
-    for (int m = 0; m < 2; m++) {
-        if (!v->has[m]) continue;
-        int o = 7 * m + 3;
-        for (int a = 0; a < 4; a++)
-            for (int b = 0; b < 4; b++) H[o + a][o + b] += s * v->K[m][c][a][b];
-    }
-}
-
-void sp_row_dot(sp_row *r, double al, const sp_vec *u, const sp_vec *v, unsigned what)
-{
-    double uv = u->v[0] * v->v[0] + u->v[1] * v->v[1] + u->v[2] * v->v[2];
-    r->phi += al * uv;
-    if (what & (SP_G | SP_H | SP_W | SP_T))
-        for (int k = 0; k < SP_NL; k++) {
-            double s = 0;
-            for (int c = 0; c < 3; c++) s += u->J[c][k] * v->v[c] + v->J[c][k] * u->v[c];
-            r->g[k] += al * s;
-        }
-    if (what & SP_H) {
-        for (int a = 0; a < SP_NL; a++)
-            for (int b = 0; b < SP_NL; b++) {
-                double s = 0;
-                for (int c = 0; c < 3; c++) s += u->J[c][a] * v->J[c][b] + v->J[c][a] * u->J[c][b];
-                r->H[a][b] += al * s;
-            }
-        for (int c = 0; c < 3; c++) {
-            add_blocks(r->H, al * u->v[c], v, c);
-            add_blocks(r->H, al * v->v[c], u, c);
-        }
-    }
-    if (what & (SP_W | SP_T)) {
-        double q2 = 0;
-        for (int c = 0; c < 3; c++)
-            q2 += 2 * u->Jw[c] * v->Jw[c] + u->v[c] * v->wHw[c] + v->v[c] * u->wHw[c];
-        r->wHw += al * q2;
-        for (int k = 0; k < SP_NL; k++) {
-            double s = 0;
-            for (int c = 0; c < 3; c++)
-                s += u->J[c][k] * v->Jw[c] + v->J[c][k] * u->Jw[c] + u->v[c] * v->Hw[c][k] +
-                     v->v[c] * u->Hw[c][k];
-            r->Hw[k] += al * s;
-        }
-    }
-    if (what & SP_T)
-        for (int k = 0; k < SP_NL; k++) {
-            double s = 0;
-            for (int c = 0; c < 3; c++)
-                s += 2 * (v->Jw[c] * u->Hw[c][k] + u->Jw[c] * v->Hw[c][k]) +
-                     v->wHw[c] * u->J[c][k] + u->wHw[c] * v->J[c][k];
-            r->T[k] += al * s;
-        }
-}
-
-void sp_row_comp(sp_row *r, double al, const sp_vec *u, int c, unsigned what)
-{
-    r->phi += al * u->v[c];
-    if (what & (SP_G | SP_H | SP_W | SP_T))
-        for (int k = 0; k < SP_NL; k++) r->g[k] += al * u->J[c][k];
-    if (what & SP_H) add_blocks(r->H, al, u, c);
-    if (what & (SP_W | SP_T)) {
-        r->wHw += al * u->wHw[c];
-        for (int k = 0; k < SP_NL; k++) r->Hw[k] += al * u->Hw[c][k];
-    }
-    /* T: the third derivatives of a component vanish */
-}
-
-void sp_row_axpy(sp_row *r, double al, const sp_row *s, unsigned what)
-{
-    r->phi += al * s->phi;
-    if (what & (SP_G | SP_H | SP_W | SP_T))
-        for (int k = 0; k < SP_NL; k++) r->g[k] += al * s->g[k];
-    if (what & SP_H)
-        for (int a = 0; a < SP_NL; a++)
-            for (int b = 0; b < SP_NL; b++) r->H[a][b] += al * s->H[a][b];
-    if (what & (SP_W | SP_T)) {
-        r->wHw += al * s->wHw;
-        for (int k = 0; k < SP_NL; k++) r->Hw[k] += al * s->Hw[k];
-    }
-    if (what & SP_T)
-        for (int k = 0; k < SP_NL; k++) r->T[k] += al * s->T[k];
-}
-
 /* ------------------------------------------------------------------ constraint elements */
 
 int mb_spatial_con_rows(int type)
@@ -360,11 +131,6 @@ static int con_eval(const mb_spatial_con *C, double t, const sp_pair *p, unsigne
 
 /* ------------------------------------------------------------------ assembly */
 
-static void zero_block(ptrdiff_t rows, ptrdiff_t cols, double *A, ptrdiff_t ld)
-{
-    for (ptrdiff_t c = 0; c < cols; c++) memset(A + c * ld, 0, (size_t)rows * sizeof(double));
-}
-
 static int elem_at(const mb_spatial_model *m, int k, double t, const double *q, const double *w,
                    unsigned what, sp_pair *p, crow out[3], int *nr)
 {
@@ -410,7 +176,7 @@ int mb_spatial_phi_q(double t, const double *q, double *Pq, ptrdiff_t ld, void *
     crow L[3];
     sp_pair p;
     int nr;
-    zero_block(m->nc, 7 * (ptrdiff_t)m->nb, Pq, ld);
+    sp_zero_block(m->nc, 7 * (ptrdiff_t)m->nb, Pq, ld);
     for (int b = 0; b < m->nb; b++)
         for (int a = 0; a < 4; a++) Pq[b + ld * (7 * b + 3 + a)] = 2 * q[7 * b + 3 + a];
     for (int k = 0; k < m->ncon; k++) {
@@ -467,7 +233,7 @@ int mb_spatial_phiq_x_q(double t, const double *q, const double *x,
     crow L[3];
     sp_pair p;
     int nr;
-    zero_block(m->nc, 7 * (ptrdiff_t)m->nb, out, ld);
+    sp_zero_block(m->nc, 7 * (ptrdiff_t)m->nb, out, ld);
     for (int b = 0; b < m->nb; b++)
         for (int a = 0; a < 4; a++) out[b + ld * (7 * b + 3 + a)] = 2 * x[7 * b + 3 + a];
     for (int k = 0; k < m->ncon; k++) {
@@ -487,7 +253,7 @@ int mb_spatial_phiqT_lam_q(double t, const double *q,
     sp_pair p;
     int nr;
     ptrdiff_t nq = 7 * (ptrdiff_t)m->nb;
-    zero_block(nq, nq, out, ld);
+    sp_zero_block(nq, nq, out, ld);
     for (int b = 0; b < m->nb; b++)
         for (int a = 0; a < 4; a++) {
             ptrdiff_t c = 7 * b + 3 + a;
@@ -521,7 +287,7 @@ int mb_spatial_gamma_q(double t, const double *q, const double *qd,
     sp_pair p;
     int nr;
     double row[SP_NL];
-    zero_block(m->nc, 7 * (ptrdiff_t)m->nb, out, ld);  /* normalization rows: 0 */
+    sp_zero_block(m->nc, 7 * (ptrdiff_t)m->nb, out, ld);  /* normalization rows: 0 */
     for (int k = 0; k < m->ncon; k++) {
         const mb_spatial_con *C = &m->cons[k];
         int rc = elem_at(m, k, t, q, qd, SP_G | SP_W | SP_T, &p, L, &nr);
@@ -543,7 +309,7 @@ int mb_spatial_gamma_qd(double t, const double *q, const double *qd,
     sp_pair p;
     int nr;
     double row[SP_NL];
-    zero_block(m->nc, 7 * (ptrdiff_t)m->nb, out, ld);
+    sp_zero_block(m->nc, 7 * (ptrdiff_t)m->nb, out, ld);
     for (int b = 0; b < m->nb; b++)
         for (int a = 0; a < 4; a++) out[b + ld * (7 * b + 3 + a)] = -4 * qd[7 * b + 3 + a];
     for (int k = 0; k < m->ncon; k++) {
@@ -556,117 +322,6 @@ int mb_spatial_gamma_qd(double t, const double *q, const double *qd,
         }
     }
     return MB_OK;
-}
-
-/* ------------------------------------------------------------------ mass */
-
-/* the body-frame inertia tensor of body b */
-static void inertia(const mb_spatial_model *m, int b, double J[3][3])
-{
-    const double *x = m->body + 7 * b;
-    J[0][0] = x[1]; J[1][1] = x[2]; J[2][2] = x[3];
-    J[0][1] = J[1][0] = x[4];
-    J[0][2] = J[2][0] = x[5];
-    J[1][2] = J[2][1] = x[6];
-}
-
-/* out (4 x 4) = s A^T J B for A, B (3 x 4) */
-static void atjb(double s, const double A[3][4], const double J[3][3], const double B[3][4],
-                 double out[4][4])
-{
-    double JB[3][4];
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 4; c++)
-            JB[r][c] = J[r][0] * B[0][c] + J[r][1] * B[1][c] + J[r][2] * B[2][c];
-    for (int a = 0; a < 4; a++)
-        for (int c = 0; c < 4; c++)
-            out[a][c] = s * (A[0][a] * JB[0][c] + A[1][a] * JB[1][c] + A[2][a] * JB[2][c]);
-}
-
-/* L(w) = [0 -w^T; w -w~], G(a)^T w = L(w) a */
-static void lmat(const double w[3], double L[4][4])
-{
-    L[0][0] = 0;    L[0][1] = -w[0]; L[0][2] = -w[1]; L[0][3] = -w[2];
-    L[1][0] = w[0]; L[1][1] = 0;     L[1][2] = w[2];  L[1][3] = -w[1];
-    L[2][0] = w[1]; L[2][1] = -w[2]; L[2][2] = 0;     L[2][3] = w[0];
-    L[3][0] = w[2]; L[3][1] = w[1];  L[3][2] = -w[0]; L[3][3] = 0;
-}
-
-static void mat3x4_vec(const double A[3][4], const double x[4], double y[3])
-{
-    for (int r = 0; r < 3; r++) y[r] = A[r][0] * x[0] + A[r][1] * x[1] + A[r][2] * x[2] + A[r][3] * x[3];
-}
-
-static void mat3_vec(const double J[3][3], const double x[3], double y[3])
-{
-    for (int r = 0; r < 3; r++) y[r] = J[r][0] * x[0] + J[r][1] * x[1] + J[r][2] * x[2];
-}
-
-int mb_spatial_mass(const double *q, double *M, ptrdiff_t ld, void *ctx)
-{
-    const mb_spatial_model *m = ctx;
-    ptrdiff_t nq = 7 * (ptrdiff_t)m->nb;
-    zero_block(nq, nq, M, ld);
-    for (int b = 0; b < m->nb; b++) {
-        ptrdiff_t o = 7 * b;
-        double J[3][3], G[3][4], B[4][4];
-        inertia(m, b, J);
-        sp_G(q + o + 3, G);
-        atjb(4.0, G, J, G, B);
-        for (int a = 0; a < 3; a++) M[o + a + ld * (o + a)] = m->body[7 * b];
-        for (int a = 0; a < 4; a++)
-            for (int c = 0; c < 4; c++) M[o + 3 + a + ld * (o + 3 + c)] = B[a][c];
-    }
-    return MB_OK;
-}
-
-int mb_spatial_mass_x_q(const double *q, const double *x, double *out,
-                        ptrdiff_t ld, void *ctx)
-{
-    const mb_spatial_model *m = ctx;
-    ptrdiff_t nq = 7 * (ptrdiff_t)m->nb;
-    zero_block(nq, nq, out, ld);
-    for (int b = 0; b < m->nb; b++) {
-        ptrdiff_t o = 7 * b + 3;
-        double J[3][3], G[3][4], Gx[3][4], B[4][4], Lu[4][4], gx[3], u[3];
-        inertia(m, b, J);
-        sp_G(q + o, G);
-        sp_G(x + o, Gx);
-        mat3x4_vec(G, x + o, gx);
-        mat3_vec(J, gx, u);
-        lmat(u, Lu);
-        atjb(4.0, G, J, Gx, B);
-        for (int a = 0; a < 4; a++)
-            for (int c = 0; c < 4; c++) out[o + a + ld * (o + c)] = 4 * Lu[a][c] - B[a][c];
-    }
-    return MB_OK;
-}
-
-/* quadratic velocity term of body b: Q_p += 8 G(p')^T J' G(p') p and, when wanted,
- * its derivatives in p (Dq) and p' (Dv) (4 x 4); see spatial.h */
-void sp_body_qv(const mb_spatial_model *m, int b, const double *q, const double *qd,
-                double Qp[4], double Dq[4][4], double Dv[4][4]);
-void sp_body_qv(const mb_spatial_model *m, int b, const double *q, const double *qd,
-                double Qp[4], double Dq[4][4], double Dv[4][4])
-{
-    const double *p = q + 7 * b + 3, *v = qd + 7 * b + 3;
-    double J[3][3], Gv[3][4], Gp[3][4], gp[3], w[3], L[4][4];
-    inertia(m, b, J);
-    sp_G(v, Gv);
-    mat3x4_vec(Gv, p, gp);  /* G(p') p */
-    mat3_vec(J, gp, w);     /* w = J' G(p') p */
-    if (Qp)
-        for (int a = 0; a < 4; a++)
-            Qp[a] = 8 * (Gv[0][a] * w[0] + Gv[1][a] * w[1] + Gv[2][a] * w[2]);
-    if (Dq) atjb(8.0, Gv, J, Gv, Dq);
-    if (Dv) {
-        double B[4][4];
-        sp_G(p, Gp);
-        lmat(w, L);
-        atjb(8.0, Gv, J, Gp, B);
-        for (int a = 0; a < 4; a++)
-            for (int c = 0; c < 4; c++) Dv[a][c] = 8 * L[a][c] - B[a][c];
-    }
 }
 
 /* ------------------------------------------------------------------ checks, mech */

@@ -1,7 +1,7 @@
 #ifndef MB_MBS_SPATIAL_ELEM_H
 #define MB_MBS_SPATIAL_ELEM_H
-/* Element level of the spatial model (internal to csrc/mbs: spatial.c,
- * spatial_forces.c).
+/* Element level of the spatial model (internal to csrc/mbs: spatial_elem.c defines it,
+ * spatial.c, spatial_forces.c and spatial_mass.c use it).
  *
  * A pair element sees the 14 local coordinates ql = (r_i, p_i, r_j, p_j) of its bodies
  * (the ground: r = 0, p = (1, 0, 0, 0), velocity 0; its columns are dropped when the
@@ -15,6 +15,7 @@
  * direction w (the velocities q', or any x),
  *     Hw = H w,  wHw = w^T H w,  T = d/dq (w^T H w)
  * (exact: the third derivatives of every sp_vec component vanish). */
+#include <string.h>
 #include "spatial.h"
 
 #define SP_NL 14
@@ -74,8 +75,19 @@ static inline int sp_gcol(int i, int j, int c)
     return b < 0 ? -1 : 7 * b + c % 7;
 }
 
-/* rotation helpers (spatial.c): G(p), E(p) (3 x 4), A(p) s */
+/* A (rows x cols, leading dimension ld) = 0 */
+static inline void sp_zero_block(ptrdiff_t rows, ptrdiff_t cols, double *A, ptrdiff_t ld)
+{
+    for (ptrdiff_t c = 0; c < cols; c++) memset(A + c * ld, 0, (size_t)rows * sizeof(double));
+}
+
+/* rotation helpers (spatial_elem.c): G(p), E(p) (3 x 4) */
 void sp_G(const double p[4], double G[3][4]);
 void sp_E(const double p[4], double E[3][4]);
+
+/* quadratic velocity term of body b (spatial_mass.c): Q_p = 8 G(p')^T J' G(p') p and,
+ * when wanted (non-NULL), its derivatives in p (Dq) and p' (Dv) (4 x 4) */
+void sp_body_qv(const mb_spatial_model *m, int b, const double *q, const double *qd,
+                double Qp[4], double Dq[4][4], double Dv[4][4]);
 
 #endif

@@ -42,9 +42,6 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-void sp_body_qv(const mb_spatial_model *m, int b, const double *q, const double *qd,
-                double Qp[4], double Dq[4][4], double Dv[4][4]);
-
 enum { F_Q = 1, F_QQ = 2, F_QQD = 4, F_V = 8 };
 
 typedef struct flocal {
@@ -345,17 +342,12 @@ int mb_spatial_forces(double t, const double *q, const double *qd,
     return MB_OK;
 }
 
-static void zero_block(ptrdiff_t rows, ptrdiff_t cols, double *A, ptrdiff_t ld)
-{
-    for (ptrdiff_t c = 0; c < cols; c++) memset(A + c * ld, 0, (size_t)rows * sizeof(double));
-}
-
 static int forces_deriv(const mb_spatial_model *m, double t, const double *q, const double *qd,
                         int wrt, double *out, ptrdiff_t ld)
 {
     flocal L;
     ptrdiff_t nq = 7 * (ptrdiff_t)m->nb;
-    zero_block(nq, nq, out, ld);
+    sp_zero_block(nq, nq, out, ld);
     for (int b = 0; b < m->nb; b++) {
         double D[4][4];
         ptrdiff_t o = 7 * b + 3;

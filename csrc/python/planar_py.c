@@ -119,66 +119,25 @@ const char mech_planar_doc[] =
 "mb_planar_model and return a mech handle.  extra(t, q, qd) -> (nq,) is added to\n"
 "the generalized forces (Python forces; the run then keeps the GIL).";
 
-PyObject *mech_planar(PyObject *self, PyObject *args, PyObject *kw)
+/* bodies: positive mass and inertia; 0 or -1 with ValueError */
+static int parse_bodies(mech_handle *h, PyArrayObject *B, ptrdiff_t nb)
 {
-    (void)self;
-    static char *kwlist[] = {"bodies", "gravity", "joints", "forces", "nc", "extra", NULL};
-    PyObject *bo, *go, *jo, *fo, *extra = Py_None;
-    Py_ssize_t nc;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOn|O", kwlist, &bo, &go, &jo, &fo, &nc, &extra))
-        return NULL;
-    PyArrayObject *B = NULL, *G = NULL, *J = NULL, *F = NULL;
-    mech_handle *h = NULL;
-    PyObject *out = NULL;
-
-    B = as_table(bo, -1, 2, "bodies");
-    J = B ? as_table(jo, -1, MB_PY_JOINT_NCOLS, "joints") : NULL;
-    F = J ? as_table(fo, -1, MB_PY_FORCE_NCOLS, "forces") : NULL;
-    if (!F)
-        goto done;
-    G = (PyArrayObject *)PyArray_FROMANY(go, NPY_DOUBLE, 1, 1, NPY_ARRAY_CARRAY);
-    if (!G)
-        goto done;
-    if (PyArray_SIZE(G) != 2) {
-        PyErr_SetString(PyExc_ValueError, "gravity must have 2 entries.");
-        goto done;
-    }
-    ptrdiff_t nb = PyArray_DIM(B, 0), nj = PyArray_DIM(J, 0), nf = PyArray_DIM(F, 0);
-    if (nb < 1 || nb > 10000000) {
-        PyErr_SetString(PyExc_ValueError, "bodies: a planar model needs at least one body.");
-        goto done;
-    }
-    if (extra != Py_None && !PyCallable_Check(extra)) {
-        PyErr_SetString(PyExc_TypeError, "extra must be callable or None.");
-        goto done;
-    }
-    h = PyMem_Calloc(1, sizeof *h);
-    if (!h) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    h->planar = 1;
-    h->nq = 3 * nb;
-    h->nc = nc;
-    h->body = PyMem_Malloc((size_t)(2 * nb) * sizeof(double));
-    h->joints = PyMem_Calloc((size_t)(nj > 0 ? nj : 1), sizeof(mb_planar_joint));
-    h->forces = PyMem_Calloc((size_t)(nf > 0 ? nf : 1), sizeof(mb_planar_force));
-    if (!h->body || !h->joints || !h->forces) {
-        PyErr_NoMemory();
-        goto fail;
-    }
     memcpy(h->body, PyArray_DATA(B), (size_t)(2 * nb) * sizeof(double));
     for (ptrdiff_t k = 0; k < nb; k++)
         if (!(h->body[2 * k] > 0) || !(h->body[2 * k + 1] > 0)) {
             PyErr_Format(PyExc_ValueError, "bodies row %zd: mass and inertia must be positive.",
                          (Py_ssize_t)k);
-            goto fail;
+            return -1;
         }
+    return 0;
+}
 
-    /* joints */
+/* joint rows: their rows make nc; 0 or -1 */
+static int parse_joints(mech_handle *h, PyArrayObject *J, ptrdiff_t nb, ptrdiff_t nc)
+{
     ptrdiff_t rows_total = 0;
     const double *jt = PyArray_DATA(J);
-    for (ptrdiff_t r = 0; r < nj; r++) {
+    for (ptrdiff_t r = 0; r < PyArray_DIM(J, 0); r++) {
         const double *x = jt + r * MB_PY_JOINT_NCOLS;
         mb_planar_joint *jn = &h->joints[r];
         if (table_int(x[0], 1, 7, "joints", r, "type", &jn->type) ||
@@ -186,7 +145,7 @@ PyObject *mech_planar(PyObject *self, PyObject *args, PyObject *kw)
             table_int(x[2], -1, (int)nb, "joints", r, "j", &jn->j) ||
             table_int(x[11], 0, 3, "joints", r, "coord", &jn->coord) ||
             table_int(x[18], 0, (int)(nc > 0 ? nc : 1), "joints", r, "row", &jn->row))
-            goto fail;
+            return -1;
         jn->si[0] = x[3]; jn->si[1] = x[4];
         jn->sj[0] = x[5]; jn->sj[1] = x[6];
         jn->ni[0] = x[7]; jn->ni[1] = x[8];
@@ -198,24 +157,28 @@ PyObject *mech_planar(PyObject *self, PyObject *args, PyObject *kw)
         if (jn->row + nr > nc) {
             PyErr_Format(PyExc_ValueError, "joints row %zd: rows %d..%d exceed nc = %zd.",
                          (Py_ssize_t)r, jn->row, jn->row + nr - 1, (Py_ssize_t)nc);
-            goto fail;
+            return -1;
         }
         if (jn->type == MB_JOINT_DRIVER_COORD && jn->i < 0) {
             PyErr_Format(PyExc_ValueError, "joints row %zd: a coordinate driver needs a body.",
                          (Py_ssize_t)r);
-            goto fail;
+            return -1;
         }
         rows_total += nr;
     }
     if (rows_total != nc) {
         PyErr_Format(PyExc_ValueError, "nc = %zd but the joints have %zd rows.", (Py_ssize_t)nc,
                      (Py_ssize_t)rows_total);
-        goto fail;
+        return -1;
     }
+    return 0;
+}
 
-    /* forces */
+/* force rows (and the number of contacts); 0 or -1 */
+static int parse_forces(mech_handle *h, PyArrayObject *F, ptrdiff_t nb)
+{
     const double *ft = PyArray_DATA(F);
-    for (ptrdiff_t r = 0; r < nf; r++) {
+    for (ptrdiff_t r = 0; r < PyArray_DIM(F, 0); r++) {
         const double *x = ft + r * MB_PY_FORCE_NCOLS;
         mb_planar_force *fc = &h->forces[r];
         if (table_int(x[0], 1, 6, "forces", r, "type", &fc->type) ||
@@ -223,7 +186,7 @@ PyObject *mech_planar(PyObject *self, PyObject *args, PyObject *kw)
             table_int(x[2], -1, (int)nb, "forces", r, "j", &fc->j) ||
             table_int(x[16], 0, 2, "forces", r, "wrap", &fc->wrap) ||
             table_int(x[26], 0, (int)(3 * nb), "forces", r, "coord", &fc->coord))
-            goto fail;
+            return -1;
         fc->si[0] = x[3]; fc->si[1] = x[4];
         fc->sj[0] = x[5]; fc->sj[1] = x[6];
         fc->k = x[7]; fc->c = x[8]; fc->L0 = x[9];
@@ -233,16 +196,48 @@ PyObject *mech_planar(PyObject *self, PyObject *args, PyObject *kw)
         fc->ri = x[20]; fc->rj = x[21];
         fc->p0[0] = x[22]; fc->p0[1] = x[23];
         fc->nrm[0] = x[24]; fc->nrm[1] = x[25];
-        if ((fc->type == MB_FORCE_CONTACT_LINE || fc->type == MB_FORCE_CONTACT_CIRCLES) &&
-            fc->i < 0) {
+        int contact = fc->type == MB_FORCE_CONTACT_LINE || fc->type == MB_FORCE_CONTACT_CIRCLES;
+        if (contact && fc->i < 0) {
             PyErr_Format(PyExc_ValueError, "forces row %zd: a contact needs a body i.",
                          (Py_ssize_t)r);
-            goto fail;
+            return -1;
         }
-        if (fc->type == MB_FORCE_CONTACT_LINE || fc->type == MB_FORCE_CONTACT_CIRCLES)
-            h->ncontact++;
+        h->ncontact += contact;
     }
+    return 0;
+}
 
+static void planar_release(mech_handle *h)
+{
+    PyMem_Free(h->body);
+    PyMem_Free(h->joints);
+    PyMem_Free(h->forces);
+    PyMem_Free(h);
+}
+
+/* a handle with room for the tables; NULL with MemoryError */
+static mech_handle *new_planar_handle(ptrdiff_t nb, ptrdiff_t nc, ptrdiff_t nj, ptrdiff_t nf)
+{
+    mech_handle *h = PyMem_Calloc(1, sizeof *h);
+    if (!h)
+        return (mech_handle *)PyErr_NoMemory();
+    h->planar = 1;
+    h->nq = 3 * nb;
+    h->nc = nc;
+    h->body = PyMem_Malloc((size_t)(2 * nb) * sizeof(double));
+    h->joints = PyMem_Calloc((size_t)(nj > 0 ? nj : 1), sizeof(mb_planar_joint));
+    h->forces = PyMem_Calloc((size_t)(nf > 0 ? nf : 1), sizeof(mb_planar_force));
+    if (!h->body || !h->joints || !h->forces) {
+        planar_release(h);
+        return (mech_handle *)PyErr_NoMemory();
+    }
+    return h;
+}
+
+/* the parsed tables as the model (mb_planar_model) and its mb_mech */
+static void finish_model(mech_handle *h, PyArrayObject *G, ptrdiff_t nb, ptrdiff_t nc,
+                         ptrdiff_t nj, ptrdiff_t nf, PyObject *extra)
+{
     h->pm.nb = (int)nb;
     h->pm.body = h->body;
     h->pm.g[0] = ((const double *)PyArray_DATA(G))[0];
@@ -260,14 +255,46 @@ PyObject *mech_planar(PyObject *self, PyObject *args, PyObject *kw)
         h->python = 1;
     }
     mb_planar_mech(&h->pm, &h->mech);
+}
+
+PyObject *mech_planar(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"bodies", "gravity", "joints", "forces", "nc", "extra", NULL};
+    PyObject *bo, *go, *jo, *fo, *extra = Py_None;
+    Py_ssize_t nc;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOn|O", kwlist, &bo, &go, &jo, &fo, &nc, &extra))
+        return NULL;
+    PyArrayObject *B = NULL, *G = NULL, *J = NULL, *F = NULL;
+    mech_handle *h = NULL;
+    PyObject *out = NULL;
+    B = as_table(bo, -1, 2, "bodies");
+    J = B ? as_table(jo, -1, MB_PY_JOINT_NCOLS, "joints") : NULL;
+    F = J ? as_table(fo, -1, MB_PY_FORCE_NCOLS, "forces") : NULL;
+    G = F ? (PyArrayObject *)PyArray_FROMANY(go, NPY_DOUBLE, 1, 1, NPY_ARRAY_CARRAY) : NULL;
+    if (!G)
+        goto done;
+    if (PyArray_SIZE(G) != 2) {
+        PyErr_SetString(PyExc_ValueError, "gravity must have 2 entries.");
+        goto done;
+    }
+    ptrdiff_t nb = PyArray_DIM(B, 0), nj = PyArray_DIM(J, 0), nf = PyArray_DIM(F, 0);
+    if (nb < 1 || nb > 10000000) {
+        PyErr_SetString(PyExc_ValueError, "bodies: a planar model needs at least one body.");
+        goto done;
+    }
+    if (extra != Py_None && !PyCallable_Check(extra)) {
+        PyErr_SetString(PyExc_TypeError, "extra must be callable or None.");
+        goto done;
+    }
+    if (!(h = new_planar_handle(nb, nc, nj, nf)))
+        goto done;
+    if (parse_bodies(h, B, nb) || parse_joints(h, J, nb, nc) || parse_forces(h, F, nb)) {
+        planar_release(h);
+        goto done;
+    }
+    finish_model(h, G, nb, nc, nj, nf, extra);
     out = new_handle_capsule(h);
-    h = NULL;
-    goto done;
-fail:
-    PyMem_Free(h->body);
-    PyMem_Free(h->joints);
-    PyMem_Free(h->forces);
-    PyMem_Free(h);
 done:
     Py_XDECREF(B);
     Py_XDECREF(G);

@@ -149,64 +149,13 @@ const char mech_spatial_doc[] =
 "fn a Python callable fn(t, q, qd) -> 6 values (F, n; the run then keeps the GIL) or a\n"
 "LowLevelCallable capsule 'int (void *, double, const double *, const double *, double *)'.";
 
-PyObject *mech_spatial(PyObject *self, PyObject *args, PyObject *kw)
+/* bodies: a positive mass and a symmetric positive definite inertia tensor (Sylvester);
+ * 0 or -1 with ValueError */
+static int parse_bodies(mech_handle *h, PyArrayObject *B, ptrdiff_t nb)
 {
-    (void)self;
-    static char *kwlist[] = {"bodies", "gravity", "cons", "forces", "nc", "callbacks", NULL};
-    PyObject *bo, *go, *co, *fo, *cbo = NULL;
-    Py_ssize_t nc;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOn|O", kwlist, &bo, &go, &co, &fo, &nc, &cbo))
-        return NULL;
-    PyArrayObject *B = NULL, *G = NULL, *C = NULL, *F = NULL;
-    PyObject *cbs = NULL, *out = NULL;
-    mech_handle *h = NULL;
-
-    B = table(bo, SP_BODY_NCOLS, "bodies");
-    C = B ? table(co, SP_CON_NCOLS, "cons") : NULL;
-    F = C ? table(fo, SP_FORCE_NCOLS, "forces") : NULL;
-    if (!F)
-        goto done;
-    G = (PyArrayObject *)PyArray_FROMANY(go, NPY_DOUBLE, 1, 1, NPY_ARRAY_CARRAY);
-    if (!G)
-        goto done;
-    if (PyArray_SIZE(G) != 3 || !isfinite(((double *)PyArray_DATA(G))[0]) ||
-        !isfinite(((double *)PyArray_DATA(G))[1]) || !isfinite(((double *)PyArray_DATA(G))[2])) {
-        PyErr_SetString(PyExc_ValueError, "gravity must have 3 finite entries.");
-        goto done;
-    }
-    cbs = cbo ? PySequence_Fast(cbo, "callbacks must be a sequence of (body, s, fn).")
-              : PyTuple_New(0);
-    if (!cbs)
-        goto done;
-    ptrdiff_t nb = PyArray_DIM(B, 0), ncon = PyArray_DIM(C, 0), nf = PyArray_DIM(F, 0);
-    ptrdiff_t ncb = PySequence_Fast_GET_SIZE(cbs);
-    if (nb < 1 || nb > 1000000) {
-        PyErr_SetString(PyExc_ValueError, "bodies: a spatial model needs at least one body.");
-        goto done;
-    }
-    h = PyMem_Calloc(1, sizeof *h);
-    if (!h) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    h->spatial = 1;
-    h->release = spatial_release;
-    h->nq = 7 * nb;
-    h->nc = nc;
-    h->sbody = PyMem_Malloc((size_t)(SP_BODY_NCOLS * nb) * sizeof(double));
-    h->scons = PyMem_Calloc((size_t)(ncon > 0 ? ncon : 1), sizeof(mb_spatial_con));
-    h->sforces = PyMem_Calloc((size_t)(nf > 0 ? nf : 1), sizeof(mb_spatial_force));
-    h->scb = PyMem_Calloc((size_t)(ncb > 0 ? ncb : 1), sizeof(mb_spatial_cbforce));
-    h->scb_py = PyMem_Calloc((size_t)(ncb > 0 ? ncb : 1), sizeof(struct spatial_pycb));
-    if (!h->sbody || !h->scons || !h->sforces || !h->scb || !h->scb_py) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    h->sm.ncb = 0;  /* counts the callbacks filled so far (spatial_release) */
     memcpy(h->sbody, PyArray_DATA(B), (size_t)(SP_BODY_NCOLS * nb) * sizeof(double));
     for (ptrdiff_t k = 0; k < nb; k++) {
         const double *x = h->sbody + SP_BODY_NCOLS * k;
-        /* positive mass; a symmetric positive definite inertia tensor (Sylvester) */
         double J11 = x[1], J22 = x[2], J33 = x[3], J12 = x[4], J13 = x[5], J23 = x[6];
         double d2 = J11 * J22 - J12 * J12;
         double d3 = J11 * (J22 * J33 - J23 * J23) - J12 * (J12 * J33 - J23 * J13) +
@@ -214,11 +163,16 @@ PyObject *mech_spatial(PyObject *self, PyObject *args, PyObject *kw)
         if (!(x[0] > 0) || !(J11 > 0) || !(d2 > 0) || !(d3 > 0)) {
             PyErr_Format(PyExc_ValueError, "bodies row %zd: the mass must be positive and the "
                          "inertia tensor positive definite.", (Py_ssize_t)k);
-            goto fail;
+            return -1;
         }
     }
+    return 0;
+}
 
-    ptrdiff_t rows = nb;
+/* constraint rows: nb normalizations and the elements' rows make nc; 0 or -1 */
+static int parse_cons(mech_handle *h, PyArrayObject *C, ptrdiff_t nb, ptrdiff_t nc)
+{
+    ptrdiff_t rows = nb, ncon = PyArray_DIM(C, 0);
     const double *ct = PyArray_DATA(C);
     for (ptrdiff_t r = 0; r < ncon; r++) {
         const double *x = ct + r * SP_CON_NCOLS;
@@ -227,7 +181,7 @@ PyObject *mech_spatial(PyObject *self, PyObject *args, PyObject *kw)
             table_int(x[1], -1, (int)nb, "cons", r, "i", &c->i) ||
             table_int(x[2], -1, (int)nb, "cons", r, "j", &c->j) ||
             table_int(x[24], (int)nb, (int)(nc > nb ? nc : nb + 1), "cons", r, "row", &c->row))
-            goto fail;
+            return -1;
         vec3(x + 3, c->ai);
         vec3(x + 6, c->bi);
         vec3(x + 9, c->aj);
@@ -238,25 +192,30 @@ PyObject *mech_spatial(PyObject *self, PyObject *args, PyObject *kw)
         if (c->row + nr > nc) {
             PyErr_Format(PyExc_ValueError, "cons row %zd: rows %d..%d exceed nc = %zd.",
                          (Py_ssize_t)r, c->row, c->row + nr - 1, (Py_ssize_t)nc);
-            goto fail;
+            return -1;
         }
         rows += nr;
     }
     if (rows != nc) {
         PyErr_Format(PyExc_ValueError, "nc = %zd but the model has %zd rows (nb normalizations "
                      "and the elements').", (Py_ssize_t)nc, (Py_ssize_t)rows);
-        goto fail;
+        return -1;
     }
+    return 0;
+}
 
+/* force rows; 0 or -1 */
+static int parse_forces(mech_handle *h, PyArrayObject *F, ptrdiff_t nb)
+{
     const double *ft = PyArray_DATA(F);
-    for (ptrdiff_t r = 0; r < nf; r++) {
+    for (ptrdiff_t r = 0; r < PyArray_DIM(F, 0); r++) {
         const double *x = ft + r * SP_FORCE_NCOLS;
         mb_spatial_force *f = &h->sforces[r];
         if (table_int(x[0], 1, 6, "forces", r, "type", &f->type) ||
             table_int(x[1], -1, (int)nb, "forces", r, "i", &f->i) ||
             table_int(x[2], -1, (int)nb, "forces", r, "j", &f->j) ||
             table_int(x[34], 0, 2, "forces", r, "unilateral", &f->unilateral))
-            goto fail;
+            return -1;
         vec3(x + 3, f->si);
         vec3(x + 6, f->sj);
         vec3(x + 9, f->ai);
@@ -274,60 +233,104 @@ PyObject *mech_spatial(PyObject *self, PyObject *args, PyObject *kw)
         if (f->type == MB_SF_TIRE && (f->i < 0 || f->bump_r < 0 || f->wheel_r < 0)) {
             PyErr_Format(PyExc_ValueError, "forces row %zd: a tire needs a body i and "
                          "non-negative bump and wheel radii.", (Py_ssize_t)r);
-            goto fail;
+            return -1;
         }
     }
+    return 0;
+}
 
-    for (ptrdiff_t k = 0; k < ncb; k++) {
+/* the function of callback k: a LowLevelCallable of the point-force signature or a
+ * Python callable (the run then keeps the GIL); 0 or -1 */
+static int callback_fn(mech_handle *h, ptrdiff_t k, PyObject *fn, mb_spatial_cbforce *c)
+{
+    if (PyCapsule_CheckExact(fn)) {
+        char sig[256];
+        void *cf, *ud;
+        if (capsule_signature(fn, sig, sizeof sig, &cf, &ud))
+            return -1;
+        if (strcmp(sig, "int(void*,double,double*,double*,double*)") != 0) {
+            PyErr_Format(PyExc_ValueError, "callbacks[%zd]: LowLevelCallable signature '%s' "
+                         "is not supported; expected 'int (void *, double, const double *, "
+                         "const double *, double *)'.", (Py_ssize_t)k, sig);
+            return -1;
+        }
+        c->fn = (mb_point_force_fn)cf;
+        c->ud = ud;
+    } else if (PyCallable_Check(fn)) {
+        Py_INCREF(fn);
+        h->scb_py[k].fn = fn;
+        h->scb_py[k].h = h;
+        c->fn = py_point_force;
+        c->ud = &h->scb_py[k];
+        h->python = 1;
+    } else {
+        PyErr_Format(PyExc_TypeError, "callbacks[%zd]: fn must be callable or a "
+                     "LowLevelCallable.", (Py_ssize_t)k);
+        return -1;
+    }
+    return 0;
+}
+
+/* the point-force callbacks (body, s, fn); 0 or -1 */
+static int parse_callbacks(mech_handle *h, PyObject *cbs, ptrdiff_t nb)
+{
+    for (ptrdiff_t k = 0; k < PySequence_Fast_GET_SIZE(cbs); k++) {
         PyObject *item = PySequence_Fast_GET_ITEM(cbs, k);
         PyObject *bod, *so, *fn;
         if (!PyTuple_Check(item) || !PyArg_ParseTuple(item, "OOO", &bod, &so, &fn)) {
             PyErr_Clear();
             PyErr_Format(PyExc_ValueError, "callbacks[%zd] must be (body, s, fn).", (Py_ssize_t)k);
-            goto fail;
+            return -1;
         }
         long b = PyLong_AsLong(bod);
         if ((b == -1 && PyErr_Occurred()) || b < 0 || b >= nb) {
             PyErr_Clear();
             PyErr_Format(PyExc_ValueError, "callbacks[%zd]: body must be an index in [0, %zd).",
                          (Py_ssize_t)k, (Py_ssize_t)nb);
-            goto fail;
+            return -1;
         }
         PyArrayObject *S = as_vec(so, 3, "callbacks: s");
         if (!S)
-            goto fail;
+            return -1;
         mb_spatial_cbforce *c = &h->scb[k];
         c->body = (int)b;
         vec3(PyArray_DATA(S), c->s);
         Py_DECREF(S);
-        if (PyCapsule_CheckExact(fn)) {
-            char sig[256];
-            void *cf, *ud;
-            if (capsule_signature(fn, sig, sizeof sig, &cf, &ud))
-                goto fail;
-            if (strcmp(sig, "int(void*,double,double*,double*,double*)") != 0) {
-                PyErr_Format(PyExc_ValueError, "callbacks[%zd]: LowLevelCallable signature '%s' "
-                             "is not supported; expected 'int (void *, double, const double *, "
-                             "const double *, double *)'.", (Py_ssize_t)k, sig);
-                goto fail;
-            }
-            c->fn = (mb_point_force_fn)cf;
-            c->ud = ud;
-        } else if (PyCallable_Check(fn)) {
-            Py_INCREF(fn);
-            h->scb_py[k].fn = fn;
-            h->scb_py[k].h = h;
-            c->fn = py_point_force;
-            c->ud = &h->scb_py[k];
-            h->python = 1;
-        } else {
-            PyErr_Format(PyExc_TypeError, "callbacks[%zd]: fn must be callable or a "
-                         "LowLevelCallable.", (Py_ssize_t)k);
-            goto fail;
-        }
-        h->sm.ncb = (int)(k + 1);
+        if (callback_fn(h, k, fn, c))
+            return -1;
+        h->sm.ncb = (int)(k + 1);  /* counts the callbacks filled so far (spatial_release) */
     }
+    return 0;
+}
 
+/* a handle with room for the tables; NULL with MemoryError */
+static mech_handle *new_spatial_handle(ptrdiff_t nb, ptrdiff_t nc, ptrdiff_t ncon, ptrdiff_t nf,
+                                       ptrdiff_t ncb)
+{
+    mech_handle *h = PyMem_Calloc(1, sizeof *h);
+    if (!h)
+        return (mech_handle *)PyErr_NoMemory();
+    h->spatial = 1;
+    h->release = spatial_release;
+    h->nq = 7 * nb;
+    h->nc = nc;
+    h->sbody = PyMem_Malloc((size_t)(SP_BODY_NCOLS * nb) * sizeof(double));
+    h->scons = PyMem_Calloc((size_t)(ncon > 0 ? ncon : 1), sizeof(mb_spatial_con));
+    h->sforces = PyMem_Calloc((size_t)(nf > 0 ? nf : 1), sizeof(mb_spatial_force));
+    h->scb = PyMem_Calloc((size_t)(ncb > 0 ? ncb : 1), sizeof(mb_spatial_cbforce));
+    h->scb_py = PyMem_Calloc((size_t)(ncb > 0 ? ncb : 1), sizeof(struct spatial_pycb));
+    if (!h->sbody || !h->scons || !h->sforces || !h->scb || !h->scb_py) {
+        spatial_release(h);
+        PyMem_Free(h);
+        return (mech_handle *)PyErr_NoMemory();
+    }
+    return h;
+}
+
+/* the parsed tables as the model (mb_spatial_model) and its mb_mech; 0 or -1 */
+static int finish_model(mech_handle *h, PyArrayObject *G, ptrdiff_t nb, ptrdiff_t nc,
+                        ptrdiff_t ncon, ptrdiff_t nf, ptrdiff_t ncb)
+{
     h->sm.nb = (int)nb;
     h->sm.body = h->sbody;
     for (int c = 0; c < 3; c++) h->sm.g[c] = ((const double *)PyArray_DATA(G))[c];
@@ -340,15 +343,53 @@ PyObject *mech_spatial(PyObject *self, PyObject *args, PyObject *kw)
     h->sm.cb = h->scb;
     if (mb_spatial_check(&h->sm) != MB_OK) {
         PyErr_SetString(PyExc_ValueError, "mech_spatial: the tables are inconsistent.");
-        goto fail;
+        return -1;
     }
     mb_spatial_mech(&h->sm, &h->mech);
+    return 0;
+}
+
+PyObject *mech_spatial(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"bodies", "gravity", "cons", "forces", "nc", "callbacks", NULL};
+    PyObject *bo, *go, *co, *fo, *cbo = NULL;
+    Py_ssize_t nc;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOn|O", kwlist, &bo, &go, &co, &fo, &nc, &cbo))
+        return NULL;
+    PyArrayObject *B = NULL, *G = NULL, *C = NULL, *F = NULL;
+    PyObject *cbs = NULL, *out = NULL;
+    mech_handle *h = NULL;
+    B = table(bo, SP_BODY_NCOLS, "bodies");
+    C = B ? table(co, SP_CON_NCOLS, "cons") : NULL;
+    F = C ? table(fo, SP_FORCE_NCOLS, "forces") : NULL;
+    G = F ? (PyArrayObject *)PyArray_FROMANY(go, NPY_DOUBLE, 1, 1, NPY_ARRAY_CARRAY) : NULL;
+    if (!G)
+        goto done;
+    if (PyArray_SIZE(G) != 3 || !isfinite(((double *)PyArray_DATA(G))[0]) ||
+        !isfinite(((double *)PyArray_DATA(G))[1]) || !isfinite(((double *)PyArray_DATA(G))[2])) {
+        PyErr_SetString(PyExc_ValueError, "gravity must have 3 finite entries.");
+        goto done;
+    }
+    cbs = cbo ? PySequence_Fast(cbo, "callbacks must be a sequence of (body, s, fn).")
+              : PyTuple_New(0);
+    if (!cbs)
+        goto done;
+    ptrdiff_t nb = PyArray_DIM(B, 0), ncon = PyArray_DIM(C, 0), nf = PyArray_DIM(F, 0);
+    ptrdiff_t ncb = PySequence_Fast_GET_SIZE(cbs);
+    if (nb < 1 || nb > 1000000) {
+        PyErr_SetString(PyExc_ValueError, "bodies: a spatial model needs at least one body.");
+        goto done;
+    }
+    if (!(h = new_spatial_handle(nb, nc, ncon, nf, ncb)))
+        goto done;
+    if (parse_bodies(h, B, nb) || parse_cons(h, C, nb, nc) || parse_forces(h, F, nb) ||
+        parse_callbacks(h, cbs, nb) || finish_model(h, G, nb, nc, ncon, nf, ncb)) {
+        spatial_release(h);
+        PyMem_Free(h);
+        goto done;
+    }
     out = new_handle_capsule(h);
-    h = NULL;
-    goto done;
-fail:
-    spatial_release(h);
-    PyMem_Free(h);
 done:
     Py_XDECREF(B);
     Py_XDECREF(G);
