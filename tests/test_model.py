@@ -1,5 +1,5 @@
 """Planar models, MechanicalSystem and the papers' mechanisms (mbint/mbs/planar.py,
-mbint/mbs/mechanical.py, mbint/models, csrc/python/model_py.c and system_py.c over
+mbint/mbs/mechanical.py, mbint/models, csrc/python/mech_eval.c and system_py.c over
 csrc/mbs).
 
 Checks: invalid input raises ValueError naming the element; kernel shapes (one

@@ -1,5 +1,5 @@
 """``mbint.simulate`` and ``mbint.Trajectory`` (mbint/mbs/simulate.py, mbint/mbs/trajectory.py,
-csrc/python/model_py.c mech_simulate).
+csrc/python/simulate_py.c mech_simulate).
 
 Checks: the fields of a Trajectory and their shapes; q'' and lambda at the output
 points solve the saddle-point system; dense output between the steps; t_eval;

@@ -3,7 +3,7 @@
 /* mb_mech: a constrained mechanical system
  *     M(q) q'' + Phi_q^T lambda = Q(t, q, q'),   Phi(q, t) = 0
  * as a table of kernels.  A PlanarModel (planar.c, forces.c, contact.c) and a
- * user-derived MechanicalSystem (Python callables, csrc/python/model_py.c) are
+ * user-derived MechanicalSystem (Python callables, csrc/python/system_py.c) are
  * two ways of filling it; the formulations (index1.c, ...) only see this table,
  * so every method runs on both (Chrono's ChIntegrable idea).
  *

@@ -3,7 +3,7 @@
 /* Planar multibody model in body coordinates (Nikravesh, Planar Multibody
  * Dynamics): body k has q_k = (x, y, phi), its centre of mass at r = (x, y) and
  * rotation A(phi).  Points are given in body frames s' (for the ground, body index
- * -1, in the global frame).  The tables are packed once by mbint/model.py
+ * -1, in the global frame).  The tables are packed once by mbint/mbs/planar.py
  * (PlanarModel.compile) and never change during a run.  mb_planar_mech() presents
  * the model as an mb_mech (mech.h). */
 #include "mech.h"

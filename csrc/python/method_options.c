@@ -168,7 +168,7 @@ static int block_convert(int variant, PyObject *dict, void **out)
 
 #include "rosenbrock_nystrom.h"
 
-/* ---- rosenbrock_nystrom, w_nystrom (issue 9): error_estimate, jacobian ---- */
+/* ---- rosenbrock_nystrom, w_nystrom (RN Theorem 2.1): error_estimate, jacobian ---- */
 static const char *const rn_names[] = {"error_estimate", "jacobian", NULL};
 
 /* the string value of key in d among two choices (codes 1, 2), 0 when absent or None;

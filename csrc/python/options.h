@@ -1,7 +1,7 @@
 #ifndef MB_PYTHON_OPTIONS_H
 #define MB_PYTHON_OPTIONS_H
 /* Internal to csrc/python: one run of an integrator from Python, shared by
- * _core.solve and _core.solve_dae (module.c) and _core.mech_simulate (model_py.c).
+ * _core.solve and _core.solve_dae (module.c) and _core.mech_simulate (simulate_py.c).
  *
  *   run_args     the options all three accept, filled by each entry point's
  *                PyArg_ParseTupleAndKeywords through the RUN_KW_* keyword names,

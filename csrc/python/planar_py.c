@@ -1,4 +1,4 @@
-/* mbint._core: a PlanarModel (mbint/model.py) as an mb_mech table.
+/* mbint._core: a PlanarModel (mbint/mbs/planar.py) as an mb_mech table.
  *
  * The flat tables of PlanarModel.compile() (row layout in planar_py.h, column
  * names served by _core.planar_layout) are checked and parsed once into an

@@ -1,11 +1,13 @@
-/* mbint._core: a MechanicalSystem (mbint/mechanical.py) as an mb_mech table.
+/* mbint._core: a MechanicalSystem (mbint/mbs/mechanical.py) as an mb_mech table.
  *
  * Each slot of the table calls the user's kernel: a Python callable, called with
  * the same argument order as the slot, time first (with the GIL held; the run
- * then keeps the GIL), or a C function from a LowLevelCallable
- * whose signature is that of the mb_mech slot (mbs/mech.h) with ptrdiff_t
- * spelled long, e.g. "int (void *, double, const double *, double *, long)" for
- * the constraint Jacobian; the capsule's user data is the first argument.
+ * then keeps the GIL), or a C function from a LowLevelCallable whose signature is
+ * that of the mb_mech slot (mbs/mech.h) with the user data FIRST and ptrdiff_t spelled
+ * long, e.g. "int (void *, double, const double *, double *, long)" for the constraint
+ * Jacobian (C_SIGNATURES in mbint/mbs/mechanical.py: the public form, kept as it was
+ * when the internal table moved its context last, so that compiled user kernels stay
+ * valid; call_slot below translates).
  * Phi_t and gamma fall back to central differences when not given; the
  * derivative slots the user leaves out stay NULL, so the formulations
  * (mbs/index1.c) use their own central differences. */

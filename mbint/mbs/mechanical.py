@@ -36,8 +36,8 @@ def _columns(v, n):
         raise ValueError(f"q and qd must have shape ({n},) or ({n}, m), got {np.shape(v)}.")
     return a
 
-#: C signatures of the LowLevelCallable form of each kernel (those of mbs/mech.h;
-#: the first argument is the callable's user_data).
+#: C signatures of the LowLevelCallable form of each kernel: the argument lists of
+#: csrc/mbs/mech.h, with the callable's user_data first (the binding passes it there).
 C_SIGNATURES = {
     "mass": "int (void *, const double *q, double *M, long ld)",
     "forces": "int (void *, double t, const double *q, const double *qd, double *Q)",

@@ -11,7 +11,7 @@ functions of :meth:`PlanarModel.add_force`.
 
 Compiled tables (float64, one row per element; the column names come from
 ``mbint._core.planar_layout()`` so that Python and C share one definition,
-documented in csrc/python/model_py.h):
+documented in csrc/python/planar_py.h):
 
 =========  ============  =====================================================
 table      shape         columns
