@@ -59,7 +59,7 @@
  * event), the history restarts at order 1 from f0.  When after_step is not
  * called (fixed steps), accept() still selects the order by the same rules.
  *
- * Workspace: a state struct (scalars, abscissae, coefficient tables), then
+ * Workspace (layout()): a state struct (scalars, abscissae, coefficient tables), then
  * 2 x 12 difference vectors, y_n, f_p and phi_{k+1}^p (27 n doubles).
  *
  * Reference: L. F. Shampine, M. K. Gordon, Computer Solution of Ordinary
@@ -69,6 +69,7 @@
 #include <math.h>
 #include <string.h>
 #include "adams.h"
+#include "carve.h"
 #include "status.h"
 
 enum { KMAX = 12, NB = KMAX + 2 };
@@ -94,36 +95,56 @@ typedef struct adams_state {
     double B[NB][NB];        /* B[i][m]: theta^m coefficient of B_i, i = 1..k+2 */
 } adams_state;
 
-static size_t header_doubles(void)
+typedef struct adams_work {
+    adams_state *st;
+    ptrdiff_t n;
+    double *phi[2];         /* phi_1 .. phi_KMAX of the two buffers (KMAX n each) */
+    double *yn, *fp, *pk1;  /* y_n, f_p, phi_{k+1}^p (n each) */
+} adams_work;
+
+/* The one layout of the workspace: counts it (c->base NULL) and carves it. */
+static size_t layout(mb_carver *c, ptrdiff_t n, adams_work *w)
 {
-    return (sizeof(adams_state) + sizeof(double) - 1) / sizeof(double);
+    size_t nn = (size_t)n;
+    w->n = n;
+    w->st = mb_carve_bytes(c, sizeof *w->st);
+    for (int b = 0; b < 2; b++)
+        w->phi[b] = mb_carve(c, KMAX * nn);
+    w->yn = mb_carve(c, nn);
+    w->fp = mb_carve(c, nn);
+    w->pk1 = mb_carve(c, nn);
+    return c->off;
 }
 
 static size_t adams_work_size(const mb_problem *p, const void *data)
 {
     (void)data;
-    return header_doubles() + (size_t)(2 * KMAX + 3) * (size_t)p->n;
+    adams_work w;
+    return layout(&(mb_carver){NULL, 0}, p->n, &w);
+}
+
+static adams_work workspace(mb_stepper *s)
+{
+    adams_work w;
+    layout(&(mb_carver){s->work, 0}, s->n, &w);
+    return w;
 }
 
 static adams_state *state(mb_stepper *s)
 {
-    return (adams_state *)(void *)s->work;
+    return workspace(s).st;
 }
 
 static const adams_state *cstate(const mb_stepper *s)
 {
-    return (const adams_state *)(const void *)s->work;
+    return (const adams_state *)(const void *)s->work;  /* the first part of the layout */
 }
 
 /* phi_{i+1}(.) of buffer b, i = 0..KMAX-1 */
-static double *phi(mb_stepper *s, int b, int i)
+static double *phi(const adams_work *w, int b, int i)
 {
-    return s->work + header_doubles() + ((ptrdiff_t)b * KMAX + i) * s->n;
+    return w->phi[b] + (ptrdiff_t)i * w->n;
 }
-
-static double *vec_yn(mb_stepper *s) { return phi(s, 0, 2 * KMAX); }
-static double *vec_fp(mb_stepper *s) { return phi(s, 0, 2 * KMAX + 1); }
-static double *vec_pk1(mb_stepper *s) { return phi(s, 0, 2 * KMAX + 2); }
 
 static double weight(const mb_stepper *s, ptrdiff_t i, double y, double y_new)
 {
@@ -153,9 +174,10 @@ static int adams_init(mb_stepper *s)
 }
 
 /* history of one point (t, f(t, y)) in the committed buffer */
-static int start_history(mb_stepper *s, adams_state *st, double t, const double *y)
+static int start_history(mb_stepper *s, const adams_work *wk, double t, const double *y)
 {
-    double *f = phi(s, st->cur, 0);
+    adams_state *st = wk->st;
+    double *f = phi(wk, st->cur, 0);
     reset(s, st);
     if (s->f0_ok) {
         memcpy(f, s->f0, (size_t)s->n * sizeof(double));
@@ -208,14 +230,15 @@ static double predictor_factor(const double *g, int j, double hJ)
 static int adams_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
                       double *err)
 {
-    adams_state *st = state(s);
+    adams_work wk = workspace(s);
+    adams_state *st = wk.st;
     ptrdiff_t n = s->n;
     int rc;
 
     st->pending = 0;
     if (st->nh == 0 ||
         fabs(t - st->t_hist[0]) > 4.0 * DBL_EPSILON * (fabs(t) + fabs(h))) {
-        if ((rc = start_history(s, st, t, y)) != MB_OK)
+        if ((rc = start_history(s, &wk, t, y)) != MB_OK)
             return rc;
     }
     int nh = st->nh, cur = st->cur;
@@ -227,10 +250,10 @@ static int adams_step(mb_stepper *s, double t, double h, const double *y, double
     coefficients(st, kb, h);
     const double *beta = st->beta, *g = st->g;
 
-    double *yn = vec_yn(s), *fp = vec_fp(s), *pk1 = vec_pk1(s);
+    double *yn = wk.yn, *fp = wk.fp, *pk1 = wk.pk1;
     const double *ph[KMAX + 1];
     for (int i = 1; i <= nh; i++)
-        ph[i] = phi(s, cur, i - 1);
+        ph[i] = phi(&wk, cur, i - 1);
     double gb[KMAX + 1];
     for (int i = 1; i <= k; i++)
         gb[i] = g[i] * beta[i];
@@ -272,7 +295,7 @@ static int adams_step(mb_stepper *s, double t, double h, const double *y, double
     }
     /* E: f at the corrected point, the new differences into the other buffer */
     int nb = 1 - cur;
-    double *fc = phi(s, nb, 0);
+    double *fc = phi(&wk, nb, 0);
     if ((rc = mb_rhs(s, t + h, y_new, fc)) != MB_OK)
         return rc;
     if (s->f1) {
@@ -284,7 +307,7 @@ static int adams_step(mb_stepper *s, double t, double h, const double *y, double
     if (has_kp1 && k + 1 > jmax) jmax = k + 1;
     double *pn[KMAX + 1];
     for (int i = 1; i <= nh_new; i++)
-        pn[i] = phi(s, nb, i - 1);
+        pn[i] = phi(&wk, nb, i - 1);
     double ckp1 = has_kp1 ? h * (g[k + 2] - g[k + 1]) : 0.0;
     double skp1 = 0.0, sq = 0.0;
     for (ptrdiff_t c = 0; c < n; c++) {
@@ -434,16 +457,17 @@ static int adams_dense_degree(const mb_stepper *s)
 
 static int adams_dense(mb_stepper *s, double *C)
 {
-    adams_state *st = state(s);
+    adams_work wk = workspace(s);
+    adams_state *st = wk.st;
     ptrdiff_t n = s->n;
-    const double *yn = vec_yn(s), *pk1 = vec_pk1(s);
+    const double *yn = wk.yn, *pk1 = wk.pk1;
     if (!st->stepped)
         return mb_fail(s, MB_ERR_ILL_INPUT, "adams: dense output requested before any step.");
     int k = st->k;
     double h = st->h;
     const double *ph[KMAX + 1];
     for (int i = 1; i <= k; i++)
-        ph[i] = phi(s, st->buf, i - 1);
+        ph[i] = phi(&wk, st->buf, i - 1);
     memcpy(C, yn, (size_t)n * sizeof(double));
     for (int m = 1; m <= k + 1; m++) {
         /* y' = sum_i phi*_i B_i + phi_{k+1}^p B_{k+1}; theta^m gets h B_i[m-1] / m */
