@@ -316,6 +316,13 @@ size_t mb_expm_work_size(ptrdiff_t n)
     return n > 0 ? layout(&(mb_carver){NULL, 0}, n, &w) : 0;
 }
 
+void mb_expm_carve(mb_carver *c, ptrdiff_t n, mb_expm_scratch *x)
+{
+    x->M = mb_carve(c, (size_t)(n * n));
+    x->work = mb_carve(c, mb_expm_work_size(n));
+    x->ipiv = mb_carve_int(c, (size_t)n);
+}
+
 /* One evaluation: the matrix X the algorithm works on, its workspace and what it found
  * on the way (1-norms of the powers, their roots d_j, the statistics). */
 typedef struct expm_run {

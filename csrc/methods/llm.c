@@ -63,25 +63,11 @@ static size_t rec_layout(mb_carver *c, ptrdiff_t n, llm_rec *r)
     return c->off;
 }
 
-/* the scratch of one block exponential of size N: the matrix, overwritten by its
- * exponential, mb_expm's work and pivots */
-typedef struct llm_exp {
-    double *M, *ework;
-    int *ipiv;
-} llm_exp;
-
-static void carve_exp(mb_carver *c, ptrdiff_t N, llm_exp *x)
-{
-    x->M = mb_carve(c, (size_t)(N * N));
-    x->ework = mb_carve(c, mb_expm_work_size(N));
-    x->ipiv = mb_carve_int(c, (size_t)N);
-}
-
 typedef struct llm_ws {
     llm_state *st;
-    llm_rec lin;      /* the linearization (yJ, fJ, ft, J): a record, as record() copies it */
-    double *d, *Jd;   /* n each */
-    llm_exp x;        /* (n+3)^2: the block matrices of phi and of the error estimate */
+    llm_rec lin;        /* the linearization (yJ, fJ, ft, J): a record, as record() copies it */
+    double *d, *Jd;     /* n each */
+    mb_expm_scratch x;  /* size n + 3: the block matrices of phi and of the error estimate */
 } llm_ws;
 
 /* The one layout of the workspace: counts it (c->base NULL) and carves it. */
@@ -91,7 +77,7 @@ static size_t layout(mb_carver *c, ptrdiff_t n, llm_ws *w)
     rec_layout(c, n, &w->lin);
     w->d = mb_carve(c, (size_t)n);
     w->Jd = mb_carve(c, (size_t)n);
-    carve_exp(c, n + 3, &w->x);
+    mb_expm_carve(c, n + 3, &w->x);
     return c->off;
 }
 
@@ -144,7 +130,7 @@ static void put_jacobian(ptrdiff_t n, ptrdiff_t N, const double *J, double tau, 
  * size n + 2 at least, the block matrix exponentiated in place.  Returns MB_OK or
  * mb_expm's status. */
 static int llm_phi(ptrdiff_t n, const double *J, const double *f, const double *ft,
-                   int autonomous, double tau, double *phi, const llm_exp *x)
+                   int autonomous, double tau, double *phi, const mb_expm_scratch *x)
 {
     double *M = x->M;
     double mx = max_abs(n, f, tau);
@@ -166,7 +152,7 @@ static int llm_phi(ptrdiff_t n, const double *J, const double *f, const double *
             col[i] = tau * tau * ft[i] * ic;
         last[n] = 1.0;
     }
-    int rc = mb_expm(N, M, N, M, N, x->ework, x->ipiv, NULL);
+    int rc = mb_expm(N, M, N, M, N, x->work, x->ipiv, NULL);
     if (rc != MB_OK)
         return rc;
     for (ptrdiff_t i = 0; i < n; i++)
@@ -176,7 +162,7 @@ static int llm_phi(ptrdiff_t n, const double *J, const double *f, const double *
 
 /* l = K_1 of the (n+3) matrix of the error estimate with w = 2 h r (top of the file) */
 static int llm_error(ptrdiff_t n, const double *J, const double *r, double h, double *l,
-                     const llm_exp *x)
+                     const mb_expm_scratch *x)
 {
     double *M = x->M;
     double mx = max_abs(n, r, 2.0 * h);
@@ -191,7 +177,7 @@ static int llm_error(ptrdiff_t n, const double *J, const double *r, double h, do
         M[n * N + i] = 2.0 * h * r[i] * ic;
     M[(n + 1) * N + n] = 1.0;
     M[(n + 2) * N + n + 1] = 1.0;
-    int rc = mb_expm(N, M, N, M, N, x->ework, x->ipiv, NULL);
+    int rc = mb_expm(N, M, N, M, N, x->work, x->ipiv, NULL);
     if (rc != MB_OK)
         return rc;
     const double *e = M + (N - 1) * N;
@@ -265,16 +251,16 @@ static int llm_step(mb_stepper *s, double t, double h, const double *y, double *
 /* ---- continuous output (eq 18) as a dense record ---- */
 
 /* the scratch of record_eval: one exponential of size n + 2 */
-static size_t eval_layout(mb_carver *c, ptrdiff_t n, llm_exp *x)
+static size_t eval_layout(mb_carver *c, ptrdiff_t n, mb_expm_scratch *x)
 {
-    carve_exp(c, n + 2, x);
+    mb_expm_carve(c, n + 2, x);
     return c->off;
 }
 
 static size_t llm_record_size(ptrdiff_t n, const void *data, size_t *work_size)
 {
     (void)data;
-    llm_exp x;
+    mb_expm_scratch x;
     llm_rec r;
     *work_size = eval_layout(&(mb_carver){NULL, 0}, n, &x);
     return rec_layout(&(mb_carver){NULL, 0}, n, &r);
@@ -305,7 +291,7 @@ static int llm_record_eval(const mb_method *m, ptrdiff_t n, const double *rec, d
         memcpy(y, r.yn, (size_t)n * sizeof(double));
         return MB_OK;
     }
-    llm_exp x;
+    mb_expm_scratch x;
     eval_layout(&(mb_carver){work, 0}, n, &x);
     int rc = llm_phi(n, r.J, r.f, r.ft, all_zero(n, r.ft), tau, y, &x);
     if (rc != MB_OK)

@@ -439,24 +439,29 @@ static int ros_dense_degree(const mb_stepper *s)
 
 /* R(z) on y' = lambda y, z = h lambda: (1/gamma - z) u_i = z (1 + sum a_ij u_j)
  * + sum c_ij u_j,  R = 1 + sum m_i u_i  (= 1 + z b^T (I - z (alpha + Gamma))^-1 1) */
-static int ros_amplification(const mb_method *m, double zr, double zi, double *Rr, double *Ri)
+int mb_ros_stability(int s, double gamma, const double *a, const double *c, const double *m,
+                     double zr, double zi, double *Rr, double *Ri)
 {
-    const mb_ros_tableau *T = m->data;
-    int ns = T->s;
     double complex z = zr + zi * I, u[MB_ROS_MAX_STAGES], R = 1.0;
-    double complex den = 1.0 / T->gamma - z;
-    for (int i = 0; i < ns && i < MB_ROS_MAX_STAGES; i++) {
+    double complex den = 1.0 / gamma - z;
+    for (int i = 0; i < s && i < MB_ROS_MAX_STAGES; i++) {
         double complex arg = 1.0, cu = 0.0;
         for (int j = 0; j < i; j++) {
-            arg += T->a[i * ns + j] * u[j];
-            cu += T->c[i * ns + j] * u[j];
+            arg += a[i * s + j] * u[j];
+            cu += c[i * s + j] * u[j];
         }
         u[i] = (z * arg + cu) / den;
-        R += T->m[i] * u[i];
+        R += m[i] * u[i];
     }
     *Rr = creal(R);
     *Ri = cimag(R);
     return MB_OK;
+}
+
+static int ros_amplification(const mb_method *m, double zr, double zi, double *Rr, double *Ri)
+{
+    const mb_ros_tableau *T = m->data;
+    return mb_ros_stability(T->s, T->gamma, T->a, T->c, T->m, zr, zi, Rr, Ri);
 }
 
 #define ROS_FLAGS (MB_EMBEDDED | MB_USES_F0 | MB_NEEDS_JAC | MB_IMPLICIT)

@@ -39,12 +39,12 @@
  * Workspace (layout()): state | M, MJ1, MJ2, Pi (nq x nq each) | ipiv | Mat, g, V, V',
  * a_i, r, sums c, sums delta, e1, e2 (nq each) | Z (s x nq) | Jfull (n x n), ft (n) |
  * y_prev, f_prev (n each). */
-#include <complex.h>
 #include <float.h>
 #include <math.h>
 #include <string.h>
 #include "../linalg/dense.h"
 #include "carve.h"
+#include "rosenbrock.h" /* mb_ros_stability */
 #include "rosenbrock_nystrom.h"
 #include "status.h"
 
@@ -383,24 +383,12 @@ static int rn_dense_degree(const mb_stepper *s)
 }
 
 /* R(z): the velocity update on v'' = lambda v' (J1 = 0, J2 = lambda) is the method on
- * y' = lambda y: (1/gamma - z) z_i = z (1 + sum a_ij z_j) + sum c_ij z_j, R = 1 + sum m_i z_i */
+ * y' = lambda y: (1/gamma - z) z_i = z (1 + sum a_ij z_j) + sum c_ij z_j, R = 1 + sum m_i z_i,
+ * the R(z) of rosenbrock.c with this table's a, c, m */
 static int rn_amplification(const mb_method *m, double zr, double zi, double *Rr, double *Ri)
 {
     const mb_rn_tableau *T = m->data;
-    int ns = T->s;
-    double complex z = zr + zi * I, u[8], R = 1.0, den = 1.0 / T->gamma - z;
-    for (int i = 0; i < ns && i < 8; i++) {
-        double complex arg = 1.0, cu = 0.0;
-        for (int j = 0; j < i; j++) {
-            arg += T->a[i * ns + j] * u[j];
-            cu += T->c[i * ns + j] * u[j];
-        }
-        u[i] = (z * arg + cu) / den;
-        R += T->m[i] * u[i];
-    }
-    *Rr = creal(R);
-    *Ri = cimag(R);
-    return MB_OK;
+    return mb_ros_stability(T->s, T->gamma, T->a, T->c, T->m, zr, zi, Rr, Ri);
 }
 
 #define RN_FLAGS (MB_EMBEDDED | MB_USES_F0 | MB_NEEDS_JAC | MB_IMPLICIT | MB_SECOND_ORDER)
