@@ -227,37 +227,28 @@ static double predictor_factor(const double *g, int j, double hJ)
     return sqrt(1.0 + r * r);
 }
 
-static int adams_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
-                      double *err)
+/* weighted sums of squares of a step's estimates, for their norms */
+typedef struct adams_sums {
+    double sk, skm1, skm2, skp1;  /* the estimates at orders k, k-1, k-2, k+1 */
+    double sd, sq;                /* the correction h g_{k+1} phi_{k+1}^p, the predictor's
+                                     share h g_{k+1} (f_p - f_{n+1}) */
+} adams_sums;
+
+/* P (Adams-Bashforth of order k) into y_new, E (f_p), C (Adams-Moulton of order k + 1)
+ * into y_new with the estimate err and the sums of the estimates at orders k, k-1, k-2;
+ * ph[1..k]: the differences of the committed buffer */
+static int predict_correct(mb_stepper *s, const adams_work *wk, const double *const *ph,
+                           int k, double t, double h, const double *y, double *y_new,
+                           double *err, adams_sums *sm)
 {
-    adams_work wk = workspace(s);
-    adams_state *st = wk.st;
+    const adams_state *st = wk->st;
     ptrdiff_t n = s->n;
-    int rc;
-
-    st->pending = 0;
-    if (st->nh == 0 ||
-        fabs(t - st->t_hist[0]) > 4.0 * DBL_EPSILON * (fabs(t) + fabs(h))) {
-        if ((rc = start_history(s, &wk, t, y)) != MB_OK)
-            return rc;
-    }
-    int nh = st->nh, cur = st->cur;
-    int k = s->order < 1 ? 1 : s->order;
-    if (k > nh) k = nh;
-    if (k > KMAX) k = KMAX;
-    int has_kp1 = k < KMAX && nh >= k + 1;
-    int kb = has_kp1 ? k + 2 : k + 1;
-    coefficients(st, kb, h);
     const double *beta = st->beta, *g = st->g;
-
-    double *yn = wk.yn, *fp = wk.fp, *pk1 = wk.pk1;
-    const double *ph[KMAX + 1];
-    for (int i = 1; i <= nh; i++)
-        ph[i] = phi(&wk, cur, i - 1);
+    double *yn = wk->yn, *fp = wk->fp, *pk1 = wk->pk1;
     double gb[KMAX + 1];
+    int rc;
     for (int i = 1; i <= k; i++)
         gb[i] = g[i] * beta[i];
-
     /* P: Adams-Bashforth of order k */
     for (ptrdiff_t c = 0; c < n; c++) {
         double acc = 0.0;
@@ -293,21 +284,37 @@ static int adams_step(mb_stepper *s, double t, double h, const double *y, double
         skm1 += (ckm1 * pk * w) * (ckm1 * pk * w);
         skm2 += (ckm2 * pkm1 * w) * (ckm2 * pkm1 * w);
     }
-    /* E: f at the corrected point, the new differences into the other buffer */
-    int nb = 1 - cur;
-    double *fc = phi(&wk, nb, 0);
+    sm->sk = sk;
+    sm->skm1 = skm1;
+    sm->skm2 = skm2;
+    sm->sd = sd;
+    return MB_OK;
+}
+
+/* E at the corrected point, the new differences phi_i(n+1) into the other buffer (nh_new
+ * of them), the predictor's share of the local error into err and the sums sq and (with
+ * has_kp1) skp1 */
+static int new_differences(mb_stepper *s, const adams_work *wk, const double *const *ph,
+                           int k, int has_kp1, int nh_new, double t, double h,
+                           const double *y, const double *y_new, double *err, adams_sums *sm)
+{
+    const adams_state *st = wk->st;
+    ptrdiff_t n = s->n;
+    const double *beta = st->beta, *g = st->g, *fp = wk->fp;
+    double hg = h * g[k + 1];
+    int rc, nb = 1 - st->cur;
+    double *fc = phi(wk, nb, 0);
     if ((rc = mb_rhs(s, t + h, y_new, fc)) != MB_OK)
         return rc;
     if (s->f1) {
         memcpy(s->f1, fc, (size_t)n * sizeof(double));
         s->f1_ok = 1;
     }
-    int nh_new = nh + 1 > KMAX ? KMAX : nh + 1;
     int jmax = nh_new - 1;
     if (has_kp1 && k + 1 > jmax) jmax = k + 1;
     double *pn[KMAX + 1];
     for (int i = 1; i <= nh_new; i++)
-        pn[i] = phi(&wk, nb, i - 1);
+        pn[i] = phi(wk, nb, i - 1);
     double ckp1 = has_kp1 ? h * (g[k + 2] - g[k + 1]) : 0.0;
     double skp1 = 0.0, sq = 0.0;
     for (ptrdiff_t c = 0; c < n; c++) {
@@ -327,14 +334,52 @@ static int adams_step(mb_stepper *s, double t, double h, const double *y, double
             }
         }
     }
+    sm->skp1 = skp1;
+    sm->sq = sq;
+    return MB_OK;
+}
+
+static int adams_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
+                      double *err)
+{
+    adams_work wk = workspace(s);
+    adams_state *st = wk.st;
+    ptrdiff_t n = s->n;
+    int rc;
+
+    st->pending = 0;
+    if (st->nh == 0 ||
+        fabs(t - st->t_hist[0]) > 4.0 * DBL_EPSILON * (fabs(t) + fabs(h))) {
+        if ((rc = start_history(s, &wk, t, y)) != MB_OK)
+            return rc;
+    }
+    int nh = st->nh, cur = st->cur;
+    int k = s->order < 1 ? 1 : s->order;
+    if (k > nh) k = nh;
+    if (k > KMAX) k = KMAX;
+    int has_kp1 = k < KMAX && nh >= k + 1;
+    int kb = has_kp1 ? k + 2 : k + 1;
+    coefficients(st, kb, h);
+    const double *g = st->g;
+    const double *ph[KMAX + 1];
+    for (int i = 1; i <= nh; i++)
+        ph[i] = phi(&wk, cur, i - 1);
+
+    adams_sums sm;
+    if ((rc = predict_correct(s, &wk, ph, k, t, h, y, y_new, err, &sm)) != MB_OK)
+        return rc;
+    int nh_new = nh + 1 > KMAX ? KMAX : nh + 1;
+    rc = new_differences(s, &wk, ph, k, has_kp1, nh_new, t, h, y, y_new, err, &sm);
+    if (rc != MB_OK)
+        return rc;
     /* |h| ||J|| ~ ||f_{n+1} - f_p|| / ||y_{n+1} - y_p||; the predictor term at order
      * j relative to the order-j estimate is r_j = |h| ||J|| g_{j+1}^2 / |g_{j+1} - g_j| */
-    double hJ = sd > 0.0 ? sqrt(sq / sd) / g[k + 1] : 0.0;
+    double hJ = sm.sd > 0.0 ? sqrt(sm.sq / sm.sd) / g[k + 1] : 0.0;
     double dn = n > 0 ? (double)n : 1.0;
-    st->err_k = sqrt((sk + sq) / dn);
-    st->err_km1 = k >= 2 ? sqrt(skm1 / dn) * predictor_factor(g, k - 1, hJ) : 0.0;
-    st->err_km2 = k >= 3 ? sqrt(skm2 / dn) * predictor_factor(g, k - 2, hJ) : 0.0;
-    st->err_kp1 = has_kp1 ? sqrt(skp1 / dn) * predictor_factor(g, k + 1, hJ) : 0.0;
+    st->err_k = sqrt((sm.sk + sm.sq) / dn);
+    st->err_km1 = k >= 2 ? sqrt(sm.skm1 / dn) * predictor_factor(g, k - 1, hJ) : 0.0;
+    st->err_km2 = k >= 3 ? sqrt(sm.skm2 / dn) * predictor_factor(g, k - 2, hJ) : 0.0;
+    st->err_kp1 = has_kp1 ? sqrt(sm.skp1 / dn) * predictor_factor(g, k + 1, hJ) : 0.0;
     st->has_kp1 = has_kp1;
     st->k = k;
     st->t = t;

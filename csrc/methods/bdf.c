@@ -381,6 +381,99 @@ static int newton(mb_stepper *s, const bdf_work *wk, double t, double c, int *rc
     return 0;
 }
 
+/* The predictor y_p = sum_{j<=k} D_j and the history term psi = sum_{j=1..k} gamma_j D_j
+ * / alpha_k from the working differences D */
+static void predict(const bdf_work *w, ptrdiff_t n, int k, const double *D)
+{
+    const bdf_state *st = w->st;
+    double *yp = w->v[V_YP], *psi = w->v[V_PSI];
+    double ak = st->alpha[k];
+    for (ptrdiff_t i = 0; i < n; i++) {
+        double sp = D[i], sg = 0.0;
+        for (int j = 1; j <= k; j++) {
+            sp += D[j * n + i];
+            sg += st->gamma[j] * D[j * n + i];
+        }
+        yp[i] = sp;
+        psi[i] = sg / ak;
+    }
+}
+
+/* The corrector at tn with c = h / alpha_k: Newton with the kept J, and once more with a
+ * fresh J when the kept one fails (mb_jac_reuse).  Returns MB_OK when converged, a
+ * recoverable failure with h_fail_factor = 0.5, or a fatal status. */
+static int correct(mb_stepper *s, const bdf_work *w, double tn, double c)
+{
+    bdf_state *st = w->st;
+    const double *yp = w->v[V_YP], *fp = w->v[V_FP];
+    int rc, converged = 0;
+    for (;;) {
+        int jac_new;
+        if ((rc = mb_jac_refresh(s, &st->jr, tn, yp, fp, w->J, &jac_new)) != MB_OK)
+            return rc;
+        if (jac_new)
+            st->lu_ok = 0;
+        if (!lu_current(st, c)) {
+            rc = factor_matrix(s, w, c);
+            if (rc == MB_ERR_LINALG) break;   /* singular iteration matrix: smaller h */
+            if (rc != MB_OK) return rc;
+        }
+        converged = newton(s, w, tn, c, &rc);
+        if (rc < 0)
+            return rc;
+        if (converged || st->jr.fresh)
+            break;
+        st->jr.need = 1;   /* J from an earlier step: re-evaluate and retry */
+    }
+    if (!converged) {
+        s->h_fail_factor = 0.5;
+        return MB_RECOVERABLE;
+    }
+    return MB_OK;
+}
+
+/* y_{n+1}, the error estimate err = err_const_k d, the difference update of D and the
+ * norms of the estimates at orders k - 1 and k + 1 (after k + 1 equal steps) */
+static void update(mb_stepper *s, const bdf_work *w, int k, int n_equal_new, double *D,
+                   const double *y, double *y_new, double *err)
+{
+    bdf_state *st = w->st;
+    ptrdiff_t n = s->n;
+    const double *yv = w->v[V_Y], *d = w->v[V_D];
+    double ek = st->err_const[k];
+    memcpy(y_new, yv, (size_t)n * sizeof(double));
+    memcpy(w->v[V_YN], y, (size_t)n * sizeof(double));
+    for (ptrdiff_t i = 0; i < n; i++)
+        err[i] = ek * d[i];
+    double *Dk1 = D + (k + 1) * n, *Dk2 = D + (k + 2) * n;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        Dk2[i] = d[i] - Dk1[i];
+        Dk1[i] = d[i];
+    }
+    for (int j = k; j >= 0; j--) {
+        double *Dj = D + j * n, *Dj1 = D + (j + 1) * n;
+        for (ptrdiff_t i = 0; i < n; i++)
+            Dj[i] += Dj1[i];
+    }
+    memcpy(D, y_new, (size_t)n * sizeof(double));
+
+    st->err_k = mb_norm(s, err, y, y_new);
+    st->err_m = st->err_p = INFINITY;
+    if (n_equal_new >= k + 1) {
+        double *e = w->v[V_TMP];
+        if (k > 1) {
+            for (ptrdiff_t i = 0; i < n; i++)
+                e[i] = st->err_const[k - 1] * D[k * n + i];
+            st->err_m = mb_norm(s, e, y, y_new);
+        }
+        if (k < KMAX) {
+            for (ptrdiff_t i = 0; i < n; i++)
+                e[i] = st->err_const[k + 1] * Dk2[i];
+            st->err_p = mb_norm(s, e, y, y_new);
+        }
+    }
+}
+
 static int bdf_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
                     double *err)
 {
@@ -404,82 +497,16 @@ static int bdf_step(mb_stepper *s, double t, double h, const double *y, double *
         mb_bdf_change_D(n, k, ratio, D, n);
     int n_equal_new = equal ? st->n_equal + 1 : 1;
 
-    /* predictor and the history term */
-    double *yp = w.v[V_YP], *psi = w.v[V_PSI], *d = w.v[V_D], *fp = w.v[V_FP];
-    double ak = st->alpha[k], c = h / ak;
-    for (ptrdiff_t i = 0; i < n; i++) {
-        double sp = D[i], sg = 0.0;
-        for (int j = 1; j <= k; j++) {
-            sp += D[j * n + i];
-            sg += st->gamma[j] * D[j * n + i];
-        }
-        yp[i] = sp;
-        psi[i] = sg / ak;
-    }
-    double tn = t + h;
-    rc = mb_rhs_iterate(s, tn, yp, fp);
+    predict(&w, n, k, D);
+    double c = h / st->alpha[k], tn = t + h;
+    rc = mb_rhs_iterate(s, tn, w.v[V_YP], w.v[V_FP]);
     if (rc != MB_OK) {
         if (rc > 0) s->h_fail_factor = 0.5;
         return rc;
     }
-    int converged = 0;
-    for (;;) {
-        int jac_new;
-        if ((rc = mb_jac_refresh(s, &st->jr, tn, yp, fp, w.J, &jac_new)) != MB_OK)
-            return rc;
-        if (jac_new)
-            st->lu_ok = 0;
-        if (!lu_current(st, c)) {
-            rc = factor_matrix(s, &w, c);
-            if (rc == MB_ERR_LINALG) break;   /* singular iteration matrix: smaller h */
-            if (rc != MB_OK) return rc;
-        }
-        converged = newton(s, &w, tn, c, &rc);
-        if (rc < 0)
-            return rc;
-        if (converged || st->jr.fresh)
-            break;
-        st->jr.need = 1;   /* J from an earlier step: re-evaluate and retry */
-    }
-    if (!converged) {
-        s->h_fail_factor = 0.5;
-        return MB_RECOVERABLE;
-    }
-
-    /* y_{n+1}, error estimate, difference update */
-    const double *yv = w.v[V_Y];
-    double ek = st->err_const[k];
-    memcpy(y_new, yv, (size_t)n * sizeof(double));
-    memcpy(w.v[V_YN], y, (size_t)n * sizeof(double));
-    for (ptrdiff_t i = 0; i < n; i++)
-        err[i] = ek * d[i];
-    double *Dk1 = D + (k + 1) * n, *Dk2 = D + (k + 2) * n;
-    for (ptrdiff_t i = 0; i < n; i++) {
-        Dk2[i] = d[i] - Dk1[i];
-        Dk1[i] = d[i];
-    }
-    for (int j = k; j >= 0; j--) {
-        double *Dj = D + j * n, *Dj1 = D + (j + 1) * n;
-        for (ptrdiff_t i = 0; i < n; i++)
-            Dj[i] += Dj1[i];
-    }
-    memcpy(D, y_new, (size_t)n * sizeof(double));
-
-    st->err_k = mb_norm(s, err, y, y_new);
-    st->err_m = st->err_p = INFINITY;
-    if (n_equal_new >= k + 1) {
-        double *e = w.v[V_TMP];
-        if (k > 1) {
-            for (ptrdiff_t i = 0; i < n; i++)
-                e[i] = st->err_const[k - 1] * D[k * n + i];
-            st->err_m = mb_norm(s, e, y, y_new);
-        }
-        if (k < KMAX) {
-            for (ptrdiff_t i = 0; i < n; i++)
-                e[i] = st->err_const[k + 1] * Dk2[i];
-            st->err_p = mb_norm(s, e, y, y_new);
-        }
-    }
+    if ((rc = correct(s, &w, tn, c)) != MB_OK)
+        return rc;
+    update(s, &w, k, n_equal_new, D, y, y_new, err);
     st->k = k;
     st->t = t;
     st->h = h;

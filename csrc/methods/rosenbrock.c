@@ -279,53 +279,38 @@ static inline int solve(const mb_stepper *s, const ros_work *w, double *x)
     return MB_OK;
 }
 
-static int ros_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
-                    double *err)
+/* The stages u_i: E u_i = f(t + alpha_i h, y + sum_{j<i} a_ij u_j) + M sum_{j<i} (c_ij/h)
+ * u_j + gam_i h df/dt, into w->U (an FSAL table's last argument is y_new). */
+static int stages(mb_stepper *s, const mb_ros_tableau *T, const ros_work *w, double t,
+                  double h, const double *y, double *y_new)
 {
-    const mb_ros_tableau *T = s->m->data;
     ptrdiff_t n = s->n;
     int ns = T->s, rc;
-    ros_work w;
-    carve(s, &w);
-    ros_state *st = w.st;
     const double *M = (s->m->flags & MB_MASS) ? s->p->mass : NULL;
-
-    if (mb_wjac_due(s, &st->wj, t, y, h, w.prev, ros_secant, &w)) {
-        st->lu_ok = 0;
-        if ((rc = mb_jac(s, t, y, s->f0, w.J)) != MB_OK)
-            return rc;
-        if ((rc = mb_dfdt(s, t, y, s->f0, w.ft)) != MB_OK)
-            return rc;
-        mb_wjac_taken(&st->wj, h);
-    }
-    if (!st->lu_ok || st->h_lu != h)
-        if ((rc = factor(s, T, &w, h, y)) != MB_OK)
-            return rc;
-
     const double *F = s->f0;
     double hinv = 1.0 / h;
     for (int i = 0; i < ns; i++) {
         const double *ai = T->a + (ptrdiff_t)i * ns, *ci = T->c + (ptrdiff_t)i * ns;
-        double *ui = w.U + (ptrdiff_t)i * n;
+        double *ui = w->U + (ptrdiff_t)i * n;
         if (i > 0 && T->new_f[i]) {
             int last_fsal = T->fsal && i == ns - 1;
             const double *wt = last_fsal ? T->m : ai;
-            double *arg = last_fsal ? y_new : w.yt;
+            double *arg = last_fsal ? y_new : w->yt;
             for (ptrdiff_t l = 0; l < n; l++) {
                 double acc = 0.0;
                 for (int j = 0; j < i; j++)
-                    acc += wt[j] * w.U[(ptrdiff_t)j * n + l];
+                    acc += wt[j] * w->U[(ptrdiff_t)j * n + l];
                 arg[l] = y[l] + acc;
             }
-            if ((rc = mb_rhs(s, t + T->alpha[i] * h, arg, w.fk)) != MB_OK)
+            if ((rc = mb_rhs(s, t + T->alpha[i] * h, arg, w->fk)) != MB_OK)
                 return rc;
-            F = w.fk;
+            F = w->fk;
         }
-        double *cs = M ? w.cs : ui;
+        double *cs = M ? w->cs : ui;
         for (ptrdiff_t l = 0; l < n; l++) {
             double acc = 0.0;
             for (int j = 0; j < i; j++)
-                acc += ci[j] * w.U[(ptrdiff_t)j * n + l];
+                acc += ci[j] * w->U[(ptrdiff_t)j * n + l];
             cs[l] = acc * hinv;
         }
         if (M) {
@@ -339,18 +324,27 @@ static int ros_step(mb_stepper *s, double t, double h, const double *y, double *
         double gh = T->gam[i] * h;
         if (gh != 0.0)
             for (ptrdiff_t l = 0; l < n; l++)
-                ui[l] += gh * w.ft[l];
-        if ((rc = solve(s, &w, ui)) != MB_OK)
+                ui[l] += gh * w->ft[l];
+        if ((rc = solve(s, w, ui)) != MB_OK)
             return rc;
     }
+    return MB_OK;
+}
 
+/* y_new = y + sum m_i u_i and err = sum (m_i - mhat_i) u_i (filtered for filter_err
+ * tables); an FSAL table leaves f(t + h, y_new) in s->f1 */
+static int combine(mb_stepper *s, const mb_ros_tableau *T, const ros_work *w, double h,
+                   const double *y, double *y_new, double *err)
+{
+    ptrdiff_t n = s->n;
+    int ns = T->s, rc;
     double e[MB_ROS_MAX_STAGES];
     for (int j = 0; j < ns; j++)
         e[j] = T->m[j] - T->mhat[j];
     for (ptrdiff_t l = 0; l < n; l++) {
         double acc = 0.0, ea = 0.0;
         for (int j = 0; j < ns; j++) {
-            double u = w.U[(ptrdiff_t)j * n + l];
+            double u = w->U[(ptrdiff_t)j * n + l];
             acc += T->m[j] * u;
             ea += e[j] * u;
         }
@@ -361,17 +355,41 @@ static int ros_step(mb_stepper *s, double t, double h, const double *y, double *
             return MB_RECOVERABLE;
     }
     if (T->filter_err) {  /* err <- (I - h gamma J)^-1 err = E^-1 err / (h gamma) */
-        if ((rc = solve(s, &w, err)) != MB_OK)
+        if ((rc = solve(s, w, err)) != MB_OK)
             return rc;
-        double sc = hinv / T->gamma;
+        double sc = 1.0 / h / T->gamma;
         for (ptrdiff_t l = 0; l < n; l++)
             err[l] *= sc;
     }
     if (T->fsal) {
-        memcpy(s->f1, w.fk, (size_t)n * sizeof(double));
+        memcpy(s->f1, w->fk, (size_t)n * sizeof(double));
         s->f1_ok = 1;
     }
     return MB_OK;
+}
+
+static int ros_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
+                    double *err)
+{
+    const mb_ros_tableau *T = s->m->data;
+    int rc;
+    ros_work w;
+    carve(s, &w);
+    ros_state *st = w.st;
+    if (mb_wjac_due(s, &st->wj, t, y, h, w.prev, ros_secant, &w)) {
+        st->lu_ok = 0;
+        if ((rc = mb_jac(s, t, y, s->f0, w.J)) != MB_OK)
+            return rc;
+        if ((rc = mb_dfdt(s, t, y, s->f0, w.ft)) != MB_OK)
+            return rc;
+        mb_wjac_taken(&st->wj, h);
+    }
+    if (!st->lu_ok || st->h_lu != h)
+        if ((rc = factor(s, T, &w, h, y)) != MB_OK)
+            return rc;
+    if ((rc = stages(s, T, &w, t, h, y, y_new)) != MB_OK)
+        return rc;
+    return combine(s, T, &w, h, y, y_new, err);
 }
 
 static int ros_accept(mb_stepper *s, double t_new, const double *y_new)

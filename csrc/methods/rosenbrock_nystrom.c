@@ -232,79 +232,74 @@ static void mass_times(const rn_work *w, ptrdiff_t nq, const double *x, double *
         mb_gemv(nq, nq, 1.0, w->M, nq, x, 0.0, out);
 }
 
-static int rn_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
-                   double *err)
+/* The stages z_i of RN eqs 43-45, Pi z_i = r_i, into w->Z. */
+static int stages(mb_stepper *s, const mb_rn_tableau *T, const rn_work *w, double t, double h,
+                  const double *y)
 {
-    const mb_rn_tableau *T = s->m->data;
     ptrdiff_t nq = s->p->nq;
     int ns = T->s, rc;
-    rn_work w;
-    carve(s, &w);
-    rn_state *st = w.st;
     const double *v = y, *vd = y + nq;
     double gam = T->gamma;
-
-    if (mb_wjac_due(s, &st->wj, t, y, h, w.prev, rn_secant, &w)) {
-        st->lu_ok = 0;
-        if ((rc = jacobian(s, &w, t, y)) != MB_OK)
-            return rc;
-        mb_wjac_taken(&st->wj, h);
-    }
-    if (!st->lu_ok || st->h_lu != h)
-        if ((rc = factor(s, T, &w, h)) != MB_OK)
-            return rc;
-
     /* g = M a_t + M J1 v'_n (the f_t + J1 y' term of eq 25f, multiplied by M) */
-    memcpy(w.g, w.Mat, (size_t)nq * sizeof(double));
-    mb_gemv(nq, nq, 1.0, w.MJ1, nq, vd, 1.0, w.g);
+    memcpy(w->g, w->Mat, (size_t)nq * sizeof(double));
+    mb_gemv(nq, nq, 1.0, w->MJ1, nq, vd, 1.0, w->g);
 
     const double *a = s->f0 + nq;
-    double *tmp = w.Jf;  /* scratch of mb_acc (2n) */
+    double *tmp = w->Jf;  /* scratch of mb_acc (2n) */
     for (int i = 0; i < ns; i++) {
         const double *ai = T->a + (ptrdiff_t)i * ns, *ci = T->c + (ptrdiff_t)i * ns,
                      *di = T->delta + (ptrdiff_t)i * ns, *thi = T->theta + (ptrdiff_t)i * ns;
-        double *zi = w.Z + (ptrdiff_t)i * nq;
+        double *zi = w->Z + (ptrdiff_t)i * nq;
         if (i > 0 && T->new_f[i]) {
             for (ptrdiff_t l = 0; l < nq; l++) {
                 double sp = 0.0, sv = 0.0;
                 for (int j = 0; j < i; j++) {
-                    double zj = w.Z[(ptrdiff_t)j * nq + l];
+                    double zj = w->Z[(ptrdiff_t)j * nq + l];
                     sp += thi[j] * zj;
                     sv += ai[j] * zj;
                 }
-                w.V[l] = v[l] + h * (T->alpha[i] * vd[l] + sp);
-                w.Vd[l] = vd[l] + sv;
+                w->V[l] = v[l] + h * (T->alpha[i] * vd[l] + sp);
+                w->Vd[l] = vd[l] + sv;
             }
-            if ((rc = mb_acc(s, t + T->alpha[i] * h, w.V, w.Vd, w.fa, tmp)) != MB_OK)
+            if ((rc = mb_acc(s, t + T->alpha[i] * h, w->V, w->Vd, w->fa, tmp)) != MB_OK)
                 return rc;
-            a = w.fa;
+            a = w->fa;
         }
         /* r = (1/gamma) M (h a + sum c_ij z_j) + (h^2/gamma) (gam_i g + MJ1 sum delta_ij z_j) */
         for (ptrdiff_t l = 0; l < nq; l++) {
             double sc = h * a[l], sd = 0.0;
             for (int j = 0; j < i; j++) {
-                double zj = w.Z[(ptrdiff_t)j * nq + l];
+                double zj = w->Z[(ptrdiff_t)j * nq + l];
                 sc += ci[j] * zj;
                 sd += di[j] * zj;
             }
-            w.sc[l] = sc;
-            w.sd[l] = sd;
+            w->sc[l] = sc;
+            w->sd[l] = sd;
         }
-        mass_times(&w, nq, w.sc, w.r);
+        mass_times(w, nq, w->sc, w->r);
         double f1 = h * h / gam;
         for (ptrdiff_t l = 0; l < nq; l++)
-            zi[l] = w.r[l] / gam + f1 * T->gam[i] * w.g[l];
+            zi[l] = w->r[l] / gam + f1 * T->gam[i] * w->g[l];
         if (i > 0)
-            mb_gemv(nq, nq, f1, w.MJ1, nq, w.sd, 1.0, zi);
-        if (mb_lu_solve(nq, w.Pi, nq, w.ipiv, zi, 1) != MB_OK)
+            mb_gemv(nq, nq, f1, w->MJ1, nq, w->sd, 1.0, zi);
+        if (mb_lu_solve(nq, w->Pi, nq, w->ipiv, zi, 1) != MB_OK)
             return MB_RECOVERABLE;
     }
+    return MB_OK;
+}
 
-    double *e1 = w.e1, *e2 = w.e2;
+/* y_new by eqs 25a-25b and err (scaled by (I - h gamma J)^-1 when st->scaled) */
+static int combine(mb_stepper *s, const mb_rn_tableau *T, const rn_work *w, double h,
+                   const double *y, double *y_new, double *err)
+{
+    ptrdiff_t nq = s->p->nq;
+    int ns = T->s;
+    const double *v = y, *vd = y + nq;
+    double gam = T->gamma, *e1 = w->e1, *e2 = w->e2;
     for (ptrdiff_t l = 0; l < nq; l++) {
         double p = 0, pe = 0, u = 0, ue = 0;
         for (int j = 0; j < ns; j++) {
-            double zj = w.Z[(ptrdiff_t)j * nq + l];
+            double zj = w->Z[(ptrdiff_t)j * nq + l];
             p += T->mu[j] * zj;
             pe += (T->mu[j] - T->muhat[j]) * zj;
             u += T->m[j] * zj;
@@ -318,21 +313,43 @@ static int rn_step(mb_stepper *s, double t, double h, const double *y, double *y
             !isfinite(e2[l]))
             return MB_RECOVERABLE;
     }
-    if (st->scaled) {  /* err <- (I - h gamma J)^-1 err, J = [0 I; J1 J2] */
+    if (w->st->scaled) {  /* err <- (I - h gamma J)^-1 err, J = [0 I; J1 J2] */
         double hg = h * gam;
-        mass_times(&w, nq, e2, w.r);
-        mb_gemv(nq, nq, hg, w.MJ1, nq, e1, 1.0, w.r);
-        for (ptrdiff_t l = 0; l < nq; l++) w.r[l] /= gam * gam;
-        if (mb_lu_solve(nq, w.Pi, nq, w.ipiv, w.r, 1) != MB_OK)
+        mass_times(w, nq, e2, w->r);
+        mb_gemv(nq, nq, hg, w->MJ1, nq, e1, 1.0, w->r);
+        for (ptrdiff_t l = 0; l < nq; l++) w->r[l] /= gam * gam;
+        if (mb_lu_solve(nq, w->Pi, nq, w->ipiv, w->r, 1) != MB_OK)
             return MB_RECOVERABLE;
         for (ptrdiff_t l = 0; l < nq; l++) {
-            e2[l] = w.r[l];
-            e1[l] += hg * w.r[l];
+            e2[l] = w->r[l];
+            e1[l] += hg * w->r[l];
         }
     }
     memcpy(err, e1, (size_t)nq * sizeof(double));
     memcpy(err + nq, e2, (size_t)nq * sizeof(double));
     return MB_OK;
+}
+
+static int rn_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
+                   double *err)
+{
+    const mb_rn_tableau *T = s->m->data;
+    int rc;
+    rn_work w;
+    carve(s, &w);
+    rn_state *st = w.st;
+    if (mb_wjac_due(s, &st->wj, t, y, h, w.prev, rn_secant, &w)) {
+        st->lu_ok = 0;
+        if ((rc = jacobian(s, &w, t, y)) != MB_OK)
+            return rc;
+        mb_wjac_taken(&st->wj, h);
+    }
+    if (!st->lu_ok || st->h_lu != h)
+        if ((rc = factor(s, T, &w, h)) != MB_OK)
+            return rc;
+    if ((rc = stages(s, T, &w, t, h, y)) != MB_OK)
+        return rc;
+    return combine(s, T, &w, h, y, y_new, err);
 }
 
 static int rn_accept(mb_stepper *s, double t_new, const double *y_new)
