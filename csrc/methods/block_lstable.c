@@ -306,6 +306,83 @@ static void rk_orders(mb_block_coeffs *co)
     co->stage_order = eta;
 }
 
+/* the collocation weights Ac[i][m] = int_0^{c_i} l_m on tau = (0, c) (r x (r+1),
+ * row-major) and the weights v of the r-th divided difference on tau */
+static void collocation(const mb_block_coeffs *co, double *Ac, double *v)
+{
+    int r = co->r, s = r + 1, ng = 5;  /* 5-point Gauss-Legendre: exact for degree 9 >= r */
+    double tau[RMAX + 1], xg[RMAX], wg[RMAX];
+    tau[0] = 0.0;
+    for (int i = 0; i < r; i++) tau[i + 1] = co->c[i];
+    legendre_roots(ng, xg, wg);
+    for (int m = 0; m < s; m++) {
+        double p = 1.0;
+        for (int l = 0; l < s; l++)
+            if (l != m) p *= tau[m] - tau[l];
+        v[m] = 1.0 / p;
+    }
+    for (int i = 0; i < r; i++)
+        for (int m = 0; m < s; m++) {
+            double acc = 0.0;
+            for (int g = 0; g < ng; g++) {
+                double t = 0.5 * co->c[i] * (1.0 + xg[g]), lm = 1.0;
+                for (int l = 0; l < s; l++)
+                    if (l != m) lm *= (t - tau[l]) / (tau[m] - tau[l]);
+                acc += wg[g] * lm;
+            }
+            Ac[i * s + m] = 0.5 * co->c[i] * acc;
+        }
+}
+
+/* The linear conditions on delta at the ns = 2 (r + j + 1) sample points (see the top of
+ * the file): Ls (2 ns x r, column-major) delta = rhs.  MB_ERR_LINALG when the collocation
+ * matrix is singular at a sample point. */
+static int sample_conditions(const mb_block_coeffs *co, const double *Ac, const double *v,
+                             double *Ls, double *rhs)
+{
+    int r = co->r, s = r + 1, k = co->k, j = co->j;
+    double N[RMAX + 1], D[RMAX + 1];
+    pade(k, j, N, D);
+    int ns = 2 * (r + j + 1), mrows = 2 * ns;
+    double rho = 4.0 + 2.0 * r;
+    for (int q = 0; q < ns; q++) {
+        double th = 0.5 * M_PI + M_PI * (q + 0.5) / ns;
+        double complex lam = rho * cexp(I * th);
+        double complex A0[RMAX * RMAX], At[RMAX * RMAX], x[RMAX], g[RMAX], kk[RMAX];
+        for (int i = 0; i < r; i++)
+            for (int l = 0; l < r; l++) {
+                A0[i * r + l] = (i == l ? 1.0 : 0.0) - lam * Ac[i * s + l + 1];
+                At[l * r + i] = A0[i * r + l];
+            }
+        for (int i = 0; i < r; i++) x[i] = 1.0 + lam * Ac[i * s];
+        double complex T[RMAX * RMAX];  /* csolve reads its first r x r entries */
+        size_t rr = (size_t)(r * r) * sizeof *T;
+        memcpy(T, A0, rr);
+        if (csolve(r, T, x) != MB_OK)
+            return MB_ERR_LINALG;
+        for (int i = 0; i < r; i++) {
+            g[i] = i == r - 1 ? 1.0 : 0.0;
+            kk[i] = v[i + 1];
+        }
+        memcpy(T, At, rr);
+        csolve(r, T, g);
+        memcpy(T, At, rr);
+        csolve(r, T, kk);
+        double complex Nz = cpoly(k, N, lam), Dz = cpoly(j, D, lam), vx = 0.0;
+        for (int i = 0; i < r; i++) vx += v[i + 1] * x[i];
+        double sc = 1.0 / fmax(cabs(Nz), cabs(Dz));
+        for (int i = 0; i < r; i++) {
+            double complex a = lam * (Dz * (v[0] * g[i] - x[r - 1] * kk[i] + vx * g[i]) + Nz * kk[i]);
+            Ls[i * mrows + 2 * q] = creal(a) * sc;
+            Ls[i * mrows + 2 * q + 1] = cimag(a) * sc;
+        }
+        double complex bz = Nz - x[r - 1] * Dz;
+        rhs[2 * q] = creal(bz) * sc;
+        rhs[2 * q + 1] = cimag(bz) * sc;
+    }
+    return MB_OK;
+}
+
 int mb_block_coefficients(int r, int nodes, int k, int j, mb_block_coeffs *co, char *msg,
                           size_t msg_len)
 {
@@ -328,69 +405,14 @@ int mb_block_coefficients(int r, int nodes, int k, int j, mb_block_coeffs *co, c
     mb_block_nodes_fill(r, nodes, co->c);
 
     /* collocation weights on tau = (0, c) and the divided-difference weights v */
-    double tau[RMAX + 1], Ac[RMAX * (RMAX + 1)], v[RMAX + 1], xg[RMAX], wg[RMAX];
-    int s = r + 1, ng = 5;  /* 5-point Gauss-Legendre: exact for degree 9 >= r */
-    tau[0] = 0.0;
-    for (int i = 0; i < r; i++) tau[i + 1] = co->c[i];
-    legendre_roots(ng, xg, wg);
-    for (int m = 0; m < s; m++) {
-        double p = 1.0;
-        for (int l = 0; l < s; l++)
-            if (l != m) p *= tau[m] - tau[l];
-        v[m] = 1.0 / p;
-    }
-    for (int i = 0; i < r; i++)
-        for (int m = 0; m < s; m++) {
-            double acc = 0.0;
-            for (int g = 0; g < ng; g++) {
-                double t = 0.5 * co->c[i] * (1.0 + xg[g]), lm = 1.0;
-                for (int l = 0; l < s; l++)
-                    if (l != m) lm *= (t - tau[l]) / (tau[m] - tau[l]);
-                acc += wg[g] * lm;
-            }
-            Ac[i * s + m] = 0.5 * co->c[i] * acc;
-        }
-
-    /* the linear conditions on delta at the sample points */
-    double N[RMAX + 1], D[RMAX + 1];
-    pade(k, j, N, D);
-    int ns = 2 * (r + j + 1), mrows = 2 * ns;
+    double Ac[RMAX * (RMAX + 1)], v[RMAX + 1];
+    int s = r + 1;
+    collocation(co, Ac, v);
+    /* the linear conditions on delta at the sample points, solved by least squares */
+    int mrows = 4 * (r + j + 1);
     double Ls[NS_MAX * 2 * RMAX], rhs[NS_MAX * 2], Lsave[NS_MAX * 2 * RMAX];
-    double rho = 4.0 + 2.0 * r;
-    for (int q = 0; q < ns; q++) {
-        double th = 0.5 * M_PI + M_PI * (q + 0.5) / ns;
-        double complex lam = rho * cexp(I * th);
-        double complex A0[RMAX * RMAX], At[RMAX * RMAX], x[RMAX], g[RMAX], kk[RMAX];
-        for (int i = 0; i < r; i++)
-            for (int l = 0; l < r; l++) {
-                A0[i * r + l] = (i == l ? 1.0 : 0.0) - lam * Ac[i * s + l + 1];
-                At[l * r + i] = A0[i * r + l];
-            }
-        for (int i = 0; i < r; i++) x[i] = 1.0 + lam * Ac[i * s];
-        double complex T[RMAX * RMAX];
-        memcpy(T, A0, sizeof T);
-        if (csolve(r, T, x) != MB_OK)
-            BAD("nodes: the collocation matrix is singular at a sample point.");
-        for (int i = 0; i < r; i++) {
-            g[i] = i == r - 1 ? 1.0 : 0.0;
-            kk[i] = v[i + 1];
-        }
-        memcpy(T, At, sizeof T);
-        csolve(r, T, g);
-        memcpy(T, At, sizeof T);
-        csolve(r, T, kk);
-        double complex Nz = cpoly(k, N, lam), Dz = cpoly(j, D, lam), vx = 0.0;
-        for (int i = 0; i < r; i++) vx += v[i + 1] * x[i];
-        double sc = 1.0 / fmax(cabs(Nz), cabs(Dz));
-        for (int i = 0; i < r; i++) {
-            double complex a = lam * (Dz * (v[0] * g[i] - x[r - 1] * kk[i] + vx * g[i]) + Nz * kk[i]);
-            Ls[i * mrows + 2 * q] = creal(a) * sc;
-            Ls[i * mrows + 2 * q + 1] = cimag(a) * sc;
-        }
-        double complex bz = Nz - x[r - 1] * Dz;
-        rhs[2 * q] = creal(bz) * sc;
-        rhs[2 * q + 1] = cimag(bz) * sc;
-    }
+    if (sample_conditions(co, Ac, v, Ls, rhs) != MB_OK)
+        BAD("nodes: the collocation matrix is singular at a sample point.");
     double delta[RMAX], sv[RMAX], res;
     lstsq(mrows, r, Ls, rhs, delta, sv, &res, Lsave);
     double smax = 0, smin = INFINITY, bn = 0;
