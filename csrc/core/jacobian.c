@@ -127,6 +127,64 @@ int mb_jac_refresh(mb_stepper *s, mb_jac_reuse *r, double t, const double *y, co
     return MB_OK;
 }
 
+/* W-method: re-evaluate J when h / h_jac leaves [1/W_JAC_RATIO, W_JAC_RATIO], or when
+ * the secant residual exceeds W_SECANT_TOL times the change of f (method.h) */
+static const double W_JAC_RATIO = 4.0;
+static const double W_SECANT_TOL = 0.2;
+
+/* the secant test of a W-method's first attempt from (t, y); then (t, y, f) become the
+ * previous point */
+static int secant_stale(mb_stepper *s, mb_wjac *w, double t, const double *y, double *prev,
+                        mb_wjac_secant_fn secant, void *ctx)
+{
+    ptrdiff_t n = s->n;
+    double *y_prev = prev, *f_prev = prev + n;
+    int stale = 0;
+    if (w->have_prev && w->ok) {
+        double rr = 0.0, ff = 0.0;
+        secant(s, y, y_prev, f_prev, t - w->t_prev, &rr, &ff, ctx);
+        stale = rr > W_SECANT_TOL * W_SECANT_TOL * ff;
+    }
+    memcpy(y_prev, y, (size_t)n * sizeof(double));
+    memcpy(f_prev, s->f0, (size_t)n * sizeof(double));
+    w->t_prev = t;
+    w->have_prev = 1;
+    return stale;
+}
+
+int mb_wjac_due(mb_stepper *s, mb_wjac *w, double t, const double *y, double h, double *prev,
+                mb_wjac_secant_fn secant, void *ctx)
+{
+    int rejected = w->pending, due;
+    w->pending = 1;
+    if (!w->w_method) {
+        due = !w->here;
+    } else {
+        int stale = !rejected && secant_stale(s, w, t, y, prev, secant, ctx);
+        if (!w->ok || stale || (rejected && !w->here)) {
+            due = 1;
+        } else {
+            double r = fabs(h / w->h_jac);
+            due = r > W_JAC_RATIO || r < 1.0 / W_JAC_RATIO;
+        }
+    }
+    if (due)
+        w->ok = w->here = 0;
+    return due;
+}
+
+void mb_wjac_taken(mb_wjac *w, double h)
+{
+    w->ok = w->here = 1;
+    w->h_jac = h;
+}
+
+void mb_wjac_accept(mb_wjac *w)
+{
+    w->pending = 0;
+    w->here = 0;
+}
+
 int mb_dfdt(mb_stepper *s, double t, const double *y, const double *fy, double *ft)
 {
     const mb_problem *p = s->p;

@@ -196,6 +196,45 @@ typedef struct mb_jac_reuse {
  * and the one held is not fresh; *evaluated tells whether it did. */
 int mb_jac_refresh(mb_stepper *s, mb_jac_reuse *r, double t, const double *y, const double *fy,
                    double *J, int *evaluated);
+/* Jacobian policy of the Rosenbrock-type methods (rosenbrock.c, rosenbrock_nystrom.c).
+ * A Rosenbrock method needs the exact J at the step's start: J (and df/dt) are evaluated
+ * once per start point, and a step retried from that point (after a rejection or a
+ * failure) keeps them.  A W-method (w_method) keeps J across steps and re-evaluates it at
+ * the step's start when
+ *   - a step was rejected (or failed) and J is from an earlier point,
+ *   - h / h_jac leaves [1/4, 4] (h_jac: the step size J was taken with), or
+ *   - J no longer predicts the change of f between the last two start points (the
+ *     secant test, on the first attempt from a new point): ||r|| > 0.2 ||df||, with the
+ *     residual r of J's prediction and the change df of f from the method's secant
+ *     function (2-norms in the method's own variables).
+ * The method sets w_method after clearing the struct in init() and calls, per step:
+ * mb_wjac_due at the start of every attempt (evaluate J when it returns 1, then
+ * mb_wjac_taken), and mb_wjac_accept from accept(). */
+typedef struct mb_wjac {
+    int w_method;  /* keep J across steps (W-method), else once per start point */
+    int ok;        /* J (and df/dt) hold an evaluation */
+    int here;      /* ... taken at the start point of the current step */
+    int pending;   /* a step was computed and not accepted (it was rejected or failed) */
+    int have_prev; /* W: the previous start point is held (t_prev, prev) */
+    double h_jac;  /* the step size J was taken with */
+    double t_prev;
+} mb_wjac;
+/* The secant test's residual: from the start point (t, y) (f(t, y) = s->f0) and the
+ * previous one (y_prev, f_prev, dt = t - t_prev), write ||r||^2 into *rr and ||df||^2
+ * into *ff; ctx is the method's. */
+typedef void (*mb_wjac_secant_fn)(mb_stepper *s, const double *y, const double *y_prev,
+                                  const double *f_prev, double dt, double *rr, double *ff,
+                                  void *ctx);
+/* At an attempt from (t, y) with step h: marks the step pending and returns 1 when J
+ * must be evaluated now (J then counts as gone until mb_wjac_taken), else 0.  A
+ * W-method's first attempt from a new point runs the secant test and then keeps
+ * (y, s->f0) in prev (2n doubles: y_prev, then f_prev) and t in t_prev. */
+int mb_wjac_due(mb_stepper *s, mb_wjac *w, double t, const double *y, double h, double *prev,
+                mb_wjac_secant_fn secant, void *ctx);
+/* J (and df/dt) were evaluated at the step's start, for the step size h */
+void mb_wjac_taken(mb_wjac *w, double h);
+/* the step was accepted: the next attempt starts from a new point */
+void mb_wjac_accept(mb_wjac *w);
 /* df/dt at (t, y) with fy = f(t, y): the problem's dfdt, else a forward difference. */
 int mb_dfdt(mb_stepper *s, double t, const double *y, const double *fy, double *ft);
 /* The run's weighted RMS norm of e (RN eqs 13-14) with the run's tolerances (atol,

@@ -41,6 +41,7 @@
  * 2^-s0 (so that A^6 cannot overflow) and s0 is added to the squarings. */
 #include <math.h>
 #include <string.h>
+#include "carve.h"
 #include "dense.h"
 #include "expm.h"
 #include "status.h"
@@ -289,19 +290,216 @@ static void lincomb13(ptrdiff_t n, double c6, const double *A6, double c4, const
         }
 }
 
+/* mb_expm's workspace: the even powers A^2, A^4, A^6, W, V (the Pade parts), S (the
+ * prescaled A), each n x n, and 5n for the norm estimates */
+typedef struct expm_ws {
+    double *A2, *A4, *A6, *W, *V, *S, *vec;
+} expm_ws;
+
+/* The one layout of the workspace: counts it (c->base NULL) and carves it. */
+static size_t layout(mb_carver *c, ptrdiff_t n, expm_ws *w)
+{
+    size_t nn = (size_t)(n * n);
+    w->A2 = mb_carve(c, nn);
+    w->A4 = mb_carve(c, nn);
+    w->A6 = mb_carve(c, nn);
+    w->W = mb_carve(c, nn);
+    w->V = mb_carve(c, nn);
+    w->S = mb_carve(c, nn);
+    w->vec = mb_carve(c, 5 * (size_t)n);
+    return c->off;
+}
+
 size_t mb_expm_work_size(ptrdiff_t n)
 {
-    if (n <= 0)
-        return 0;
-    return (size_t)(6 * n * n + 5 * n);
+    expm_ws w;
+    return n > 0 ? layout(&(mb_carver){NULL, 0}, n, &w) : 0;
+}
+
+void mb_expm_carve(mb_carver *c, ptrdiff_t n, mb_expm_scratch *x)
+{
+    x->M = mb_carve(c, (size_t)(n * n));
+    x->work = mb_carve(c, mb_expm_work_size(n));
+    x->ipiv = mb_carve_int(c, (size_t)n);
+}
+
+/* One evaluation: the matrix X the algorithm works on, its workspace and what it found
+ * on the way (1-norms of the powers, their roots d_j, the statistics). */
+typedef struct expm_run {
+    ptrdiff_t n, nn;
+    const double *X;  /* A or 2^-s0 A */
+    ptrdiff_t ldx;
+    int s0;           /* squarings of the prescaling */
+    double normX;     /* ||X||_1 */
+    expm_ws w;
+    double n2, n4, n6, d4, d6, d8, eta3;
+    int d8_estimated;
+    mb_expm_stats st;
+} expm_run;
+
+/* X = A, or 2^-s0 A in S when the entries exceed 2^100 / n (amax: the largest |a_ij|) */
+static void prescale(expm_run *r, const double *A, ptrdiff_t lda, double amax)
+{
+    ptrdiff_t n = r->n;
+    int e2, log2n = 0;
+    while (((ptrdiff_t)1 << log2n) < n)
+        log2n++;
+    (void)frexp(amax, &e2);  /* amax < 2^e2 */
+    r->X = A;
+    r->ldx = lda;
+    r->s0 = 0;
+    if (e2 + log2n > PRESCALE_LOG2) {
+        r->s0 = e2 + log2n - PRESCALE_LOG2;
+        for (ptrdiff_t j = 0; j < n; j++)
+            for (ptrdiff_t i = 0; i < n; i++)
+                r->w.S[j * n + i] = ldexp(A[j * lda + i], -r->s0);
+        r->X = r->w.S;
+        r->ldx = n;
+    }
+    r->normX = norm1(n, r->X, r->ldx);
+}
+
+/* The degrees 3, 5, 7, 9 that need no squaring: the first whose bound eta <= theta_m
+ * and ell = 0, or NULL (then m = 13).  Forms A^2, and A^4, A^6 as far as needed. */
+static const pade_degree *low_degree(expm_run *r)
+{
+    ptrdiff_t n = r->n;
+    const double *X = r->X;
+    ptrdiff_t ldx = r->ldx;
+    double *A2 = r->w.A2, *A4 = r->w.A4, *A6 = r->w.A6, *vec = r->w.vec;
+
+    /* degree 3: eta_1 = max(d_4, d_6) <= ||A^2||^(1/2) */
+    mb_gemm(n, n, n, 1.0, X, ldx, X, ldx, 0.0, A2, n);
+    r->st.products = 1;
+    const double n2 = r->n2 = norm1(n, A2, n);
+    if (sqrt(n2) <= PADE[P3].theta && ell(n, X, ldx, r->normX, 0, &PADE[P3], vec) == 0)
+        return &PADE[P3];
+
+    /* degree 5: eta_2 = max(d_4, d_6), d_4 exact, d_6 <= (||A^2|| ||A^4||)^(1/6) */
+    mb_gemm(n, n, n, 1.0, A2, n, A2, n, 0.0, A4, n);
+    r->st.products++;
+    double n4 = r->n4 = norm1(n, A4, n);
+    double d4 = r->d4 = pow(n4, 0.25);
+    double d6b = fmin(sqrt(n2), pow(n2, 1.0 / 6) * pow(n4, 1.0 / 6));
+    if (fmax(d4, d6b) <= PADE[P5].theta && ell(n, X, ldx, r->normX, 0, &PADE[P5], vec) == 0)
+        return &PADE[P5];
+
+    /* degrees 7, 9: eta_3 = max(d_6, d_8), d_6 exact, d_8 bounded or estimated */
+    mb_gemm(n, n, n, 1.0, A2, n, A4, n, 0.0, A6, n);
+    r->st.products++;
+    double n6 = r->n6 = norm1(n, A6, n);
+    double d6 = r->d6 = pow(n6, 1.0 / 6);
+    double d8 = fmin(d4, pow(n2, 1.0 / 8) * pow(n6, 1.0 / 8));
+    if (fmax(d6, d8) > PADE[P7].theta) {
+        d8 = fmin(d8, pow(normest_prod(n, A4, A4, vec), 1.0 / 8));
+        r->d8_estimated = 1;
+    }
+    r->d8 = d8;
+    double eta3 = r->eta3 = fmax(d6, d8);
+    for (int k = P7; k <= P9; k++)
+        if (eta3 <= PADE[k].theta && ell(n, X, ldx, r->normX, 0, &PADE[k], vec) == 0)
+            return &PADE[k];
+    return NULL;
+}
+
+/* m = 3, 5, 7, 9: V and U = A T from the even powers A^2 .. A^(m-1) (A^8 in W); returns
+ * U (in A2) */
+static double *evaluate_low(expm_run *r, const pade_degree *pd)
+{
+    ptrdiff_t n = r->n;
+    expm_ws *w = &r->w;
+    int h = (pd->m - 1) / 2;
+    double *P[4] = {w->A2, w->A4, w->A6, w->W};
+    if (pd->m == 9) {
+        mb_gemm(n, n, n, 1.0, w->A4, n, w->A4, n, 0.0, w->W, n);
+        r->st.products++;
+    }
+    pade_even_odd(n, pd->b, h, P, w->V, w->W);  /* V, and T = odd part / A in W */
+    mb_gemm(n, n, n, 1.0, r->X, r->ldx, w->W, n, 0.0, w->A2, n);  /* U = A T */
+    r->st.products++;
+    return w->A2;
+}
+
+/* m = 13: the squarings s (*s), then V and U of 2^-s A; returns U (in A4) */
+static double *evaluate13(expm_run *r, const pade_degree *pd, int *s_out)
+{
+    ptrdiff_t n = r->n;
+    expm_ws *w = &r->w;
+    double *A2 = w->A2, *A4 = w->A4, *A6 = w->A6, *W = w->W, *V = w->V;
+    double d8 = r->d8, eta3 = r->eta3;
+    double eta4 = fmax(d8, pow(r->n4, 0.1) * pow(r->n6, 0.1));
+    double eta5 = fmin(eta3, eta4);
+    if (eta5 > pd->theta) {  /* the bounds do not give s = 0: estimate d_8, d_10 */
+        if (!r->d8_estimated) {
+            d8 = fmin(d8, pow(normest_prod(n, A4, A4, w->vec), 1.0 / 8));
+            eta3 = fmax(r->d6, d8);
+        }
+        double d10 = fmin(pow(r->n4, 0.1) * pow(r->n6, 0.1),
+                          pow(normest_prod(n, A4, A6, w->vec), 0.1));
+        eta4 = fmax(d8, d10);
+        eta5 = fmin(eta3, eta4);
+    }
+    int s = eta5 > pd->theta ? (int)ceil(log2(eta5 / pd->theta)) : 0;
+    s += ell(n, r->X, r->ldx, r->normX, s, pd, w->vec);
+    *s_out = s;
+    const double *b = pd->b;
+    double sig = ldexp(1.0, -s);
+    if (s > 0) {  /* A^2j <- (2^-s A)^2j, exact */
+        scale(r->nn, A2, ldexp(1.0, -2 * s));
+        scale(r->nn, A4, ldexp(1.0, -4 * s));
+        scale(r->nn, A6, ldexp(1.0, -6 * s));
+    }
+    /* V = A6 (b12 A6 + b10 A4 + b8 A2) + b6 A6 + b4 A4 + b2 A2 + b0 I */
+    lincomb13(n, b[6], A6, b[4], A4, b[2], A2, b[0], V);
+    lincomb13(n, b[12], A6, b[10], A4, b[8], A2, 0.0, W);
+    mb_gemm(n, n, n, 1.0, A6, n, W, n, 1.0, V, n);
+    /* U = A [A6 (b13 A6 + b11 A4 + b9 A2) + b7 A6 + b5 A4 + b3 A2 + b1 I] */
+    lincomb13(n, b[13], A6, b[11], A4, b[9], A2, 0.0, W);
+    lincomb13(n, b[7], A6, b[5], A4, b[3], A2, b[1], A2);
+    mb_gemm(n, n, n, 1.0, A6, n, W, n, 1.0, A2, n);
+    mb_gemm(n, n, n, sig, r->X, r->ldx, A2, n, 0.0, A4, n);
+    r->st.products += 3;
+    return A4;
+}
+
+/* r_m = (V - U)^-1 (V + U), squared s times, into E; MB_ERR_LINALG when the
+ * denominator is singular or the result is not finite (E then untouched) */
+static int solve_and_square(expm_run *r, const double *U, int s, int *ipiv, double *E,
+                            ptrdiff_t lde)
+{
+    ptrdiff_t n = r->n, nn = r->nn;
+    double *V = r->w.V, *W = r->w.W;
+    for (ptrdiff_t k = 0; k < nn; k++) {
+        double v = V[k], u = U[k];
+        W[k] = v + u;
+        V[k] = v - u;
+    }
+    if (mb_lu_factor(n, V, n, ipiv) != MB_OK || mb_lu_solve(n, V, n, ipiv, W, n) != MB_OK)
+        return MB_ERR_LINALG;
+
+    /* squarings, between W and A2 (free now) */
+    double *cur = W, *other = r->w.A2;
+    for (int k = 0; k < s; k++) {
+        mb_gemm(n, n, n, 1.0, cur, n, cur, n, 0.0, other, n);
+        double *tmp = cur;
+        cur = other;
+        other = tmp;
+    }
+    r->st.products += s;
+    for (ptrdiff_t k = 0; k < nn; k++)
+        if (!isfinite(cur[k]))
+            return MB_ERR_LINALG;
+    for (ptrdiff_t j = 0; j < n; j++)
+        memcpy(E + j * lde, cur + j * n, (size_t)n * sizeof *E);
+    return MB_OK;
 }
 
 int mb_expm_ex(ptrdiff_t n, const double *A, ptrdiff_t lda, double *E, ptrdiff_t lde,
                double *work, int *ipiv, mb_expm_stats *stats)
 {
-    mb_expm_stats st = {0, 0, 0};
+    mb_expm_stats st0 = {0, 0, 0};
     if (stats)
-        *stats = st;
+        *stats = st0;
     if (n < 0 || (n > 0 && (lda < n || lde < n)))
         return MB_ERR_ILL_INPUT;
     if (n == 0)
@@ -325,141 +523,26 @@ int mb_expm_ex(ptrdiff_t n, const double *A, ptrdiff_t lda, double *E, ptrdiff_t
         return MB_OK;
     }
 
-    const ptrdiff_t nn = n * n;
-    double *A2 = work, *A4 = A2 + nn, *A6 = A4 + nn, *W = A6 + nn, *V = W + nn, *S = V + nn;
-    double *vec = S + nn;
-    const double *X = A;  /* the matrix the algorithm works on: A or 2^-s0 A */
-    ptrdiff_t ldx = lda;
-    int s0 = 0, e2, log2n = 0;
-    while (((ptrdiff_t)1 << log2n) < n)
-        log2n++;
-    (void)frexp(amax, &e2);  /* amax < 2^e2 */
-    if (e2 + log2n > PRESCALE_LOG2) {
-        s0 = e2 + log2n - PRESCALE_LOG2;
-        for (ptrdiff_t j = 0; j < n; j++)
-            for (ptrdiff_t i = 0; i < n; i++)
-                S[j * n + i] = ldexp(A[j * lda + i], -s0);
-        X = S;
-        ldx = n;
-    }
-    const double normX = norm1(n, X, ldx);
-
-    /* degree 3: eta_1 = max(d_4, d_6) <= ||A^2||^(1/2) */
-    const pade_degree *pd = NULL;
+    expm_run r = {.n = n, .nn = n * n};
+    layout(&(mb_carver){work, 0}, n, &r.w);
+    prescale(&r, A, lda, amax);
+    const pade_degree *pd = low_degree(&r);
     int s = 0;
-    mb_gemm(n, n, n, 1.0, X, ldx, X, ldx, 0.0, A2, n);
-    st.products = 1;
-    const double n2 = norm1(n, A2, n);
-    if (sqrt(n2) <= PADE[P3].theta && ell(n, X, ldx, normX, 0, &PADE[P3], vec) == 0)
-        pd = &PADE[P3];
-
-    /* degree 5: eta_2 = max(d_4, d_6), d_4 exact, d_6 <= (||A^2|| ||A^4||)^(1/6) */
-    double n4 = 0.0, n6 = 0.0, d4 = 0.0, d6 = 0.0, d8 = 0.0;
-    if (!pd) {
-        mb_gemm(n, n, n, 1.0, A2, n, A2, n, 0.0, A4, n);
-        st.products++;
-        n4 = norm1(n, A4, n);
-        d4 = pow(n4, 0.25);
-        double d6b = fmin(sqrt(n2), pow(n2, 1.0 / 6) * pow(n4, 1.0 / 6));
-        if (fmax(d4, d6b) <= PADE[P5].theta && ell(n, X, ldx, normX, 0, &PADE[P5], vec) == 0)
-            pd = &PADE[P5];
-    }
-
-    /* degrees 7, 9: eta_3 = max(d_6, d_8), d_6 exact, d_8 bounded or estimated */
-    double eta3 = 0.0;
-    int d8_estimated = 0;
-    if (!pd) {
-        mb_gemm(n, n, n, 1.0, A2, n, A4, n, 0.0, A6, n);
-        st.products++;
-        n6 = norm1(n, A6, n);
-        d6 = pow(n6, 1.0 / 6);
-        d8 = fmin(d4, pow(n2, 1.0 / 8) * pow(n6, 1.0 / 8));
-        if (fmax(d6, d8) > PADE[P7].theta) {
-            d8 = fmin(d8, pow(normest_prod(n, A4, A4, vec), 1.0 / 8));
-            d8_estimated = 1;
-        }
-        eta3 = fmax(d6, d8);
-        for (int k = P7; k <= P9 && !pd; k++)
-            if (eta3 <= PADE[k].theta && ell(n, X, ldx, normX, 0, &PADE[k], vec) == 0)
-                pd = &PADE[k];
-    }
-
-    double *U;
-    if (pd) {  /* m = 3, 5, 7, 9: even powers A^2 .. A^(m-1), A^8 in W */
-        int h = (pd->m - 1) / 2;
-        double *P[4] = {A2, A4, A6, W};
-        if (pd->m == 9) {
-            mb_gemm(n, n, n, 1.0, A4, n, A4, n, 0.0, W, n);
-            st.products++;
-        }
-        pade_even_odd(n, pd->b, h, P, V, W);  /* V, and T = odd part / A in W */
-        mb_gemm(n, n, n, 1.0, X, ldx, W, n, 0.0, A2, n);  /* U = A T */
-        st.products++;
-        U = A2;
-    } else {  /* m = 13 */
+    const double *U;
+    if (pd) {
+        U = evaluate_low(&r, pd);
+    } else {
         pd = &PADE[P13];
-        double eta4 = fmax(d8, pow(n4, 0.1) * pow(n6, 0.1));
-        double eta5 = fmin(eta3, eta4);
-        if (eta5 > pd->theta) {  /* the bounds do not give s = 0: estimate d_8, d_10 */
-            if (!d8_estimated) {
-                d8 = fmin(d8, pow(normest_prod(n, A4, A4, vec), 1.0 / 8));
-                eta3 = fmax(d6, d8);
-            }
-            double d10 = fmin(pow(n4, 0.1) * pow(n6, 0.1),
-                              pow(normest_prod(n, A4, A6, vec), 0.1));
-            eta4 = fmax(d8, d10);
-            eta5 = fmin(eta3, eta4);
-        }
-        s = eta5 > pd->theta ? (int)ceil(log2(eta5 / pd->theta)) : 0;
-        s += ell(n, X, ldx, normX, s, pd, vec);
-        const double *b = pd->b;
-        double sig = ldexp(1.0, -s);
-        if (s > 0) {  /* A^2j <- (2^-s A)^2j, exact */
-            scale(nn, A2, ldexp(1.0, -2 * s));
-            scale(nn, A4, ldexp(1.0, -4 * s));
-            scale(nn, A6, ldexp(1.0, -6 * s));
-        }
-        /* V = A6 (b12 A6 + b10 A4 + b8 A2) + b6 A6 + b4 A4 + b2 A2 + b0 I */
-        lincomb13(n, b[6], A6, b[4], A4, b[2], A2, b[0], V);
-        lincomb13(n, b[12], A6, b[10], A4, b[8], A2, 0.0, W);
-        mb_gemm(n, n, n, 1.0, A6, n, W, n, 1.0, V, n);
-        /* U = A [A6 (b13 A6 + b11 A4 + b9 A2) + b7 A6 + b5 A4 + b3 A2 + b1 I] */
-        lincomb13(n, b[13], A6, b[11], A4, b[9], A2, 0.0, W);
-        lincomb13(n, b[7], A6, b[5], A4, b[3], A2, b[1], A2);
-        mb_gemm(n, n, n, 1.0, A6, n, W, n, 1.0, A2, n);
-        mb_gemm(n, n, n, sig, X, ldx, A2, n, 0.0, A4, n);
-        st.products += 3;
-        U = A4;
+        U = evaluate13(&r, pd, &s);
     }
-
-    /* r_m = (V - U)^-1 (V + U) */
-    for (ptrdiff_t k = 0; k < nn; k++) {
-        double v = V[k], u = U[k];
-        W[k] = v + u;
-        V[k] = v - u;
-    }
-    if (mb_lu_factor(n, V, n, ipiv) != MB_OK || mb_lu_solve(n, V, n, ipiv, W, n) != MB_OK)
-        return MB_ERR_LINALG;
-
-    /* squarings, between W and A2 (free now) */
-    s += s0;
-    double *cur = W, *other = A2;
-    for (int k = 0; k < s; k++) {
-        mb_gemm(n, n, n, 1.0, cur, n, cur, n, 0.0, other, n);
-        double *tmp = cur;
-        cur = other;
-        other = tmp;
-    }
-    st.products += s;
-    for (ptrdiff_t k = 0; k < nn; k++)
-        if (!isfinite(cur[k]))
-            return MB_ERR_LINALG;
-    for (ptrdiff_t j = 0; j < n; j++)
-        memcpy(E + j * lde, cur + j * n, (size_t)n * sizeof *E);
-    st.m = pd->m;
-    st.s = s;
+    s += r.s0;
+    int rc = solve_and_square(&r, U, s, ipiv, E, lde);
+    if (rc != MB_OK)
+        return rc;
+    r.st.m = pd->m;
+    r.st.s = s;
     if (stats)
-        *stats = st;
+        *stats = r.st;
     return MB_OK;
 }
 

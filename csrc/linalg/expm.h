@@ -9,8 +9,17 @@
  * (no allocation inside).  Returns MB_OK or MB_ERR_LINALG (singular Pade
  * denominator, non-finite input).  *squarings (may be NULL) receives s. */
 #include <stddef.h>
+#include "carve.h"
 
 size_t mb_expm_work_size(ptrdiff_t n);
+/* The scratch of an exponential formed and taken in place (E == A, as phi.c and llm.c
+ * do): the n x n matrix M, the work of mb_expm and its n pivots, carved from a work
+ * block by a layout function (core/carve.h; counting when c->base is NULL). */
+typedef struct mb_expm_scratch {
+    double *M, *work;
+    int *ipiv;
+} mb_expm_scratch;
+void mb_expm_carve(mb_carver *c, ptrdiff_t n, mb_expm_scratch *x);
 int mb_expm(ptrdiff_t n, const double *A, ptrdiff_t lda, double *E, ptrdiff_t lde, double *work,
             int *ipiv, int *squarings);
 

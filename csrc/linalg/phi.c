@@ -5,15 +5,18 @@
 #include "phi.h"
 #include "status.h"
 
-static size_t int_doubles(ptrdiff_t k)
+/* The one layout of the work: the block matrix K (N x N, N = m + p), exponentiated in
+ * place by mb_expm with its work and pivots; counts it (c->base NULL) and carves it. */
+static size_t layout(mb_carver *c, ptrdiff_t N, mb_expm_scratch *w)
 {
-    return ((size_t)k * sizeof(int) + sizeof(double) - 1) / sizeof(double);
+    mb_expm_carve(c, N, w);
+    return c->off;
 }
 
 size_t mb_phi_work_size(ptrdiff_t m, ptrdiff_t p)
 {
-    ptrdiff_t N = m + p;
-    return (size_t)(N * N) + mb_expm_work_size(N) + int_doubles(N);
+    mb_expm_scratch w;
+    return layout(&(mb_carver){NULL, 0}, m + p, &w);
 }
 
 int mb_phi_columns(ptrdiff_t m, const double *A, ptrdiff_t lda, double h, ptrdiff_t p,
@@ -39,8 +42,9 @@ int mb_phi_columns(ptrdiff_t m, const double *A, ptrdiff_t lda, double h, ptrdif
     frexp(mx, &e);
     double c = ldexp(1.0, e), ic = 1.0 / c;  /* the power of two above mx */
     ptrdiff_t N = m + p;
-    double *K = work, *ework = K + N * N;
-    int *ipiv = (int *)(void *)(ework + mb_expm_work_size(N));
+    mb_expm_scratch w;
+    layout(&(mb_carver){work, 0}, N, &w);
+    double *K = w.M;
     memset(K, 0, (size_t)(N * N) * sizeof(double));
     for (ptrdiff_t j = 0; j < m; j++)
         for (ptrdiff_t i = 0; i < m; i++)
@@ -51,7 +55,7 @@ int mb_phi_columns(ptrdiff_t m, const double *A, ptrdiff_t lda, double h, ptrdif
         if (j + 1 < p)
             K[(m + j + 1) * N + m + j] = 1.0;
     }
-    int rc = mb_expm(N, K, N, K, N, ework, ipiv, NULL);
+    int rc = mb_expm(N, K, N, K, N, w.work, w.ipiv, NULL);
     if (rc != MB_OK)
         return MB_ERR_LINALG;
     for (ptrdiff_t j = 0; j < p; j++)

@@ -1,6 +1,7 @@
 /* Real Schur form and spectral projectors on LAPACK (spectral.h). */
 #include <math.h>
 #include <string.h>
+#include "carve.h"
 #include "spectral.h"
 #include "status.h"
 
@@ -22,11 +23,28 @@ extern void dtrsyl_(const char *trana, const char *tranb, const int *isgn, const
 /* LAPACK workspace: dgees needs lwork >= 3n; dtrsen with job = 'N' needs n */
 static ptrdiff_t lapack_lwork(ptrdiff_t n) { return 4 * (n > 0 ? n : 1); }
 
-size_t mb_spectral_work_size(ptrdiff_t n)
+/* the work: dgees/dtrsen work (first: mb_schur uses only it), Y (n^2), the select copy
+ * (n ints), dtrsen's iwork (1 int) */
+typedef struct spectral_work {
+    double *lapack, *Y;
+    int *sel, *iwork;
+} spectral_work;
+
+/* The one layout of the work: counts it (c->base NULL) and carves it. */
+static size_t layout(mb_carver *c, ptrdiff_t n, spectral_work *w)
 {
     size_t nn = (size_t)(n > 0 ? n : 1);
-    /* dgees/dtrsen work, Y (n^2), select copy (n ints), iwork (1 int) */
-    return (size_t)lapack_lwork(n) + nn * nn + (nn + 1) * sizeof(int) / sizeof(double) + 2;
+    w->lapack = mb_carve(c, (size_t)lapack_lwork(n));
+    w->Y = mb_carve(c, nn * nn);
+    w->sel = mb_carve_int(c, nn);
+    w->iwork = mb_carve_int(c, 1);
+    return c->off;
+}
+
+size_t mb_spectral_work_size(ptrdiff_t n)
+{
+    spectral_work w;
+    return layout(&(mb_carver){NULL, 0}, n, &w);
 }
 
 int mb_schur(ptrdiff_t n, double *T, ptrdiff_t ldt, double *Q, ptrdiff_t ldq, double *wr,
@@ -42,7 +60,9 @@ int mb_schur(ptrdiff_t n, double *T, ptrdiff_t ldt, double *Q, ptrdiff_t ldq, do
                 return MB_ERR_LINALG;
     int nn = (int)n, lda = (int)ldt, ldv = (int)ldq, sdim = 0, info = 0;
     int lwork = (int)lapack_lwork(n);
-    dgees_("V", "N", NULL, &nn, T, &lda, &sdim, wr, wi, Q, &ldv, work, &lwork, NULL, &info);
+    spectral_work w;
+    layout(&(mb_carver){work, 0}, n, &w);
+    dgees_("V", "N", NULL, &nn, T, &lda, &sdim, wr, wi, Q, &ldv, w.lapack, &lwork, NULL, &info);
     return info == 0 ? MB_OK : MB_ERR_LINALG;
 }
 
@@ -56,15 +76,17 @@ int mb_projector_diag(ptrdiff_t n, double *T, ptrdiff_t ldt, double *Q, ptrdiff_
     if (n == 0)
         return MB_OK;
     ptrdiff_t lw = lapack_lwork(n);
-    double *Y = work + lw;
-    int *sel = (int *)(void *)(Y + n * n), *iwork = sel + n;
+    spectral_work w;
+    layout(&(mb_carver){work, 0}, n, &w);
+    double *Y = w.Y;
+    int *sel = w.sel, *iwork = w.iwork;
     for (ptrdiff_t i = 0; i < n; i++)
         sel[i] = select[i] != 0;
     int nn = (int)n, lda = (int)ldt, ldv = (int)ldq, m = 0, info = 0, lwork = (int)lw,
         liwork = 1;
     double s = 0.0, sep = 0.0;
-    dtrsen_("N", "V", sel, &nn, T, &lda, Q, &ldv, wr, wi, &m, &s, &sep, work, &lwork, iwork,
-            &liwork, &info);
+    dtrsen_("N", "V", sel, &nn, T, &lda, Q, &ldv, wr, wi, &m, &s, &sep, w.lapack, &lwork,
+            iwork, &liwork, &info);
     if (info != 0)
         return MB_ERR_LINALG;
     *k = m;

@@ -59,7 +59,7 @@
  * event), the history restarts at order 1 from f0.  When after_step is not
  * called (fixed steps), accept() still selects the order by the same rules.
  *
- * Workspace: a state struct (scalars, abscissae, coefficient tables), then
+ * Workspace (layout()): a state struct (scalars, abscissae, coefficient tables), then
  * 2 x 12 difference vectors, y_n, f_p and phi_{k+1}^p (27 n doubles).
  *
  * Reference: L. F. Shampine, M. K. Gordon, Computer Solution of Ordinary
@@ -69,6 +69,7 @@
 #include <math.h>
 #include <string.h>
 #include "adams.h"
+#include "carve.h"
 #include "status.h"
 
 enum { KMAX = 12, NB = KMAX + 2 };
@@ -94,36 +95,56 @@ typedef struct adams_state {
     double B[NB][NB];        /* B[i][m]: theta^m coefficient of B_i, i = 1..k+2 */
 } adams_state;
 
-static size_t header_doubles(void)
+typedef struct adams_work {
+    adams_state *st;
+    ptrdiff_t n;
+    double *phi[2];         /* phi_1 .. phi_KMAX of the two buffers (KMAX n each) */
+    double *yn, *fp, *pk1;  /* y_n, f_p, phi_{k+1}^p (n each) */
+} adams_work;
+
+/* The one layout of the workspace: counts it (c->base NULL) and carves it. */
+static size_t layout(mb_carver *c, ptrdiff_t n, adams_work *w)
 {
-    return (sizeof(adams_state) + sizeof(double) - 1) / sizeof(double);
+    size_t nn = (size_t)n;
+    w->n = n;
+    w->st = mb_carve_bytes(c, sizeof *w->st);
+    for (int b = 0; b < 2; b++)
+        w->phi[b] = mb_carve(c, KMAX * nn);
+    w->yn = mb_carve(c, nn);
+    w->fp = mb_carve(c, nn);
+    w->pk1 = mb_carve(c, nn);
+    return c->off;
 }
 
 static size_t adams_work_size(const mb_problem *p, const void *data)
 {
     (void)data;
-    return header_doubles() + (size_t)(2 * KMAX + 3) * (size_t)p->n;
+    adams_work w;
+    return layout(&(mb_carver){NULL, 0}, p->n, &w);
+}
+
+static adams_work workspace(mb_stepper *s)
+{
+    adams_work w;
+    layout(&(mb_carver){s->work, 0}, s->n, &w);
+    return w;
 }
 
 static adams_state *state(mb_stepper *s)
 {
-    return (adams_state *)(void *)s->work;
+    return workspace(s).st;
 }
 
 static const adams_state *cstate(const mb_stepper *s)
 {
-    return (const adams_state *)(const void *)s->work;
+    return (const adams_state *)(const void *)s->work;  /* the first part of the layout */
 }
 
 /* phi_{i+1}(.) of buffer b, i = 0..KMAX-1 */
-static double *phi(mb_stepper *s, int b, int i)
+static double *phi(const adams_work *w, int b, int i)
 {
-    return s->work + header_doubles() + ((ptrdiff_t)b * KMAX + i) * s->n;
+    return w->phi[b] + (ptrdiff_t)i * w->n;
 }
-
-static double *vec_yn(mb_stepper *s) { return phi(s, 0, 2 * KMAX); }
-static double *vec_fp(mb_stepper *s) { return phi(s, 0, 2 * KMAX + 1); }
-static double *vec_pk1(mb_stepper *s) { return phi(s, 0, 2 * KMAX + 2); }
 
 static double weight(const mb_stepper *s, ptrdiff_t i, double y, double y_new)
 {
@@ -153,9 +174,10 @@ static int adams_init(mb_stepper *s)
 }
 
 /* history of one point (t, f(t, y)) in the committed buffer */
-static int start_history(mb_stepper *s, adams_state *st, double t, const double *y)
+static int start_history(mb_stepper *s, const adams_work *wk, double t, const double *y)
 {
-    double *f = phi(s, st->cur, 0);
+    adams_state *st = wk->st;
+    double *f = phi(wk, st->cur, 0);
     reset(s, st);
     if (s->f0_ok) {
         memcpy(f, s->f0, (size_t)s->n * sizeof(double));
@@ -205,36 +227,28 @@ static double predictor_factor(const double *g, int j, double hJ)
     return sqrt(1.0 + r * r);
 }
 
-static int adams_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
-                      double *err)
+/* weighted sums of squares of a step's estimates, for their norms */
+typedef struct adams_sums {
+    double sk, skm1, skm2, skp1;  /* the estimates at orders k, k-1, k-2, k+1 */
+    double sd, sq;                /* the correction h g_{k+1} phi_{k+1}^p, the predictor's
+                                     share h g_{k+1} (f_p - f_{n+1}) */
+} adams_sums;
+
+/* P (Adams-Bashforth of order k) into y_new, E (f_p), C (Adams-Moulton of order k + 1)
+ * into y_new with the estimate err and the sums of the estimates at orders k, k-1, k-2;
+ * ph[1..k]: the differences of the committed buffer */
+static int predict_correct(mb_stepper *s, const adams_work *wk, const double *const *ph,
+                           int k, double t, double h, const double *y, double *y_new,
+                           double *err, adams_sums *sm)
 {
-    adams_state *st = state(s);
+    const adams_state *st = wk->st;
     ptrdiff_t n = s->n;
-    int rc;
-
-    st->pending = 0;
-    if (st->nh == 0 ||
-        fabs(t - st->t_hist[0]) > 4.0 * DBL_EPSILON * (fabs(t) + fabs(h))) {
-        if ((rc = start_history(s, st, t, y)) != MB_OK)
-            return rc;
-    }
-    int nh = st->nh, cur = st->cur;
-    int k = s->order < 1 ? 1 : s->order;
-    if (k > nh) k = nh;
-    if (k > KMAX) k = KMAX;
-    int has_kp1 = k < KMAX && nh >= k + 1;
-    int kb = has_kp1 ? k + 2 : k + 1;
-    coefficients(st, kb, h);
     const double *beta = st->beta, *g = st->g;
-
-    double *yn = vec_yn(s), *fp = vec_fp(s), *pk1 = vec_pk1(s);
-    const double *ph[KMAX + 1];
-    for (int i = 1; i <= nh; i++)
-        ph[i] = phi(s, cur, i - 1);
+    double *yn = wk->yn, *fp = wk->fp, *pk1 = wk->pk1;
     double gb[KMAX + 1];
+    int rc;
     for (int i = 1; i <= k; i++)
         gb[i] = g[i] * beta[i];
-
     /* P: Adams-Bashforth of order k */
     for (ptrdiff_t c = 0; c < n; c++) {
         double acc = 0.0;
@@ -270,21 +284,37 @@ static int adams_step(mb_stepper *s, double t, double h, const double *y, double
         skm1 += (ckm1 * pk * w) * (ckm1 * pk * w);
         skm2 += (ckm2 * pkm1 * w) * (ckm2 * pkm1 * w);
     }
-    /* E: f at the corrected point, the new differences into the other buffer */
-    int nb = 1 - cur;
-    double *fc = phi(s, nb, 0);
+    sm->sk = sk;
+    sm->skm1 = skm1;
+    sm->skm2 = skm2;
+    sm->sd = sd;
+    return MB_OK;
+}
+
+/* E at the corrected point, the new differences phi_i(n+1) into the other buffer (nh_new
+ * of them), the predictor's share of the local error into err and the sums sq and (with
+ * has_kp1) skp1 */
+static int new_differences(mb_stepper *s, const adams_work *wk, const double *const *ph,
+                           int k, int has_kp1, int nh_new, double t, double h,
+                           const double *y, const double *y_new, double *err, adams_sums *sm)
+{
+    const adams_state *st = wk->st;
+    ptrdiff_t n = s->n;
+    const double *beta = st->beta, *g = st->g, *fp = wk->fp;
+    double hg = h * g[k + 1];
+    int rc, nb = 1 - st->cur;
+    double *fc = phi(wk, nb, 0);
     if ((rc = mb_rhs(s, t + h, y_new, fc)) != MB_OK)
         return rc;
     if (s->f1) {
         memcpy(s->f1, fc, (size_t)n * sizeof(double));
         s->f1_ok = 1;
     }
-    int nh_new = nh + 1 > KMAX ? KMAX : nh + 1;
     int jmax = nh_new - 1;
     if (has_kp1 && k + 1 > jmax) jmax = k + 1;
     double *pn[KMAX + 1];
     for (int i = 1; i <= nh_new; i++)
-        pn[i] = phi(s, nb, i - 1);
+        pn[i] = phi(wk, nb, i - 1);
     double ckp1 = has_kp1 ? h * (g[k + 2] - g[k + 1]) : 0.0;
     double skp1 = 0.0, sq = 0.0;
     for (ptrdiff_t c = 0; c < n; c++) {
@@ -304,14 +334,52 @@ static int adams_step(mb_stepper *s, double t, double h, const double *y, double
             }
         }
     }
+    sm->skp1 = skp1;
+    sm->sq = sq;
+    return MB_OK;
+}
+
+static int adams_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
+                      double *err)
+{
+    adams_work wk = workspace(s);
+    adams_state *st = wk.st;
+    ptrdiff_t n = s->n;
+    int rc;
+
+    st->pending = 0;
+    if (st->nh == 0 ||
+        fabs(t - st->t_hist[0]) > 4.0 * DBL_EPSILON * (fabs(t) + fabs(h))) {
+        if ((rc = start_history(s, &wk, t, y)) != MB_OK)
+            return rc;
+    }
+    int nh = st->nh, cur = st->cur;
+    int k = s->order < 1 ? 1 : s->order;
+    if (k > nh) k = nh;
+    if (k > KMAX) k = KMAX;
+    int has_kp1 = k < KMAX && nh >= k + 1;
+    int kb = has_kp1 ? k + 2 : k + 1;
+    coefficients(st, kb, h);
+    const double *g = st->g;
+    const double *ph[KMAX + 1];
+    for (int i = 1; i <= nh; i++)
+        ph[i] = phi(&wk, cur, i - 1);
+
+    adams_sums sm;
+    if ((rc = predict_correct(s, &wk, ph, k, t, h, y, y_new, err, &sm)) != MB_OK)
+        return rc;
+    int nh_new = nh + 1 > KMAX ? KMAX : nh + 1;
+    rc = new_differences(s, &wk, ph, k, has_kp1, nh_new, t, h, y, y_new, err, &sm);
+    if (rc != MB_OK)
+        return rc;
     /* |h| ||J|| ~ ||f_{n+1} - f_p|| / ||y_{n+1} - y_p||; the predictor term at order
      * j relative to the order-j estimate is r_j = |h| ||J|| g_{j+1}^2 / |g_{j+1} - g_j| */
-    double hJ = sd > 0.0 ? sqrt(sq / sd) / g[k + 1] : 0.0;
+    double hJ = sm.sd > 0.0 ? sqrt(sm.sq / sm.sd) / g[k + 1] : 0.0;
     double dn = n > 0 ? (double)n : 1.0;
-    st->err_k = sqrt((sk + sq) / dn);
-    st->err_km1 = k >= 2 ? sqrt(skm1 / dn) * predictor_factor(g, k - 1, hJ) : 0.0;
-    st->err_km2 = k >= 3 ? sqrt(skm2 / dn) * predictor_factor(g, k - 2, hJ) : 0.0;
-    st->err_kp1 = has_kp1 ? sqrt(skp1 / dn) * predictor_factor(g, k + 1, hJ) : 0.0;
+    st->err_k = sqrt((sm.sk + sm.sq) / dn);
+    st->err_km1 = k >= 2 ? sqrt(sm.skm1 / dn) * predictor_factor(g, k - 1, hJ) : 0.0;
+    st->err_km2 = k >= 3 ? sqrt(sm.skm2 / dn) * predictor_factor(g, k - 2, hJ) : 0.0;
+    st->err_kp1 = has_kp1 ? sqrt(sm.skp1 / dn) * predictor_factor(g, k + 1, hJ) : 0.0;
     st->has_kp1 = has_kp1;
     st->k = k;
     st->t = t;
@@ -434,16 +502,17 @@ static int adams_dense_degree(const mb_stepper *s)
 
 static int adams_dense(mb_stepper *s, double *C)
 {
-    adams_state *st = state(s);
+    adams_work wk = workspace(s);
+    adams_state *st = wk.st;
     ptrdiff_t n = s->n;
-    const double *yn = vec_yn(s), *pk1 = vec_pk1(s);
+    const double *yn = wk.yn, *pk1 = wk.pk1;
     if (!st->stepped)
         return mb_fail(s, MB_ERR_ILL_INPUT, "adams: dense output requested before any step.");
     int k = st->k;
     double h = st->h;
     const double *ph[KMAX + 1];
     for (int i = 1; i <= k; i++)
-        ph[i] = phi(s, st->buf, i - 1);
+        ph[i] = phi(&wk, st->buf, i - 1);
     memcpy(C, yn, (size_t)n * sizeof(double));
     for (int m = 1; m <= k + 1; m++) {
         /* y' = sum_i phi*_i B_i + phi_{k+1}^p B_{k+1}; theta^m gets h B_i[m-1] / m */

@@ -63,7 +63,7 @@
  * Mass matrices are refused: dopri5 integrates y' = f only (rodas4, radau_iia or bdf
  * take M y' = f).
  *
- * Workspace (doubles): state | dopri5 workspace | rodas4 workspace | v, u (n each:
+ * Workspace (layout()): state | dopri5 workspace | rodas4 workspace | v, u (n each:
  * power iteration, weights).  In non-stiff mode rodas4's workspace is idle: the
  * confirmation borrows it for J and f (rodas4's init resets it before it is used). */
 #include <float.h>
@@ -71,6 +71,7 @@
 #include <string.h>
 #include "../linalg/dense.h" /* mb_gemv */
 #include "auto_switch.h"
+#include "carve.h"
 #include "erk.h"
 #include "rosenbrock.h"
 #include "status.h"
@@ -104,41 +105,27 @@ typedef struct auto_work {
     double *v, *u;       /* power iteration (u also: weights of the stiffness test) */
 } auto_work;
 
-static size_t state_doubles(void)
+/* The one layout of the workspace: counts it (c->base NULL) and carves it. */
+static size_t layout(mb_carver *c, const mb_problem *p, auto_work *w)
 {
-    return (sizeof(auto_state) + sizeof(double) - 1) / sizeof(double);
-}
-
-/* The one layout of the workspace: sizes it (b == NULL) and carves it. */
-static size_t layout(const mb_problem *p, double *b, auto_work *w)
-{
-    size_t off = 0;
-#define CARVE(ptr, count)                        \
-    do {                                         \
-        if (b) (ptr) = b + off;                  \
-        off += (size_t)(count);                  \
-    } while (0)
-    if (b)
-        w->st = (auto_state *)(void *)b;
-    off += state_doubles();
-    CARVE(w->w_ns, NONSTIFF->work_size(p, NONSTIFF->data));
-    CARVE(w->w_st, STIFF->work_size(p, STIFF->data));
-    CARVE(w->v, p->n);
-    CARVE(w->u, p->n);
-#undef CARVE
-    return off;
+    w->st = mb_carve_bytes(c, sizeof *w->st);
+    w->w_ns = mb_carve(c, NONSTIFF->work_size(p, NONSTIFF->data));
+    w->w_st = mb_carve(c, STIFF->work_size(p, STIFF->data));
+    w->v = mb_carve(c, (size_t)p->n);
+    w->u = mb_carve(c, (size_t)p->n);
+    return c->off;
 }
 
 static size_t auto_work_size(const mb_problem *p, const void *data)
 {
     (void)data;
     auto_work w;
-    return layout(p, NULL, &w);
+    return layout(&(mb_carver){NULL, 0}, p, &w);
 }
 
 static void carve(const mb_stepper *s, auto_work *w)
 {
-    layout(s->p, s->work, w);
+    layout(&(mb_carver){s->work, 0}, s->p, w);
 }
 
 static const mb_method *active(const auto_state *st)

@@ -28,7 +28,8 @@
  * max(10 eps / rtol, min(0.03, sqrt(rtol))) in the run's weighted RMS norm, at most
  * 4 iterations).  J is evaluated at (t + h, y_p) with the first iteration's
  * f(t + h, y_p) (no extra evaluation) and kept across steps until Newton fails with
- * a J older than the current step; then J is re-evaluated and Newton retried once.
+ * a J older than the current step; then J is re-evaluated and Newton retried once
+ * (mb_jac_reuse, as implicit_simple.c).
  * A failure with a current J returns > 0 with h_fail_factor = 0.5.  The LU is
  * refactored only when c (i.e. h or the order) or J changed.
  *
@@ -82,6 +83,7 @@
 #include <math.h>
 #include <string.h>
 #include "bdf.h"
+#include "carve.h"
 #include "../linalg/dense.h" /* LU */
 #include "newton.h"
 #include "norm.h"
@@ -109,56 +111,60 @@ typedef struct bdf_state {
     double t, h;
     double err_k, err_m, err_p;  /* weighted RMS norms at orders k, k-1, k+1 */
     /* Jacobian and iteration matrix */
-    int jac_ok;       /* J holds a Jacobian */
-    int jac_current;  /* J was evaluated during the current step */
+    mb_jac_reuse jr;  /* J kept across steps (method.h): fresh = evaluated in this step */
     int lu_ok;
     double c_lu;      /* c of the factored matrix */
     mb_newton nw;
     double gamma[KMAX + 2], alpha[KMAX + 2], err_const[KMAX + 2];
 } bdf_state;
 
-static size_t header_doubles(void)
-{
-    return (sizeof(bdf_state) + sizeof(double) - 1) / sizeof(double);
-}
-
-static size_t ipiv_doubles(ptrdiff_t n)
-{
-    return ((size_t)n * sizeof(int) + sizeof(double) - 1) / sizeof(double);
-}
-
 enum { V_YP, V_PSI, V_D, V_F, V_DY, V_Y, V_FP, V_YN, V_TMP, NVEC };
+
+typedef struct bdf_work {
+    bdf_state *st;
+    double *D[2];       /* the difference buffers (NROW x n each), committed: D[st->cur] */
+    double *J, *LU;     /* n x n each; none with the problem's linsys (linsys.h) */
+    int *ipiv;
+    double *v[NVEC];    /* vectors of n */
+} bdf_work;
+
+/* The one layout of the workspace: counts it (c->base NULL) and carves it. */
+static size_t layout(mb_carver *c, const mb_problem *p, bdf_work *w)
+{
+    size_t n = (size_t)p->n, nn = p->linsys ? 0 : n * n;
+    w->st = mb_carve_bytes(c, sizeof *w->st);
+    for (int b = 0; b < 2; b++)
+        w->D[b] = mb_carve(c, NROW * n);
+    w->J = mb_carve(c, nn);
+    w->LU = mb_carve(c, nn);
+    w->ipiv = mb_carve_int(c, nn ? n : 0);
+    for (int v = 0; v < NVEC; v++)
+        w->v[v] = mb_carve(c, n);
+    return c->off;
+}
 
 static size_t bdf_work_size(const mb_problem *p, const void *data)
 {
     (void)data;
-    size_t n = (size_t)p->n;
-    size_t dense = p->linsys ? 0 : 2 * n * n + ipiv_doubles(p->n); /* J, LU, pivots */
-    return header_doubles() + 2 * NROW * n + dense + NVEC * n;
+    bdf_work w;
+    return layout(&(mb_carver){NULL, 0}, p, &w);
 }
 
-static bdf_state *state(mb_stepper *s) { return (bdf_state *)(void *)s->work; }
+static bdf_work workspace(mb_stepper *s)
+{
+    bdf_work w;
+    layout(&(mb_carver){s->work, 0}, s->p, &w);
+    return w;
+}
+
 static const bdf_state *cstate(const mb_stepper *s)
 {
-    return (const bdf_state *)(const void *)s->work;
-}
-static double *Dbuf(mb_stepper *s, int b)
-{
-    return s->work + header_doubles() + (ptrdiff_t)b * NROW * s->n;
-}
-/* n x n entries of J and LU; none with the problem's linsys (linsys.h) */
-static ptrdiff_t nn(const mb_stepper *s) { return s->p->linsys ? 0 : s->n * s->n; }
-static double *mat_J(mb_stepper *s) { return Dbuf(s, 2); }
-static double *mat_LU(mb_stepper *s) { return mat_J(s) + nn(s); }
-static int *ipiv(mb_stepper *s) { return (int *)(void *)(mat_LU(s) + nn(s)); }
-static double *vec(mb_stepper *s, int v)
-{
-    return mat_LU(s) + nn(s) + (nn(s) ? (ptrdiff_t)ipiv_doubles(s->n) : 0) + (ptrdiff_t)v * s->n;
+    return (const bdf_state *)(const void *)s->work;  /* the first part of the layout */
 }
 
 static int bdf_init(mb_stepper *s)
 {
-    bdf_state *st = state(s);
+    bdf_state *st = workspace(s).st;
     const mb_bdf_table *T = s->m->data ? s->m->data : &mb_bdf_ndf;
     memset(st, 0, sizeof *st);
     st->gamma[0] = 0.0;
@@ -220,13 +226,13 @@ void mb_bdf_change_D(ptrdiff_t n, int k, double factor, double *D, ptrdiff_t ld)
 /* ---- linear algebra ---- */
 
 /* LU of M - c J (I - c J without a mass matrix) */
-static int factor_matrix(mb_stepper *s, bdf_state *st, double c)
+static int factor_matrix(mb_stepper *s, const bdf_work *w, double c)
 {
+    bdf_state *st = w->st;
     s->stats->nlu++;
     st->lu_ok = 0;
     int rc = s->p->linsys ? mb_linsys_factor(s, 0, 1.0 / c, 0.0)  /* I - c J = c (I/c - J) */
-                          : mb_newton_matrix_factor(s->n, s->p->mass, mat_J(s), c, mat_LU(s),
-                                                    ipiv(s));
+                          : mb_newton_matrix_factor(s->n, s->p->mass, w->J, c, w->LU, w->ipiv);
     if (rc != MB_OK)
         return rc;
     st->lu_ok = 1;
@@ -235,10 +241,10 @@ static int factor_matrix(mb_stepper *s, bdf_state *st, double c)
 }
 
 /* x <- (M - c J)^-1 x with the factorization for c */
-static int lu_solve(mb_stepper *s, double c, double *x)
+static int lu_solve(mb_stepper *s, const bdf_work *w, double c, double *x)
 {
     if (!s->p->linsys)
-        return mb_lu_solve(s->n, mat_LU(s), s->n, ipiv(s), x, 1);
+        return mb_lu_solve(s->n, w->LU, s->n, w->ipiv, x, 1);
     int rc = mb_linsys_solve(s, 0, x, NULL);
     for (ptrdiff_t i = 0; rc == MB_OK && i < s->n; i++)
         x[i] /= c;
@@ -262,10 +268,11 @@ static void restart(mb_stepper *s, bdf_state *st)
 }
 
 /* D_0 = y, D_1 = h y'(t) on the committed buffer, spacing h, order 1 */
-static int start_history(mb_stepper *s, bdf_state *st, double t, double h, const double *y)
+static int start_history(mb_stepper *s, const bdf_work *w, double t, double h, const double *y)
 {
+    bdf_state *st = w->st;
     ptrdiff_t n = s->n;
-    double *D = Dbuf(s, st->cur), *f = vec(s, V_TMP);
+    double *D = w->D[st->cur], *f = w->v[V_TMP];
     int rc;
     restart(s, st);
     memset(D, 0, (size_t)(NROW * n) * sizeof(double));
@@ -278,16 +285,15 @@ static int start_history(mb_stepper *s, bdf_state *st, double t, double h, const
     if (s->p->mass) {
         /* h (M - c J)^{-1} f: a linearized backward-Euler increment */
         double c = h / st->alpha[1];
-        double *fy = vec(s, V_F);
+        double *fy = w->v[V_F];
         memcpy(fy, f, (size_t)n * sizeof(double));
-        if ((rc = mb_jac(s, t, y, fy, mat_J(s))) != MB_OK)
+        if ((rc = mb_jac(s, t, y, fy, w->J)) != MB_OK)
             return rc;
-        st->jac_ok = 1;
-        st->jac_current = 1;
+        st->jr = (mb_jac_reuse){.ok = 1, .fresh = 1, .need = 0};
         st->lu_ok = 0;
-        if ((rc = factor_matrix(s, st, c)) != MB_OK)
+        if ((rc = factor_matrix(s, w, c)) != MB_OK)
             return rc == MB_ERR_LINALG ? MB_RECOVERABLE : rc;
-        mb_lu_solve(n, mat_LU(s), n, ipiv(s), f, 1);
+        mb_lu_solve(n, w->LU, n, w->ipiv, f, 1);
     }
     for (ptrdiff_t i = 0; i < n; i++)
         D[n + i] = h * f[i];
@@ -299,12 +305,13 @@ static int start_history(mb_stepper *s, bdf_state *st, double t, double h, const
 
 int mb_bdf_start(mb_stepper *s, double t, double h, int k, const double *Y)
 {
-    bdf_state *st = state(s);
+    bdf_work wk = workspace(s);
+    bdf_state *st = wk.st;
     ptrdiff_t n = s->n;
     if (k < 1 || k > KMAX || !(h != 0.0))
         return MB_ERR_ILL_INPUT;
     restart(s, st);
-    double *D = Dbuf(s, st->cur);
+    double *D = wk.D[st->cur];
     memset(D, 0, (size_t)(NROW * n) * sizeof(double));
     /* backward differences nabla^j y_n from y_n, y_{n-1}, ..., y_{n-k} */
     double w[KMAX + 1];
@@ -327,12 +334,13 @@ int mb_bdf_start(mb_stepper *s, double t, double h, int k, const double *Y)
 /* ---- the step ---- */
 
 /* simplified Newton on d: M (d + psi) = c f(t, y_p + d); returns 1 if converged */
-static int newton(mb_stepper *s, bdf_state *st, double t, double c, int *rc_out)
+static int newton(mb_stepper *s, const bdf_work *wk, double t, double c, int *rc_out)
 {
+    bdf_state *st = wk->st;
     ptrdiff_t n = s->n;
     const double *M = s->p->mass;
-    double *yp = vec(s, V_YP), *psi = vec(s, V_PSI), *d = vec(s, V_D), *f = vec(s, V_F);
-    double *dy = vec(s, V_DY), *yv = vec(s, V_Y), *fp = vec(s, V_FP), *w = vec(s, V_TMP);
+    double *yp = wk->v[V_YP], *psi = wk->v[V_PSI], *d = wk->v[V_D], *f = wk->v[V_F];
+    double *dy = wk->v[V_DY], *yv = wk->v[V_Y], *fp = wk->v[V_FP], *w = wk->v[V_TMP];
     *rc_out = MB_OK;
     mb_newton_begin(&st->nw);
     memcpy(yv, yp, (size_t)n * sizeof(double));
@@ -355,7 +363,7 @@ static int newton(mb_stepper *s, bdf_state *st, double t, double c, int *rc_out)
             for (ptrdiff_t i = 0; i < n; i++)
                 dy[i] = c * fv[i] - psi[i] - d[i];
         }
-        int rc = lu_solve(s, st->c_lu, dy);
+        int rc = lu_solve(s, wk, st->c_lu, dy);
         if (rc != MB_OK) { *rc_out = rc; return 0; }
         double dz = mb_norm(s, dy, yp, NULL);
         int status = mb_newton_check(&st->nw, dz);
@@ -373,31 +381,13 @@ static int newton(mb_stepper *s, bdf_state *st, double t, double c, int *rc_out)
     return 0;
 }
 
-static int bdf_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
-                    double *err)
+/* The predictor y_p = sum_{j<=k} D_j and the history term psi = sum_{j=1..k} gamma_j D_j
+ * / alpha_k from the working differences D */
+static void predict(const bdf_work *w, ptrdiff_t n, int k, const double *D)
 {
-    bdf_state *st = state(s);
-    ptrdiff_t n = s->n;
-    int rc;
-    st->pending = 0;
-    if (!st->started ||
-        fabs(t - st->t_c) > 4.0 * DBL_EPSILON * (fabs(t) + fabs(h))) {
-        if ((rc = start_history(s, st, t, h, y)) != MB_OK)
-            return rc;
-    }
-    int k = s->order < 1 ? 1 : (s->order > KMAX ? KMAX : s->order);
-    int wb = 1 - st->cur;
-    double *Dc = Dbuf(s, st->cur), *D = Dbuf(s, wb);
-    memcpy(D, Dc, (size_t)(NROW * n) * sizeof(double));
-    double ratio = h / st->h_c;
-    int equal = fabs(ratio - 1.0) <= 1e-10;
-    if (!equal)
-        mb_bdf_change_D(n, k, ratio, D, n);
-    int n_equal_new = equal ? st->n_equal + 1 : 1;
-
-    /* predictor and the history term */
-    double *yp = vec(s, V_YP), *psi = vec(s, V_PSI), *d = vec(s, V_D), *fp = vec(s, V_FP);
-    double ak = st->alpha[k], c = h / ak;
+    const bdf_state *st = w->st;
+    double *yp = w->v[V_YP], *psi = w->v[V_PSI];
+    double ak = st->alpha[k];
     for (ptrdiff_t i = 0; i < n; i++) {
         double sp = D[i], sg = 0.0;
         for (int j = 1; j <= k; j++) {
@@ -407,43 +397,52 @@ static int bdf_step(mb_stepper *s, double t, double h, const double *y, double *
         yp[i] = sp;
         psi[i] = sg / ak;
     }
-    double tn = t + h;
-    rc = mb_rhs_iterate(s, tn, yp, fp);
-    if (rc != MB_OK) {
-        if (rc > 0) s->h_fail_factor = 0.5;
-        return rc;
-    }
-    int converged = 0;
+}
+
+/* The corrector at tn with c = h / alpha_k: Newton with the kept J, and once more with a
+ * fresh J when the kept one fails (mb_jac_reuse).  Returns MB_OK when converged, a
+ * recoverable failure with h_fail_factor = 0.5, or a fatal status. */
+static int correct(mb_stepper *s, const bdf_work *w, double tn, double c)
+{
+    bdf_state *st = w->st;
+    const double *yp = w->v[V_YP], *fp = w->v[V_FP];
+    int rc, converged = 0;
     for (;;) {
-        if (!st->jac_ok) {
-            if ((rc = mb_jac(s, tn, yp, fp, mat_J(s))) != MB_OK)
-                return rc;
-            st->jac_ok = 1;
-            st->jac_current = 1;
+        int jac_new;
+        if ((rc = mb_jac_refresh(s, &st->jr, tn, yp, fp, w->J, &jac_new)) != MB_OK)
+            return rc;
+        if (jac_new)
             st->lu_ok = 0;
-        }
         if (!lu_current(st, c)) {
-            rc = factor_matrix(s, st, c);
+            rc = factor_matrix(s, w, c);
             if (rc == MB_ERR_LINALG) break;   /* singular iteration matrix: smaller h */
             if (rc != MB_OK) return rc;
         }
-        converged = newton(s, st, tn, c, &rc);
+        converged = newton(s, w, tn, c, &rc);
         if (rc < 0)
             return rc;
-        if (converged || st->jac_current)
+        if (converged || st->jr.fresh)
             break;
-        st->jac_ok = 0;   /* J from an earlier step: re-evaluate and retry */
+        st->jr.need = 1;   /* J from an earlier step: re-evaluate and retry */
     }
     if (!converged) {
         s->h_fail_factor = 0.5;
         return MB_RECOVERABLE;
     }
+    return MB_OK;
+}
 
-    /* y_{n+1}, error estimate, difference update */
-    const double *yv = vec(s, V_Y);
+/* y_{n+1}, the error estimate err = err_const_k d, the difference update of D and the
+ * norms of the estimates at orders k - 1 and k + 1 (after k + 1 equal steps) */
+static void update(mb_stepper *s, const bdf_work *w, int k, int n_equal_new, double *D,
+                   const double *y, double *y_new, double *err)
+{
+    bdf_state *st = w->st;
+    ptrdiff_t n = s->n;
+    const double *yv = w->v[V_Y], *d = w->v[V_D];
     double ek = st->err_const[k];
     memcpy(y_new, yv, (size_t)n * sizeof(double));
-    memcpy(vec(s, V_YN), y, (size_t)n * sizeof(double));
+    memcpy(w->v[V_YN], y, (size_t)n * sizeof(double));
     for (ptrdiff_t i = 0; i < n; i++)
         err[i] = ek * d[i];
     double *Dk1 = D + (k + 1) * n, *Dk2 = D + (k + 2) * n;
@@ -461,7 +460,7 @@ static int bdf_step(mb_stepper *s, double t, double h, const double *y, double *
     st->err_k = mb_norm(s, err, y, y_new);
     st->err_m = st->err_p = INFINITY;
     if (n_equal_new >= k + 1) {
-        double *e = vec(s, V_TMP);
+        double *e = w->v[V_TMP];
         if (k > 1) {
             for (ptrdiff_t i = 0; i < n; i++)
                 e[i] = st->err_const[k - 1] * D[k * n + i];
@@ -473,6 +472,41 @@ static int bdf_step(mb_stepper *s, double t, double h, const double *y, double *
             st->err_p = mb_norm(s, e, y, y_new);
         }
     }
+}
+
+static int bdf_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
+                    double *err)
+{
+    bdf_work w = workspace(s);
+    bdf_state *st = w.st;
+    ptrdiff_t n = s->n;
+    int rc;
+    st->pending = 0;
+    if (!st->started ||
+        fabs(t - st->t_c) > 4.0 * DBL_EPSILON * (fabs(t) + fabs(h))) {
+        if ((rc = start_history(s, &w, t, h, y)) != MB_OK)
+            return rc;
+    }
+    int k = s->order < 1 ? 1 : (s->order > KMAX ? KMAX : s->order);
+    int wb = 1 - st->cur;
+    double *Dc = w.D[st->cur], *D = w.D[wb];
+    memcpy(D, Dc, (size_t)(NROW * n) * sizeof(double));
+    double ratio = h / st->h_c;
+    int equal = fabs(ratio - 1.0) <= 1e-10;
+    if (!equal)
+        mb_bdf_change_D(n, k, ratio, D, n);
+    int n_equal_new = equal ? st->n_equal + 1 : 1;
+
+    predict(&w, n, k, D);
+    double c = h / st->alpha[k], tn = t + h;
+    rc = mb_rhs_iterate(s, tn, w.v[V_YP], w.v[V_FP]);
+    if (rc != MB_OK) {
+        if (rc > 0) s->h_fail_factor = 0.5;
+        return rc;
+    }
+    if ((rc = correct(s, &w, tn, c)) != MB_OK)
+        return rc;
+    update(s, &w, k, n_equal_new, D, y, y_new, err);
     st->k = k;
     st->t = t;
     st->h = h;
@@ -524,7 +558,7 @@ static double choose(mb_stepper *s, bdf_state *st, double err, int accepted)
 static int bdf_after_step(mb_stepper *s, double h, double err_norm, int accepted,
                           double *factor)
 {
-    bdf_state *st = state(s);
+    bdf_state *st = workspace(s).st;
     (void)h;
     if (!st->pending) {
         *factor = accepted ? 1.0 : 0.5;
@@ -537,12 +571,12 @@ static int bdf_after_step(mb_stepper *s, double h, double err_norm, int accepted
 
 static int bdf_accept(mb_stepper *s, double t_new, const double *y_new)
 {
-    bdf_state *st = state(s);
+    bdf_state *st = workspace(s).st;
     (void)y_new;
     if (!st->pending)
         return MB_OK;
     st->pending = 0;
-    st->jac_current = 0;
+    st->jr.fresh = 0;
     double t_end = st->t + st->h;
     if (fabs(t_new - t_end) > 4.0 * DBL_EPSILON * (fabs(t_end) + fabs(st->h))) {
         restart(s, st);   /* a point inside the step was accepted */
@@ -566,12 +600,13 @@ static int bdf_dense_degree(const mb_stepper *s)
 /* y(theta) = sum_j D_j P_j(theta), P_0 = 1, P_j = P_{j-1} (theta + j - 2) / j */
 static int bdf_dense(mb_stepper *s, double *C)
 {
-    bdf_state *st = state(s);
+    bdf_work w = workspace(s);
+    bdf_state *st = w.st;
     ptrdiff_t n = s->n;
     if (!st->stepped)
         return mb_fail(s, MB_ERR_ILL_INPUT, "bdf: dense output requested before any step.");
     int k = st->k;
-    const double *D = Dbuf(s, st->buf);
+    const double *D = w.D[st->buf];
     double P[KMAX + 1][KMAX + 1];
     memset(P, 0, sizeof P);
     P[0][0] = 1.0;
@@ -583,7 +618,7 @@ static int bdf_dense(mb_stepper *s, double *C)
             P[j][m] = (lo + a * hi) / (double)j;
         }
     }
-    memcpy(C, vec(s, V_YN), (size_t)n * sizeof(double));
+    memcpy(C, w.v[V_YN], (size_t)n * sizeof(double));
     for (int m = 1; m <= k; m++) {
         double *Cm = C + m * n;
         for (ptrdiff_t i = 0; i < n; i++) {

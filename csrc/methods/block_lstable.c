@@ -33,7 +33,8 @@
  * 40-digit arithmetic while developing; tests/test_block.py checks R against the Pade
  * approximant and B, d against the paper's printed eqs 11, 14, 15, 16).
  *
- * Newton on the stacked system (LS section 4: Newton with tolerance 1e-3).  Z_i =
+ * Newton on the stacked system (LS section 4: Newton with tolerance 1e-3; the stage
+ * solve of irk_newton.c, shared with implicit_rk.c).  Z_i =
  * y_i - y_k solve, for M y' = f with the constant mass matrix M (identity when NULL),
  *     (I_r (x) M) Z - h d (x) w_k - h (B (x) I) F(Z) = 0,   F_i = f(c_i, y_k + Z_i),
  * w_k = f(t_k, y_k) in the rows where M is not zero, 0 in its zero rows (algebraic
@@ -53,9 +54,10 @@
  *
  * Dense output: the polynomial of degree r through y_k at theta = 0 and y_i at c_i.
  *
- * Workspace (for r up to MB_BLOCK_RMAX, N = MB_BLOCK_RMAX n): a state struct, J (n x
- * n), E (N x N), pivots (N ints in N doubles), Z, F, dZ (N each), the last
- * interpolant Q (N), four vectors of size n.
+ * Workspace (layout(), for r up to MB_BLOCK_RMAX, N = MB_BLOCK_RMAX n): a state struct,
+ * the stage solve's workspace (irk_newton.h: J (MB_BLOCK_RMAX Jacobians n x n), E (N x
+ * N), pivots, Z, F, dZ (N each), two vectors of size n), the last interpolant Q (N), two
+ * more vectors of size n.
  */
 #include "block_lstable.h"
 #include <complex.h>
@@ -64,8 +66,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "../linalg/dense.h" /* LU */
-#include "newton.h"
-#include "norm.h"
+#include "carve.h"
+#include "irk_newton.h"
 #include "status.h"
 
 #ifndef M_PI
@@ -73,7 +75,6 @@
 #endif
 
 enum { RMAX = MB_BLOCK_RMAX, NEWTON_MAXITER = 12, NS_MAX = 4 * (2 * RMAX + 1) };
-static const double THETA_REUSE_JAC = 1e-3;
 static const double NEWTON_TOL_DEFAULT = 1e-3;
 
 /* ------------------------------------------------------------ the coefficients */
@@ -305,6 +306,83 @@ static void rk_orders(mb_block_coeffs *co)
     co->stage_order = eta;
 }
 
+/* the collocation weights Ac[i][m] = int_0^{c_i} l_m on tau = (0, c) (r x (r+1),
+ * row-major) and the weights v of the r-th divided difference on tau */
+static void collocation(const mb_block_coeffs *co, double *Ac, double *v)
+{
+    int r = co->r, s = r + 1, ng = 5;  /* 5-point Gauss-Legendre: exact for degree 9 >= r */
+    double tau[RMAX + 1], xg[RMAX], wg[RMAX];
+    tau[0] = 0.0;
+    for (int i = 0; i < r; i++) tau[i + 1] = co->c[i];
+    legendre_roots(ng, xg, wg);
+    for (int m = 0; m < s; m++) {
+        double p = 1.0;
+        for (int l = 0; l < s; l++)
+            if (l != m) p *= tau[m] - tau[l];
+        v[m] = 1.0 / p;
+    }
+    for (int i = 0; i < r; i++)
+        for (int m = 0; m < s; m++) {
+            double acc = 0.0;
+            for (int g = 0; g < ng; g++) {
+                double t = 0.5 * co->c[i] * (1.0 + xg[g]), lm = 1.0;
+                for (int l = 0; l < s; l++)
+                    if (l != m) lm *= (t - tau[l]) / (tau[m] - tau[l]);
+                acc += wg[g] * lm;
+            }
+            Ac[i * s + m] = 0.5 * co->c[i] * acc;
+        }
+}
+
+/* The linear conditions on delta at the ns = 2 (r + j + 1) sample points (see the top of
+ * the file): Ls (2 ns x r, column-major) delta = rhs.  MB_ERR_LINALG when the collocation
+ * matrix is singular at a sample point. */
+static int sample_conditions(const mb_block_coeffs *co, const double *Ac, const double *v,
+                             double *Ls, double *rhs)
+{
+    int r = co->r, s = r + 1, k = co->k, j = co->j;
+    double N[RMAX + 1], D[RMAX + 1];
+    pade(k, j, N, D);
+    int ns = 2 * (r + j + 1), mrows = 2 * ns;
+    double rho = 4.0 + 2.0 * r;
+    for (int q = 0; q < ns; q++) {
+        double th = 0.5 * M_PI + M_PI * (q + 0.5) / ns;
+        double complex lam = rho * cexp(I * th);
+        double complex A0[RMAX * RMAX], At[RMAX * RMAX], x[RMAX], g[RMAX], kk[RMAX];
+        for (int i = 0; i < r; i++)
+            for (int l = 0; l < r; l++) {
+                A0[i * r + l] = (i == l ? 1.0 : 0.0) - lam * Ac[i * s + l + 1];
+                At[l * r + i] = A0[i * r + l];
+            }
+        for (int i = 0; i < r; i++) x[i] = 1.0 + lam * Ac[i * s];
+        double complex T[RMAX * RMAX];  /* csolve reads its first r x r entries */
+        size_t rr = (size_t)(r * r) * sizeof *T;
+        memcpy(T, A0, rr);
+        if (csolve(r, T, x) != MB_OK)
+            return MB_ERR_LINALG;
+        for (int i = 0; i < r; i++) {
+            g[i] = i == r - 1 ? 1.0 : 0.0;
+            kk[i] = v[i + 1];
+        }
+        memcpy(T, At, rr);
+        csolve(r, T, g);
+        memcpy(T, At, rr);
+        csolve(r, T, kk);
+        double complex Nz = cpoly(k, N, lam), Dz = cpoly(j, D, lam), vx = 0.0;
+        for (int i = 0; i < r; i++) vx += v[i + 1] * x[i];
+        double sc = 1.0 / fmax(cabs(Nz), cabs(Dz));
+        for (int i = 0; i < r; i++) {
+            double complex a = lam * (Dz * (v[0] * g[i] - x[r - 1] * kk[i] + vx * g[i]) + Nz * kk[i]);
+            Ls[i * mrows + 2 * q] = creal(a) * sc;
+            Ls[i * mrows + 2 * q + 1] = cimag(a) * sc;
+        }
+        double complex bz = Nz - x[r - 1] * Dz;
+        rhs[2 * q] = creal(bz) * sc;
+        rhs[2 * q + 1] = cimag(bz) * sc;
+    }
+    return MB_OK;
+}
+
 int mb_block_coefficients(int r, int nodes, int k, int j, mb_block_coeffs *co, char *msg,
                           size_t msg_len)
 {
@@ -327,69 +405,14 @@ int mb_block_coefficients(int r, int nodes, int k, int j, mb_block_coeffs *co, c
     mb_block_nodes_fill(r, nodes, co->c);
 
     /* collocation weights on tau = (0, c) and the divided-difference weights v */
-    double tau[RMAX + 1], Ac[RMAX * (RMAX + 1)], v[RMAX + 1], xg[RMAX], wg[RMAX];
-    int s = r + 1, ng = 5;  /* 5-point Gauss-Legendre: exact for degree 9 >= r */
-    tau[0] = 0.0;
-    for (int i = 0; i < r; i++) tau[i + 1] = co->c[i];
-    legendre_roots(ng, xg, wg);
-    for (int m = 0; m < s; m++) {
-        double p = 1.0;
-        for (int l = 0; l < s; l++)
-            if (l != m) p *= tau[m] - tau[l];
-        v[m] = 1.0 / p;
-    }
-    for (int i = 0; i < r; i++)
-        for (int m = 0; m < s; m++) {
-            double acc = 0.0;
-            for (int g = 0; g < ng; g++) {
-                double t = 0.5 * co->c[i] * (1.0 + xg[g]), lm = 1.0;
-                for (int l = 0; l < s; l++)
-                    if (l != m) lm *= (t - tau[l]) / (tau[m] - tau[l]);
-                acc += wg[g] * lm;
-            }
-            Ac[i * s + m] = 0.5 * co->c[i] * acc;
-        }
-
-    /* the linear conditions on delta at the sample points */
-    double N[RMAX + 1], D[RMAX + 1];
-    pade(k, j, N, D);
-    int ns = 2 * (r + j + 1), mrows = 2 * ns;
+    double Ac[RMAX * (RMAX + 1)], v[RMAX + 1];
+    int s = r + 1;
+    collocation(co, Ac, v);
+    /* the linear conditions on delta at the sample points, solved by least squares */
+    int mrows = 4 * (r + j + 1);
     double Ls[NS_MAX * 2 * RMAX], rhs[NS_MAX * 2], Lsave[NS_MAX * 2 * RMAX];
-    double rho = 4.0 + 2.0 * r;
-    for (int q = 0; q < ns; q++) {
-        double th = 0.5 * M_PI + M_PI * (q + 0.5) / ns;
-        double complex lam = rho * cexp(I * th);
-        double complex A0[RMAX * RMAX], At[RMAX * RMAX], x[RMAX], g[RMAX], kk[RMAX];
-        for (int i = 0; i < r; i++)
-            for (int l = 0; l < r; l++) {
-                A0[i * r + l] = (i == l ? 1.0 : 0.0) - lam * Ac[i * s + l + 1];
-                At[l * r + i] = A0[i * r + l];
-            }
-        for (int i = 0; i < r; i++) x[i] = 1.0 + lam * Ac[i * s];
-        double complex T[RMAX * RMAX];
-        memcpy(T, A0, sizeof T);
-        if (csolve(r, T, x) != MB_OK)
-            BAD("nodes: the collocation matrix is singular at a sample point.");
-        for (int i = 0; i < r; i++) {
-            g[i] = i == r - 1 ? 1.0 : 0.0;
-            kk[i] = v[i + 1];
-        }
-        memcpy(T, At, sizeof T);
-        csolve(r, T, g);
-        memcpy(T, At, sizeof T);
-        csolve(r, T, kk);
-        double complex Nz = cpoly(k, N, lam), Dz = cpoly(j, D, lam), vx = 0.0;
-        for (int i = 0; i < r; i++) vx += v[i + 1] * x[i];
-        double sc = 1.0 / fmax(cabs(Nz), cabs(Dz));
-        for (int i = 0; i < r; i++) {
-            double complex a = lam * (Dz * (v[0] * g[i] - x[r - 1] * kk[i] + vx * g[i]) + Nz * kk[i]);
-            Ls[i * mrows + 2 * q] = creal(a) * sc;
-            Ls[i * mrows + 2 * q + 1] = cimag(a) * sc;
-        }
-        double complex bz = Nz - x[r - 1] * Dz;
-        rhs[2 * q] = creal(bz) * sc;
-        rhs[2 * q + 1] = cimag(bz) * sc;
-    }
+    if (sample_conditions(co, Ac, v, Ls, rhs) != MB_OK)
+        BAD("nodes: the collocation matrix is singular at a sample point.");
     double delta[RMAX], sv[RMAX], res;
     lstsq(mrows, r, Ls, rhs, delta, sv, &res, Lsave);
     double smax = 0, smin = INFINITY, bn = 0;
@@ -474,66 +497,65 @@ typedef struct block_data {
 typedef struct block_state {
     mb_block_coeffs co;
     double P[RMAX * RMAX]; /* interpolant: C_k = sum_i P[i r + (k-1)] Z_i */
-    mb_newton nw;
-    mb_jac_reuse jr;
-    int lu_ok;     /* E holds the LU with the one J (not the stage Jacobians) for h_lu */
-    int poly_ok;
-    int stagewise; /* steps left that start with the stage Jacobians */
-    double h_lu, h_old;
+    mb_irk_state ns;       /* Newton, Jacobian and LU reuse, interpolant (irk_newton.h) */
 } block_state;
 
-static size_t header_doubles(void)
+typedef struct block_work {
+    block_state *st;
+    mb_irk_work sw;        /* the stage solve's workspace, for up to RMAX stages */
+    double *Q;             /* the last interpolant: theta^1 .. theta^r (N) */
+    double *w;             /* f(t_k, y_k) in the rows where M is not zero, else 0 */
+    double *mrow;          /* 1 in the rows where M is not zero, else 0 */
+} block_work;
+
+/* The one layout of the workspace: counts it (c->base NULL) and carves it. */
+static size_t layout(mb_carver *c, ptrdiff_t n, block_work *w)
 {
-    return (sizeof(block_state) + sizeof(double) - 1) / sizeof(double);
+    w->st = mb_carve_bytes(c, sizeof *w->st);
+    mb_irk_carve(c, RMAX, n, &w->sw);
+    w->Q = mb_carve(c, (size_t)RMAX * (size_t)n);
+    w->w = mb_carve(c, (size_t)n);
+    w->mrow = mb_carve(c, (size_t)n);
+    w->sw.Q = w->Q;
+    w->sw.w = w->w;
+    return c->off;
 }
 
 static size_t block_work_size(const mb_problem *p, const void *data)
 {
     (void)data;
-    size_t n = (size_t)p->n, N = (size_t)RMAX * n;
-    return header_doubles() + RMAX * n * n + N * N + 5 * N + 4 * n;
+    block_work w;
+    return layout(&(mb_carver){NULL, 0}, p->n, &w);
 }
 
-typedef struct block_ws {
-    double *J, *E, *Z, *F, *dZ, *Q, *yt, *v, *w, *mrow;
-    int *ipiv;
-} block_ws;
-
-static block_state *state(mb_stepper *s)
+static block_work workspace(mb_stepper *s)
 {
-    return (block_state *)(void *)s->work;
-}
-
-static block_ws workspace(mb_stepper *s)
-{
-    ptrdiff_t n = s->n, N = (ptrdiff_t)RMAX * n;
-    block_ws w;
-    double *b = s->work + header_doubles();
-    w.J = b; b += RMAX * n * n;
-    w.E = b; b += N * N;
-    w.ipiv = (int *)(void *)b; b += N;
-    w.Z = b; b += N;
-    w.F = b; b += N;
-    w.dZ = b; b += N;
-    w.Q = b; b += N;
-    w.yt = b; b += n;
-    w.v = b; b += n;
-    w.w = b; b += n;
-    w.mrow = b;
+    block_work w;
+    layout(&(mb_carver){s->work, 0}, s->n, &w);
     return w;
+}
+
+/* the stage system (LS eq 5): B and the explicit term d (x) w, F by mb_rhs_iterate, at
+ * least two Newton iterations, a request for a new J outlives a converged step */
+static mb_irk_system block_system(const block_state *st)
+{
+    const mb_block_coeffs *co = &st->co;
+    mb_irk_system sys = {.s = co->r, .A = co->B, .c = co->c, .d = co->d, .degree = co->r,
+                         .iterate_rhs = 1, .min_iter = 2, .keep_need = 1};
+    return sys;
 }
 
 static int block_init(mb_stepper *s)
 {
     const block_data *bd = s->m->data;
-    block_state *st = state(s);
-    block_ws w = workspace(s);
+    block_work w = workspace(s);
+    block_state *st = w.st;
     memset(st, 0, sizeof *st);
     double tol;
     char msg[256];
     if (mb_block_resolve(bd->variant, s->method_options, &st->co, &tol, msg, sizeof msg) != MB_OK)
         return mb_fail(s, MB_ERR_ILL_INPUT, "%s: %s", s->m->name, msg);
-    mb_newton_init(&st->nw, tol, NEWTON_MAXITER);
+    mb_newton_init(&st->ns.nw, tol, NEWTON_MAXITER);
     int r = st->co.r;
     if (st->co.order < s->order)
         s->order = st->co.order;
@@ -559,182 +581,32 @@ static int block_init(mb_stepper *s)
     return MB_OK;
 }
 
-/* E = I_r (x) M - h (B (x) I) diag(J_l): one J (per_stage 0) or the stage Jacobians */
-static int factor(mb_stepper *s, const block_ws *w, double h, int per_stage)
-{
-    const block_state *st = state(s);
-    s->stats->nlu++;
-    return mb_newton_stage_factor(st->co.r, s->n, s->p->mass, st->co.B, h, w->J, per_stage,
-                                  w->E, w->ipiv);
-}
-
-/* the stage Jacobians J_l = df/dy(c_l, y + Z_l) at the Z in w->Z */
-static int stage_jacobians(mb_stepper *s, const block_ws *w, double t, double h, const double *y)
-{
-    const block_state *st = state(s);
-    int r = st->co.r;
-    ptrdiff_t n = s->n;
-    for (int l = 0; l < r; l++) {
-        for (ptrdiff_t i = 0; i < n; i++) w->yt[i] = y[i] + w->Z[l * n + i];
-        int rc = mb_rhs_iterate(s, t + st->co.c[l] * h, w->yt, w->F + l * n);
-        if (rc == MB_OK)
-            rc = mb_jac(s, t + st->co.c[l] * h, w->yt, w->F + l * n, w->J + l * n * n);
-        if (rc != MB_OK) return rc;
-    }
-    return MB_OK;
-}
-
-static double stage_norm(const mb_stepper *s, int r, const double *x, const double *y)
-{
-    ptrdiff_t n = s->n;
-    double sum = 0.0;
-    for (int i = 0; i < r; i++) {
-        double e = mb_norm(s, x + (ptrdiff_t)i * n, y, NULL);
-        sum += e * e;
-    }
-    return sqrt(sum / r);
-}
-
-static void start_values(mb_stepper *s, const block_ws *w, double h)
-{
-    block_state *st = state(s);
-    int r = st->co.r;
-    ptrdiff_t n = s->n;
-    if (!st->poly_ok) {
-        memset(w->Z, 0, (size_t)(r * n) * sizeof(double));
-        return;
-    }
-    for (int i = 0; i < r; i++) {
-        double sg = 1.0 + st->co.c[i] * h / st->h_old, pk = 1.0;
-        double *z = w->Z + (ptrdiff_t)i * n;
-        memset(z, 0, (size_t)n * sizeof(double));
-        for (int k = 1; k <= r; k++) {
-            pk *= sg;
-            const double *q = w->Q + (ptrdiff_t)(k - 1) * n;
-            for (ptrdiff_t l = 0; l < n; l++) z[l] += (pk - 1.0) * q[l];
-        }
-    }
-}
-
-/* simplified Newton from the starting values (start) or the Z in w->Z; *conv = 1 when
- * converged, *gmax the max-norm of the last residual */
-static int newton(mb_stepper *s, const block_ws *w, double t, double h, const double *y,
-                  int start, int *conv, double *gmax)
-{
-    block_state *st = state(s);
-    const mb_block_coeffs *co = &st->co;
-    int r = co->r;
-    ptrdiff_t n = s->n, N = (ptrdiff_t)r * n;
-    *conv = 0;
-    *gmax = NAN;
-    if (start)
-        start_values(s, w, h);
-    for (ptrdiff_t l = 0; l < n; l++) w->w[l] = w->mrow[l] != 0.0 ? s->f0[l] : 0.0;
-    mb_newton_begin(&st->nw);
-    for (;;) {
-        for (int i = 0; i < r; i++) {
-            for (ptrdiff_t l = 0; l < n; l++) w->yt[l] = y[l] + w->Z[i * n + l];
-            int rc = mb_rhs_iterate(s, t + co->c[i] * h, w->yt, w->F + i * n);
-            if (rc != MB_OK) return rc;
-        }
-        /* dZ = G = h d (x) w + h (B (x) I) F - (I (x) M) Z */
-        double gm = 0.0;
-        for (int i = 0; i < r; i++) {
-            double *g = w->dZ + i * n;
-            mb_mass_apply(n, s->p->mass, w->Z + i * n, w->v);
-            for (ptrdiff_t l = 0; l < n; l++) {
-                double acc = co->d[i] * w->w[l];
-                for (int j = 0; j < r; j++) acc += co->B[i * r + j] * w->F[j * n + l];
-                g[l] = h * acc - w->v[l];
-                gm = fmax(gm, fabs(g[l]));
-            }
-        }
-        *gmax = gm;
-        int rc = mb_lu_solve(N, w->E, N, w->ipiv, w->dZ, 1);
-        if (rc != MB_OK) return rc;
-        int nc = mb_newton_check(&st->nw, stage_norm(s, r, w->dZ, y));
-        if (nc == MB_NEWTON_FAILED) return MB_OK;
-        for (ptrdiff_t k = 0; k < N; k++) w->Z[k] += w->dZ[k];
-        /* at least two iterations: the rate theta of this solve, not the last one's,
-         * bounds the error left (a rate carried over let one iteration pass with the
-         * constraint residual at 1e3 x the tolerance on the LS manipulator) */
-        if (nc == MB_NEWTON_CONVERGED && st->nw.iter >= 2) {
-            *conv = 1;
-            return MB_OK;
-        }
-    }
-}
-
-enum { STAGEWISE_STEPS = 20 };
-
 static int block_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
                       double *err)
 {
     (void)err;
-    block_state *st = state(s);
-    block_ws w = workspace(s);
-    int r = st->co.r;
-    ptrdiff_t n = s->n, N = (ptrdiff_t)r * n;
-    int rc, conv = 0;
-    double gmax = NAN;
-    /* attempts: the one J (kept across steps while Newton converges fast), a fresh one at
-     * (t, y), then the stage Jacobians at the starting values (or the last iterate when
-     * there are none): the block Jacobian of the stacked system, still factored once */
-    for (int attempt = st->stagewise > 0 ? 2 : 0; attempt < 3; attempt++) {
-        int per_stage = attempt == 2;
-        if (per_stage) {
-            if (st->poly_ok) {
-                start_values(s, &w, h);
-            } else {
-                int finite = attempt > 0;
-                for (ptrdiff_t k = 0; finite && k < N; k++) finite = isfinite(w.Z[k]);
-                if (!finite) memset(w.Z, 0, (size_t)N * sizeof(double));
-            }
-            if ((rc = stage_jacobians(s, &w, t, h, y)) != MB_OK) return rc;
-            st->lu_ok = 0;
-            st->jr.need = 1;  /* the single J is due again afterwards */
-        } else {
-            int jac_new;
-            if (attempt == 1 && st->jr.fresh) continue;  /* J at (t, y) already failed */
-            if (attempt == 1) st->jr.need = 1;
-            if ((rc = mb_jac_refresh(s, &st->jr, t, y, s->f0, w.J, &jac_new)) != MB_OK) return rc;
-            if (jac_new) st->lu_ok = 0;
-        }
-        if (per_stage || !st->lu_ok || fabs(h - st->h_lu) > 1e-12 * fabs(h)) {
-            st->lu_ok = 0;
-            if (factor(s, &w, h, per_stage) != MB_OK) {
-                s->h_fail_factor = 0.5;
-                if (!s->err_wanted)
-                    mb_fail(s, MB_ERR_LINALG, "%s: the iteration matrix I (x) M - h (B (x) I) "
-                            "diag(J) is singular at t = %.17g (h = %g).", s->m->name, t, h);
-                return MB_RECOVERABLE;
-            }
-            if (!per_stage) {
-                st->lu_ok = 1;
-                st->h_lu = h;
-            }
-        }
-        if ((rc = newton(s, &w, t, h, y, !per_stage, &conv, &gmax)) != MB_OK) return rc;
-        if (conv) {
-            if (per_stage)
-                st->stagewise = st->stagewise > 0 ? st->stagewise - 1 : STAGEWISE_STEPS;
-            break;
-        }
-        if (per_stage) st->stagewise = 0;
-    }
-    if (!conv) {
-        st->jr.need = 1;
-        s->h_fail_factor = 0.5;
-        if (!s->err_wanted)
-            mb_fail(s, MB_ERR_CONV, "%s: Newton did not converge at t = %.12g (h = %g): max "
-                    "|residual| %.3e, last correction %.3e (weighted norm, tolerance %.1e) after "
-                    "%d iterations with the stage Jacobians.", s->m->name, t, h, gmax,
-                    st->nw.dz_prev, st->nw.kappa, st->nw.iter);
-        return MB_RECOVERABLE;
-    }
-    if (st->stagewise == 0)
-        st->jr.need = st->jr.need || (st->nw.iter > 2 && st->nw.theta > THETA_REUSE_JAC);
-    for (ptrdiff_t l = 0; l < n; l++) y_new[l] = y[l] + w.Z[(ptrdiff_t)(r - 1) * n + l];
+    block_work w = workspace(s);
+    block_state *st = w.st;
+    mb_irk_system sys = block_system(st);
+    int r = st->co.r, why;
+    ptrdiff_t n = s->n;
+    double gmax;
+    for (ptrdiff_t l = 0; l < n; l++) w.w[l] = w.mrow[l] != 0.0 ? s->f0[l] : 0.0;
+    /* attempts (irk_newton.h): the one J (kept across steps while Newton converges fast),
+     * a fresh one at (t, y), then the stage Jacobians at the starting values (or the last
+     * iterate when there are none): the block Jacobian of the stacked system */
+    int rc = mb_irk_solve(s, &sys, &st->ns, &w.sw, t, h, y, &why, &gmax);
+    if (rc == MB_RECOVERABLE && why == MB_IRK_SINGULAR && !s->err_wanted)
+        mb_fail(s, MB_ERR_LINALG, "%s: the iteration matrix I (x) M - h (B (x) I) "
+                "diag(J) is singular at t = %.17g (h = %g).", s->m->name, t, h);
+    if (rc == MB_RECOVERABLE && why == MB_IRK_NO_CONV && !s->err_wanted)
+        mb_fail(s, MB_ERR_CONV, "%s: Newton did not converge at t = %.12g (h = %g): max "
+                "|residual| %.3e, last correction %.3e (weighted norm, tolerance %.1e) after "
+                "%d iterations with the stage Jacobians.", s->m->name, t, h, gmax,
+                st->ns.nw.dz_prev, st->ns.nw.kappa, st->ns.nw.iter);
+    if (rc != MB_OK)
+        return rc;
+    for (ptrdiff_t l = 0; l < n; l++) y_new[l] = y[l] + w.sw.Z[(ptrdiff_t)(r - 1) * n + l];
     return MB_OK;
 }
 
@@ -755,25 +627,18 @@ static void interp_coeffs(const block_state *st, ptrdiff_t n, const double *Z, d
 static int block_accept(mb_stepper *s, double t_new, const double *y_new)
 {
     (void)y_new;
-    block_state *st = state(s);
-    block_ws w = workspace(s);
-    st->jr.fresh = 0;
-    double t_end = s->t_last + s->h_last;
-    st->poly_ok = fabs(t_new - t_end) <= 4.0 * DBL_EPSILON * (fabs(t_end) + fabs(s->h_last));
-    if (st->poly_ok) {
-        interp_coeffs(st, s->n, w.Z, w.Q);
-        st->h_old = s->h_last;
-    }
+    block_work w = workspace(s);
+    if (mb_irk_accepted(s, &w.st->ns, t_new))
+        interp_coeffs(w.st, s->n, w.sw.Z, w.Q);
     return MB_OK;
 }
 
 static int block_dense(mb_stepper *s, double *C)
 {
-    block_state *st = state(s);
-    block_ws w = workspace(s);
+    block_work w = workspace(s);
     ptrdiff_t n = s->n;
     memcpy(C, s->y_last, (size_t)n * sizeof(double));
-    interp_coeffs(st, n, w.Z, C + n);
+    interp_coeffs(w.st, n, w.sw.Z, C + n);
     return MB_OK;
 }
 

@@ -1,9 +1,10 @@
 /* One explicit Runge-Kutta kernel over the tableaus of tableaus.c and
  * tableaus_dop853.c.
- * Workspace (erk_rows): K (s stages, the FSAL stage, the s_extra dense-output stages,
+ * Workspace (layout()): K (s stages, the FSAL stage, the s_extra dense-output stages,
  * k_1 in row 0) and one stage vector. */
 #include <math.h>
 #include <string.h>
+#include "carve.h"
 #include "erk.h"
 #include "norm.h"
 #include "status.h"
@@ -14,10 +15,30 @@ static int erk_rows(const mb_erk_tableau *T)
     return T->s + 1 + T->s_extra;
 }
 
+typedef struct erk_work {
+    double *K;   /* erk_rows(T) stage vectors, k_1 first */
+    double *yt;  /* the argument of a stage */
+} erk_work;
+
+/* The one layout of the workspace: counts it (c->base NULL) and carves it. */
+static size_t layout(mb_carver *c, const mb_erk_tableau *T, ptrdiff_t n, erk_work *w)
+{
+    w->K = mb_carve(c, (size_t)erk_rows(T) * (size_t)n);
+    w->yt = mb_carve(c, (size_t)n);
+    return c->off;
+}
+
 static size_t erk_work_size(const mb_problem *p, const void *data)
 {
-    const mb_erk_tableau *T = data;
-    return (size_t)(erk_rows(T) + 1) * (size_t)p->n;
+    erk_work w;
+    return layout(&(mb_carver){NULL, 0}, data, p->n, &w);
+}
+
+static erk_work workspace(const mb_stepper *s)
+{
+    erk_work w;
+    layout(&(mb_carver){s->work, 0}, s->m->data, s->n, &w);
+    return w;
 }
 
 /* yt = y + h sum_{j < i} a[j] K_j, the argument of stage i */
@@ -74,7 +95,8 @@ static int erk_step(mb_stepper *s, double t, double h, const double *y, double *
     const mb_erk_tableau *T = s->m->data;
     ptrdiff_t n = s->n;
     int ns = T->s, nk = T->s + T->fsal;
-    double *K = s->work, *yt = s->work + (ptrdiff_t)erk_rows(T) * n;
+    erk_work w = workspace(s);
+    double *K = w.K, *yt = w.yt;
     int rc;
 
     memcpy(K, s->f0, (size_t)n * sizeof(double));
@@ -147,7 +169,8 @@ static int erk_dense(mb_stepper *s, double *C)
     const mb_erk_tableau *T = s->m->data;
     ptrdiff_t n = s->n;
     int nk = T->s + T->fsal, d = T->dense_deg;
-    double *K = s->work, *yt = s->work + (ptrdiff_t)erk_rows(T) * n;
+    erk_work w = workspace(s);
+    double *K = w.K, *yt = w.yt;
     double h = s->h_last, t = s->t_last;
     const double *y = s->y_last;
     int rc;
@@ -189,7 +212,7 @@ int mb_erk_stiffness(const mb_stepper *s, const double *scale, double *h_lambda)
     *h_lambda = 0.0;
     if (!T->fsal || ns < 2 || T->c[ns - 1] != 1.0)
         return MB_ERR_ILL_INPUT;
-    const double *K = s->work, *a = T->A + (ptrdiff_t)(ns - 1) * ns;
+    const double *K = workspace(s).K, *a = T->A + (ptrdiff_t)(ns - 1) * ns;
     const double *g_s = K + (ptrdiff_t)(ns - 1) * n, *g_new = K + (ptrdiff_t)ns * n;
     double num = 0.0, den = 0.0;
     for (ptrdiff_t l = 0; l < n; l++) {

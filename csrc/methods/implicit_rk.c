@@ -2,7 +2,8 @@
  * (Radau IA, Radau IIA, Lobatto IIIC; s = 2, 3, 4), and the helpers the family
  * shares with radau5.c (stability function, dense output).
  *
- * Step.  The stage increments Z = (Z_1, ..., Z_s) solve
+ * Step (the stage solve of irk_newton.c, shared with the block methods).  The stage
+ * increments Z = (Z_1, ..., Z_s) solve
  *     G(Z) = h (A (x) I) F(Z) - (I (x) M) Z = 0,  F_i = f(t + c_i h, y + Z_i),
  * by simplified Newton with the frozen real matrix E = I_s (x) M - h A (x) J of
  * size s n (one LU, mb_lu_factor):  E dZ = G(Z_k), Z_{k+1} = Z_k + dZ, from the
@@ -33,72 +34,57 @@
  * Dense output: the polynomial through y, the interior stage values and y_new
  * (tableaus_irk.h), the collocation polynomial for Radau IIA.
  *
- * Workspace: a state struct, J (s Jacobians n x n), E (N x N, N = s n), its pivots
- * (N ints in N doubles), Z, F, dZ (N each), the last dense polynomial Q (N + n), two
- * vectors of size n.
+ * Workspace (layout()): the stage solve's state and workspace (irk_newton.h: J (s
+ * Jacobians n x n), E (N x N, N = s n), its pivots, Z, F, dZ (N each), two vectors of
+ * size n), the last dense polynomial Q (N + n).
  */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
 #include <string.h>
-#include "../linalg/dense.h" /* LU */
+#include "carve.h"
 #include "implicit_rk.h"
-#include "newton.h"
-#include "norm.h"
+#include "irk_newton.h"
 #include "status.h"
 
 enum { IRK_SMAX = 8, NEWTON_MAXITER = 15 };
 
-static const double THETA_REUSE_JAC = 1e-3; /* RADAU5's THET */
+typedef struct irk_work {
+    mb_irk_state *st; /* Newton, Jacobian and LU reuse, interpolant (irk_newton.h) */
+    mb_irk_work sw;   /* the stage solve's workspace */
+    double *Q;        /* the last accepted step's dense polynomial, theta^0 .. theta^m */
+} irk_work;
 
-typedef struct irk_state {
-    mb_newton nw;
-    mb_jac_reuse jr; /* Jacobian reuse across steps (method.h) */
-    int lu_ok;     /* E holds the LU of I (x) M - h_lu A (x) J (the one J) */
-    int poly_ok;   /* Q holds the dense polynomial of the last accepted step */
-    int stagewise; /* steps left that start with the stage Jacobians */
-    double h_lu;
-    double h_old;  /* size of the last accepted step */
-} irk_state;
-
-static size_t header_doubles(void)
+/* The one layout of the workspace: counts it (c->base NULL) and carves it. */
+static size_t layout(mb_carver *c, const mb_irk_tableau *T, ptrdiff_t n, irk_work *w)
 {
-    return (sizeof(irk_state) + sizeof(double) - 1) / sizeof(double);
+    w->st = mb_carve_bytes(c, sizeof *w->st);
+    mb_irk_carve(c, T->s, n, &w->sw);
+    w->Q = mb_carve(c, (size_t)(T->s + 1) * (size_t)n);
+    w->sw.Q = w->Q ? w->Q + n : NULL;
+    w->sw.w = NULL;
+    return c->off;
 }
 
 static size_t irk_work_size(const mb_problem *p, const void *data)
 {
-    const mb_irk_tableau *T = data;
-    size_t n = (size_t)p->n, N = (size_t)T->s * n;
-    return header_doubles() + (size_t)T->s * n * n + N * N + 5 * N + 3 * n;
+    irk_work w;
+    return layout(&(mb_carver){NULL, 0}, data, p->n, &w);
 }
 
-typedef struct irk_ws {
-    double *J, *E, *Z, *F, *dZ, *Q, *yt, *v;
-    int *ipiv;
-} irk_ws;
-
-static irk_ws workspace(mb_stepper *s)
+static irk_work workspace(mb_stepper *s)
 {
-    const mb_irk_tableau *T = s->m->data;
-    ptrdiff_t n = s->n, N = (ptrdiff_t)T->s * n;
-    irk_ws w;
-    double *b = s->work + header_doubles();
-    w.J = b; b += (ptrdiff_t)T->s * n * n;
-    w.E = b; b += N * N;
-    w.ipiv = (int *)(void *)b; b += N;
-    w.Z = b; b += N;
-    w.F = b; b += N;
-    w.dZ = b; b += N;
-    w.Q = b; b += N + n;
-    w.yt = b; b += n;
-    w.v = b;
+    irk_work w;
+    layout(&(mb_carver){s->work, 0}, s->m->data, s->n, &w);
     return w;
 }
 
-static irk_state *state(mb_stepper *s)
+/* the stage system: y' = f alone (no explicit term), F by mb_rhs */
+static mb_irk_system irk_system(const mb_irk_tableau *T)
 {
-    return (irk_state *)(void *)s->work;
+    mb_irk_system sys = {.s = T->s, .A = T->A, .c = T->c, .d = NULL, .degree = T->m,
+                         .iterate_rhs = 0, .min_iter = 1, .keep_need = 0};
+    return sys;
 }
 
 /* Newton tolerance relative to the run's tolerance (as SciPy's Radau) */
@@ -109,194 +95,29 @@ static double newton_kappa(double rtol)
 
 static int irk_init(mb_stepper *s)
 {
-    irk_state *st = state(s);
-    memset(st, 0, sizeof *st);
-    mb_newton_init(&st->nw, newton_kappa(s->rtol), NEWTON_MAXITER);
+    irk_work w = workspace(s);
+    memset(w.st, 0, sizeof *w.st);
+    mb_newton_init(&w.st->nw, newton_kappa(s->rtol), NEWTON_MAXITER);
     return MB_OK;
 }
-
-
-/* E = I_s (x) M - h (A (x) I) diag(J_i): the one J, or the stage Jacobians */
-static int factor(mb_stepper *s, const irk_ws *w, double h, int per_stage)
-{
-    const mb_irk_tableau *T = s->m->data;
-    s->stats->nlu++;
-    return mb_newton_stage_factor(T->s, s->n, s->p->mass, T->A, h, w->J, per_stage, w->E,
-                                  w->ipiv);
-}
-
-/* the stage Jacobians J_i = df/dy(t + c_i h, y + Z_i) at the Z in w->Z */
-static int stage_jacobians(mb_stepper *s, const irk_ws *w, double t, double h, const double *y)
-{
-    const mb_irk_tableau *T = s->m->data;
-    ptrdiff_t n = s->n;
-    for (int i = 0; i < T->s; i++) {
-        for (ptrdiff_t l = 0; l < n; l++)
-            w->yt[l] = y[l] + w->Z[i * n + l];
-        int rc = mb_rhs_iterate(s, t + T->c[i] * h, w->yt, w->F + i * n);
-        if (rc == MB_OK)
-            rc = mb_jac(s, t + T->c[i] * h, w->yt, w->F + i * n, w->J + i * n * n);
-        if (rc != MB_OK)
-            return rc;
-    }
-    return MB_OK;
-}
-
-/* weighted RMS norm over the s stage blocks of x (scale from y) */
-static double stage_norm(const mb_stepper *s, int ns, const double *x, const double *y)
-{
-    ptrdiff_t n = s->n;
-    double sum = 0.0;
-    for (int i = 0; i < ns; i++) {
-        double e = mb_norm(s, x + (ptrdiff_t)i * n, y, NULL);
-        sum += e * e;
-    }
-    return sqrt(sum / ns);
-}
-
-/* starting values: the last accepted step's dense polynomial u extrapolated,
- * Z_i = u(1 + c_i h / h_old) - u(1); zero on the first step */
-static void start_values(mb_stepper *s, const irk_ws *w, double h)
-{
-    const mb_irk_tableau *T = s->m->data;
-    irk_state *st = state(s);
-    ptrdiff_t n = s->n;
-    if (!st->poly_ok) {
-        memset(w->Z, 0, (size_t)(T->s * n) * sizeof(double));
-        return;
-    }
-    for (int i = 0; i < T->s; i++) {
-        double sg = 1.0 + T->c[i] * h / st->h_old, pk = 1.0;
-        double *z = w->Z + (ptrdiff_t)i * n;
-        memset(z, 0, (size_t)n * sizeof(double));
-        for (int k = 1; k <= T->m; k++) {
-            pk *= sg;
-            const double *q = w->Q + (ptrdiff_t)k * n;
-            for (ptrdiff_t l = 0; l < n; l++)
-                z[l] += (pk - 1.0) * q[l];
-        }
-    }
-}
-
-/* Simplified Newton from the starting values (start) or the Z in w->Z.  *conv = 1 when
- * converged.  Returns MB_OK or the code of a failed f evaluation. */
-static int newton(mb_stepper *s, const irk_ws *w, double t, double h, const double *y, int start,
-                  int *conv)
-{
-    const mb_irk_tableau *T = s->m->data;
-    irk_state *st = state(s);
-    ptrdiff_t n = s->n, ns = T->s, N = ns * n;
-    *conv = 0;
-    if (start)
-        start_values(s, w, h);
-    mb_newton_begin(&st->nw);
-    for (;;) {
-        for (ptrdiff_t i = 0; i < ns; i++) {
-            for (ptrdiff_t l = 0; l < n; l++)
-                w->yt[l] = y[l] + w->Z[i * n + l];
-            int rc = mb_rhs(s, t + T->c[i] * h, w->yt, w->F + i * n);
-            if (rc != MB_OK)
-                return rc;
-        }
-        /* dZ = G(Z) = h (A (x) I) F - (I (x) M) Z */
-        for (ptrdiff_t i = 0; i < ns; i++) {
-            double *g = w->dZ + i * n;
-            mb_mass_apply(n, s->p->mass, w->Z + i * n, w->v);
-            for (ptrdiff_t l = 0; l < n; l++) {
-                double acc = 0.0;
-                for (ptrdiff_t j = 0; j < ns; j++)
-                    acc += T->A[i * ns + j] * w->F[j * n + l];
-                g[l] = h * acc - w->v[l];
-            }
-        }
-        int rc = mb_lu_solve(N, w->E, N, w->ipiv, w->dZ, 1);
-        if (rc != MB_OK)
-            return rc;
-        int nc = mb_newton_check(&st->nw, stage_norm(s, (int)ns, w->dZ, y));
-        if (nc == MB_NEWTON_FAILED)
-            return MB_OK;
-        for (ptrdiff_t k = 0; k < N; k++)
-            w->Z[k] += w->dZ[k];
-        if (nc == MB_NEWTON_CONVERGED) {
-            *conv = 1;
-            return MB_OK;
-        }
-    }
-}
-
-enum { STAGEWISE_STEPS = 20 };
 
 static int irk_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
                     double *err)
 {
     (void)err;
     const mb_irk_tableau *T = s->m->data;
-    irk_state *st = state(s);
-    irk_ws w = workspace(s);
-    ptrdiff_t n = s->n, N = (ptrdiff_t)T->s * n;
-    int rc, conv = 0;
-
-    /* attempts: the one J (kept across steps), a fresh one at (t, y), the stage Jacobians */
-    for (int attempt = st->stagewise > 0 ? 2 : 0; attempt < 3; attempt++) {
-        int per_stage = attempt == 2;
-        if (per_stage) {
-            if (st->poly_ok) {
-                start_values(s, &w, h);
-            } else {
-                int finite = attempt > 0;
-                for (ptrdiff_t k = 0; finite && k < N; k++)
-                    finite = isfinite(w.Z[k]);
-                if (!finite)
-                    memset(w.Z, 0, (size_t)N * sizeof(double));
-            }
-            if ((rc = stage_jacobians(s, &w, t, h, y)) != MB_OK)
-                return rc;
-            st->lu_ok = 0;
-            st->jr.need = 1;
-        } else {
-            int jac_new;
-            if (attempt == 1 && st->jr.fresh)
-                continue;  /* J at (t, y) already failed */
-            if (attempt == 1)
-                st->jr.need = 1;
-            if ((rc = mb_jac_refresh(s, &st->jr, t, y, s->f0, w.J, &jac_new)) != MB_OK)
-                return rc;
-            if (jac_new)
-                st->lu_ok = 0;
-        }
-        /* h of a fixed-step run varies in its last bits (t0 + k h - t) */
-        if (per_stage || !st->lu_ok || fabs(h - st->h_lu) > 1e-12 * fabs(h)) {
-            st->lu_ok = 0;
-            if (factor(s, &w, h, per_stage) != MB_OK) {
-                s->h_fail_factor = 0.5;
-                return MB_RECOVERABLE;  /* singular iteration matrix: smaller h */
-            }
-            if (!per_stage) {
-                st->lu_ok = 1;
-                st->h_lu = h;
-            }
-        }
-        if ((rc = newton(s, &w, t, h, y, !per_stage, &conv)) != MB_OK)
-            return rc;
-        if (conv) {
-            if (per_stage)
-                st->stagewise = st->stagewise > 0 ? st->stagewise - 1 : STAGEWISE_STEPS;
-            break;
-        }
-        if (per_stage)
-            st->stagewise = 0;
-    }
-    if (!conv) {
-        st->jr.need = 1;
-        s->h_fail_factor = 0.5;
-        return MB_RECOVERABLE;
-    }
-    if (st->stagewise == 0)
-        st->jr.need = st->nw.iter > 2 && st->nw.theta > THETA_REUSE_JAC;
+    irk_work w = workspace(s);
+    mb_irk_system sys = irk_system(T);
+    ptrdiff_t n = s->n;
+    int why;
+    double gmax;
+    int rc = mb_irk_solve(s, &sys, w.st, &w.sw, t, h, y, &why, &gmax);
+    if (rc != MB_OK)
+        return rc;
     for (ptrdiff_t l = 0; l < n; l++) {
         double acc = 0.0;
         for (int i = 0; i < T->s; i++)
-            acc += T->d[i] * w.Z[(ptrdiff_t)i * n + l];
+            acc += T->d[i] * w.sw.Z[(ptrdiff_t)i * n + l];
         y_new[l] = y[l] + acc;
     }
     return MB_OK;
@@ -305,15 +126,9 @@ static int irk_step(mb_stepper *s, double t, double h, const double *y, double *
 static int irk_accept(mb_stepper *s, double t_new, const double *y_new)
 {
     const mb_irk_tableau *T = s->m->data;
-    irk_state *st = state(s);
-    irk_ws w = workspace(s);
-    st->jr.fresh = 0;
-    double t_end = s->t_last + s->h_last;
-    st->poly_ok = fabs(t_new - t_end) <= 4.0 * DBL_EPSILON * (fabs(t_end) + fabs(s->h_last));
-    if (st->poly_ok) {  /* else a terminal event cut the step: no extrapolation */
-        mb_irk_dense_coeffs(T, s->n, s->y_last, y_new, w.Z, w.Q);
-        st->h_old = s->h_last;
-    }
+    irk_work w = workspace(s);
+    if (mb_irk_accepted(s, w.st, t_new))  /* else a terminal event cut the step */
+        mb_irk_dense_coeffs(T, s->n, s->y_last, y_new, w.sw.Z, w.Q);
     return MB_OK;
 }
 
@@ -342,16 +157,16 @@ void mb_irk_dense_coeffs(const mb_irk_tableau *T, ptrdiff_t n, const double *y,
 static int irk_dense(mb_stepper *s, double *C)
 {
     const mb_irk_tableau *T = s->m->data;
-    irk_ws w = workspace(s);
+    irk_work w = workspace(s);
     /* y_new of the last step, recomputed from Z (the driver keeps its own copy) */
     ptrdiff_t n = s->n;
     for (ptrdiff_t l = 0; l < n; l++) {
         double acc = 0.0;
         for (int i = 0; i < T->s; i++)
-            acc += T->d[i] * w.Z[(ptrdiff_t)i * n + l];
-        w.yt[l] = s->y_last[l] + acc;
+            acc += T->d[i] * w.sw.Z[(ptrdiff_t)i * n + l];
+        w.sw.yt[l] = s->y_last[l] + acc;
     }
-    mb_irk_dense_coeffs(T, n, s->y_last, w.yt, w.Z, C);
+    mb_irk_dense_coeffs(T, n, s->y_last, w.sw.yt, w.sw.Z, C);
     return MB_OK;
 }
 

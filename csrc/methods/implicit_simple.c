@@ -14,8 +14,9 @@
  * components far off the slow manifold and made Newton fail on Robertson).
  * J is evaluated at the step's start with f_n (no extra evaluation) and kept across
  * steps until Newton fails with a J older than the current step; then it is
- * re-evaluated and Newton restarted once.  The LU of I - h g J is kept while h g
- * and J are unchanged (a fixed-step run on a linear problem factors once).  A
+ * re-evaluated and Newton restarted once (mb_jac_reuse, as bdf.c).  The LU of
+ * I - h g J is kept while h g and J are unchanged (a fixed-step run on a linear
+ * problem factors once).  A
  * failure with a current J returns > 0 with h_fail_factor = 0.5.  In fixed-step
  * runs rtol/atol still set the Newton tolerance.
  *
@@ -42,6 +43,7 @@
 #include <math.h>
 #include <string.h>
 #include "../linalg/dense.h" /* LU */
+#include "carve.h"
 #include "implicit_simple.h"
 #include "newton.h"
 #include "norm.h"
@@ -53,42 +55,51 @@ const mb_theta_table mb_theta_backward_euler = { 1.0, MB_THETA_EST_BE };
 const mb_theta_table mb_theta_trapezoid = { 0.5, MB_THETA_EST_SIMPSON };
 
 typedef struct theta_state {
-    int jac_ok, jac_current, lu_ok;
+    mb_jac_reuse jr;  /* J kept across steps (method.h): fresh = evaluated in this step */
+    int lu_ok;
     double c_lu;
     mb_newton nw;
 } theta_state;
 
-static size_t header_doubles(void)
-{
-    return (sizeof(theta_state) + sizeof(double) - 1) / sizeof(double);
-}
-
-static size_t ipiv_doubles(ptrdiff_t n)
-{
-    return ((size_t)n * sizeof(int) + sizeof(double) - 1) / sizeof(double);
-}
-
 enum { V_Z, V_DZ, V_F, V_FP, V_Y, V_B, V_F0, NVEC };
+
+typedef struct theta_work {
+    theta_state *st;
+    double *J, *LU;   /* n x n each */
+    int *ipiv;
+    double *v[NVEC];  /* vectors of n */
+} theta_work;
+
+/* The one layout of the workspace: counts it (c->base NULL) and carves it. */
+static size_t layout(mb_carver *c, ptrdiff_t n, theta_work *w)
+{
+    size_t nn = (size_t)n;
+    w->st = mb_carve_bytes(c, sizeof *w->st);
+    w->J = mb_carve(c, nn * nn);
+    w->LU = mb_carve(c, nn * nn);
+    w->ipiv = mb_carve_int(c, nn);
+    for (int v = 0; v < NVEC; v++)
+        w->v[v] = mb_carve(c, nn);
+    return c->off;
+}
 
 static size_t theta_work_size(const mb_problem *p, const void *data)
 {
     (void)data;
-    size_t n = (size_t)p->n;
-    return header_doubles() + 2 * n * n + ipiv_doubles(p->n) + NVEC * n;
+    theta_work w;
+    return layout(&(mb_carver){NULL, 0}, p->n, &w);
 }
 
-static theta_state *state(mb_stepper *s) { return (theta_state *)(void *)s->work; }
-static double *mat_J(mb_stepper *s) { return s->work + header_doubles(); }
-static double *mat_LU(mb_stepper *s) { return mat_J(s) + s->n * s->n; }
-static int *ipiv(mb_stepper *s) { return (int *)(void *)(mat_LU(s) + s->n * s->n); }
-static double *vec(mb_stepper *s, int v)
+static theta_work workspace(mb_stepper *s)
 {
-    return mat_LU(s) + s->n * s->n + ipiv_doubles(s->n) + (ptrdiff_t)v * s->n;
+    theta_work w;
+    layout(&(mb_carver){s->work, 0}, s->n, &w);
+    return w;
 }
 
 static int theta_init(mb_stepper *s)
 {
-    theta_state *st = state(s);
+    theta_state *st = workspace(s).st;
     memset(st, 0, sizeof *st);
     double rtol = s->rtol > 0 ? s->rtol : 1e-3;
     mb_newton_init(&st->nw, fmax(10.0 * DBL_EPSILON / rtol, fmin(0.03, sqrt(rtol))),
@@ -97,11 +108,12 @@ static int theta_init(mb_stepper *s)
 }
 
 /* LU of I - c J */
-static int factor_matrix(mb_stepper *s, theta_state *st, double c)
+static int factor_matrix(mb_stepper *s, const theta_work *w, double c)
 {
+    theta_state *st = w->st;
     s->stats->nlu++;
     st->lu_ok = 0;
-    int rc = mb_newton_matrix_factor(s->n, NULL, mat_J(s), c, mat_LU(s), ipiv(s));
+    int rc = mb_newton_matrix_factor(s->n, NULL, w->J, c, w->LU, w->ipiv);
     if (rc != MB_OK)
         return rc;
     st->lu_ok = 1;
@@ -112,12 +124,13 @@ static int factor_matrix(mb_stepper *s, theta_state *st, double c)
 
 /* simplified Newton on z from the predictor in V_Z; b = h (1 - g) f_n; fp = f at
  * the predictor.  Returns 1 if converged (*rc_out < 0: fatal). */
-static int newton(mb_stepper *s, theta_state *st, double tn, const double *y, double hg,
+static int newton(mb_stepper *s, const theta_work *w, double tn, const double *y, double hg,
                   int *rc_out)
 {
+    theta_state *st = w->st;
     ptrdiff_t n = s->n;
-    double *z = vec(s, V_Z), *dz = vec(s, V_DZ), *f = vec(s, V_F), *fp = vec(s, V_FP);
-    double *yv = vec(s, V_Y), *b = vec(s, V_B);
+    double *z = w->v[V_Z], *dz = w->v[V_DZ], *f = w->v[V_F], *fp = w->v[V_FP];
+    double *yv = w->v[V_Y], *b = w->v[V_B];
     *rc_out = MB_OK;
     mb_newton_begin(&st->nw);
     for (int it = 0; it < NEWTON_MAXITER; it++) {
@@ -130,7 +143,7 @@ static int newton(mb_stepper *s, theta_state *st, double tn, const double *y, do
         }
         for (ptrdiff_t i = 0; i < n; i++)
             dz[i] = b[i] + hg * fv[i] - z[i];
-        mb_lu_solve(n, mat_LU(s), n, ipiv(s), dz, 1);
+        mb_lu_solve(n, w->LU, n, w->ipiv, dz, 1);
         double nrm = mb_norm(s, dz, y, NULL);
         int status = mb_newton_check(&st->nw, nrm);
         /* The first correction is accepted on the previous solve's contraction rate,
@@ -156,15 +169,16 @@ static int newton(mb_stepper *s, theta_state *st, double tn, const double *y, do
 static int theta_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
                       double *err)
 {
-    theta_state *st = state(s);
+    theta_work w = workspace(s);
+    theta_state *st = w.st;
     const mb_theta_table *T = s->m->data;
     ptrdiff_t n = s->n;
     double g = T->g, hg = h * g, tn = t + h;
-    double *z = vec(s, V_Z), *fp = vec(s, V_FP), *yv = vec(s, V_Y), *b = vec(s, V_B);
+    double *z = w.v[V_Z], *fp = w.v[V_FP], *yv = w.v[V_Y], *b = w.v[V_B];
     const double *f0 = s->f0;
     int rc;
     if (!s->f0_ok) {
-        double *f0w = vec(s, V_F0);
+        double *f0w = w.v[V_F0];
         if ((rc = mb_rhs(s, t, y, f0w)) != MB_OK)
             return rc;
         f0 = f0w;
@@ -173,16 +187,14 @@ static int theta_step(mb_stepper *s, double t, double h, const double *y, double
         b[i] = h * (1.0 - g) * f0[i];
     int converged = 0;
     for (;;) {
-        if (!st->jac_ok) {
-            /* at the step's start, where f is known: no extra evaluation */
-            if ((rc = mb_jac(s, t, y, f0, mat_J(s))) != MB_OK)
-                return rc;
-            st->jac_ok = 1;
-            st->jac_current = 1;
+        /* J at the step's start, where f is known: no extra evaluation */
+        int jac_new;
+        if ((rc = mb_jac_refresh(s, &st->jr, t, y, f0, w.J, &jac_new)) != MB_OK)
+            return rc;
+        if (jac_new)
             st->lu_ok = 0;
-        }
         if (!st->lu_ok || fabs(hg - st->c_lu) > 1e-10 * fabs(hg)) {
-            rc = factor_matrix(s, st, hg);
+            rc = factor_matrix(s, &w, hg);
             if (rc == MB_ERR_LINALG) break;
             if (rc != MB_OK) return rc;
         }
@@ -190,7 +202,7 @@ static int theta_step(mb_stepper *s, double t, double h, const double *y, double
          * step: stays near the slow manifold of stiff problems) */
         for (ptrdiff_t i = 0; i < n; i++)
             z[i] = h * f0[i];
-        mb_lu_solve(n, mat_LU(s), n, ipiv(s), z, 1);
+        mb_lu_solve(n, w.LU, n, w.ipiv, z, 1);
         for (ptrdiff_t i = 0; i < n; i++)
             yv[i] = y[i] + z[i];
         rc = mb_rhs_iterate(s, tn, yv, fp);
@@ -198,12 +210,12 @@ static int theta_step(mb_stepper *s, double t, double h, const double *y, double
             return rc;
         if (rc > 0)
             break;
-        converged = newton(s, st, tn, y, hg, &rc);
+        converged = newton(s, &w, tn, y, hg, &rc);
         if (rc < 0)
             return rc;
-        if (converged || st->jac_current)
+        if (converged || st->jr.fresh)
             break;
-        st->jac_ok = 0;   /* J from an earlier step: re-evaluate and retry */
+        st->jr.need = 1;   /* J from an earlier step: re-evaluate and retry */
     }
     if (!converged) {
         s->h_fail_factor = 0.5;
@@ -211,7 +223,7 @@ static int theta_step(mb_stepper *s, double t, double h, const double *y, double
     }
     for (ptrdiff_t i = 0; i < n; i++)
         y_new[i] = y[i] + z[i];
-    double *f1 = s->f1 ? s->f1 : vec(s, V_F);
+    double *f1 = s->f1 ? s->f1 : w.v[V_F];
     if ((rc = mb_rhs(s, tn, y_new, f1)) != MB_OK)
         return rc;
     if (s->f1)
@@ -222,7 +234,7 @@ static int theta_step(mb_stepper *s, double t, double h, const double *y, double
         for (ptrdiff_t i = 0; i < n; i++)
             err[i] = 0.5 * h * (f1[i] - f0[i]);
     } else {
-        double *ym = vec(s, V_Y), *fm = vec(s, V_FP);
+        double *ym = w.v[V_Y], *fm = w.v[V_FP];
         for (ptrdiff_t i = 0; i < n; i++)
             ym[i] = 0.5 * (y[i] + y_new[i]) + 0.125 * h * (f0[i] - f1[i]);
         if ((rc = mb_rhs(s, t + 0.5 * h, ym, fm)) != MB_OK)
@@ -230,9 +242,9 @@ static int theta_step(mb_stepper *s, double t, double h, const double *y, double
         for (ptrdiff_t i = 0; i < n; i++)
             err[i] = h / 3.0 * (f0[i] - 2.0 * fm[i] + f1[i]);
     }
-    mb_lu_solve(n, mat_LU(s), n, ipiv(s), err, 1);
+    mb_lu_solve(n, w.LU, n, w.ipiv, err, 1);
     if (T->estimate == MB_THETA_EST_SIMPSON)
-        mb_lu_solve(n, mat_LU(s), n, ipiv(s), err, 1);
+        mb_lu_solve(n, w.LU, n, w.ipiv, err, 1);
     return MB_OK;
 }
 
@@ -240,7 +252,7 @@ static int theta_accept(mb_stepper *s, double t_new, const double *y_new)
 {
     (void)t_new;
     (void)y_new;
-    state(s)->jac_current = 0;
+    workspace(s).st->jr.fresh = 0;
     return MB_OK;
 }
 

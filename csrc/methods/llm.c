@@ -35,6 +35,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include "carve.h"
 #include "llm.h"
 #include "dense.h"
 #include "expm.h"
@@ -46,48 +47,50 @@ typedef struct llm_state {
     double tJ;
 } llm_state;
 
-/* named views into s->work; the record (yJ, fJ, ft, J) is contiguous */
-typedef struct llm_ws {
-    llm_state *st;
-    double *yJ, *fJ, *ft, *J;   /* the linearization point and the linear model */
-    double *d, *Jd;             /* n each */
-    double *M;                  /* (n+3)^2: block matrix, overwritten by its exponential */
-    double *ework;
-    int *ipiv;
-} llm_ws;
+/* the dense record of a step (eq 18): the linearization point and the linear model */
+typedef struct llm_rec {
+    double *yn, *f, *ft, *J;    /* n, n, n, n^2 */
+} llm_rec;
 
-static size_t header_doubles(void)
+/* The one layout of a record: counts it (c->base NULL) and carves it. */
+static size_t rec_layout(mb_carver *c, ptrdiff_t n, llm_rec *r)
 {
-    return (sizeof(llm_state) + sizeof(double) - 1) / sizeof(double);
+    size_t nn = (size_t)n;
+    r->yn = mb_carve(c, nn);
+    r->f = mb_carve(c, nn);
+    r->ft = mb_carve(c, nn);
+    r->J = mb_carve(c, nn * nn);
+    return c->off;
 }
 
-static size_t int_doubles(ptrdiff_t m)
+typedef struct llm_ws {
+    llm_state *st;
+    llm_rec lin;        /* the linearization (yJ, fJ, ft, J): a record, as record() copies it */
+    double *d, *Jd;     /* n each */
+    mb_expm_scratch x;  /* size n + 3: the block matrices of phi and of the error estimate */
+} llm_ws;
+
+/* The one layout of the workspace: counts it (c->base NULL) and carves it. */
+static size_t layout(mb_carver *c, ptrdiff_t n, llm_ws *w)
 {
-    return ((size_t)m * sizeof(int) + sizeof(double) - 1) / sizeof(double);
+    w->st = mb_carve_bytes(c, sizeof *w->st);
+    rec_layout(c, n, &w->lin);
+    w->d = mb_carve(c, (size_t)n);
+    w->Jd = mb_carve(c, (size_t)n);
+    mb_expm_carve(c, n + 3, &w->x);
+    return c->off;
 }
 
 static size_t llm_work_size(const mb_problem *p, const void *data)
 {
     (void)data;
-    size_t n = (size_t)p->n, N = n + 3;
-    return header_doubles() + 5 * n + n * n + N * N + mb_expm_work_size((ptrdiff_t)N) +
-           int_doubles((ptrdiff_t)N);
+    llm_ws w;
+    return layout(&(mb_carver){NULL, 0}, p->n, &w);
 }
 
 static void carve(mb_stepper *s, llm_ws *w)
 {
-    ptrdiff_t n = s->n, N = n + 3;
-    double *b = s->work;
-    w->st = (llm_state *)(void *)b; b += header_doubles();
-    w->yJ = b; b += n;
-    w->fJ = b; b += n;
-    w->ft = b; b += n;
-    w->J = b; b += n * n;
-    w->d = b; b += n;
-    w->Jd = b; b += n;
-    w->M = b; b += N * N;
-    w->ework = b; b += mb_expm_work_size(N);
-    w->ipiv = (int *)(void *)b;
+    layout(&(mb_carver){s->work, 0}, s->n, w);
 }
 
 /* the power of two >= x (x > 0) */
@@ -123,12 +126,13 @@ static void put_jacobian(ptrdiff_t n, ptrdiff_t N, const double *J, double tau, 
             M[j * N + i] = tau * J[j * n + i];
 }
 
-/* phi(tau) of the step (see the top of the file); M: (n+2)^2 scratch at least, the
- * block matrix exponentiated in place.  Returns MB_OK or mb_expm's status. */
+/* phi(tau) of the step (see the top of the file); x: the scratch of an exponential of
+ * size n + 2 at least, the block matrix exponentiated in place.  Returns MB_OK or
+ * mb_expm's status. */
 static int llm_phi(ptrdiff_t n, const double *J, const double *f, const double *ft,
-                   int autonomous, double tau, double *phi, double *M, double *ework,
-                   int *ipiv)
+                   int autonomous, double tau, double *phi, const mb_expm_scratch *x)
 {
+    double *M = x->M;
     double mx = max_abs(n, f, tau);
     if (!autonomous)
         mx = fmax(mx, max_abs(n, ft, tau * tau));
@@ -148,7 +152,7 @@ static int llm_phi(ptrdiff_t n, const double *J, const double *f, const double *
             col[i] = tau * tau * ft[i] * ic;
         last[n] = 1.0;
     }
-    int rc = mb_expm(N, M, N, M, N, ework, ipiv, NULL);
+    int rc = mb_expm(N, M, N, M, N, x->work, x->ipiv, NULL);
     if (rc != MB_OK)
         return rc;
     for (ptrdiff_t i = 0; i < n; i++)
@@ -158,8 +162,9 @@ static int llm_phi(ptrdiff_t n, const double *J, const double *f, const double *
 
 /* l = K_1 of the (n+3) matrix of the error estimate with w = 2 h r (top of the file) */
 static int llm_error(ptrdiff_t n, const double *J, const double *r, double h, double *l,
-                     double *M, double *ework, int *ipiv)
+                     const mb_expm_scratch *x)
 {
+    double *M = x->M;
     double mx = max_abs(n, r, 2.0 * h);
     if (mx == 0.0) {  /* the linear model is exact at the step's end */
         memset(l, 0, (size_t)n * sizeof(double));
@@ -172,7 +177,7 @@ static int llm_error(ptrdiff_t n, const double *J, const double *r, double h, do
         M[n * N + i] = 2.0 * h * r[i] * ic;
     M[(n + 1) * N + n] = 1.0;
     M[(n + 2) * N + n + 1] = 1.0;
-    int rc = mb_expm(N, M, N, M, N, ework, ipiv, NULL);
+    int rc = mb_expm(N, M, N, M, N, x->work, x->ipiv, NULL);
     if (rc != MB_OK)
         return rc;
     const double *e = M + (N - 1) * N;
@@ -201,23 +206,24 @@ static int llm_step(mb_stepper *s, double t, double h, const double *y, double *
     ptrdiff_t n = s->n;
     size_t bytes = (size_t)n * sizeof(double);
     int rc;
-    if (!(st->jac_ok && st->tJ == t && memcmp(w.yJ, y, bytes) == 0)) {
+    const llm_rec *L = &w.lin;
+    if (!(st->jac_ok && st->tJ == t && memcmp(L->yn, y, bytes) == 0)) {
         st->jac_ok = 0;
-        if ((rc = mb_jac(s, t, y, s->f0, w.J)) != MB_OK)
+        if ((rc = mb_jac(s, t, y, s->f0, L->J)) != MB_OK)
             return rc;
-        if ((rc = mb_dfdt(s, t, y, s->f0, w.ft)) != MB_OK)
+        if ((rc = mb_dfdt(s, t, y, s->f0, L->ft)) != MB_OK)
             return rc;
-        memcpy(w.yJ, y, bytes);
-        memcpy(w.fJ, s->f0, bytes);
+        memcpy(L->yn, y, bytes);
+        memcpy(L->f, s->f0, bytes);
         st->tJ = t;
-        st->autonomous = all_zero(n, w.ft);
+        st->autonomous = all_zero(n, L->ft);
         st->jac_ok = 1;
     }
     /* y_{n+1} = y_n + phi(h) (eq 1) */
     s->stats->nlu++;
     /* an exponential that overflows (or a singular Pade denominator) is a failed
      * step: a smaller h may do */
-    rc = llm_phi(n, w.J, w.fJ, w.ft, st->autonomous, h, w.d, w.M, w.ework, w.ipiv);
+    rc = llm_phi(n, L->J, L->f, L->ft, st->autonomous, h, w.d, &w.x);
     if (rc != MB_OK)
         return rc == MB_ERR_LINALG ? MB_RECOVERABLE : rc;
     for (ptrdiff_t i = 0; i < n; i++) {
@@ -232,11 +238,11 @@ static int llm_step(mb_stepper *s, double t, double h, const double *y, double *
     if (!s->err_wanted)  /* a fixed-step run: no estimate needed */
         return MB_OK;
     /* r = f(t_{n+1}, y_{n+1}) - f - J (y_{n+1} - y_n) - f_t h, into d */
-    mb_gemv(n, n, 1.0, w.J, n, w.d, 0.0, w.Jd);
+    mb_gemv(n, n, 1.0, L->J, n, w.d, 0.0, w.Jd);
     for (ptrdiff_t i = 0; i < n; i++)
-        w.d[i] = s->f1[i] - w.fJ[i] - w.Jd[i] - (st->autonomous ? 0.0 : h * w.ft[i]);
+        w.d[i] = s->f1[i] - L->f[i] - w.Jd[i] - (st->autonomous ? 0.0 : h * L->ft[i]);
     s->stats->nlu++;
-    rc = llm_error(n, w.J, w.d, h, err, w.M, w.ework, w.ipiv);
+    rc = llm_error(n, L->J, w.d, h, err, &w.x);
     if (rc != MB_OK)
         return rc == MB_ERR_LINALG ? MB_RECOVERABLE : rc;
     return MB_OK;
@@ -244,12 +250,20 @@ static int llm_step(mb_stepper *s, double t, double h, const double *y, double *
 
 /* ---- continuous output (eq 18) as a dense record ---- */
 
+/* the scratch of record_eval: one exponential of size n + 2 */
+static size_t eval_layout(mb_carver *c, ptrdiff_t n, mb_expm_scratch *x)
+{
+    mb_expm_carve(c, n + 2, x);
+    return c->off;
+}
+
 static size_t llm_record_size(ptrdiff_t n, const void *data, size_t *work_size)
 {
     (void)data;
-    size_t N = (size_t)n + 2;
-    *work_size = N * N + mb_expm_work_size((ptrdiff_t)N) + int_doubles((ptrdiff_t)N);
-    return 3 * (size_t)n + (size_t)(n * n);
+    mb_expm_scratch x;
+    llm_rec r;
+    *work_size = eval_layout(&(mb_carver){NULL, 0}, n, &x);
+    return rec_layout(&(mb_carver){NULL, 0}, n, &r);
 }
 
 static int llm_record(mb_stepper *s, double *rec)
@@ -258,8 +272,10 @@ static int llm_record(mb_stepper *s, double *rec)
     carve(s, &w);
     if (!w.st->jac_ok)
         return mb_fail(s, MB_ERR_ILL_INPUT, "llm: dense output requested before any step.");
-    /* yJ, fJ, ft and J are contiguous in the workspace */
-    memcpy(rec, w.yJ, (size_t)(3 * s->n + s->n * s->n) * sizeof(double));
+    /* the linearization is laid out as a record in the workspace */
+    llm_rec r;
+    size_t len = rec_layout(&(mb_carver){NULL, 0}, s->n, &r);
+    memcpy(rec, w.lin.yn, len * sizeof(double));
     return MB_OK;
 }
 
@@ -268,20 +284,20 @@ static int llm_record_eval(const mb_method *m, ptrdiff_t n, const double *rec, d
 {
     (void)m;
     (void)t0;
-    const double *yn = rec, *f = rec + n, *ft = rec + 2 * n, *J = rec + 3 * n;
+    llm_rec r;  /* read only */
+    rec_layout(&(mb_carver){(double *)rec, 0}, n, &r);
     double tau = theta * h;
     if (tau == 0.0) {
-        memcpy(y, yn, (size_t)n * sizeof(double));
+        memcpy(y, r.yn, (size_t)n * sizeof(double));
         return MB_OK;
     }
-    ptrdiff_t N = n + 2;
-    double *M = work, *ework = M + N * N;
-    int *ipiv = (int *)(void *)(ework + mb_expm_work_size(N));
-    int rc = llm_phi(n, J, f, ft, all_zero(n, ft), tau, y, M, ework, ipiv);
+    mb_expm_scratch x;
+    eval_layout(&(mb_carver){work, 0}, n, &x);
+    int rc = llm_phi(n, r.J, r.f, r.ft, all_zero(n, r.ft), tau, y, &x);
     if (rc != MB_OK)
         return rc;
     for (ptrdiff_t i = 0; i < n; i++)
-        y[i] += yn[i];
+        y[i] += r.yn[i];
     return MB_OK;
 }
 

@@ -8,13 +8,37 @@
  * q'(th) = q' + th h k1 (exact at th = 0 and 1).
  * The state is y = (q, q'), n = 2 nq. */
 #include <string.h>
+#include "carve.h"
 #include "nystrom.h"
 #include "status.h"
+
+typedef struct nys_work {
+    double *k1, *qm;  /* nq each: the midpoint acceleration and position */
+    double *tmp;      /* 2n: scratch of mb_acc */
+} nys_work;
+
+/* The one layout of the workspace: counts it (c->base NULL) and carves it. */
+static size_t layout(mb_carver *c, const mb_problem *p, nys_work *w)
+{
+    size_t nq = (size_t)(p->nq > 0 ? p->nq : 0);
+    w->k1 = mb_carve(c, nq);
+    w->qm = mb_carve(c, nq);
+    w->tmp = mb_carve(c, 2 * (size_t)p->n);
+    return c->off;
+}
 
 static size_t nys_work_size(const mb_problem *p, const void *data)
 {
     (void)data;
-    return (size_t)(p->nq + p->nq + 2 * p->n); /* k1, q_mid, rhs scratch */
+    nys_work w;
+    return layout(&(mb_carver){NULL, 0}, p, &w);
+}
+
+static nys_work workspace(const mb_stepper *s)
+{
+    nys_work w;
+    layout(&(mb_carver){s->work, 0}, s->p, &w);
+    return w;
 }
 
 static int nys_init(mb_stepper *s)
@@ -33,7 +57,8 @@ static int nys_step(mb_stepper *s, double t, double h, const double *y, double *
     (void)err;
     ptrdiff_t nq = s->p->nq;
     const double *q = y, *qd = y + nq;
-    double *k1 = s->work, *qm = s->work + nq, *tmp = s->work + 2 * nq;
+    nys_work w = workspace(s);
+    double *k1 = w.k1, *qm = w.qm, *tmp = w.tmp;
     for (ptrdiff_t i = 0; i < nq; i++)
         qm[i] = q[i] + 0.5 * h * qd[i];
     int rc = mb_acc(s, t + 0.5 * h, qm, qd, k1, tmp);
@@ -49,7 +74,7 @@ static int nys_step(mb_stepper *s, double t, double h, const double *y, double *
 static int nys_dense(mb_stepper *s, double *C)
 {
     ptrdiff_t nq = s->p->nq, n = s->n;
-    const double *y = s->y_last, *k1 = s->work;
+    const double *y = s->y_last, *k1 = workspace(s).k1;
     double h = s->h_last;
     memcpy(C, y, (size_t)n * sizeof(double));
     for (ptrdiff_t i = 0; i < nq; i++) {

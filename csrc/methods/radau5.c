@@ -43,9 +43,10 @@
  * (linsys.h; a large sparse mechanism) J is the problem's own, E1 is its slot 0
  * (real a = gamma/h) and E2 its slot 1 (complex a = mu/h), and no n x n array exists.
  *
- * Workspace: a state struct, J, E1 (n x n), E2 (n x n complex), pivots (none of
+ * Workspace (layout()): a state struct, J, E1 (n x n), E2 (n x n complex), pivots (none of
  * these with a linsys), and the vectors Z, W, F, Q (3n each: stages, transformed
- * stages, f at the stages, the last accepted polynomial) and 7n of scratch.
+ * stages, f at the stages, the last accepted polynomial), ZE, v, yt (n each) and cv
+ * (n complex) of scratch.
  */
 #include <complex.h>
 #include <float.h>
@@ -53,9 +54,9 @@
 #include <string.h>
 #include "controller.h"
 #include "../linalg/dense.h" /* LU */
+#include "carve.h"
 #include "implicit_rk.h"
-#include "newton.h"
-#include "norm.h"
+#include "irk_newton.h"
 #include "status.h"
 
 static const double THETA_REUSE_JAC = 1e-3; /* RADAU5's THET */
@@ -77,54 +78,51 @@ typedef struct radau_state {
 } radau_state;
 
 typedef struct radau_ws {
+    radau_state *st;
     double *J, *E1, *Z, *W, *F, *Q, *ZE, *v, *yt;
     double complex *E2, *cv;
     int *ip1, *ip2;
 } radau_ws;
 
-static size_t header_doubles(void)
+/* The one layout of the workspace: counts it (c->base NULL) and carves it.  The dense
+ * matrices J, E1, E2 and the pivots are absent with the problem's linsys. */
+static size_t layout(mb_carver *c, const mb_problem *p, radau_ws *w)
 {
-    return (sizeof(radau_state) + sizeof(double) - 1) / sizeof(double);
-}
-
-/* doubles of the dense matrices J, E1, E2 and the pivots: none with a linsys */
-static size_t dense_doubles(const mb_problem *p)
-{
-    size_t n = (size_t)p->n;
-    return p->linsys ? 0 : 4 * n * n + 2 * n;
+    size_t n = (size_t)p->n, nn = p->linsys ? 0 : n * n;
+    w->st = mb_carve_bytes(c, sizeof *w->st);
+    w->E2 = mb_carve_bytes(c, nn * sizeof(double complex));
+    w->cv = mb_carve_bytes(c, n * sizeof(double complex));
+    w->J = mb_carve(c, nn);
+    w->E1 = mb_carve(c, nn);
+    w->Z = mb_carve(c, 3 * n);
+    w->W = mb_carve(c, 3 * n);
+    w->F = mb_carve(c, 3 * n);
+    w->Q = mb_carve(c, 3 * n);
+    w->ZE = mb_carve(c, n);
+    w->v = mb_carve(c, n);
+    w->yt = mb_carve(c, n);
+    w->ip1 = mb_carve_int(c, nn ? n : 0);
+    w->ip2 = mb_carve_int(c, nn ? n : 0);
+    return c->off;
 }
 
 static size_t radau_work_size(const mb_problem *p, const void *data)
 {
     (void)data;
-    size_t n = (size_t)p->n;
-    return header_doubles() + dense_doubles(p) + 12 * n + 7 * n;
+    radau_ws w;
+    return layout(&(mb_carver){NULL, 0}, p, &w);
 }
 
 static radau_ws workspace(mb_stepper *s)
 {
-    ptrdiff_t n = s->n, nn = s->p->linsys ? 0 : n * n;
     radau_ws w;
-    double *b = s->work + header_doubles();
-    w.E2 = (double complex *)(void *)b; b += 2 * nn;
-    w.cv = (double complex *)(void *)b; b += 2 * n;
-    w.J = b; b += nn;
-    w.E1 = b; b += nn;
-    w.Z = b; b += 3 * n;
-    w.W = b; b += 3 * n;
-    w.F = b; b += 3 * n;
-    w.Q = b; b += 3 * n;
-    w.ZE = b; b += n;
-    w.v = b; b += n;
-    w.yt = b; b += n;
-    w.ip1 = (int *)(void *)b; b += nn ? n : 0;
-    w.ip2 = (int *)(void *)b;
+    layout(&(mb_carver){s->work, 0}, s->p, &w);
     return w;
 }
 
 static radau_state *state(mb_stepper *s)
 {
-    return (radau_state *)(void *)s->work;
+    return workspace(s).st;
 }
 
 static const mb_radau5_constants *K5(const mb_stepper *s)
@@ -170,24 +168,12 @@ static int factor(mb_stepper *s, const radau_ws *w, double h)
     return rc;
 }
 
-/* weighted RMS norm of the three blocks of x, scale atol + rtol |y| */
 /* E1 x = b in place */
 static int solve_real(mb_stepper *s, const radau_ws *w, double *x)
 {
     if (s->p->linsys)
         return mb_linsys_solve(s, 0, x, NULL);
     return mb_lu_solve(s->n, w->E1, s->n, w->ip1, x, 1);
-}
-
-static double block_norm(const mb_stepper *s, const double *x, const double *y)
-{
-    ptrdiff_t n = s->n;
-    double sum = 0.0;
-    for (int i = 0; i < 3; i++) {
-        double e = mb_norm(s, x + i * n, y, NULL);
-        sum += e * e;
-    }
-    return sqrt(sum / 3.0);
 }
 
 /* out_k = sum_j R[k][j] x_j for the three blocks (R row-major 3 x 3) */
@@ -276,7 +262,7 @@ static int newton(mb_stepper *s, const radau_ws *w, double t, double h, const do
                 dW[2 * n + l] = cimag(w->cv[l]);
             }
         }
-        double dw = block_norm(s, dW, y);
+        double dw = mb_irk_norm(s, 3, dW, y);  /* the three blocks, scale from y */
         int nc = mb_newton_check(nw, dw);
         if (nc == MB_NEWTON_FAILED) {
             int left = nw->max_iter - nw->iter;
@@ -302,8 +288,8 @@ static int radau_step(mb_stepper *s, double t, double h, const double *y, double
                       double *err)
 {
     const mb_radau5_constants *k = K5(s);
-    radau_state *st = state(s);
     radau_ws w = workspace(s);
+    radau_state *st = w.st;
     const double *M = s->p->mass;
     ptrdiff_t n = s->n;
     int rc;
@@ -381,8 +367,8 @@ static int radau_step(mb_stepper *s, double t, double h, const double *y, double
 static int radau_accept(mb_stepper *s, double t_new, const double *y_new)
 {
     const mb_irk_tableau *T = K5(s)->tab;
-    radau_state *st = state(s);
     radau_ws w = workspace(s);
+    radau_state *st = w.st;
     ptrdiff_t n = s->n;
     (void)y_new;
     st->pending = 0;

@@ -16,11 +16,11 @@
  * J (and df/dt) are evaluated once per start point; a rejected or failed step retried
  * from the same (t, y) reuses them and only refactors E with the new h.  A W-method
  * (table flag w_method) keeps J (and df/dt) across steps and re-evaluates them at the
- * step's start when
+ * step's start under the policy it shares with w_nystrom (mb_wjac, core/method.h):
  *   - a step was rejected (or failed) and J is from an earlier point,
- *   - h differs from the step size J was taken with by more than W_JAC_RATIO, or
+ *   - h differs from the step size J was taken with by more than a factor 4, or
  *   - J no longer predicts the change of f between the last two start points:
- *     ||f_n - f_{n-1} - J (y_n - y_{n-1}) - df/dt (t_n - t_{n-1})|| > W_SECANT_TOL
+ *     ||f_n - f_{n-1} - J (y_n - y_{n-1}) - df/dt (t_n - t_{n-1})|| > 0.2
  *     ||f_n - f_{n-1}|| (2-norms; one product with J per step, no f evaluation).
  * The first two rules alone (the RN paper's description) let a stale J ruin the damping
  * of stiff components: on HIRES at rtol 1e-3..1e-7 the global error was 170-520 times
@@ -72,7 +72,7 @@
  * 1e-10 of the invariant: each solve becomes componentwise backward stable, but the rows
  * of a trace species are stiff, h gamma |E| >> 1, and that rounding remains.)
  *
- * Workspace (doubles): state | J (n x n) | E = LU (n x n) | ipiv | df/dt | U (s x n)
+ * Workspace (layout()): state | J (n x n) | E = LU (n x n) | ipiv | df/dt | U (s x n)
  * | f of the current stage | stage argument | mass product | scales s_i
  * and 1/s_i | W-methods: y_prev, f_prev. */
 #include <complex.h>
@@ -81,68 +81,57 @@
 #include <stdint.h>
 #include <string.h>
 #include "../linalg/dense.h" /* LU */
+#include "carve.h"
 #include "rosenbrock.h"
 #include "status.h"
 
-/* W-method: re-evaluate J when h / h_jac leaves [1/W_JAC_RATIO, W_JAC_RATIO] */
-static const double W_JAC_RATIO = 4.0;
-static const double W_SECANT_TOL = 0.2;
 /* scales s_i below SCALE_MIN max_j s_j (or zero: atol_i = 0, y_i = 0, f_i = 0) are raised
  * to it, so S^-1 E S stays far from overflow */
 static const double SCALE_MIN = 0x1p-300;
 
 typedef struct ros_state {
-    int jac_ok;    /* J and df/dt hold an evaluation */
-    int jac_here;  /* ... taken at the start point of the current step */
+    mb_wjac wj;    /* when J and df/dt are evaluated (method.h) */
     int lu_ok;     /* E holds the factorization for (J, h_lu) */
-    int pending;   /* a step was computed and not accepted (it was rejected or failed) */
-    int have_prev; /* W: y_prev, f_prev, t_prev hold the previous start point */
     int scaled;    /* E holds S^-1 E S with scales sc that are not all 1 */
-    double h_lu, h_jac, t_prev;
+    double h_lu;
 } ros_state;
 
 typedef struct ros_work {
     ros_state *st;
-    double *J, *E, *ft, *U, *fk, *yt, *cs, *sc, *isc, *y_prev, *f_prev;
+    double *J, *E, *ft, *U, *fk, *yt, *cs, *sc, *isc;
+    double *prev;  /* W-methods: y_prev, f_prev of the secant test (mb_wjac) */
     int *ipiv;
 } ros_work;
 
-static size_t state_doubles(void)
+/* The one layout of the workspace: counts it (c->base NULL) and carves it.  With the
+ * problem's linsys (linsys.h) there is no J, E or pivots. */
+static size_t layout(mb_carver *c, const mb_problem *p, const mb_ros_tableau *T, ros_work *w)
 {
-    return (sizeof(ros_state) + sizeof(double) - 1) / sizeof(double);
-}
-
-static size_t ipiv_doubles(ptrdiff_t n)
-{
-    return ((size_t)n * sizeof(int) + sizeof(double) - 1) / sizeof(double);
+    size_t n = (size_t)p->n, nn = p->linsys ? 0 : n * n;
+    w->st = mb_carve_bytes(c, sizeof *w->st);
+    w->J = mb_carve(c, nn);
+    w->E = mb_carve(c, nn);
+    w->ipiv = mb_carve_int(c, nn ? n : 0);
+    w->ft = mb_carve(c, n);
+    w->U = mb_carve(c, (size_t)T->s * n);
+    w->fk = mb_carve(c, n);
+    w->yt = mb_carve(c, n);
+    w->cs = mb_carve(c, n);
+    w->sc = mb_carve(c, n);
+    w->isc = mb_carve(c, n);
+    w->prev = mb_carve(c, T->w_method ? 2 * n : 0);
+    return c->off;
 }
 
 static size_t ros_work_size(const mb_problem *p, const void *data)
 {
-    const mb_ros_tableau *T = data;
-    size_t n = (size_t)p->n;
-    size_t dense = p->linsys ? 0 : 2 * n * n + ipiv_doubles(p->n); /* J, E, pivots */
-    return state_doubles() + dense + (size_t)(T->s + 6) * n +
-           (T->w_method ? 2 * n : 0);
+    ros_work w;
+    return layout(&(mb_carver){NULL, 0}, p, data, &w);
 }
 
-static void carve(const mb_stepper *s, const mb_ros_tableau *T, ros_work *w)
+static void carve(const mb_stepper *s, ros_work *w)
 {
-    ptrdiff_t n = s->n, nn = s->p->linsys ? 0 : n * n;
-    double *b = s->work;
-    w->st = (ros_state *)(void *)b; b += state_doubles();
-    w->J = b; b += nn;
-    w->E = b; b += nn;
-    w->ipiv = (int *)(void *)b; b += nn ? ipiv_doubles(n) : 0;
-    w->ft = b; b += n;
-    w->U = b; b += (ptrdiff_t)T->s * n;
-    w->fk = b; b += n;
-    w->yt = b; b += n;
-    w->cs = b; b += n;
-    w->sc = b; b += n;
-    w->isc = b; b += n;
-    w->y_prev = T->w_method ? b : NULL; b += T->w_method ? n : 0;
-    w->f_prev = T->w_method ? b : NULL;
+    layout(&(mb_carver){s->work, 0}, s->p, s->m->data, w);
 }
 
 static int ros_init(mb_stepper *s)
@@ -154,49 +143,31 @@ static int ros_init(mb_stepper *s)
     if (T->s > MB_ROS_MAX_STAGES)
         return mb_fail(s, MB_ERR_ILL_INPUT, "Rosenbrock table '%s' has too many stages.", T->name);
     ros_work w;
-    carve(s, T, &w);
+    carve(s, &w);
     memset(w.st, 0, sizeof *w.st);
+    w.st->wj.w_method = T->w_method;
     return MB_OK;
 }
 
-/* W-method, first attempt from (t, y): does the kept J still predict the change of f
- * since the previous start point?  r = f(t, y) - f_prev - J (y - y_prev) - ft (t - t_prev)
- * against f(t, y) - f_prev (2-norms); then (t, y, f) become the previous point. */
-static int secant_stale(mb_stepper *s, ros_work *w, double t, const double *y)
+/* The secant test of a W-method (mb_wjac_secant_fn): does the kept J still predict the
+ * change of f since the previous start point?  r = f(t, y) - f_prev - J (y - y_prev) -
+ * ft (t - t_prev) against f(t, y) - f_prev; scratch: yt, cs. */
+static void ros_secant(mb_stepper *s, const double *y, const double *y_prev,
+                       const double *f_prev, double dt, double *rr, double *ff, void *ctx)
 {
-    ros_state *st = w->st;
+    const ros_work *w = ctx;
     ptrdiff_t n = s->n;
-    int stale = 0;
-    if (st->have_prev && st->jac_ok) {
-        double *d = w->yt, *r = w->cs, dt = t - st->t_prev, rr = 0.0, ff = 0.0;
-        for (ptrdiff_t l = 0; l < n; l++) {
-            d[l] = y[l] - w->y_prev[l];
-            r[l] = s->f0[l] - w->f_prev[l] - w->ft[l] * dt;
-            ff += (s->f0[l] - w->f_prev[l]) * (s->f0[l] - w->f_prev[l]);
-        }
-        mb_gemv(n, n, -1.0, w->J, n, d, 1.0, r);
-        for (ptrdiff_t l = 0; l < n; l++)
-            rr += r[l] * r[l];
-        stale = rr > W_SECANT_TOL * W_SECANT_TOL * ff;
+    double *d = w->yt, *r = w->cs, r2 = 0.0, f2 = 0.0;
+    for (ptrdiff_t l = 0; l < n; l++) {
+        d[l] = y[l] - y_prev[l];
+        r[l] = s->f0[l] - f_prev[l] - w->ft[l] * dt;
+        f2 += (s->f0[l] - f_prev[l]) * (s->f0[l] - f_prev[l]);
     }
-    memcpy(w->y_prev, y, (size_t)n * sizeof(double));
-    memcpy(w->f_prev, s->f0, (size_t)n * sizeof(double));
-    st->t_prev = t;
-    st->have_prev = 1;
-    return stale;
-}
-
-static int need_jacobian(const mb_ros_tableau *T, const ros_state *st, int rejected, int stale,
-                         double h)
-{
-    if (!T->w_method)
-        return !st->jac_here;
-    if (!st->jac_ok || stale)
-        return 1;
-    if (rejected && !st->jac_here)
-        return 1;
-    double r = fabs(h / st->h_jac);
-    return r > W_JAC_RATIO || r < 1.0 / W_JAC_RATIO;
+    mb_gemv(n, n, -1.0, w->J, n, d, 1.0, r);
+    for (ptrdiff_t l = 0; l < n; l++)
+        r2 += r[l] * r[l];
+    *rr = r2;
+    *ff = f2;
 }
 
 /* Powers of two by their bits (IEEE double): the power of two at or below t (t positive
@@ -308,58 +279,38 @@ static inline int solve(const mb_stepper *s, const ros_work *w, double *x)
     return MB_OK;
 }
 
-static int ros_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
-                    double *err)
+/* The stages u_i: E u_i = f(t + alpha_i h, y + sum_{j<i} a_ij u_j) + M sum_{j<i} (c_ij/h)
+ * u_j + gam_i h df/dt, into w->U (an FSAL table's last argument is y_new). */
+static int stages(mb_stepper *s, const mb_ros_tableau *T, const ros_work *w, double t,
+                  double h, const double *y, double *y_new)
 {
-    const mb_ros_tableau *T = s->m->data;
     ptrdiff_t n = s->n;
     int ns = T->s, rc;
-    ros_work w;
-    carve(s, T, &w);
-    ros_state *st = w.st;
     const double *M = (s->m->flags & MB_MASS) ? s->p->mass : NULL;
-
-    int rejected = st->pending;
-    st->pending = 1;
-    int stale = T->w_method && !rejected ? secant_stale(s, &w, t, y) : 0;
-    if (need_jacobian(T, st, rejected, stale, h)) {
-        st->jac_ok = st->jac_here = 0;
-        st->lu_ok = 0;
-        if ((rc = mb_jac(s, t, y, s->f0, w.J)) != MB_OK)
-            return rc;
-        if ((rc = mb_dfdt(s, t, y, s->f0, w.ft)) != MB_OK)
-            return rc;
-        st->jac_ok = st->jac_here = 1;
-        st->h_jac = h;
-    }
-    if (!st->lu_ok || st->h_lu != h)
-        if ((rc = factor(s, T, &w, h, y)) != MB_OK)
-            return rc;
-
     const double *F = s->f0;
     double hinv = 1.0 / h;
     for (int i = 0; i < ns; i++) {
         const double *ai = T->a + (ptrdiff_t)i * ns, *ci = T->c + (ptrdiff_t)i * ns;
-        double *ui = w.U + (ptrdiff_t)i * n;
+        double *ui = w->U + (ptrdiff_t)i * n;
         if (i > 0 && T->new_f[i]) {
             int last_fsal = T->fsal && i == ns - 1;
             const double *wt = last_fsal ? T->m : ai;
-            double *arg = last_fsal ? y_new : w.yt;
+            double *arg = last_fsal ? y_new : w->yt;
             for (ptrdiff_t l = 0; l < n; l++) {
                 double acc = 0.0;
                 for (int j = 0; j < i; j++)
-                    acc += wt[j] * w.U[(ptrdiff_t)j * n + l];
+                    acc += wt[j] * w->U[(ptrdiff_t)j * n + l];
                 arg[l] = y[l] + acc;
             }
-            if ((rc = mb_rhs(s, t + T->alpha[i] * h, arg, w.fk)) != MB_OK)
+            if ((rc = mb_rhs(s, t + T->alpha[i] * h, arg, w->fk)) != MB_OK)
                 return rc;
-            F = w.fk;
+            F = w->fk;
         }
-        double *cs = M ? w.cs : ui;
+        double *cs = M ? w->cs : ui;
         for (ptrdiff_t l = 0; l < n; l++) {
             double acc = 0.0;
             for (int j = 0; j < i; j++)
-                acc += ci[j] * w.U[(ptrdiff_t)j * n + l];
+                acc += ci[j] * w->U[(ptrdiff_t)j * n + l];
             cs[l] = acc * hinv;
         }
         if (M) {
@@ -373,18 +324,27 @@ static int ros_step(mb_stepper *s, double t, double h, const double *y, double *
         double gh = T->gam[i] * h;
         if (gh != 0.0)
             for (ptrdiff_t l = 0; l < n; l++)
-                ui[l] += gh * w.ft[l];
-        if ((rc = solve(s, &w, ui)) != MB_OK)
+                ui[l] += gh * w->ft[l];
+        if ((rc = solve(s, w, ui)) != MB_OK)
             return rc;
     }
+    return MB_OK;
+}
 
+/* y_new = y + sum m_i u_i and err = sum (m_i - mhat_i) u_i (filtered for filter_err
+ * tables); an FSAL table leaves f(t + h, y_new) in s->f1 */
+static int combine(mb_stepper *s, const mb_ros_tableau *T, const ros_work *w, double h,
+                   const double *y, double *y_new, double *err)
+{
+    ptrdiff_t n = s->n;
+    int ns = T->s, rc;
     double e[MB_ROS_MAX_STAGES];
     for (int j = 0; j < ns; j++)
         e[j] = T->m[j] - T->mhat[j];
     for (ptrdiff_t l = 0; l < n; l++) {
         double acc = 0.0, ea = 0.0;
         for (int j = 0; j < ns; j++) {
-            double u = w.U[(ptrdiff_t)j * n + l];
+            double u = w->U[(ptrdiff_t)j * n + l];
             acc += T->m[j] * u;
             ea += e[j] * u;
         }
@@ -395,35 +355,57 @@ static int ros_step(mb_stepper *s, double t, double h, const double *y, double *
             return MB_RECOVERABLE;
     }
     if (T->filter_err) {  /* err <- (I - h gamma J)^-1 err = E^-1 err / (h gamma) */
-        if ((rc = solve(s, &w, err)) != MB_OK)
+        if ((rc = solve(s, w, err)) != MB_OK)
             return rc;
-        double sc = hinv / T->gamma;
+        double sc = 1.0 / h / T->gamma;
         for (ptrdiff_t l = 0; l < n; l++)
             err[l] *= sc;
     }
     if (T->fsal) {
-        memcpy(s->f1, w.fk, (size_t)n * sizeof(double));
+        memcpy(s->f1, w->fk, (size_t)n * sizeof(double));
         s->f1_ok = 1;
     }
     return MB_OK;
 }
 
+static int ros_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
+                    double *err)
+{
+    const mb_ros_tableau *T = s->m->data;
+    int rc;
+    ros_work w;
+    carve(s, &w);
+    ros_state *st = w.st;
+    if (mb_wjac_due(s, &st->wj, t, y, h, w.prev, ros_secant, &w)) {
+        st->lu_ok = 0;
+        if ((rc = mb_jac(s, t, y, s->f0, w.J)) != MB_OK)
+            return rc;
+        if ((rc = mb_dfdt(s, t, y, s->f0, w.ft)) != MB_OK)
+            return rc;
+        mb_wjac_taken(&st->wj, h);
+    }
+    if (!st->lu_ok || st->h_lu != h)
+        if ((rc = factor(s, T, &w, h, y)) != MB_OK)
+            return rc;
+    if ((rc = stages(s, T, &w, t, h, y, y_new)) != MB_OK)
+        return rc;
+    return combine(s, T, &w, h, y, y_new, err);
+}
+
 static int ros_accept(mb_stepper *s, double t_new, const double *y_new)
 {
     (void)t_new; (void)y_new;
-    const mb_ros_tableau *T = s->m->data;
     ros_work w;
-    carve(s, T, &w);
-    w.st->pending = 0;
-    w.st->jac_here = 0;
+    carve(s, &w);
+    mb_wjac_accept(&w.st->wj);
     return MB_OK;
 }
 
 const double *mb_ros_jacobian(const mb_stepper *s)
 {
     ros_work w;
-    carve(s, s->m->data, &w);
-    return w.st->jac_ok && !s->p->linsys ? w.J : NULL;
+    carve(s, &w);
+    return w.st->wj.ok && !s->p->linsys ? w.J : NULL;
 }
 
 /* Monomial form: C_k = sum_i P[k-1][i] u_i.  Hairer's form:
@@ -435,7 +417,7 @@ static int ros_dense(mb_stepper *s, double *C)
     ptrdiff_t n = s->n;
     int ns = T->s, deg = T->dense_deg;
     ros_work w;
-    carve(s, T, &w);
+    carve(s, &w);
     memcpy(C, s->y_last, (size_t)n * sizeof(double));
     if (T->P) {
         for (int k = 1; k <= deg; k++) {
@@ -475,24 +457,29 @@ static int ros_dense_degree(const mb_stepper *s)
 
 /* R(z) on y' = lambda y, z = h lambda: (1/gamma - z) u_i = z (1 + sum a_ij u_j)
  * + sum c_ij u_j,  R = 1 + sum m_i u_i  (= 1 + z b^T (I - z (alpha + Gamma))^-1 1) */
-static int ros_amplification(const mb_method *m, double zr, double zi, double *Rr, double *Ri)
+int mb_ros_stability(int s, double gamma, const double *a, const double *c, const double *m,
+                     double zr, double zi, double *Rr, double *Ri)
 {
-    const mb_ros_tableau *T = m->data;
-    int ns = T->s;
     double complex z = zr + zi * I, u[MB_ROS_MAX_STAGES], R = 1.0;
-    double complex den = 1.0 / T->gamma - z;
-    for (int i = 0; i < ns && i < MB_ROS_MAX_STAGES; i++) {
+    double complex den = 1.0 / gamma - z;
+    for (int i = 0; i < s && i < MB_ROS_MAX_STAGES; i++) {
         double complex arg = 1.0, cu = 0.0;
         for (int j = 0; j < i; j++) {
-            arg += T->a[i * ns + j] * u[j];
-            cu += T->c[i * ns + j] * u[j];
+            arg += a[i * s + j] * u[j];
+            cu += c[i * s + j] * u[j];
         }
         u[i] = (z * arg + cu) / den;
-        R += T->m[i] * u[i];
+        R += m[i] * u[i];
     }
     *Rr = creal(R);
     *Ri = cimag(R);
     return MB_OK;
+}
+
+static int ros_amplification(const mb_method *m, double zr, double zi, double *Rr, double *Ri)
+{
+    const mb_ros_tableau *T = m->data;
+    return mb_ros_stability(T->s, T->gamma, T->a, T->c, T->m, zr, zi, Rr, Ri);
 }
 
 #define ROS_FLAGS (MB_EMBEDDED | MB_USES_F0 | MB_NEEDS_JAC | MB_IMPLICIT)

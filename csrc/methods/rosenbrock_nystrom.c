@@ -25,9 +25,10 @@
  *
  * Jacobian: rosenbrock_nystrom evaluates it once per start point (a rejected step
  * retried from the same point keeps it and refactors Pi); w_nystrom keeps it across
- * steps under the rules of rosenbrock.c's W-methods (re-evaluated after a rejection
- * with a Jacobian from an earlier point, when h left [h_jac/4, 4 h_jac], or when it
- * no longer predicts the change of a between the last two start points).
+ * steps under the policy of rosenbrock.c's W-methods (mb_wjac, core/method.h:
+ * re-evaluated after a rejection with a Jacobian from an earlier point, when h left
+ * [h_jac/4, 4 h_jac], or when it no longer predicts the change of a between the last
+ * two start points, in the residual of rn_secant).
  * jacobian = "fd": forward differences of a (2 nq evaluations) and M = I.
  *
  * Dense output: the first-order stages u_i = (h (gam_i v' + sum_{j<=i} delta_ij z_j), z_i)
@@ -35,92 +36,61 @@
  * Jacobian [0 I; J1 J2] (Theorem 2.1 is an exact rewriting), so the continuous
  * extension of the first-order table (tableaus_ros.c) applies unchanged.
  *
- * Workspace (doubles): state | M, MJ1, MJ2, Pi (nq x nq each) | ipiv | Mat, g, V, V',
+ * Workspace (layout()): state | M, MJ1, MJ2, Pi (nq x nq each) | ipiv | Mat, g, V, V',
  * a_i, r, sums c, sums delta, e1, e2 (nq each) | Z (s x nq) | Jfull (n x n), ft (n) |
  * y_prev, f_prev (n each). */
-#include <complex.h>
 #include <float.h>
 #include <math.h>
 #include <string.h>
 #include "../linalg/dense.h"
+#include "carve.h"
+#include "rosenbrock.h" /* mb_ros_stability */
 #include "rosenbrock_nystrom.h"
 #include "status.h"
 
-static const double W_JAC_RATIO = 4.0;
-static const double W_SECANT_TOL = 0.2;
-
 typedef struct rn_state {
-    int jac_ok, jac_here, lu_ok, pending, have_prev, ident, scaled, fd;
-    double h_lu, h_jac, t_prev;
+    mb_wjac wj;  /* when the Jacobian is evaluated (method.h) */
+    int lu_ok, ident, scaled, fd;
+    double h_lu;
 } rn_state;
 
 typedef struct rn_work {
     rn_state *st;
-    double *M, *MJ1, *MJ2, *Pi, *Mat, *g, *V, *Vd, *fa, *r, *sc, *sd, *e1, *e2, *Z, *Jf, *ft,
-        *y_prev, *f_prev;
+    double *M, *MJ1, *MJ2, *Pi, *Mat, *g, *V, *Vd, *fa, *r, *sc, *sd, *e1, *e2, *Z, *Jf, *ft;
+    double *prev;  /* y_prev, f_prev of the secant test (mb_wjac) */
     int *ipiv;
 } rn_work;
 
-static size_t state_doubles(void)
+/* The one layout of the workspace: counts it (c->base NULL) and carves it. */
+static size_t layout(mb_carver *c, const mb_rn_tableau *T, ptrdiff_t nq, rn_work *w)
 {
-    return (sizeof(rn_state) + sizeof(double) - 1) / sizeof(double);
-}
-
-static size_t ipiv_doubles(ptrdiff_t n)
-{
-    return ((size_t)n * sizeof(int) + sizeof(double) - 1) / sizeof(double);
-}
-
-/* one layout, counted (b == NULL) and carved */
-static size_t layout(const mb_rn_tableau *T, ptrdiff_t nq, double *b, rn_work *w)
-{
-    ptrdiff_t n = 2 * nq;
-    size_t off = 0;
-#define CARVE(ptr, count)                                  \
-    do {                                                   \
-        size_t c_ = (size_t)(count);                       \
-        if (b) (ptr) = b + off;                            \
-        off += c_;                                         \
-    } while (0)
-    double *stp = NULL, *ip = NULL;
-    CARVE(stp, state_doubles());
-    CARVE(w->M, nq * nq);
-    CARVE(w->MJ1, nq * nq);
-    CARVE(w->MJ2, nq * nq);
-    CARVE(w->Pi, nq * nq);
-    CARVE(ip, ipiv_doubles(nq));
-    CARVE(w->Mat, nq);
-    CARVE(w->g, nq);
-    CARVE(w->V, nq);
-    CARVE(w->Vd, nq);
-    CARVE(w->fa, nq);
-    CARVE(w->r, nq);
-    CARVE(w->sc, nq);
-    CARVE(w->sd, nq);
-    CARVE(w->e1, nq);
-    CARVE(w->e2, nq);
-    CARVE(w->Z, (ptrdiff_t)T->s * nq);
-    CARVE(w->Jf, n * n);
-    CARVE(w->ft, n);
-    CARVE(w->y_prev, n);
-    CARVE(w->f_prev, n);
-#undef CARVE
-    if (b) {
-        w->st = (rn_state *)(void *)stp;
-        w->ipiv = (int *)(void *)ip;
-    }
-    return off;
+    size_t q = (size_t)nq, n = 2 * q;
+    w->st = mb_carve_bytes(c, sizeof *w->st);
+    w->M = mb_carve(c, q * q);
+    w->MJ1 = mb_carve(c, q * q);
+    w->MJ2 = mb_carve(c, q * q);
+    w->Pi = mb_carve(c, q * q);
+    w->ipiv = mb_carve_int(c, q);
+    double **vec[] = {&w->Mat, &w->g, &w->V, &w->Vd, &w->fa, &w->r, &w->sc, &w->sd, &w->e1,
+                      &w->e2};
+    for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
+        *vec[k] = mb_carve(c, q);
+    w->Z = mb_carve(c, (size_t)T->s * q);
+    w->Jf = mb_carve(c, n * n);
+    w->ft = mb_carve(c, n);
+    w->prev = mb_carve(c, 2 * n);
+    return c->off;
 }
 
 static size_t rn_work_size(const mb_problem *p, const void *data)
 {
     rn_work w;
-    return layout(data, p->nq > 0 ? p->nq : 0, NULL, &w);
+    return layout(&(mb_carver){NULL, 0}, data, p->nq > 0 ? p->nq : 0, &w);
 }
 
 static void carve(const mb_stepper *s, rn_work *w)
 {
-    layout(s->m->data, s->p->nq, s->work, w);
+    layout(&(mb_carver){s->work, 0}, s->m->data, s->p->nq, w);
 }
 
 static int rn_init(mb_stepper *s)
@@ -140,6 +110,7 @@ static int rn_init(mb_stepper *s)
     memset(w.st, 0, sizeof *w.st);
     const mb_rn_options *o = s->method_options;
     int ee = o ? o->error_estimate : MB_RN_DEFAULT, jm = o ? o->jacobian : MB_RN_DEFAULT;
+    w.st->wj.w_method = T->w_method;
     w.st->scaled = ee == MB_RN_ERR_SCALED || (ee == MB_RN_DEFAULT && T->scaled_default);
     w.st->fd = jm == MB_RN_JAC_FD || (jm == MB_RN_DEFAULT && T->w_method);
     return MB_OK;
@@ -212,47 +183,28 @@ static int jacobian(mb_stepper *s, rn_work *w, double t, const double *y)
     return MB_OK;
 }
 
-/* W-method: does the kept Jacobian still predict the change of a between the last two
- * start points?  M-weighted residual M (a_n - a_p) - MJ1 dv - MJ2 dv' - Mat dt against
- * M (a_n - a_p) (2-norms). */
-static int secant_stale(mb_stepper *s, rn_work *w, double t, const double *y)
+/* The secant test of w_nystrom (mb_wjac_secant_fn): does the kept Jacobian still
+ * predict the change of a between the last two start points?  M-weighted residual
+ * M (a_n - a_p) - MJ1 dv - MJ2 dv' - Mat dt against M (a_n - a_p); scratch: e1, e2. */
+static void rn_secant(mb_stepper *s, const double *y, const double *y_prev,
+                      const double *f_prev, double dt, double *rr, double *ff, void *ctx)
 {
-    rn_state *st = w->st;
-    ptrdiff_t nq = s->p->nq, n = s->p->n;
-    int stale = 0;
-    if (st->have_prev && st->jac_ok) {
-        double *da = w->e1, *r = w->e2, dt = t - st->t_prev, rr = 0, ff = 0;
-        for (ptrdiff_t i = 0; i < nq; i++) da[i] = s->f0[nq + i] - w->f_prev[nq + i];
-        mb_gemv(nq, nq, 1.0, w->M, nq, da, 0.0, r);
-        for (ptrdiff_t i = 0; i < nq; i++) ff += r[i] * r[i];
-        for (ptrdiff_t i = 0; i < nq; i++) {
-            da[i] = y[i] - w->y_prev[i];
-            r[i] -= w->Mat[i] * dt;
-        }
-        mb_gemv(nq, nq, -1.0, w->MJ1, nq, da, 1.0, r);
-        for (ptrdiff_t i = 0; i < nq; i++) da[i] = y[nq + i] - w->y_prev[nq + i];
-        mb_gemv(nq, nq, -1.0, w->MJ2, nq, da, 1.0, r);
-        for (ptrdiff_t i = 0; i < nq; i++) rr += r[i] * r[i];
-        stale = rr > W_SECANT_TOL * W_SECANT_TOL * ff;
+    const rn_work *w = ctx;
+    ptrdiff_t nq = s->p->nq;
+    double *da = w->e1, *r = w->e2, r2 = 0, f2 = 0;
+    for (ptrdiff_t i = 0; i < nq; i++) da[i] = s->f0[nq + i] - f_prev[nq + i];
+    mb_gemv(nq, nq, 1.0, w->M, nq, da, 0.0, r);
+    for (ptrdiff_t i = 0; i < nq; i++) f2 += r[i] * r[i];
+    for (ptrdiff_t i = 0; i < nq; i++) {
+        da[i] = y[i] - y_prev[i];
+        r[i] -= w->Mat[i] * dt;
     }
-    memcpy(w->y_prev, y, (size_t)n * sizeof(double));
-    memcpy(w->f_prev, s->f0, (size_t)n * sizeof(double));
-    st->t_prev = t;
-    st->have_prev = 1;
-    return stale;
-}
-
-static int need_jacobian(const mb_rn_tableau *T, const rn_state *st, int rejected, int stale,
-                         double h)
-{
-    if (!T->w_method)
-        return !st->jac_here;
-    if (!st->jac_ok || stale)
-        return 1;
-    if (rejected && !st->jac_here)
-        return 1;
-    double q = fabs(h / st->h_jac);
-    return q > W_JAC_RATIO || q < 1.0 / W_JAC_RATIO;
+    mb_gemv(nq, nq, -1.0, w->MJ1, nq, da, 1.0, r);
+    for (ptrdiff_t i = 0; i < nq; i++) da[i] = y[nq + i] - y_prev[nq + i];
+    mb_gemv(nq, nq, -1.0, w->MJ2, nq, da, 1.0, r);
+    for (ptrdiff_t i = 0; i < nq; i++) r2 += r[i] * r[i];
+    *rr = r2;
+    *ff = f2;
 }
 
 /* Pi = M/gamma^2 - (h/gamma) MJ2 - h^2 MJ1, factored */
@@ -280,83 +232,74 @@ static void mass_times(const rn_work *w, ptrdiff_t nq, const double *x, double *
         mb_gemv(nq, nq, 1.0, w->M, nq, x, 0.0, out);
 }
 
-static int rn_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
-                   double *err)
+/* The stages z_i of RN eqs 43-45, Pi z_i = r_i, into w->Z. */
+static int stages(mb_stepper *s, const mb_rn_tableau *T, const rn_work *w, double t, double h,
+                  const double *y)
 {
-    const mb_rn_tableau *T = s->m->data;
     ptrdiff_t nq = s->p->nq;
     int ns = T->s, rc;
-    rn_work w;
-    carve(s, &w);
-    rn_state *st = w.st;
     const double *v = y, *vd = y + nq;
     double gam = T->gamma;
-
-    int rejected = st->pending;
-    st->pending = 1;
-    int stale = T->w_method && !rejected ? secant_stale(s, &w, t, y) : 0;
-    if (need_jacobian(T, st, rejected, stale, h)) {
-        st->jac_ok = st->jac_here = st->lu_ok = 0;
-        if ((rc = jacobian(s, &w, t, y)) != MB_OK)
-            return rc;
-        st->jac_ok = st->jac_here = 1;
-        st->h_jac = h;
-    }
-    if (!st->lu_ok || st->h_lu != h)
-        if ((rc = factor(s, T, &w, h)) != MB_OK)
-            return rc;
-
     /* g = M a_t + M J1 v'_n (the f_t + J1 y' term of eq 25f, multiplied by M) */
-    memcpy(w.g, w.Mat, (size_t)nq * sizeof(double));
-    mb_gemv(nq, nq, 1.0, w.MJ1, nq, vd, 1.0, w.g);
+    memcpy(w->g, w->Mat, (size_t)nq * sizeof(double));
+    mb_gemv(nq, nq, 1.0, w->MJ1, nq, vd, 1.0, w->g);
 
     const double *a = s->f0 + nq;
-    double *tmp = w.Jf;  /* scratch of mb_acc (2n) */
+    double *tmp = w->Jf;  /* scratch of mb_acc (2n) */
     for (int i = 0; i < ns; i++) {
         const double *ai = T->a + (ptrdiff_t)i * ns, *ci = T->c + (ptrdiff_t)i * ns,
                      *di = T->delta + (ptrdiff_t)i * ns, *thi = T->theta + (ptrdiff_t)i * ns;
-        double *zi = w.Z + (ptrdiff_t)i * nq;
+        double *zi = w->Z + (ptrdiff_t)i * nq;
         if (i > 0 && T->new_f[i]) {
             for (ptrdiff_t l = 0; l < nq; l++) {
                 double sp = 0.0, sv = 0.0;
                 for (int j = 0; j < i; j++) {
-                    double zj = w.Z[(ptrdiff_t)j * nq + l];
+                    double zj = w->Z[(ptrdiff_t)j * nq + l];
                     sp += thi[j] * zj;
                     sv += ai[j] * zj;
                 }
-                w.V[l] = v[l] + h * (T->alpha[i] * vd[l] + sp);
-                w.Vd[l] = vd[l] + sv;
+                w->V[l] = v[l] + h * (T->alpha[i] * vd[l] + sp);
+                w->Vd[l] = vd[l] + sv;
             }
-            if ((rc = mb_acc(s, t + T->alpha[i] * h, w.V, w.Vd, w.fa, tmp)) != MB_OK)
+            if ((rc = mb_acc(s, t + T->alpha[i] * h, w->V, w->Vd, w->fa, tmp)) != MB_OK)
                 return rc;
-            a = w.fa;
+            a = w->fa;
         }
         /* r = (1/gamma) M (h a + sum c_ij z_j) + (h^2/gamma) (gam_i g + MJ1 sum delta_ij z_j) */
         for (ptrdiff_t l = 0; l < nq; l++) {
             double sc = h * a[l], sd = 0.0;
             for (int j = 0; j < i; j++) {
-                double zj = w.Z[(ptrdiff_t)j * nq + l];
+                double zj = w->Z[(ptrdiff_t)j * nq + l];
                 sc += ci[j] * zj;
                 sd += di[j] * zj;
             }
-            w.sc[l] = sc;
-            w.sd[l] = sd;
+            w->sc[l] = sc;
+            w->sd[l] = sd;
         }
-        mass_times(&w, nq, w.sc, w.r);
+        mass_times(w, nq, w->sc, w->r);
         double f1 = h * h / gam;
         for (ptrdiff_t l = 0; l < nq; l++)
-            zi[l] = w.r[l] / gam + f1 * T->gam[i] * w.g[l];
+            zi[l] = w->r[l] / gam + f1 * T->gam[i] * w->g[l];
         if (i > 0)
-            mb_gemv(nq, nq, f1, w.MJ1, nq, w.sd, 1.0, zi);
-        if (mb_lu_solve(nq, w.Pi, nq, w.ipiv, zi, 1) != MB_OK)
+            mb_gemv(nq, nq, f1, w->MJ1, nq, w->sd, 1.0, zi);
+        if (mb_lu_solve(nq, w->Pi, nq, w->ipiv, zi, 1) != MB_OK)
             return MB_RECOVERABLE;
     }
+    return MB_OK;
+}
 
-    double *e1 = w.e1, *e2 = w.e2;
+/* y_new by eqs 25a-25b and err (scaled by (I - h gamma J)^-1 when st->scaled) */
+static int combine(mb_stepper *s, const mb_rn_tableau *T, const rn_work *w, double h,
+                   const double *y, double *y_new, double *err)
+{
+    ptrdiff_t nq = s->p->nq;
+    int ns = T->s;
+    const double *v = y, *vd = y + nq;
+    double gam = T->gamma, *e1 = w->e1, *e2 = w->e2;
     for (ptrdiff_t l = 0; l < nq; l++) {
         double p = 0, pe = 0, u = 0, ue = 0;
         for (int j = 0; j < ns; j++) {
-            double zj = w.Z[(ptrdiff_t)j * nq + l];
+            double zj = w->Z[(ptrdiff_t)j * nq + l];
             p += T->mu[j] * zj;
             pe += (T->mu[j] - T->muhat[j]) * zj;
             u += T->m[j] * zj;
@@ -370,16 +313,16 @@ static int rn_step(mb_stepper *s, double t, double h, const double *y, double *y
             !isfinite(e2[l]))
             return MB_RECOVERABLE;
     }
-    if (st->scaled) {  /* err <- (I - h gamma J)^-1 err, J = [0 I; J1 J2] */
+    if (w->st->scaled) {  /* err <- (I - h gamma J)^-1 err, J = [0 I; J1 J2] */
         double hg = h * gam;
-        mass_times(&w, nq, e2, w.r);
-        mb_gemv(nq, nq, hg, w.MJ1, nq, e1, 1.0, w.r);
-        for (ptrdiff_t l = 0; l < nq; l++) w.r[l] /= gam * gam;
-        if (mb_lu_solve(nq, w.Pi, nq, w.ipiv, w.r, 1) != MB_OK)
+        mass_times(w, nq, e2, w->r);
+        mb_gemv(nq, nq, hg, w->MJ1, nq, e1, 1.0, w->r);
+        for (ptrdiff_t l = 0; l < nq; l++) w->r[l] /= gam * gam;
+        if (mb_lu_solve(nq, w->Pi, nq, w->ipiv, w->r, 1) != MB_OK)
             return MB_RECOVERABLE;
         for (ptrdiff_t l = 0; l < nq; l++) {
-            e2[l] = w.r[l];
-            e1[l] += hg * w.r[l];
+            e2[l] = w->r[l];
+            e1[l] += hg * w->r[l];
         }
     }
     memcpy(err, e1, (size_t)nq * sizeof(double));
@@ -387,13 +330,34 @@ static int rn_step(mb_stepper *s, double t, double h, const double *y, double *y
     return MB_OK;
 }
 
+static int rn_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
+                   double *err)
+{
+    const mb_rn_tableau *T = s->m->data;
+    int rc;
+    rn_work w;
+    carve(s, &w);
+    rn_state *st = w.st;
+    if (mb_wjac_due(s, &st->wj, t, y, h, w.prev, rn_secant, &w)) {
+        st->lu_ok = 0;
+        if ((rc = jacobian(s, &w, t, y)) != MB_OK)
+            return rc;
+        mb_wjac_taken(&st->wj, h);
+    }
+    if (!st->lu_ok || st->h_lu != h)
+        if ((rc = factor(s, T, &w, h)) != MB_OK)
+            return rc;
+    if ((rc = stages(s, T, &w, t, h, y)) != MB_OK)
+        return rc;
+    return combine(s, T, &w, h, y, y_new, err);
+}
+
 static int rn_accept(mb_stepper *s, double t_new, const double *y_new)
 {
     (void)t_new; (void)y_new;
     rn_work w;
     carve(s, &w);
-    w.st->pending = 0;
-    w.st->jac_here = 0;
+    mb_wjac_accept(&w.st->wj);
     return MB_OK;
 }
 
@@ -436,24 +400,12 @@ static int rn_dense_degree(const mb_stepper *s)
 }
 
 /* R(z): the velocity update on v'' = lambda v' (J1 = 0, J2 = lambda) is the method on
- * y' = lambda y: (1/gamma - z) z_i = z (1 + sum a_ij z_j) + sum c_ij z_j, R = 1 + sum m_i z_i */
+ * y' = lambda y: (1/gamma - z) z_i = z (1 + sum a_ij z_j) + sum c_ij z_j, R = 1 + sum m_i z_i,
+ * the R(z) of rosenbrock.c with this table's a, c, m */
 static int rn_amplification(const mb_method *m, double zr, double zi, double *Rr, double *Ri)
 {
     const mb_rn_tableau *T = m->data;
-    int ns = T->s;
-    double complex z = zr + zi * I, u[8], R = 1.0, den = 1.0 / T->gamma - z;
-    for (int i = 0; i < ns && i < 8; i++) {
-        double complex arg = 1.0, cu = 0.0;
-        for (int j = 0; j < i; j++) {
-            arg += T->a[i * ns + j] * u[j];
-            cu += T->c[i * ns + j] * u[j];
-        }
-        u[i] = (z * arg + cu) / den;
-        R += T->m[i] * u[i];
-    }
-    *Rr = creal(R);
-    *Ri = cimag(R);
-    return MB_OK;
+    return mb_ros_stability(T->s, T->gamma, T->a, T->c, T->m, zr, zi, Rr, Ri);
 }
 
 #define RN_FLAGS (MB_EMBEDDED | MB_USES_F0 | MB_NEEDS_JAC | MB_IMPLICIT | MB_SECOND_ORDER)

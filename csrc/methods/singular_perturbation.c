@@ -63,6 +63,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include "carve.h"
 #include "singular_perturbation.h"
 #include "dense.h"
 #include "phi.h"
@@ -93,16 +94,29 @@ int mb_sp_check_split(ptrdiff_t n, ptrdiff_t n_fast, const ptrdiff_t *fast, char
 #undef BAD
 }
 
-static size_t int_doubles(size_t k, size_t size)
+/* the work of mb_sp_propose: the Schur form T and vectors Q (n^2 each), the sorted
+ * moduli (n), the selection (n ints), the spectral work */
+typedef struct propose_work {
+    double *T, *Q, *mu, *swork;
+    int *sel;
+} propose_work;
+
+/* The one layout of the work: counts it (c->base NULL) and carves it. */
+static size_t propose_layout(mb_carver *c, ptrdiff_t n, propose_work *w)
 {
-    return (k * size + sizeof(double) - 1) / sizeof(double);
+    size_t nn = (size_t)n;
+    w->T = mb_carve(c, nn * nn);
+    w->Q = mb_carve(c, nn * nn);
+    w->mu = mb_carve(c, nn);
+    w->sel = mb_carve_int(c, nn);
+    w->swork = mb_carve(c, mb_spectral_work_size(n));
+    return c->off;
 }
 
 size_t mb_sp_propose_work_size(ptrdiff_t n)
 {
-    size_t nn = (size_t)(n > 0 ? n : 1);
-    /* T, Q (n^2 each), sorted moduli (n), select (n ints), the spectral work */
-    return 2 * nn * nn + nn + int_doubles(nn, sizeof(int)) + mb_spectral_work_size(n);
+    propose_work w;
+    return propose_layout(&(mb_carver){NULL, 0}, n > 0 ? n : 1, &w);
 }
 
 int mb_sp_propose(ptrdiff_t n, const double *J, ptrdiff_t ldj, double min_ratio,
@@ -116,9 +130,10 @@ int mb_sp_propose(ptrdiff_t n, const double *J, ptrdiff_t ldj, double min_ratio,
         return MB_ERR_ILL_INPUT;
     if (n == 0)
         return MB_OK;
-    double *T = work, *Q = T + n * n, *mu = Q + n * n;
-    int *sel = (int *)(void *)(mu + n);
-    double *swork = mu + n + int_doubles((size_t)n, sizeof(int));
+    propose_work pw;
+    propose_layout(&(mb_carver){work, 0}, n, &pw);
+    double *T = pw.T, *Q = pw.Q, *mu = pw.mu, *swork = pw.swork;
+    int *sel = pw.sel;
     for (ptrdiff_t j = 0; j < n; j++)
         memcpy(T + j * n, J + j * ldj, (size_t)n * sizeof(double));
     int rc = mb_schur(n, T, n, Q, n, wr, wi, swork);
@@ -193,49 +208,41 @@ typedef struct sp_ws {
 } sp_ws;
 
 enum { LIN_OK = 1, LIN_SINGULAR = 2 };
-enum { SP_NVEC = 31, SP_NMAT = 7 };  /* vectors of n and matrices of n^2 in carve() */
 
-static size_t header_doubles(void)
+/* The one layout of the workspace: counts it (c->base NULL) and carves it. */
+static size_t layout(mb_carver *c, ptrdiff_t n, sp_ws *w)
 {
-    return (sizeof(sp_state) + sizeof(double) - 1) / sizeof(double);
+    size_t nn = (size_t)n;
+    w->st = mb_carve_bytes(c, sizeof *w->st);
+    w->F = mb_carve_index(c, nn);
+    w->S = mb_carve_index(c, nn);
+    w->ipiv = mb_carve_int(c, nn);
+    double **vec[] = {&w->yJ, &w->fJ, &w->ft, &w->sig, &w->ct, &w->b1, &w->x0, &w->z0,
+                      &w->K1, &w->K2, &w->K3, &w->K4, &w->K5, &w->X, &w->yt, &w->ftmp,
+                      &w->inty, &w->inty3, &w->D, &w->B0, &w->B1, &w->w, &w->ex, &w->ez,
+                      &w->t1, &w->t2, &w->y1, &w->f1, &w->part, &w->wr, &w->wi};
+    for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
+        *vec[k] = mb_carve(c, nn);
+    double **mat[] = {&w->J, &w->Gz, &w->LU, &w->P, &w->A, &w->Fz, &w->Fx};
+    for (size_t k = 0; k < sizeof mat / sizeof mat[0]; k++)
+        *mat[k] = mb_carve(c, nn * nn);
+    w->V = mb_carve(c, 3 * nn);
+    w->W = mb_carve(c, 3 * nn);
+    w->phiwork = mb_carve(c, mb_phi_work_size(n, 3));
+    w->pwork = mb_carve(c, mb_sp_propose_work_size(n));
+    return c->off;
 }
 
 static size_t sp_work_size(const mb_problem *p, const void *data)
 {
     (void)data;
-    size_t n = (size_t)p->n;
-    return header_doubles() + 2 * int_doubles(n, sizeof(ptrdiff_t)) +
-           int_doubles(n, sizeof(int)) + SP_NVEC * n + SP_NMAT * n * n + 6 * n +
-           mb_phi_work_size(p->n, 3) + mb_sp_propose_work_size(p->n);
+    sp_ws w;
+    return layout(&(mb_carver){NULL, 0}, p->n, &w);
 }
 
 static void carve(mb_stepper *s, sp_ws *w)
 {
-    ptrdiff_t n = s->n;
-    size_t nn = (size_t)n;
-    double *b = s->work;
-    w->st = (sp_state *)(void *)b; b += header_doubles();
-    w->F = (ptrdiff_t *)(void *)b; b += int_doubles(nn, sizeof(ptrdiff_t));
-    w->S = (ptrdiff_t *)(void *)b; b += int_doubles(nn, sizeof(ptrdiff_t));
-    w->ipiv = (int *)(void *)b; b += int_doubles(nn, sizeof(int));
-    double **vec[SP_NVEC] = {&w->yJ, &w->fJ, &w->ft, &w->sig, &w->ct, &w->b1, &w->x0,
-                             &w->z0, &w->K1, &w->K2, &w->K3, &w->K4, &w->K5, &w->X, &w->yt,
-                             &w->ftmp, &w->inty, &w->inty3, &w->D, &w->B0, &w->B1, &w->w,
-                             &w->ex, &w->ez, &w->t1, &w->t2, &w->y1, &w->f1, &w->part,
-                             &w->wr, &w->wi};
-    for (size_t k = 0; k < SP_NVEC; k++) {
-        *vec[k] = b;
-        b += n;
-    }
-    double **mat[SP_NMAT] = {&w->J, &w->Gz, &w->LU, &w->P, &w->A, &w->Fz, &w->Fx};
-    for (size_t k = 0; k < SP_NMAT; k++) {
-        *mat[k] = b;
-        b += n * n;
-    }
-    w->V = b; b += 3 * n;
-    w->W = b; b += 3 * n;
-    w->phiwork = b; b += mb_phi_work_size(n, 3);
-    w->pwork = b;
+    layout(&(mb_carver){s->work, 0}, s->n, w);
 }
 
 /* ---- the linearization at (t, y) ---- */
@@ -441,6 +448,165 @@ static int exp_fail(int rc)
     return rc == MB_ERR_LINALG ? MB_RECOVERABLE : rc;
 }
 
+/* step 1: int_0^h y~ = h sigma + h^2 phi_2(h g_z) b1, into inty */
+static int fast_integral(mb_stepper *s, sp_ws *w, double h)
+{
+    ptrdiff_t m = w->st->m;
+    int rc;
+    for (ptrdiff_t a = 0; a < m; a++) {
+        w->V[a] = h * w->b1[a];
+        w->V[m + a] = 0.0;
+    }
+    s->stats->nlu++;
+    if ((rc = mb_phi_columns(m, w->Gz, m, h, 2, w->V, m, w->W, m, w->phiwork)) != MB_OK)
+        return exp_fail(rc);
+    for (ptrdiff_t a = 0; a < m; a++)
+        w->inty[a] = h * w->sig[a] + h * w->W[m + a];
+    return MB_OK;
+}
+
+/* step 2: RK4 on the slow manifold (K1..K4), D = f_z int y~, x_{n+1} = x^ + D into X */
+static int slow_rk4(mb_stepper *s, sp_ws *w, double t, double h)
+{
+    ptrdiff_t m = w->st->m, nx = w->st->nx;
+    int rc;
+    if ((rc = slow_rhs(s, w, t, 0.0, w->x0, w->K1)) != MB_OK)
+        return rc;
+    for (ptrdiff_t a = 0; a < nx; a++)
+        w->X[a] = w->x0[a] + 0.5 * h * w->K1[a];
+    if ((rc = slow_rhs(s, w, t, 0.5 * h, w->X, w->K2)) != MB_OK)
+        return rc;
+    for (ptrdiff_t a = 0; a < nx; a++)
+        w->X[a] = w->x0[a] + 0.5 * h * w->K2[a];
+    if ((rc = slow_rhs(s, w, t, 0.5 * h, w->X, w->K3)) != MB_OK)
+        return rc;
+    for (ptrdiff_t a = 0; a < nx; a++)
+        w->X[a] = w->x0[a] + h * w->K3[a];
+    if ((rc = slow_rhs(s, w, t, h, w->X, w->K4)) != MB_OK)
+        return rc;
+    if (m > 0)
+        mb_gemv(nx, m, 1.0, w->Fz, nx, w->inty, 0.0, w->D);
+    else
+        memset(w->D, 0, (size_t)nx * sizeof(double));
+    for (ptrdiff_t a = 0; a < nx; a++)
+        w->X[a] = w->x0[a] + h / 6.0 * (w->K1[a] + 2.0 * w->K2[a] + 2.0 * w->K3[a] + w->K4[a]) +
+                  w->D[a];
+    return MB_OK;
+}
+
+/* step 3: w(h) = h phi_1(hA) B0 + h^2 phi_2(hA) B1 with B0 = A sigma + P K1 + c,
+ * B1 = P (K5 - K1) / h; z_{n+1} = z_n - P (x_{n+1} - x_n) - c h + w(h) into y_new; with
+ * the estimate (est) also int y of step 3 into inty3 */
+static int fast_update(mb_stepper *s, sp_ws *w, double h, double *y_new, int est)
+{
+    ptrdiff_t m = w->st->m, nx = w->st->nx;
+    const ptrdiff_t *F = w->F;
+    int rc;
+    for (ptrdiff_t a = 0; a < m; a++)
+        w->B0[a] = w->ct[a];
+    mb_gemv(m, m, 1.0, w->A, m, w->sig, 1.0, w->B0);
+    for (ptrdiff_t a = 0; a < nx; a++)
+        w->t2[a] = (w->K5[a] - w->K1[a]) / h;
+    if (nx > 0) {
+        mb_gemv(m, nx, 1.0, w->P, m, w->K1, 1.0, w->B0);
+        mb_gemv(m, nx, 1.0, w->P, m, w->t2, 0.0, w->B1);
+    }
+    ptrdiff_t p = est ? 3 : 2;
+    for (ptrdiff_t a = 0; a < m; a++) {
+        w->V[a] = h * h * w->B1[a];
+        w->V[m + a] = h * w->B0[a];
+        w->V[2 * m + a] = 0.0;
+    }
+    s->stats->nlu++;
+    if ((rc = mb_phi_columns(m, w->A, m, h, p, w->V, m, w->W, m, w->phiwork)) != MB_OK)
+        return exp_fail(rc);
+    for (ptrdiff_t a = 0; a < nx; a++)
+        w->t2[a] = w->X[a] - w->x0[a];
+    for (ptrdiff_t a = 0; a < m; a++) {
+        w->w[a] = w->W[m + a];
+        w->t1[a] = w->z0[a] - w->ct[a] * h + w->w[a];
+    }
+    if (nx > 0)
+        mb_gemv(m, nx, -1.0, w->P, m, w->t2, 1.0, w->t1);
+    for (ptrdiff_t a = 0; a < m; a++)
+        y_new[F[a]] = w->t1[a];
+    if (est)
+        for (ptrdiff_t a = 0; a < m; a++)
+            w->inty3[a] = h * w->sig[a] + h * w->W[2 * m + a];
+    return MB_OK;
+}
+
+/* the estimate of z: e_z = -P e_x + l, l = 2 h phi_3(h g_z) r_z the LLM local error of
+ * the fast linearization, r_z = g(y_{n+1}) - G - g_x dx - g_z dz - g_t h */
+static int fast_estimate(mb_stepper *s, sp_ws *w, double h, const double *y_new)
+{
+    const sp_state *st = w->st;
+    ptrdiff_t n = s->n, m = st->m, nx = st->nx;
+    const ptrdiff_t *F = w->F, *S = w->S;
+    int rc;
+    for (ptrdiff_t a = 0; a < nx; a++)
+        w->t2[a] = w->X[a] - w->x0[a];
+    for (ptrdiff_t a = 0; a < m; a++) {
+        w->K3[a] = y_new[F[a]] - w->z0[a];  /* K3 is free now: dz */
+        w->K4[a] = s->f1[F[a]] - w->fJ[F[a]] - (st->autonomous ? 0.0 : h * w->ft[F[a]]);
+    }
+    mb_gemv(m, m, -1.0, w->Gz, m, w->K3, 1.0, w->K4);
+    /* g_x = g_z P: its product with dx through the unfactored blocks of J */
+    for (ptrdiff_t b = 0; b < nx; b++) {
+        double d = w->t2[b];
+        if (d != 0.0)
+            for (ptrdiff_t a = 0; a < m; a++)
+                w->K4[a] -= w->J[S[b] * n + F[a]] * d;
+    }
+    for (ptrdiff_t a = 0; a < m; a++) {
+        w->V[a] = 2.0 * h * w->K4[a];
+        w->V[m + a] = w->V[2 * m + a] = 0.0;
+    }
+    s->stats->nlu++;
+    if ((rc = mb_phi_columns(m, w->Gz, m, h, 3, w->V, m, w->W, m, w->phiwork)) != MB_OK)
+        return exp_fail(rc);
+    for (ptrdiff_t a = 0; a < m; a++)
+        w->ez[a] = w->W[2 * m + a];
+    if (nx > 0)
+        mb_gemv(m, nx, -1.0, w->P, m, w->ex, 1.0, w->ez);
+    return MB_OK;
+}
+
+/* the error estimate (top of the file) into err */
+static int sp_estimate(mb_stepper *s, sp_ws *w, double h, const double *y_new, double *err)
+{
+    ptrdiff_t m = w->st->m, nx = w->st->nx;
+    const ptrdiff_t *F = w->F, *S = w->S;
+    double *ex = w->ex;
+    int rc;
+    /* (h/6)(K4 - K5) + (h/3) r_x, r_x = f_x(y_{n+1}) - K5 - f_z y(h), y(h) = sigma + w */
+    for (ptrdiff_t a = 0; a < m; a++)
+        w->t1[a] = w->sig[a] + w->w[a];
+    for (ptrdiff_t a = 0; a < nx; a++)
+        w->t2[a] = s->f1[S[a]] - w->K5[a];
+    if (m > 0)
+        mb_gemv(nx, m, -1.0, w->Fz, nx, w->t1, 1.0, w->t2);
+    for (ptrdiff_t a = 0; a < nx; a++)
+        ex[a] = h / 6.0 * (w->K4[a] - w->K5[a]) + h / 3.0 * w->t2[a];
+    if (m > 0) {
+        /* -(h/3) S D  (= -(h/2) S D from the coupling + (h/6) S D of the RK4 stage) */
+        slow_jac_times(w, w->D, w->K2);  /* K2 is free now */
+        for (ptrdiff_t a = 0; a < nx; a++)
+            ex[a] -= h / 3.0 * w->K2[a];
+        /* f_z (int y - int y~) */
+        for (ptrdiff_t a = 0; a < m; a++)
+            w->t1[a] = w->inty3[a] - w->inty[a];
+        mb_gemv(nx, m, 1.0, w->Fz, nx, w->t1, 1.0, ex);
+        if ((rc = fast_estimate(s, w, h, y_new)) != MB_OK)
+            return rc;
+    }
+    for (ptrdiff_t a = 0; a < nx; a++)
+        err[S[a]] = ex[a];
+    for (ptrdiff_t a = 0; a < m; a++)
+        err[F[a]] = w->ez[a];
+    return MB_OK;
+}
+
 static int sp_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
                    double *err)
 {
@@ -462,82 +628,18 @@ static int sp_step(mb_stepper *s, double t, double h, const double *y, double *y
         w.x0[a] = y[S[a]];
     for (ptrdiff_t a = 0; a < m; a++)
         w.z0[a] = y[F[a]];
-
-    /* step 1: int_0^h y~ = h sigma + h^2 phi_2(h g_z) b1 */
-    if (m > 0) {
-        for (ptrdiff_t a = 0; a < m; a++) {
-            w.V[a] = h * w.b1[a];
-            w.V[m + a] = 0.0;
-        }
-        s->stats->nlu++;
-        if ((rc = mb_phi_columns(m, w.Gz, m, h, 2, w.V, m, w.W, m, w.phiwork)) != MB_OK)
-            return exp_fail(rc);
-        for (ptrdiff_t a = 0; a < m; a++)
-            w.inty[a] = h * w.sig[a] + h * w.W[m + a];
-    }
-    /* step 2: RK4 on the slow manifold, x_{n+1} = x^ + f_z int y~ */
-    if ((rc = slow_rhs(s, &w, t, 0.0, w.x0, w.K1)) != MB_OK)
+    if (m > 0 && (rc = fast_integral(s, &w, h)) != MB_OK)  /* step 1 */
         return rc;
-    for (ptrdiff_t a = 0; a < nx; a++)
-        w.X[a] = w.x0[a] + 0.5 * h * w.K1[a];
-    if ((rc = slow_rhs(s, &w, t, 0.5 * h, w.X, w.K2)) != MB_OK)
+    if ((rc = slow_rk4(s, &w, t, h)) != MB_OK)  /* step 2 */
         return rc;
-    for (ptrdiff_t a = 0; a < nx; a++)
-        w.X[a] = w.x0[a] + 0.5 * h * w.K2[a];
-    if ((rc = slow_rhs(s, &w, t, 0.5 * h, w.X, w.K3)) != MB_OK)
-        return rc;
-    for (ptrdiff_t a = 0; a < nx; a++)
-        w.X[a] = w.x0[a] + h * w.K3[a];
-    if ((rc = slow_rhs(s, &w, t, h, w.X, w.K4)) != MB_OK)
-        return rc;
-    if (m > 0)
-        mb_gemv(nx, m, 1.0, w.Fz, nx, w.inty, 0.0, w.D);
-    else
-        memset(w.D, 0, (size_t)nx * sizeof(double));
-    for (ptrdiff_t a = 0; a < nx; a++)
-        w.X[a] = w.x0[a] + h / 6.0 * (w.K1[a] + 2.0 * w.K2[a] + 2.0 * w.K3[a] + w.K4[a]) +
-                 w.D[a];
-    /* step 3: K5 = f(x_{n+1}, H(x_{n+1})); w(h) from A, B0, B1 */
+    /* step 3: K5 = f(x_{n+1}, H(x_{n+1})), then the fast variables */
     if ((rc = slow_rhs(s, &w, t, h, w.X, w.K5)) != MB_OK)
         return rc;
     for (ptrdiff_t a = 0; a < nx; a++)
         y_new[S[a]] = w.X[a];
     int est = s->err_wanted;
-    if (m > 0) {
-        /* B0 = A sigma + P K1 + c, B1 = P (K5 - K1) / h */
-        for (ptrdiff_t a = 0; a < m; a++)
-            w.B0[a] = w.ct[a];
-        mb_gemv(m, m, 1.0, w.A, m, w.sig, 1.0, w.B0);
-        for (ptrdiff_t a = 0; a < nx; a++)
-            w.t2[a] = (w.K5[a] - w.K1[a]) / h;
-        if (nx > 0) {
-            mb_gemv(m, nx, 1.0, w.P, m, w.K1, 1.0, w.B0);
-            mb_gemv(m, nx, 1.0, w.P, m, w.t2, 0.0, w.B1);
-        }
-        ptrdiff_t p = est ? 3 : 2;
-        for (ptrdiff_t a = 0; a < m; a++) {
-            w.V[a] = h * h * w.B1[a];
-            w.V[m + a] = h * w.B0[a];
-            w.V[2 * m + a] = 0.0;
-        }
-        s->stats->nlu++;
-        if ((rc = mb_phi_columns(m, w.A, m, h, p, w.V, m, w.W, m, w.phiwork)) != MB_OK)
-            return exp_fail(rc);
-        /* z_{n+1} = z_n - P (x_{n+1} - x_n) - c h + w(h) */
-        for (ptrdiff_t a = 0; a < nx; a++)
-            w.t2[a] = w.X[a] - w.x0[a];
-        for (ptrdiff_t a = 0; a < m; a++) {
-            w.w[a] = w.W[m + a];
-            w.t1[a] = w.z0[a] - w.ct[a] * h + w.w[a];
-        }
-        if (nx > 0)
-            mb_gemv(m, nx, -1.0, w.P, m, w.t2, 1.0, w.t1);
-        for (ptrdiff_t a = 0; a < m; a++)
-            y_new[F[a]] = w.t1[a];
-        if (est)
-            for (ptrdiff_t a = 0; a < m; a++)
-                w.inty3[a] = h * w.sig[a] + h * w.W[2 * m + a];
-    }
+    if (m > 0 && (rc = fast_update(s, &w, h, y_new, est)) != MB_OK)
+        return rc;
     for (ptrdiff_t i = 0; i < n; i++)
         if (!isfinite(y_new[i]))
             return MB_RECOVERABLE;
@@ -548,62 +650,7 @@ static int sp_step(mb_stepper *s, double t, double h, const double *y, double *y
     memcpy(w.y1, y_new, (size_t)n * sizeof(double));
     memcpy(w.f1, s->f1, (size_t)n * sizeof(double));
     st->have_step = 1;
-    if (!est)
-        return MB_OK;
-
-    /* ---- error estimate (top of the file) ---- */
-    double *ex = w.ex, *ez = w.ez;
-    /* (h/6)(K4 - K5) + (h/3) r_x, r_x = f_x(y_{n+1}) - K5 - f_z y(h), y(h) = sigma + w */
-    for (ptrdiff_t a = 0; a < m; a++)
-        w.t1[a] = w.sig[a] + w.w[a];
-    for (ptrdiff_t a = 0; a < nx; a++)
-        w.t2[a] = s->f1[S[a]] - w.K5[a];
-    if (m > 0)
-        mb_gemv(nx, m, -1.0, w.Fz, nx, w.t1, 1.0, w.t2);
-    for (ptrdiff_t a = 0; a < nx; a++)
-        ex[a] = h / 6.0 * (w.K4[a] - w.K5[a]) + h / 3.0 * w.t2[a];
-    if (m > 0) {
-        /* -(h/3) S D  (= -(h/2) S D from the coupling + (h/6) S D of the RK4 stage) */
-        slow_jac_times(&w, w.D, w.K2);  /* K2 is free now */
-        for (ptrdiff_t a = 0; a < nx; a++)
-            ex[a] -= h / 3.0 * w.K2[a];
-        /* f_z (int y - int y~) */
-        for (ptrdiff_t a = 0; a < m; a++)
-            w.t1[a] = w.inty3[a] - w.inty[a];
-        mb_gemv(nx, m, 1.0, w.Fz, nx, w.t1, 1.0, ex);
-        /* r_z = g(y_{n+1}) - G - g_x dx - g_z dz - g_t h */
-        for (ptrdiff_t a = 0; a < nx; a++)
-            w.t2[a] = w.X[a] - w.x0[a];
-        for (ptrdiff_t a = 0; a < m; a++) {
-            w.K3[a] = y_new[F[a]] - w.z0[a];  /* K3 is free now: dz */
-            w.K4[a] = s->f1[F[a]] - w.fJ[F[a]] - (st->autonomous ? 0.0 : h * w.ft[F[a]]);
-        }
-        mb_gemv(m, m, -1.0, w.Gz, m, w.K3, 1.0, w.K4);
-        /* g_x = g_z P: its product with dx through the unfactored blocks of J */
-        for (ptrdiff_t b = 0; b < nx; b++) {
-            double d = w.t2[b];
-            if (d != 0.0)
-                for (ptrdiff_t a = 0; a < m; a++)
-                    w.K4[a] -= w.J[S[b] * n + F[a]] * d;
-        }
-        for (ptrdiff_t a = 0; a < m; a++) {
-            w.V[a] = 2.0 * h * w.K4[a];
-            w.V[m + a] = w.V[2 * m + a] = 0.0;
-        }
-        s->stats->nlu++;
-        if ((rc = mb_phi_columns(m, w.Gz, m, h, 3, w.V, m, w.W, m, w.phiwork)) != MB_OK)
-            return exp_fail(rc);
-        /* e_z = -P e_x + l */
-        for (ptrdiff_t a = 0; a < m; a++)
-            ez[a] = w.W[2 * m + a];
-        if (nx > 0)
-            mb_gemv(m, nx, -1.0, w.P, m, ex, 1.0, ez);
-    }
-    for (ptrdiff_t a = 0; a < nx; a++)
-        err[S[a]] = ex[a];
-    for (ptrdiff_t a = 0; a < m; a++)
-        err[F[a]] = ez[a];
-    return MB_OK;
+    return est ? sp_estimate(s, &w, h, y_new, err) : MB_OK;
 }
 
 static int sp_accept(mb_stepper *s, double t_new, const double *y_new)
@@ -620,16 +667,46 @@ static int sp_accept(mb_stepper *s, double t_new, const double *y_new)
     return MB_OK;
 }
 
-/* ---- continuous output as a dense record ----
- * rec: [m, idx (F then S, n), y_n, y_{n+1}, f_n, f_{n+1} (n each), c, B0, B1 (n each,
+/* ---- continuous output as a dense record ---- */
+
+/* rec: [m, idx (F then S, n), y_n, y_{n+1}, f_n, f_{n+1} (n each), c, B0, B1 (n each,
  *       first m used), P (m x nx) then A (m x m) (n^2 doubles hold both: m n <= n^2)] */
+typedef struct sp_rec {
+    double *m, *idx, *y0, *y1, *f0, *f1, *ct, *B0, *B1, *PA;
+} sp_rec;
+
+/* The one layout of a record: counts it (c->base NULL) and carves it. */
+static size_t rec_layout(mb_carver *c, ptrdiff_t n, sp_rec *r)
+{
+    size_t nn = (size_t)n;
+    r->m = mb_carve(c, 1);
+    double **vec[] = {&r->idx, &r->y0, &r->y1, &r->f0, &r->f1, &r->ct, &r->B0, &r->B1};
+    for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
+        *vec[k] = mb_carve(c, nn);
+    r->PA = mb_carve(c, nn * nn);
+    return c->off;
+}
+
+/* the scratch of record_eval: V, W (2n each) and the work of mb_phi_columns (p = 2) */
+typedef struct sp_eval_work {
+    double *V, *W, *phiwork;
+} sp_eval_work;
+
+static size_t eval_layout(mb_carver *c, ptrdiff_t n, sp_eval_work *w)
+{
+    w->V = mb_carve(c, 2 * (size_t)n);
+    w->W = mb_carve(c, 2 * (size_t)n);
+    w->phiwork = mb_carve(c, mb_phi_work_size(n, 2));
+    return c->off;
+}
 
 static size_t sp_record_size(ptrdiff_t n, const void *data, size_t *work_size)
 {
     (void)data;
-    size_t nn = (size_t)n;
-    *work_size = mb_phi_work_size(n, 2) + 4 * nn;
-    return 1 + 8 * nn + nn * nn;
+    sp_eval_work w;
+    sp_rec r;
+    *work_size = eval_layout(&(mb_carver){NULL, 0}, n, &w);
+    return rec_layout(&(mb_carver){NULL, 0}, n, &r);
 }
 
 static int sp_record(mb_stepper *s, double *rec)
@@ -641,25 +718,27 @@ static int sp_record(mb_stepper *s, double *rec)
         return mb_fail(s, MB_ERR_ILL_INPUT,
                        "singular_perturbation: dense output requested before any step.");
     ptrdiff_t n = s->n, m = st->m, nx = st->nx;
-    rec[0] = (double)m;
-    double *idx = rec + 1;
+    size_t bytes = (size_t)n * sizeof(double);
+    sp_rec r;
+    rec_layout(&(mb_carver){rec, 0}, n, &r);
+    r.m[0] = (double)m;
     for (ptrdiff_t a = 0; a < m; a++)
-        idx[a] = (double)w.F[a];
+        r.idx[a] = (double)w.F[a];
     for (ptrdiff_t a = 0; a < nx; a++)
-        idx[m + a] = (double)w.S[a];
-    double *b = idx + n;
-    memcpy(b, w.yJ, (size_t)n * sizeof(double)); b += n;
-    memcpy(b, w.y1, (size_t)n * sizeof(double)); b += n;
-    memcpy(b, w.fJ, (size_t)n * sizeof(double)); b += n;
-    memcpy(b, w.f1, (size_t)n * sizeof(double)); b += n;
-    memset(b, 0, 3 * (size_t)n * sizeof(double));
-    memcpy(b, w.ct, (size_t)m * sizeof(double));
-    memcpy(b + n, w.B0, (size_t)m * sizeof(double));
-    memcpy(b + 2 * n, w.B1, (size_t)m * sizeof(double));
-    b += 3 * n;
-    memset(b, 0, (size_t)(n * n) * sizeof(double));
-    memcpy(b, w.P, (size_t)(m * nx) * sizeof(double));
-    memcpy(b + m * nx, w.A, (size_t)(m * m) * sizeof(double));
+        r.idx[m + a] = (double)w.S[a];
+    memcpy(r.y0, w.yJ, bytes);
+    memcpy(r.y1, w.y1, bytes);
+    memcpy(r.f0, w.fJ, bytes);
+    memcpy(r.f1, w.f1, bytes);
+    double *vm[] = {r.ct, r.B0, r.B1};
+    const double *from[] = {w.ct, w.B0, w.B1};
+    for (int k = 0; k < 3; k++) {
+        memset(vm[k], 0, bytes);
+        memcpy(vm[k], from[k], (size_t)m * sizeof(double));
+    }
+    memset(r.PA, 0, (size_t)(n * n) * sizeof(double));
+    memcpy(r.PA, w.P, (size_t)(m * nx) * sizeof(double));
+    memcpy(r.PA + m * nx, w.A, (size_t)(m * m) * sizeof(double));
     return MB_OK;
 }
 
@@ -668,9 +747,11 @@ static int sp_record_eval(const mb_method *mt, ptrdiff_t n, const double *rec, d
 {
     (void)mt;
     (void)t0;
-    ptrdiff_t m = (ptrdiff_t)rec[0], nx = n - m;
-    const double *idx = rec + 1, *y0 = idx + n, *y1 = y0 + n, *f0 = y1 + n, *f1 = f0 + n,
-                 *ct = f1 + n, *B0 = ct + n, *B1 = B0 + n, *P = B1 + n, *A = P + m * nx;
+    sp_rec r;  /* read only */
+    rec_layout(&(mb_carver){(double *)rec, 0}, n, &r);
+    ptrdiff_t m = (ptrdiff_t)r.m[0], nx = n - m;
+    const double *idx = r.idx, *y0 = r.y0, *y1 = r.y1, *f0 = r.f0, *f1 = r.f1, *ct = r.ct,
+                 *B0 = r.B0, *B1 = r.B1, *P = r.PA, *A = r.PA + m * nx;
     if (theta == 0.0) {
         memcpy(y, y0, (size_t)n * sizeof(double));
         return MB_OK;
@@ -679,7 +760,9 @@ static int sp_record_eval(const mb_method *mt, ptrdiff_t n, const double *rec, d
         memcpy(y, y1, (size_t)n * sizeof(double));
         return MB_OK;
     }
-    double *V = work, *W = V + 2 * n, *phiwork = W + 2 * n;
+    sp_eval_work ew;
+    eval_layout(&(mb_carver){work, 0}, n, &ew);
+    double *V = ew.V, *W = ew.W, *phiwork = ew.phiwork;
     /* x: cubic Hermite of (y0, h f0, y1, h f1) on the slow components */
     double th = theta, th2 = th * th, th3 = th2 * th;
     double h00 = 2 * th3 - 3 * th2 + 1, h10 = th3 - 2 * th2 + th, h01 = -2 * th3 + 3 * th2,

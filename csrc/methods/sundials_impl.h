@@ -7,7 +7,10 @@
  * is the same in CVODE, IDA, ERKStep and ARKStep.  Each adapter
  * (sundials_cvode.c, sundials_ida.c, sundials_arkode.c) fills one sun_api per
  * integrator and one sun_backend per method: how to create the integrator, take
- * one internal step and map its failure flags. */
+ * one internal step and map its failure flags.  The files stand on floors, and no
+ * file calls one above it: sundials_util.c (the callbacks into the problem and the
+ * recording of failures) under sundials_linsys.c (the problem's linsys as linear
+ * solver) under sundials_common.c (the run) and the adapters. */
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
 #include <sundials/sundials_linearsolver.h>
@@ -157,8 +160,8 @@ int mb_sun_linsys_eval(sun_run *r, double t, N_Vector y, const double *fy, SUNMa
 int mb_sun_linsys_jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vector tmp1,
                       N_Vector tmp2, N_Vector tmp3);
 
-/* Callbacks in the SUNDIALS conventions (0 ok, 1 recoverable, -1 fatal); ud is
- * the sun_run.  A fatal failure is kept in r->cb_status with its message, and no
+/* sundials_util.c.  Callbacks in the SUNDIALS conventions (0 ok, 1 recoverable, -1
+ * fatal); ud is the sun_run.  A fatal failure is kept in r->cb_status with its message, and no
  * user callback is called again in that run (a Python exception stays set).
  * mb_sun_rhs and mb_sun_events have the signatures of CVRhsFn / ARKRhsFn and
  * CVRootFn / ARKRootFn, mb_sun_ode_jac that of CVLsJacFn / ARKLsJacFn. */

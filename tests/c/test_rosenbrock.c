@@ -905,6 +905,66 @@ static void check_step_scaling(void)
     CHECK(rw > 7.0, "w2: %ld / %ld steps, ratio %.2f ~ 100^(1/2) (order-1 estimate)", a4, a6, rw);
 }
 
+/* ---------------- (h) the Jacobian policy of Rosenbrock and W-methods ---------------- */
+
+/* a secant residual of the caller's choosing: ctx holds (rr, ff, calls) */
+static void fixed_secant(mb_stepper *s, const double *y, const double *y_prev,
+                         const double *f_prev, double dt, double *rr, double *ff, void *ctx)
+{
+    (void)s; (void)y; (void)y_prev; (void)f_prev; (void)dt;
+    double *c = ctx;
+    *rr = c[0];
+    *ff = c[1];
+    c[2] += 1.0;
+}
+
+/* mb_wjac (method.h): when J is due, by the rules both rosenbrock.c and
+ * rosenbrock_nystrom.c follow */
+static void check_wjac_policy(void)
+{
+    double f0[2] = {1.0, 2.0}, y[2] = {0.5, -0.5}, prev[4] = {0}, sec[3] = {0.0, 1.0, 0.0};
+    mb_stepper s;
+    memset(&s, 0, sizeof s);
+    s.n = 2;
+    s.f0 = f0;
+    /* Rosenbrock: once per start point, kept by a retry from it */
+    mb_wjac r;
+    memset(&r, 0, sizeof r);
+    int d1 = mb_wjac_due(&s, &r, 0.0, y, 0.1, prev, fixed_secant, sec);
+    mb_wjac_taken(&r, 0.1);
+    int d2 = mb_wjac_due(&s, &r, 0.0, y, 0.05, prev, fixed_secant, sec);  /* rejected */
+    mb_wjac_accept(&r);
+    int d3 = mb_wjac_due(&s, &r, 0.1, y, 0.05, prev, fixed_secant, sec);
+    CHECK(d1 && !d2 && d3 && sec[2] == 0.0,
+          "Rosenbrock: J at each new start point (%d, %d), kept for a retry (%d), no secant test",
+          d1, d3, d2);
+    /* W-method */
+    mb_wjac w;
+    memset(&w, 0, sizeof w);
+    w.w_method = 1;
+    int e1 = mb_wjac_due(&s, &w, 0.0, y, 0.1, prev, fixed_secant, sec);  /* none held */
+    mb_wjac_taken(&w, 0.1);
+    mb_wjac_accept(&w);
+    y[0] = 0.6;
+    sec[0] = 0.03;  /* ||r||^2 = 0.03 <= 0.2^2 ||df||^2 */
+    int e2 = mb_wjac_due(&s, &w, 0.1, y, 0.35, prev, fixed_secant, sec);  /* kept */
+    int kept_prev = prev[0] == 0.6 && prev[2] == 1.0 && w.t_prev == 0.1;
+    int e3 = mb_wjac_due(&s, &w, 0.1, y, 0.2, prev, fixed_secant, sec);  /* rejected, J older */
+    mb_wjac_taken(&w, 0.2);
+    int e4 = mb_wjac_due(&s, &w, 0.1, y, 0.1, prev, fixed_secant, sec);  /* rejected, J here */
+    mb_wjac_accept(&w);
+    int e5 = mb_wjac_due(&s, &w, 0.2, y, 0.9, prev, fixed_secant, sec);  /* h / h_jac = 4.5 */
+    mb_wjac_taken(&w, 0.9);
+    mb_wjac_accept(&w);
+    sec[0] = 0.05;  /* ||r||^2 > 0.2^2 ||df||^2: J no longer predicts f */
+    int e6 = mb_wjac_due(&s, &w, 0.3, y, 0.9, prev, fixed_secant, sec);
+    CHECK(e1 && !e2 && kept_prev && e3 && !e4 && e5 && e6,
+          "W-method: J when none is held (%d), kept across steps (%d; the start point kept: %d), "
+          "fresh after a rejection with an older J (%d) but not with the current one (%d), when "
+          "h leaves [h_jac / 4, 4 h_jac] (%d) and when the secant test fails (%d)",
+          e1, e2, kept_prev, e3, e4, e5, e6);
+}
+
 int main(void)
 {
     const mb_ros_tableau *Ts[] = {&mb_ros_ros4, &mb_ros_ros2, &mb_ros_rodas4, &mb_ros_w2};
@@ -927,5 +987,6 @@ int main(void)
     check_w2_mid_table();
     check_estimate_orders();
     check_step_scaling();
+    check_wjac_policy();
     return check_summary();
 }

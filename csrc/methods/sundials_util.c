@@ -1,0 +1,124 @@
+/* The floor under the SUNDIALS run (sundials_common.c), the adapters and the linsys
+ * solver (sundials_linsys.c): the callbacks into the problem in the SUNDIALS
+ * conventions and the recording of failures (a callback's sticky status and message,
+ * SUNDIALS' own error messages, a failed set-up call).  Nothing here calls back into
+ * the files above it. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include "status.h"
+#include "sundials_impl.h"
+
+static int set_message(sun_run *r, const char *fmt, va_list ap)
+{
+    if (r->res->message[0] == '\0')
+        vsnprintf(r->res->message, sizeof r->res->message, fmt, ap);
+    return 0;
+}
+
+int mb_sun_cb_fail(sun_run *r, int code, const char *fmt, ...)
+{
+    if (!r->cb_status) {
+        r->cb_status = code;
+        if (fmt) {
+            va_list ap;
+            va_start(ap, fmt);
+            set_message(r, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return -1;
+}
+
+int mb_sun_check(sun_run *r, int rc, double t, const double *out, ptrdiff_t m, const char *what,
+                 const char *item)
+{
+    if (rc > 0)
+        return 1;
+    if (rc == MB_ERR_CALLBACK)
+        return mb_sun_cb_fail(r, MB_ERR_CALLBACK, NULL);
+    if (rc < 0)
+        return mb_sun_cb_fail(r, MB_ERR_RHS_FAIL, "The %s returned failure code %d at t = %.17g.",
+                              what, rc, t);
+    /* fatal, as in the driver (mb_rhs); x - x is 0 for a finite x and NaN otherwise,
+     * so one pass of adds (no branch per entry) tells whether all are finite */
+    double acc = 0.0;
+    for (ptrdiff_t i = 0; i < m; i++)
+        acc += out[i] - out[i];
+    if (acc == 0.0)
+        return 0;
+    for (ptrdiff_t i = 0; i < m; i++)
+        if (!isfinite(out[i]))
+            return mb_sun_cb_fail(r, MB_ERR_NONFINITE,
+                                  "The %s returned a non-finite value (%s %td) at t = %.17g.", what,
+                                  item, i, t);
+    return 0;
+}
+
+int mb_sun_rhs(realtype t, N_Vector y, N_Vector ydot, void *ud)
+{
+    sun_run *r = ud;
+    if (r->cb_status)
+        return -1;
+    double *f = N_VGetArrayPointer(ydot);
+    int rc = r->p->rhs(t, N_VGetArrayPointer(y), f, r->p->ctx);
+    return mb_sun_check(r, rc, t, f, (ptrdiff_t)r->n, "right-hand side", "component");
+}
+
+int mb_sun_events(realtype t, N_Vector y, realtype *g, void *ud)
+{
+    sun_run *r = ud;
+    if (r->cb_status)
+        return -1;
+    int rc = r->o->events(t, N_VGetArrayPointer(y), g, r->o->event_ctx);
+    if (rc == MB_ERR_CALLBACK)
+        return mb_sun_cb_fail(r, MB_ERR_CALLBACK, NULL);
+    if (rc != 0)
+        return mb_sun_cb_fail(r, MB_ERR_EVENT_FAIL,
+                              "An event function returned failure code %d at t = %.17g.", rc, t);
+    for (ptrdiff_t i = 0; i < r->o->n_events; i++)
+        if (!isfinite(g[i]))
+            return mb_sun_cb_fail(r, MB_ERR_EVENT_FAIL,
+                                  "Event %td returned %g at t = %.17g: event functions must "
+                                  "return finite values.", i, g[i], t);
+    return 0;
+}
+
+int mb_sun_jac(sun_run *r, double t, N_Vector y, SUNMatrix J)
+{
+    if (r->cb_status)
+        return -1;
+    double *Jd = SUNDenseMatrix_Data(J);
+    sunindextype ld = SUNDenseMatrix_Rows(J);
+    int rc = r->p->jac(t, N_VGetArrayPointer(y), Jd, (ptrdiff_t)ld, r->p->ctx);
+    return mb_sun_check(r, rc, t, Jd, (ptrdiff_t)(r->n * ld), "Jacobian", "entry");
+}
+
+int mb_sun_ode_jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vector tmp1,
+                   N_Vector tmp2, N_Vector tmp3)
+{
+    (void)fy; (void)tmp1; (void)tmp2; (void)tmp3;
+    return mb_sun_jac(ud, t, y, J);
+}
+
+void mb_sun_err_handler(int error_code, const char *module, const char *function, char *msg,
+                        void *eh_data)
+{
+    sun_run *r = eh_data;
+    if (error_code >= 0)  /* warnings (e.g. t + h == t) are not failures */
+        return;
+    snprintf(r->sun_msg, sizeof r->sun_msg, "%s, %s: %s", module ? module : "SUNDIALS",
+             function ? function : "?", msg ? msg : "");
+}
+
+int mb_sun_setup_fail(sun_run *r, int code, const char *call)
+{
+    int st = r->cb_status ? r->cb_status : r->b->status(code);
+    if (r->res->message[0] == '\0') {
+        if (r->sun_msg[0])
+            snprintf(r->res->message, sizeof r->res->message, "%s failed [%s]", call, r->sun_msg);
+        else
+            snprintf(r->res->message, sizeof r->res->message, "%s failed (flag %d).", call, code);
+    }
+    return st;
+}
