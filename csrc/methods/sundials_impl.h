@@ -1,8 +1,8 @@
 #ifndef MB_METHODS_SUNDIALS_IMPL_H
 #define MB_METHODS_SUNDIALS_IMPL_H
 /* Private to sundials_*.c: one run of a SUNDIALS integrator.
- * sundials_common.c owns the run (context, vectors, set-up of the options every
- * integrator takes, output loop, events, statistics, status); it calls the
+ * sundials_common.c owns the run (context, vectors, output loop, events, statistics,
+ * status, the table of methods); it calls the
  * integrator through a sun_api, the table of the SUNDIALS calls whose signature
  * is the same in CVODE, IDA, ERKStep and ARKStep.  Each adapter
  * (sundials_cvode.c, sundials_ida.c, sundials_arkode.c) fills one sun_api per
@@ -10,7 +10,9 @@
  * one internal step and map its failure flags.  The files stand on floors, and no
  * file calls one above it: sundials_util.c (the callbacks into the problem and the
  * recording of failures) under sundials_linsys.c (the problem's linsys as linear
- * solver) under sundials_common.c (the run) and the adapters. */
+ * solver) under sundials_setup.c (the set-up of the options every integrator takes)
+ * under the adapters under sundials_common.c (the run, which finds an adapter in its
+ * table of methods). */
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
 #include <sundials/sundials_linearsolver.h>
@@ -135,8 +137,8 @@ extern const sun_backend mb_sun_cvode_bdf, mb_sun_cvode_adams, mb_sun_ida, mb_su
             return mb_sun_setup_fail((r), flag_, (name));   \
     } while (0)
 
-/* Set-up, in this order: mb_sun_attach(r, XCreate(...)) keeps the new integrator
- * (NULL: MB_ERR_MEM) and installs the error handler; the adapter then
+/* Set-up (sundials_setup.c), in this order: mb_sun_attach(r, XCreate(...)) keeps the
+ * new integrator (NULL: MB_ERR_MEM) and installs the error handler; the adapter then
  * initializes it (CVodeInit, IDAInit) and sets what is its own; mb_sun_configure
  * sets what every integrator takes: user data, tolerances, the linear solver for
  * implicit methods (the problem's linsys when it has one, no mass matrix and the
