@@ -36,6 +36,7 @@ keep their own step loop) run ``state_space``; the methods with a mass matrix so
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 from .. import _core
@@ -107,7 +108,7 @@ class Formulation:
 
     @property
     def code(self):
-        return int(_core.formulations()[self.name])
+        return _codes()[self.name]
 
     def size(self, model):
         """The size of the integrated state for ``model``: 2 nq, or 2 nq + k nc for the
@@ -118,6 +119,12 @@ class Formulation:
     def methods(self):
         """Names of the methods that solve it."""
         return [m.name for m in _all_methods() if self.solves(m)]
+
+
+@lru_cache(maxsize=None)
+def _codes():
+    """The C core's code of every formulation (csrc/mbs/formulations.def)."""
+    return {name: int(code) for name, code in _core.formulations().items()}
 
 
 _DAE_NOTE = "lambda(t0) from the saddle-point system; traj.lam is the integrated lambda"
