@@ -76,6 +76,12 @@ typedef struct run {
                              * reached or aimed at */
     int after_reject;       /* the last attempt failed or was rejected */
     switch_state sw;
+    /* an attempt that met a non-finite f or J (its stages left the region where the
+     * problem is defined) is rejected and retried smaller: the time of the last one and
+     * its message, which the run reports when h cannot shrink further */
+    double nonfinite_t;
+    int nonfinite;
+    char nonfinite_msg[200];
 } run;
 
 /* driver_setup.c */

@@ -164,6 +164,27 @@ int mb_options_check(const mb_options *o, ptrdiff_t n, double t0, double tf, cha
 }
 
 /* Hairer-Norsett-Wanner initial step (Solving ODEs I, II.4, with its constants) */
+/* f_mid = f at the explicit Euler step of h0 from (t0, y0): the probe of the first step
+ * size.  Where the problem is not defined there (a non-finite f: the step is far too
+ * long), h0 shrinks tenfold until it is, or until it cannot shrink (the failure then
+ * stands). */
+static int probe(run *r, double t0, double *h0)
+{
+    for (;;) {
+        for (ptrdiff_t i = 0; i < r->n; i++)
+            r->y_mid[i] = r->y[i] + r->dir * *h0 * r->f0[i];
+        int rc = mb_rhs(&r->s, t0 + r->dir * *h0, r->y_mid, r->f_mid);
+        if (rc != MB_ERR_NONFINITE)
+            return rc;
+        r->res->message[0] = '\0';
+        if (*h0 / 10 < mb_min_step(t0))
+            return mb_fail(&r->s, rc, "Every probe of the first step from t = %.17g met a "
+                           "non-finite value of the right-hand side, down to h = %.3g below the "
+                           "spacing of numbers there.", t0, *h0);
+        *h0 /= 10;
+    }
+}
+
 static int initial_step(run *r, double t0, double tf, int order, double *h_out)
 {
     ptrdiff_t n = r->n;
@@ -184,10 +205,7 @@ static int initial_step(run *r, double t0, double tf, int order, double *h_out)
     double d1 = mb_wrms_norm_v(n, r->f0, r->y, NULL, rtol, rv, atol);
     double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
     if (h0 > span) h0 = span;
-    for (ptrdiff_t i = 0; i < n; i++)
-        r->y_mid[i] = r->y[i] + r->dir * h0 * r->f0[i];
-    rc = mb_rhs(&r->s, t0 + r->dir * h0, r->y_mid, r->f_mid);
-    if (rc != MB_OK)
+    if ((rc = probe(r, t0, &h0)) != MB_OK)
         return rc;
     for (ptrdiff_t i = 0; i < n; i++)
         r->ybuf[i] = r->f_mid[i] - r->f0[i];
