@@ -64,6 +64,21 @@ def _layout():
     return L
 
 
+def _force_value(e, r, nq):
+    """What the function of Python force ``e`` returned, as a flat float array; a value
+    that is not real numbers raises naming the force and the value (a TypeError, or a
+    ValueError as NumPy's conversion raised, which becomes the cause)."""
+    expected = f"{nq} real numbers" if e.i < 0 else "3 real numbers (f_x, f_y, torque)"
+    if np.iscomplexobj(r):
+        raise TypeError(f"force {e.name!r}: fn returned complex values; expected {expected}.")
+    try:
+        return np.asarray(r, dtype=float).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        kind = TypeError if isinstance(exc, TypeError) else ValueError
+        raise kind(f"force {e.name!r}: fn returned {repr(r)[:80]} ({type(r).__name__}); "
+                   f"expected {expected}.") from exc
+
+
 class Body:
     """A rigid body of a :class:`PlanarModel` (or its ground).
 
@@ -658,7 +673,7 @@ class PlanarModel(BodyModel):
         def extra(t, q, qd):
             Q = np.zeros(nq)
             for e in elements:
-                v = np.asarray(e.fn(t, q, qd), dtype=float).reshape(-1)
+                v = _force_value(e, e.fn(t, q, qd), nq)
                 if e.i < 0:
                     if v.size != nq:
                         raise ValueError(f"force {e.name!r}: fn returned {v.size} values, "
