@@ -37,7 +37,9 @@ contact_time, contact_index (contact_occurrence): contact instants (simulate's t
 Attributes: ``mbint_version``, ``model_name``, ``model_class``, ``model_json``
 (the description of a PlanarModel), ``method``, ``formulation``, ``status``,
 ``status_code``, ``message``, ``success``, ``stats_<name>``, ``options_json``,
-``initial_json``, ``baumgarte_alpha``, ``baumgarte_beta``, ``projected``.
+``initial_json``, ``baumgarte_alpha``, ``baumgarte_beta``, ``projected``.  A model
+description that lacks a parameter of an element (or has one more) is refused on
+loading (:mod:`mbint.mbs._description`).
 """
 from __future__ import annotations
 

@@ -45,6 +45,7 @@ import numpy as np
 
 from .. import _core
 from ._bodymodel import BodyModel
+from ._description import check_planar
 
 __all__ = ["PlanarModel", "Body", "Element", "CompiledModel"]
 
@@ -730,7 +731,14 @@ class PlanarModel(BodyModel):
         Returns
         -------
         PlanarModel
+
+        Raises
+        ------
+        ValueError
+            A description that lacks a parameter of an element or has one more
+            (:mod:`mbint.mbs._description`).
         """
+        check_planar(d)
         m = cls(gravity=d["gravity"], name=d["name"])
         for b in d["bodies"]:
             m.add_body(b["mass"], b["inertia"], q=b["q0"], qd=b["qd0"], name=b["name"])
