@@ -259,6 +259,39 @@ def test_dissipated_work_on_a_coarse_grid_warns_and_is_not_saved(tmp_path):
     assert np.max(np.abs(E + W - E[0])) < 1e-3 * abs(E[0])     # Gauss on the dense output
 
 
+# ---------------------------------------------------------------- the state space
+@pytest.fixture(scope="module")
+def ss_traj():
+    return mbint.simulate(models.stiff_double_pendulum(), (0, 0.2), method="rosenbrock_nystrom",
+                          formulation="state_space", dense_output=True)
+
+
+def test_state_space_dense_trajectory_pickles_and_runs_in_a_process_pool(ss_traj):
+    """Its full-state dense output held the model's C handle: "cannot pickle
+    'PyCapsule' object", and a process-pool ensemble of such runs returned only
+    MemberErrors."""
+    ts = np.linspace(0, 0.2, 17)
+    back = pickle.loads(pickle.dumps(ss_traj))
+    same_run(ss_traj, back)
+    assert back.sol(0.1).shape == (12,) and np.array_equal(back.sol(ts), ss_traj.sol(ts))
+    task = mbint.SimulationTask(models.stiff_double_pendulum, (0, 0.2),
+                                method="rosenbrock_nystrom", formulation="state_space",
+                                dense_output=True)
+    res = mbint.ensemble(task, [{"k2": 3e5}, {"k2": 1e5}], n_workers=2, progress=False)
+    assert res.failed == [] and np.array_equal(res[0].sol(ts), ss_traj.sol(ts))
+
+
+def test_state_space_dense_output_is_the_full_state_after_loading(ss_traj, tmp_path):
+    """After save/load, sol returned the 4 reduced coordinates (v, v') instead of the
+    12 of (q, qd)."""
+    back = mbint.load(ss_traj.save(tmp_path / "ss.nc"))
+    same_run(ss_traj, back)
+    ts = np.linspace(0, 0.2, 17)
+    assert back.sol(0.1).shape == (12,)
+    assert np.array_equal(back.sol(ts), ss_traj.sol(ts))
+    assert np.array_equal(back.sol_reduced(ts), ss_traj.sol_reduced(ts))
+
+
 # ---------------------------------------------------------------- crafted descriptions
 def _crafted(traj, edit):
     import json
