@@ -357,7 +357,7 @@ def _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events, p
     control["method_options"] = check.method_options(info, control.pop("method_options"))
     fast = (control["method_options"] or {}).get("fast")  # singular_perturbation
     if fast is not None and not (isinstance(fast, str) and fast == "auto"):
-        control["method_options"]["fast"] = fast_state_indices(model, fast)
+        control["method_options"]["fast"] = fast_state_indices(model, fast, t0, q0, qd0)
     bounds = check.step_bounds(opts["first_step"], opts["max_step"], opts["min_step"],
                                opts["max_steps"])
     check.fixed_steps(control["h"], t0, tf, bounds["max_steps"])
@@ -482,7 +482,9 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         :data:`mbint.SPARSE_MIN_NQ` coordinates); ``traj.options["linear_algebra"]``.
     **method_options
         The chosen method's own options; ``fast=`` of ``singular_perturbation`` takes
-        bodies, coordinate names or indices, or "auto".
+        bodies (the coordinates a force or constraint acts on:
+        :func:`mbint.multirate.fast_state_indices`), coordinate names or indices, or
+        "auto".
 
     Returns
     -------
