@@ -203,7 +203,8 @@ static int run_monitor(double t, void *ctx)
 
 /* the exception set in this thread, taken over with its traceback, into r: a
  * KeyboardInterrupt (Ctrl-C, cancel()) in r->interrupt with the status of an
- * interrupted run, any other in r->raised (the run's own status stays) */
+ * interrupted run, any other in r->raised with the status of a failed callback (the
+ * monitor reports what progress() or cancel() raised as an interruption) */
 static void hold_exception(run_ctx *r)
 {
     int interrupt = PyErr_ExceptionMatches(PyExc_KeyboardInterrupt);
@@ -218,6 +219,11 @@ static void hold_exception(run_ctx *r)
         value = (Py_INCREF(Py_None), Py_None);
     if (!interrupt) {
         r->raised = value;
+        if (r->res.status == MB_ERR_INTERRUPTED) {
+            r->res.status = MB_ERR_CALLBACK;
+            snprintf(r->res.message, sizeof r->res.message, "%s",
+                     mb_status_str(MB_ERR_CALLBACK));
+        }
         return;
     }
     r->interrupt = value;
