@@ -38,13 +38,14 @@ from .mbs import (MechanicalSystem, PlanarModel, SpatialModel, StateSpace, Traje
                   formulations, simulate)
 from .mbs.dataset import load
 from . import mbs, models
-from .ensemble import EnsembleResult, MemberError, SimulationTask, ensemble
+from .ensemble import EnsembleInterrupted, EnsembleResult, MemberError, SimulationTask, ensemble
 
 __all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "DenseOutput", "stability",
            "errors", "multirate", "problems", "_status", "PlanarModel", "SpatialModel",
            "MechanicalSystem",
            "simulate", "formulations", "Trajectory", "models", "mbs", "IntegrationInterrupted", "load",
-           "ensemble", "EnsembleResult", "MemberError", "SimulationTask", "StateSpace",
+           "ensemble", "EnsembleResult", "EnsembleInterrupted", "MemberError", "SimulationTask",
+           "StateSpace",
            "SPARSE_MIN_NQ"]
 __version__ = "0.2.0"
 

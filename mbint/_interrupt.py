@@ -5,6 +5,16 @@ The C driver (and the SUNDIALS loop) checks Python's signal handlers at most eve
 KeyboardInterrupt stops the run where it is and the front end
 (:func:`mbint.solve_ivp`, :func:`mbint.solve_dae`, :func:`mbint.simulate`) raises
 :class:`IntegrationInterrupted` with the partial result attached.
+
+Any other exception raised by the user's code during a run (``fun``, ``jac``, an
+event, ``dfdt``, a residual, a Python force or kernel of a model, ``progress``)
+stops it the same way and propagates unchanged (its type, message and traceback,
+from the callback up), with the partial result attached as ``exc.result``::
+
+    try:
+        res = mbint.solve_ivp(f, (0, 10), y0)
+    except MyError as exc:
+        res = exc.result            # status -1, t and y up to the last accepted step
 """
 from __future__ import annotations
 
@@ -37,8 +47,20 @@ class IntegrationInterrupted(KeyboardInterrupt):
 
 
 def raise_if_interrupted(out, result):
-    """Raise :class:`IntegrationInterrupted` (from the original KeyboardInterrupt)
-    when the run of the C entry point that returned ``out`` was interrupted."""
+    """Raise the exception that stopped the run of the C entry point that returned
+    ``out``, with ``result`` attached: :class:`IntegrationInterrupted` (from the
+    original KeyboardInterrupt) for Ctrl-C, the user's own exception (as it was
+    raised, ``exc.result`` added) for a callback that raised."""
+    raised = out.get("raised")
+    if raised is not None:
+        try:
+            raised.result = result
+        except AttributeError:  # an exception type that takes no attributes
+            pass
+        try:
+            raise raised          # its traceback continues here, the callback's frames kept
+        finally:
+            raised = None         # no reference cycle through this frame
     exc = out.get("interrupted")
     if exc is None:
         return

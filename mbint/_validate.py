@@ -176,11 +176,36 @@ def atol_vector(atol, n, entries=None):
     return a
 
 
-def tolerances(rtol, atol, n):
+def relative_control_weights(atol, y0, names=None):
+    """ValueError when an entry of atol is 0 where y0 is 0.
+
+    Pure relative error control (atol_i = 0) weighs component i by rtol |y_i|
+    (``sc_i = atol_i + rtol max(|y_i|, |y_new_i|)``), which is 0 while y_i is: the
+    first step (its initial estimate divides by it) and every error test on that
+    component are undefined, and every method fails at t0 (SUNDIALS refuses such a
+    weight itself).  A component that is not zero at t0 may use atol_i = 0 as long as
+    it does not become exactly zero.
+
+    names : sequence of str, optional
+        How to name the components (default ``y0[i]``).
+    """
+    a = np.asarray(atol, float).reshape(-1)
+    y = np.asarray(y0, float).reshape(-1)
+    bad = np.flatnonzero((a == 0) & (y == 0)) if a.size == y.size else []
+    if len(bad):
+        i = int(bad[0])
+        where = f"y0[{i}] = 0" if names is None else f"{names[i]} = 0 at t0"
+        raise ValueError(f"atol: atol[{i}] = 0 where {where}: pure relative error control "
+                         f"weighs a component by rtol |y|, which is 0 there, so neither the "
+                         f"first step nor the error test can be formed; give atol > 0 for the "
+                         f"components that are or may become zero ({len(bad)} of them).")
+
+
+def tolerances(rtol, atol, n, y0=None):
     """``(rtol, atol)``: rtol a positive scalar or an array of shape (n,) (entries below
     100 machine epsilons raised to that floor with a warning, as SciPy does), atol as
-    :func:`atol_vector`.  rtol is returned as a float when all entries are equal,
-    else as an array of n floats."""
+    :func:`atol_vector` (with y0: checked by :func:`relative_control_weights`).  rtol
+    is returned as a float when all entries are equal, else as an array of n floats."""
     r = real_array("rtol", rtol)
     if r.ndim == 0:
         r = np.full(n, float(r))
@@ -194,6 +219,8 @@ def tolerances(rtol, atol, n):
                       UserWarning, stacklevel=3)
         r = np.maximum(r, RTOL_FLOOR)
     a = atol_vector(atol, n)
+    if y0 is not None:
+        relative_control_weights(a, y0)
     if n == 0:
         return 1e-3, a
     return (float(r[0]) if np.all(r == r[0]) else np.ascontiguousarray(r)), a
@@ -320,7 +347,8 @@ def fixed_steps(h, t0, tf, max_steps):
         return
     span = abs(tf - t0)
     limit = max_steps if max_steps else DEFAULT_MAX_STEPS
-    steps = math.ceil(span / h - 1e-9) if math.isfinite(span) else math.inf
+    ratio = span / h  # inf when it overflows (a span near the largest float)
+    steps = math.ceil(ratio - 1e-9) if math.isfinite(ratio) else math.inf
     if steps > limit:
         raise ValueError(f"h: the fixed step h = {h:g} needs {steps:.3g} steps over "
                          f"[{t0:g}, {tf:g}], more than max_steps = {limit}; give a larger h or "

@@ -25,7 +25,7 @@ import numpy as np
 from . import _core
 from . import _validate as check
 from ._interrupt import raise_if_interrupted
-from .progress import run_progress
+from .progress import run_cancel, run_progress
 from .ivp import _make_result
 
 
@@ -99,7 +99,8 @@ def solve_dae(residual, t_span, y0, yp0=None, algebraic_vars=None, t_eval=None,
     OdeResult
         As :func:`mbint.solve_ivp`, plus ``yp`` (ndarray, shape (n, n_points)):
         y' at the output points (``yp[:, 0]`` is the consistent y'(t0) when t0
-        is an output point), and ``yp0``, the y'(t0) used.
+        is an output point), and ``yp0``, the y'(t0) used.  A callback that raises
+        stops the run: its exception propagates with this result as ``exc.result``.
 
     Examples
     --------
@@ -131,6 +132,7 @@ def solve_dae(residual, t_span, y0, yp0=None, algebraic_vars=None, t_eval=None,
         raise ValueError("calc_ic must be a bool.")
     rtol = check.positive("rtol", rtol)
     atol_a = check.atol_vector(atol, n)
+    check.relative_control_weights(atol_a, y0a)
     bounds = check.step_bounds(first_step, max_step, min_step, max_steps)
     if jac is not None and not callable(jac):
         raise ValueError("jac must be callable jac(t, y, yp, cj) -> (n, n).")
@@ -143,7 +145,7 @@ def solve_dae(residual, t_span, y0, yp0=None, algebraic_vars=None, t_eval=None,
         out = _core.solve_dae(
             rfun, t0, tf, y0a, yp0a, atol_a, rtol, **bounds, t_eval=te, dense_output=True,
             events=ev, terminal=terminal, direction=evdir, args=args, algebraic=alg,
-            calc_ic=bool(calc_ic), jac=jac, progress=report)
+            calc_ic=bool(calc_ic), jac=jac, progress=report, cancel=run_cancel())
     finally:
         close()
     res = _make_result(out, "ida", n, True, ev is not None)

@@ -13,8 +13,11 @@ Where it runs:
   is independent, so processes scale with the cores; the task and the results
   travel as ``cloudpickle`` bytes, so lambdas in a task or a model work.  The
   fork server starts once per Python session (about 1.5 s: it imports mbint);
-  later ensembles start their workers from it in about 0.1 s;
-- ``backend="threads"``: a thread pool in this process, useful only when the runs
+  later ensembles start their workers from it in about 0.1 s.  The workers import
+  the main script again (as ``forkserver`` and ``spawn`` do), so a script must call
+  :func:`ensemble` under ``if __name__ == "__main__":`` (a call outside it is
+  refused with a RuntimeError saying so);
+- ``backend="threads"``: threads in this process, useful only when the runs
   release the GIL (a :class:`PlanarModel` without Python forces or events): the
   C driver then runs in parallel, but each run's Python part (validation, the
   Trajectory) still holds the GIL;
@@ -23,58 +26,28 @@ Where it runs:
   cluster as a lazy, chunked ``xarray.Dataset`` (one chunk per member).
 
 A member that raises returns a :class:`MemberError` (its message and traceback)
-in its place; the others go on.  A run that fails inside the integrator returns
-its Trajectory with ``status = -1`` as usual.  Every member is computed by the
-same code on the same inputs wherever it runs, so the results are bit-identical
-to a serial loop (tests/test_ensemble.py).
+in its place; the others go on.  So does a member that kills its worker process
+(the others go on in a fresh one) and, with ``timeout=``, a member that runs too
+long (its worker process is killed; in a thread or serially its run is stopped
+through the driver's monitor, as Ctrl-C stops it).  Ctrl-C stops the running
+members and raises :class:`EnsembleInterrupted` with the finished ones.  A run that
+fails inside the integrator returns its Trajectory with ``status = -1`` as usual.
+Every member is computed by the same code on the same inputs wherever it runs, so
+the results are bit-identical to a serial loop (tests/test_ensemble.py).
 
 Dask is imported only when a client is given: ``import mbint`` does not need it.
 """
 from __future__ import annotations
 
 import os
-import pickle
 import time
-import traceback
-import uuid
 from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["ensemble", "EnsembleResult", "MemberError", "SimulationTask"]
+from ._pools import PENDING, MemberError, run_member, run_processes, run_serial, run_threads
 
-
-class MemberError:
-    """A member of an ensemble whose task raised: what it was and why it failed.
-
-    Attributes
-    ----------
-    index : int
-        Position in ``params``.
-    params : object
-        The parameter set.
-    error : str
-        The exception's type name.
-    message : str
-        ``"<error>: <message>"``.
-    traceback : str
-        The formatted traceback (from the worker).
-    success : bool
-        Always False; ``status`` is -1 (as a failed run).
-    """
-
-    success = False
-    status = -1
-
-    def __init__(self, index, params, exc):
-        self.index = int(index)
-        self.params = params
-        self.error = type(exc).__name__
-        self.message = f"{self.error}: {exc}"
-        self.traceback = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-
-    def __repr__(self):
-        return f"<MemberError #{self.index} {self.params!r}: {self.message}>"
+__all__ = ["ensemble", "EnsembleResult", "EnsembleInterrupted", "MemberError", "SimulationTask"]
 
 
 class SimulationTask:
@@ -174,45 +147,32 @@ class EnsembleResult(list):
                 f"{self.backend} x {self.n_workers}, {self.wall_time:.3g} s>")
 
 
-# ---------------------------------------------------------------- the member runs
-def _run_member(task, index, p):
-    """task(p), or the MemberError of its exception (never raises an Exception)."""
-    try:
-        return task(p)
-    except Exception as exc:  # noqa: BLE001 - a member's failure is a result
-        return MemberError(index, p, exc)
+class EnsembleInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`ensemble`: the running members were stopped (their runs
+    through the driver's monitor, their worker processes killed); nothing finished
+    is lost.
+
+    It is a KeyboardInterrupt, so code that does not expect it stops as usual::
+
+        try:
+            res = mbint.ensemble(task, params)
+        except mbint.EnsembleInterrupted as exc:
+            res = exc.result      # finished members; the others are MemberErrors
+
+    Attributes
+    ----------
+    result : EnsembleResult
+        Every member in the order of ``params``: the finished ones, and for the
+        others a :class:`MemberError` (``error == "KeyboardInterrupt"``).
+    """
+
+    def __init__(self, result, n_finished):
+        super().__init__(f"ensemble interrupted: {n_finished} of {len(result)} members "
+                         f"finished; the results are in .result")
+        self.result = result
 
 
-_TASKS = {}  # in a pool worker: the unpickled tasks by token
-
-
-def _pool_member(token, payload, index, p):
-    """In a pool process: the task from its cloudpickle bytes (once per worker), run,
-    the result as cloudpickle bytes (a model may hold lambdas)."""
-    import cloudpickle
-
-    task = _TASKS.get(token)
-    if task is None:
-        _TASKS.clear()
-        task = _TASKS[token] = pickle.loads(payload)
-    res = _run_member(task, index, p)
-    try:
-        return cloudpickle.dumps(res)
-    except Exception as exc:  # noqa: BLE001 - an unpicklable result is the member's failure
-        return cloudpickle.dumps(MemberError(index, p, exc))
-
-
-def _pool_context():
-    import multiprocessing as mp
-
-    methods = mp.get_all_start_methods()
-    if "forkserver" in methods:
-        ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["mbint"])
-        return ctx
-    return mp.get_context("spawn")
-
-
+# ---------------------------------------------------------------- ensemble
 def _progress_bar(show, n, desc):
     if not show:
         return None
@@ -221,8 +181,28 @@ def _progress_bar(show, n, desc):
     return bar(total=n, desc=desc, unit="run")
 
 
+def _local_setup(n_workers, backend, timeout):
+    """(n_workers, backend, timeout) of a local run, checked."""
+    if n_workers is None:
+        n_workers = os.cpu_count() or 1
+    if isinstance(n_workers, bool) or int(n_workers) != n_workers or n_workers < 1:
+        raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}.")
+    n_workers = int(n_workers)
+    if backend is None:
+        backend = "serial" if n_workers == 1 else "processes"
+    if timeout is not None:
+        try:
+            timeout = float(timeout)
+        except (TypeError, ValueError):
+            timeout = float("nan")
+        if not timeout > 0:
+            raise ValueError("timeout must be a positive number of seconds (per member) or "
+                             "None.")
+    return n_workers, backend, timeout
+
+
 def ensemble(task, params, *, client=None, n_workers=None, backend=None, progress=True,
-             dataset=False):
+             dataset=False, timeout=None):
     """Run ``task(p)`` for every parameter set p of ``params``, in parallel.
 
     Parameters
@@ -239,7 +219,9 @@ def ensemble(task, params, *, client=None, n_workers=None, backend=None, progres
         Local pool size (default: the number of cores; 1 runs serially here).
         Ignored with ``client`` (the cluster has its workers).
     backend : {None, "processes", "threads", "serial"}
-        The local pool's kind (None: processes, or serial for one worker).
+        The local pool's kind (None: processes, or serial for one worker).  The
+        worker processes import the main script again: in a script, call ensemble
+        under ``if __name__ == "__main__":`` (else RuntimeError, saying so).
     progress : bool
         A progress bar (tqdm; a widget in Jupyter) counting finished members.
     dataset : bool
@@ -252,12 +234,26 @@ def ensemble(task, params, *, client=None, n_workers=None, backend=None, progres
         With ``client`` the dataset is lazy (Dask arrays, one chunk per member,
         computed on the cluster); its structure is taken from the first member
         that finishes, so the call returns once one member is done.
+    timeout : float, optional
+        Seconds a member may run (local pools; not with ``client``).  A member
+        that runs longer is a :class:`MemberError` (``TimeoutError``) and the
+        others go on: its worker process is killed; in a thread or serially its
+        mbint runs are stopped through the driver's monitor (within 5 ms).  A
+        thread cannot be killed: a member that hangs outside an mbint run is
+        reported after one more second and its thread left running (serially it
+        cannot be stopped at all): use processes for such tasks.
 
     Returns
     -------
     EnsembleResult or xarray.Dataset
-        The results in the order of ``params``; a member whose task raised is a
-        :class:`MemberError`.
+        The results in the order of ``params``; a member whose task raised, whose
+        worker process died or that ran out of time is a :class:`MemberError`.
+
+    Raises
+    ------
+    EnsembleInterrupted
+        Ctrl-C (a KeyboardInterrupt): the running members are stopped, the
+        finished ones are in ``exc.result``.
 
     Examples
     --------
@@ -275,25 +271,26 @@ def ensemble(task, params, *, client=None, n_workers=None, backend=None, progres
         raise ValueError(f"backend must be None, 'processes', 'threads' or 'serial', "
                          f"got {backend!r}.")
     if client is not None:
+        if timeout is not None:
+            raise ValueError("timeout: not with client= (Dask runs the members on its own "
+                             "workers; set limits on the cluster).")
         return _run_dask(task, params, client, progress, dataset)
-    if n_workers is None:
-        n_workers = os.cpu_count() or 1
-    if isinstance(n_workers, bool) or int(n_workers) != n_workers or n_workers < 1:
-        raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}.")
-    n_workers = int(n_workers)
-    if backend is None:
-        backend = "serial" if n_workers == 1 else "processes"
+    n_workers, backend, timeout = _local_setup(n_workers, backend, timeout)
     t_start = time.perf_counter()
     bar = _progress_bar(progress, len(params), f"ensemble ({backend} x {n_workers})")
-    results = [None] * len(params)
+    results = [PENDING] * len(params)
     try:
         if backend == "serial" or not params:
-            for k, p in enumerate(params):
-                results[k] = _run_member(task, k, p)
-                if bar is not None:
-                    bar.update(1)
+            run_serial(task, params, results, bar, timeout)
+        elif backend == "threads":
+            run_threads(task, params, n_workers, results, bar, timeout)
         else:
-            _run_pool(task, params, backend, n_workers, results, bar)
+            run_processes(task, params, n_workers, results, bar, timeout)
+    except KeyboardInterrupt as exc:
+        n_done = sum(r is not PENDING for r in results)
+        out = EnsembleResult(_unfinished_as_errors(results, params), params, backend, n_workers,
+                             time.perf_counter() - t_start)
+        raise EnsembleInterrupted(out, n_done) from exc
     finally:
         if bar is not None:
             bar.close()
@@ -301,41 +298,9 @@ def ensemble(task, params, *, client=None, n_workers=None, backend=None, progres
     return out.to_xarray() if dataset else out
 
 
-def _run_pool(task, params, backend, n_workers, results, bar):
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
-
-    if backend == "threads":
-        pool = ThreadPoolExecutor(max_workers=n_workers)
-        futs = {pool.submit(_run_member, task, k, p): k for k, p in enumerate(params)}
-        decode = None
-    else:
-        import cloudpickle
-
-        payload = cloudpickle.dumps(task)
-        token = uuid.uuid4().hex
-        pool = ProcessPoolExecutor(max_workers=min(n_workers, max(1, len(params))),
-                                   mp_context=_pool_context())
-        futs = {pool.submit(_pool_member, token, payload, k, p): k for k, p in enumerate(params)}
-        decode = pickle.loads
-    try:
-        pending = set(futs)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for f in done:
-                k = futs[f]
-                try:
-                    r = f.result()
-                    results[k] = decode(r) if decode else r
-                except Exception as exc:  # noqa: BLE001 - e.g. a worker died
-                    results[k] = MemberError(k, params[k], exc)
-                if bar is not None:
-                    bar.update(1)
-    except BaseException:
-        for f in futs:
-            f.cancel()
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+def _unfinished_as_errors(results, params):
+    return [MemberError(k, p, KeyboardInterrupt("not finished: the ensemble was interrupted"))
+            if r is PENDING else r for k, (r, p) in enumerate(zip(results, params))]
 
 
 # ---------------------------------------------------------------- Dask
@@ -346,7 +311,7 @@ def _run_dask(task, params, client, progress, dataset):
         raise ImportError("client=: ensembles on Dask need dask.distributed "
                           "(pip install 'mbint[dask]').") from exc
     t_start = time.perf_counter()
-    futures = [client.submit(_run_member, task, k, p, pure=False) for k, p in enumerate(params)]
+    futures = [client.submit(run_member, task, k, p, pure=False) for k, p in enumerate(params)]
     if dataset:
         return _lazy_dataset(client, futures, params)
     bar = _progress_bar(progress, len(params), f"ensemble (dask, {len(client.nthreads())} workers)")

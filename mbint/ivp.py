@@ -9,7 +9,7 @@ from ._interrupt import raise_if_interrupted
 from .dense import DenseOutput
 from .methods import method_info, resolve
 from .methods import methods as mbint_methods
-from .progress import run_progress
+from .progress import run_cancel, run_progress
 
 try:  # scipy is a dependency, but keep import errors readable
     from scipy.optimize import OptimizeResult
@@ -133,8 +133,7 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
         True: a progress bar (tqdm; a widget in Jupyter) of the simulated time for runs
         over a second.  A callable ``progress(t)`` gets the time [s] of the next step
         attempt at most every 0.1 s of wall time (from C; with a C right-hand side the GIL
-        is taken only then); an exception it raises stops the run (KeyboardInterrupt:
-        :class:`mbint.IntegrationInterrupted` with the result so far; :mod:`mbint.progress`).
+        is taken only then; :mod:`mbint.progress`); what it raises stops the run.
     **method_options
         Options of the chosen method alone (SciPy's ``**options``), listed by
         :attr:`MethodInfo.options`; any other keyword is a ValueError naming the method and
@@ -143,14 +142,15 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     Returns
     -------
     OdeResult
+        A callback that raises stops the run: its exception propagates with the result
+        so far as ``exc.result`` (Ctrl-C: :class:`mbint.IntegrationInterrupted`).
     """
     mname = resolve(method)
     info = method_info(mname)
     t0, tf = check.t_span(t_span, allow_infinite_end=True)
-    steps = dict(first_step=first_step, max_step=max_step, min_step=min_step,
-                 max_steps=max_steps, h=h, controller=controller,
-                 error_per_unit_step=error_per_unit_step, safety=safety, fac_min=fac_min,
-                 fac_max=fac_max)
+    steps = dict(first_step=first_step, max_step=max_step, min_step=min_step, max_steps=max_steps,
+                 h=h, controller=controller, error_per_unit_step=error_per_unit_step,
+                 safety=safety, fac_min=fac_min, fac_max=fac_max)
     if np.iscomplexobj(y0):
         return _solve_complex(fun, (t0, tf), y0, mname, t_eval=t_eval, dense_output=dense_output,
                               events=events, args=args, rtol=rtol, atol=atol, jac=jac,
@@ -159,7 +159,7 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
                               **method_options)
     y0a = check.float_vector("y0", y0, allow_empty=True)
     n = y0a.size
-    rtol, atol_a = check.tolerances(rtol, atol, n)
+    rtol, atol_a = check.tolerances(rtol, atol, n, y0a)
     kw = _step_options(info, mname, t0, tf, method_options, **steps)  # kw of _core.solve
     cfun, call = _calls(info, mname, fun, t0, tf, n, t_eval, args, events)
     kw.update(call, **_matrices(info, mname, n, jac, mass, dfdt, autonomous, jac_sparsity),
@@ -251,7 +251,7 @@ def _run(mname, cfun, t0, tf, y0a, atol_a, rtol, kw, dense_output, progress):
     report, close = run_progress(progress, t0, tf, f"solve_ivp {mname}")
     try:
         out = _core.solve(mname, cfun, t0, tf, y0a, atol_a, rtol, **kw,
-                          dense_output=dense_output, progress=report)
+                          dense_output=dense_output, progress=report, cancel=run_cancel())
     finally:
         close()
     res = _make_result(out, mname, y0a.size, dense_output, kw["events"] is not None, y0=y0a,

@@ -177,21 +177,28 @@ def propose_split(source, t0=0.0, y0=None, *, jac=None, args=(), q0=None, qd0=No
                          coordinates=coords)
 
 
-def fast_state_indices(model, fast):
+def fast_state_indices(model, fast, t0=0.0, q0=None, qd0=None):
     """Indices into y = (q, q') of the fast variables of a mechanism.
 
     Parameters
     ----------
-    model : PlanarModel or MechanicalSystem
+    model : PlanarModel, SpatialModel or MechanicalSystem
     fast : item or sequence of items
-        Each item is a body of a PlanarModel (a :class:`~mbint.mbs.planar.Body`
-        or its name: its x, y and theta), a coordinate name (an entry of
-        ``model.coordinate_names``, e.g. ``"particle.x"``) or a coordinate index
-        into q (int, 0 <= i < nq).  The velocity of every fast coordinate is fast
-        too: coordinate i gives the state indices i and nq + i.  A body brings all
-        three of its coordinates: one that nothing pulls back (the free rotation of
-        the particle of ``models.pendulum_particle``) makes g_z singular, and the run
-        stops with a message saying so; name the coordinates instead.
+        Each item is a body of a PlanarModel or SpatialModel (a Body or its name), a
+        coordinate name (an entry of ``model.coordinate_names``, e.g.
+        ``"particle.x"``) or a coordinate index into q (int, 0 <= i < nq).  The
+        velocity of every fast coordinate is fast too: coordinate i gives the state
+        indices i and nq + i.  A body brings those of its coordinates that a force or
+        a constraint acts on: whose acceleration depends on the state, a nonzero row
+        of d q''/d(q, q') (:meth:`jacobian` of the index-1 ODE at (t0, q0, qd0)).  A
+        coordinate that nothing acts on (the free rotation of the particle of
+        ``models.pendulum_particle``, pulled by a spring at its centre) moves at
+        constant velocity, has no time scale, and would make the fast block g_z
+        singular: it stays slow.  Name a coordinate itself to make it fast
+        regardless.
+    t0, q0, qd0 : optional
+        The state at which a body's coordinates are examined (default: t = 0 and the
+        model's initial state).
 
     Returns
     -------
@@ -201,9 +208,9 @@ def fast_state_indices(model, fast):
     Raises
     ------
     ValueError
-        Unknown name, the ground, an index out of range, an item given twice (also
-        a coordinate named twice, through its body and its name), no item, or
-        every coordinate.
+        Unknown name, the ground, a body that nothing acts on, an index out of range,
+        an item given twice (also a coordinate named twice, through its body and its
+        name), no item, or every coordinate.
     """
     nq = model.nq
     if isinstance(fast, (str, numbers.Integral)) or hasattr(fast, "coords"):
@@ -218,11 +225,23 @@ def fast_state_indices(model, fast):
                              f"a sequence of them, got {fast!r}.") from None
     names = list(model.coordinate_names)
     coords = []
+    acted = []  # per coordinate: something acts on it (computed for the first body)
 
     def add(c, item):
         if c in coords:
             raise ValueError(f"fast: coordinate {names[c]!r} is given twice (by {item!r}).")
         coords.append(c)
+
+    def add_body(body, item):
+        if not acted:
+            acted.extend(_acted_on(model, t0, q0, qd0))
+        chosen = [c for c in body.coords if acted[c]]
+        if not chosen:
+            raise ValueError(f"fast: body {body.name!r}: no force or constraint acts on its "
+                             f"coordinates (their accelerations do not depend on the state), "
+                             f"so they have no time scale; it belongs to the slow variables.")
+        for c in chosen:
+            add(c, item)
 
     for item in items:
         if hasattr(item, "coords") and hasattr(item, "is_ground"):  # a Body
@@ -230,8 +249,7 @@ def fast_state_indices(model, fast):
                 raise ValueError("fast: the ground has no coordinates.")
             if getattr(item, "model", model) is not model:
                 raise ValueError(f"fast: body {item.name!r} belongs to another model.")
-            for c in item.coords:
-                add(c, item)
+            add_body(item, item)
         elif isinstance(item, str):
             if item in names:
                 add(names.index(item), item)
@@ -248,8 +266,7 @@ def fast_state_indices(model, fast):
                 raise ValueError(f"fast: {item!r} is neither a body nor a coordinate of "
                                  f"{getattr(model, 'name', 'the model')} (coordinates: "
                                  f"{', '.join(names)}).")
-            for c in body.coords:
-                add(c, item)
+            add_body(body, item)
         elif isinstance(item, (numbers.Integral, np.integer)) and not isinstance(item, bool):
             if not 0 <= int(item) < nq:
                 raise ValueError(f"fast: coordinate index {item} is out of range for nq = {nq} "
@@ -265,3 +282,12 @@ def fast_state_indices(model, fast):
         raise ValueError(f"fast: all {nq} coordinates are fast; at least one must be slow.")
     c = np.array(sorted(coords), dtype=np.intp)
     return np.concatenate([c, c + nq])
+
+
+def _acted_on(model, t0, q0, qd0):
+    """Per coordinate of the mechanism: whether its acceleration depends on the state
+    at (t0, q0, qd0) (a nonzero row of d q''/d(q, q'), the index-1 ODE's Jacobian)."""
+    q = model.q0 if q0 is None else np.asarray(q0, float)
+    qd = model.qd0 if qd0 is None else np.asarray(qd0, float)
+    J = np.asarray(model.jacobian(t0, np.concatenate([q, qd])), float)
+    return [bool(v) for v in np.any(J[model.nq:] != 0, axis=1)]

@@ -11,13 +11,44 @@ KeyboardInterrupt with the partial result (:class:`mbint.IntegrationInterrupted`
 :func:`mbint.simulate` shows a bar of simulated time that appears only when the run
 lasts longer than a second (tqdm's ``delay``); ``tqdm.auto`` draws a widget in
 Jupyter and text in a terminal.
+
+Python handles signals in the main thread only, so Ctrl-C cannot reach a run in
+another thread (a member of a thread-backed :func:`mbint.ensemble`).  Such a run is
+stopped through the same monitor: inside :func:`cancel_scope` every run of the
+current thread (or context) calls ``check()`` at most every 5 ms
+(``MB_SIGNAL_INTERVAL``, from C), and an exception it raises stops the run where it
+is, as Ctrl-C does (a KeyboardInterrupt: :class:`mbint.IntegrationInterrupted` with
+the partial result).
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import warnings
 
-__all__ = ["run_progress", "bar"]
+__all__ = ["run_progress", "bar", "cancel_scope", "run_cancel"]
+
+#: the cancel check of the runs of this context (see :func:`cancel_scope`), or None
+_CANCEL = contextvars.ContextVar("mbint_cancel", default=None)
+
+
+@contextlib.contextmanager
+def cancel_scope(check):
+    """Within the block, every run of this thread (context) calls ``check()`` at most
+    every 5 ms of wall time; an exception it raises stops the run (a
+    KeyboardInterrupt: as Ctrl-C, with the partial result)."""
+    token = _CANCEL.set(check)
+    try:
+        yield
+    finally:
+        _CANCEL.reset(token)
+
+
+def run_cancel():
+    """The ``cancel`` of the C entry points: the check of the enclosing
+    :func:`cancel_scope`, or None."""
+    return _CANCEL.get()
 
 #: wall time (s) after which a single run's bar appears
 RUN_BAR_DELAY = 1.0

@@ -1,6 +1,9 @@
 """mbint.ensemble: the same members, in the same order, bit-identical to a serial
 loop on every backend (process pool, threads, a Dask LocalCluster on loopback);
 a failing member is reported with its message and the others complete."""
+import os
+import time
+
 import numpy as np
 import pytest
 
@@ -143,3 +146,142 @@ def test_import_mbint_does_not_import_dask():
     code = "import sys, mbint; print(sorted(m for m in ('dask', 'distributed') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------- failure modes
+GUARDED = '''
+import os
+import time
+
+import numpy as np
+import mbint
+
+def main():
+    res = mbint.ensemble(abs, [-1.0, -2.0, -3.0], n_workers=2, progress=False)
+    print("RESULT", list(res), flush=True)
+'''
+
+
+@pytest.mark.parametrize("guard", [False, True])
+def test_a_script_without_the_main_guard_is_told_why(tmp_path, guard):
+    """The README's sweep pasted into a script without `if __name__ == "__main__":`
+    failed every member with BrokenProcessPool and said nothing of the cause (the
+    workers import the script again and start an ensemble of their own)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "sweep.py"
+    script.write_text(GUARDED + ('if __name__ == "__main__":\n    main()\n' if guard else "main()\n"))
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    if guard:
+        assert p.returncode == 0 and "RESULT [1.0, 2.0, 3.0]" in p.stdout, p.stderr
+    else:
+        assert p.returncode != 0 and "RESULT" not in p.stdout
+        assert 'if __name__ == "__main__":' in p.stderr and "sweep.py" in p.stderr, p.stderr
+
+
+def crash_on_three(x):
+    if x == 3:
+        os._exit(7)
+    return 2 * x
+
+
+def test_a_member_that_kills_its_worker_fails_alone():
+    """os._exit in one member failed every pending member (BrokenProcessPool)."""
+    res = mbint.ensemble(crash_on_three, list(range(6)), n_workers=2, progress=False)
+    assert res.failed == [3]
+    assert "worker process" in res[3].message and "died" in res[3].message
+    assert "exit code 7" in res[3].message and res[3].params == 3
+    assert [r for k, r in enumerate(res) if k != 3] == [0, 2, 4, 8, 10]
+
+
+def slow_rhs(t, y):
+    time.sleep(0.002)
+    return -y
+
+
+def hang_in(x):
+    """x = "python": hangs in Python; "run": in a (very long) mbint run; else returns x."""
+    if x == "python":
+        time.sleep(600)
+    if x == "run":
+        mbint.solve_ivp(slow_rhs, (0, 1e9), [1.0], rtol=1e-12, atol=1e-14, t_eval=[0.0, 1e9])
+    return x
+
+
+@pytest.mark.parametrize("backend", ["processes", "threads", "serial"])
+def test_a_member_that_hangs_times_out_alone(backend):
+    """A member that hangs hung the ensemble forever; there was no timeout."""
+    import threading
+
+    params = [1, "run", 2, 3] + ([] if backend == "serial" else ["python", 4])
+    n_threads = threading.active_count()
+    t0 = time.monotonic()
+    res = mbint.ensemble(hang_in, params, n_workers=2, backend=backend, timeout=1.5,
+                         progress=False)
+    assert time.monotonic() - t0 < 60
+    hung = [k for k, p in enumerate(params) if isinstance(p, str)]
+    assert res.failed == hung
+    for k in hung:
+        assert res[k].error == "TimeoutError" and "timeout = 1.5 s" in res[k].message
+    assert [r for k, r in enumerate(res) if k not in hung] == \
+        [p for p in params if not isinstance(p, str)]
+    if backend == "threads":  # the run was stopped through the driver's monitor
+        assert "stopped" in res[1].message and "left running" in res[4].message
+        assert threading.active_count() <= n_threads + 1   # only the one in time.sleep
+
+
+CTRL_C_CHILD = '''
+import sys, time
+import mbint
+
+def slow_rhs(t, y):
+    time.sleep(0.002)
+    return -y
+
+def member(x):
+    if x < 2:
+        return x
+    r = mbint.solve_ivp(slow_rhs, (0, 1e9), [1.0], rtol=1e-12, atol=1e-14, t_eval=[0.0, 1e9])
+    return r.status
+
+if __name__ == "__main__":
+    print("START", flush=True)
+    try:
+        mbint.ensemble(member, [0, 1, 2, 3, 4], n_workers=2, backend=sys.argv[1],
+                       progress=False)
+        print("FINISHED", flush=True)
+    except KeyboardInterrupt as exc:
+        res = getattr(exc, "result", None)
+        kinds = None if res is None else [r if isinstance(r, int) else type(r).__name__
+                                          for r in res]
+        print("INTERRUPTED", repr(time.monotonic()), type(exc).__name__, kinds, flush=True)
+'''
+
+
+@pytest.mark.parametrize("backend", ["threads", "processes"])
+def test_ctrl_c_stops_the_members_and_hands_back_the_finished_ones(backend, tmp_path):
+    """Ctrl-C on a thread-backed ensemble waited until the running members ended (42 s
+    measured; here they would run for days), and the finished members were lost."""
+    import signal
+    import subprocess
+    import sys
+
+    script = tmp_path / "child.py"
+    script.write_text(CTRL_C_CHILD)
+    p = subprocess.Popen([sys.executable, str(script), backend], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "START"
+        time.sleep(6.0)          # the two quick members are done, three runs are going
+        t_sig = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    words = out.split(maxsplit=3)
+    assert words and words[0] == "INTERRUPTED", out + err
+    assert float(words[1]) - t_sig < 2.0
+    assert words[2] == "EnsembleInterrupted"
+    assert words[3].strip() == "[0, 1, 'MemberError', 'MemberError', 'MemberError']"

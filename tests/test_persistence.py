@@ -257,3 +257,133 @@ def test_dissipated_work_on_a_coarse_grid_warns_and_is_not_saved(tmp_path):
                           dense_output=True)
     E, W = fine.energy().total, fine.dissipated_work()
     assert np.max(np.abs(E + W - E[0])) < 1e-3 * abs(E[0])     # Gauss on the dense output
+
+
+# ---------------------------------------------------------------- the state space
+@pytest.fixture(scope="module")
+def ss_traj():
+    return mbint.simulate(models.stiff_double_pendulum(), (0, 0.2), method="rosenbrock_nystrom",
+                          formulation="state_space", dense_output=True)
+
+
+def test_state_space_dense_trajectory_pickles_and_runs_in_a_process_pool(ss_traj):
+    """Its full-state dense output held the model's C handle: "cannot pickle
+    'PyCapsule' object", and a process-pool ensemble of such runs returned only
+    MemberErrors."""
+    ts = np.linspace(0, 0.2, 17)
+    back = pickle.loads(pickle.dumps(ss_traj))
+    same_run(ss_traj, back)
+    assert back.sol(0.1).shape == (12,) and np.array_equal(back.sol(ts), ss_traj.sol(ts))
+    task = mbint.SimulationTask(models.stiff_double_pendulum, (0, 0.2),
+                                method="rosenbrock_nystrom", formulation="state_space",
+                                dense_output=True)
+    res = mbint.ensemble(task, [{"k2": 3e5}, {"k2": 1e5}], n_workers=2, progress=False)
+    assert res.failed == [] and np.array_equal(res[0].sol(ts), ss_traj.sol(ts))
+
+
+def test_state_space_dense_output_is_the_full_state_after_loading(ss_traj, tmp_path):
+    """After save/load, sol returned the 4 reduced coordinates (v, v') instead of the
+    12 of (q, qd)."""
+    back = mbint.load(ss_traj.save(tmp_path / "ss.nc"))
+    same_run(ss_traj, back)
+    ts = np.linspace(0, 0.2, 17)
+    assert back.sol(0.1).shape == (12,)
+    assert np.array_equal(back.sol(ts), ss_traj.sol(ts))
+    assert np.array_equal(back.sol_reduced(ts), ss_traj.sol_reduced(ts))
+
+
+# ---------------------------------------------------------------- crafted descriptions
+def _crafted(traj, edit):
+    import json
+
+    ds = traj.to_xarray()
+    d = json.loads(ds.attrs["model_json"])
+    edit(d)
+    ds.attrs["model_json"] = json.dumps(d)
+    return ds
+
+
+def test_a_model_description_missing_a_parameter_is_refused():
+    """A joint parameter left out of the stored description loaded as 0, silently (a
+    different mechanism)."""
+    from mbint.mbs.dataset import from_xarray
+
+    traj = mbint.simulate(models.stiff_double_pendulum(), (0, 0.1), method="rodas4")
+    ds = _crafted(traj, lambda d: d["joints"][0]["params"].pop("sj_x"))
+    with pytest.raises(ValueError, match=r"revolute 'pin0'.*missing sj_x"):
+        from_xarray(ds)
+    ds = _crafted(traj, lambda d: d["forces"][0]["params"].pop("k"))
+    with pytest.raises(ValueError, match=r"missing k"):
+        from_xarray(ds)
+    ds = _crafted(traj, lambda d: d["joints"][0]["params"].update(typo=1.0))
+    with pytest.raises(ValueError, match=r"unknown typo"):
+        from_xarray(ds)
+
+
+def test_a_spatial_description_missing_a_vector_is_refused():
+    s = mbint.SpatialModel(name="ball")
+    b = s.add_body(1.0, (0.1, 0.1, 0.1), name="b")
+    s.add_spherical(s.ground, b, (0.0, 0.0, 0.0))
+    traj = mbint.simulate(s, (0, 0.1))
+    from mbint.mbs.dataset import from_xarray
+
+    ds = _crafted(traj, lambda d: d["joints"][0]["prims"][0].pop("sj"))
+    with pytest.raises(ValueError, match=r"missing sj"):
+        from_xarray(ds)
+
+
+def test_the_description_tables_are_what_the_builders_give():
+    """mbint/mbs/_description.py lists the parameters of every element kind; every
+    kind built through the add_* methods has exactly those (required ones present,
+    nothing else), and its description loads back."""
+    from mbint.mbs._description import PLANAR_PARAMS, SPATIAL_PRIMS
+
+    m = mbint.PlanarModel()
+    a = m.add_body(1.0, 0.1, q=(1.0, 0.0, 0.0), name="a")
+    b = m.add_body(1.0, 0.1, q=(2.0, 0.0, 0.0), name="b")
+    g = m.ground
+    m.add_revolute(g, (0, 0), a, (-1, 0))
+    m.add_translational(a, (0, 0), b, (0, 0))
+    m.add_distance(a, (0, 0), b, (0, 0))
+    m.add_fixed(a, None, b)
+    m.add_driver(b, "theta", relative_to=a, c1=1.0)
+    m.add_driver(a, "x", 1.0)
+    m.add_spring_damper(a, (0, 0), b, (0, 0), k=1.0)
+    m.add_rotational_spring_damper(a, b, k=1.0)
+    m.add_generalized_force(a, "y", 1.0)
+    m.add_contact(a, K=1e3)
+    m.add_contact(a, other=b, radius=0.1, other_radius=0.1, K=1e3)
+    kinds = {e.kind: set(e.params) for e in m.joint_elements + m.force_elements}
+    assert set(kinds) == set(PLANAR_PARAMS)
+    for kind, keys in kinds.items():
+        assert keys == set(PLANAR_PARAMS[kind]), kind
+    assert mbint.PlanarModel.from_description(m.describe()).describe() == m.describe()
+
+    s = mbint.SpatialModel()
+    b1 = s.add_body(1.0, (0.1, 0.1, 0.1), r=(1, 0, 0), name="b1")
+    b2 = s.add_body(1.0, (0.1, 0.1, 0.1), r=(2, 0, 0), name="b2")
+    z = (0, 0, 1)
+    s.add_dot1(b1, z, b2, z, value=0.5)
+    s.add_dot2(b1, z, (1, 0, 0), b2, (2, 0, 0))
+    s.add_point(b1, (1, 0, 0), b2, (1, 0, 0))
+    s.add_distance(b1, (1, 0, 0), b2, (2, 0, 0))
+    s.add_revolute(s.ground, b1, (0, 0, 0), z)
+    s.add_universal(b1, b2, (1, 0, 0), z, (0, 1, 0))
+    s.add_cylindrical(b1, b2, (1, 0, 0), (1, 0, 0))
+    s.add_translational(b1, b2, (1, 0, 0), (1, 0, 0))
+    s.add_fixed(b1, b2)
+    s.add_driver(b1, b2, "rotation", (1, 0, 0), z, c1=1.0)
+    s.add_driver(b1, b2, "translation", (1, 0, 0), (1, 0, 0))
+    s.add_spring_damper(b1, (1, 0, 0), b2, (2, 0, 0), k=1.0)
+    s.add_rotational_spring_damper(b1, b2, z, k=1.0)
+    s.add_bushing(b1, b2, (1.5, 0, 0), k=1.0)
+    s.add_tire(b1, (1, 0, 0), k=1.0)
+    seen = set()
+    for e in s.joint_elements + s.force_elements:
+        for pr in e.prims:
+            required, optional = SPATIAL_PRIMS[pr["type"]]
+            keys = set(pr) - {"type"}
+            assert set(required) <= keys <= set(required) | set(optional), pr["type"]
+            seen.add(pr["type"])
+    assert seen == set(SPATIAL_PRIMS)
+    assert mbint.SpatialModel.from_description(s.describe()).describe() == s.describe()

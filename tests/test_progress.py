@@ -65,8 +65,11 @@ def test_other_exceptions_of_the_callback_propagate():
     def broken(t):
         raise RuntimeError("progress display failed")
 
-    with pytest.raises(RuntimeError, match="progress display failed"):
+    with pytest.raises(RuntimeError, match="progress display failed") as info:
         mbint.solve_ivp(slow_rhs, (0, 3), [1.0, 0.0], method="rk4", h=0.01, progress=broken)
+    res = info.value.result   # what was computed, as for any callback that raises
+    assert res.status == -1 and res.status_code == mbint._status.MB_ERR_CALLBACK
+    assert res.message == mbint._status.MESSAGES[mbint._status.MB_ERR_CALLBACK]
 
 
 def test_progress_bar_and_validation():

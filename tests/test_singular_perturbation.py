@@ -445,8 +445,28 @@ def test_singular_gz_adaptive_is_a_recoverable_failure():
     assert r.njev == 1 and r.t.tolist() == [1.0]
 
 
-def test_body_with_a_free_rotation_makes_gz_singular(pendulum):
-    """fast='particle' brings the particle's angle, which no force acts on: g_z is
-    singular and the run says so."""
-    tr = mbint.simulate(pendulum, (0, 1), method="singular_perturbation", h=0.01, fast="particle")
+def test_a_body_brings_the_coordinates_something_acts_on(pendulum):
+    """fast='particle' (a body's name, as documented) brought the particle's angle, on
+    which no force or constraint acts: g_z was singular and the run stopped at t = 0.
+    A body now brings the coordinates whose acceleration depends on the state (a
+    nonzero row of the Jacobian at t0): the paper's z = (r2, r2'), bit for bit."""
+    assert multirate.fast_state_indices(pendulum, "particle").tolist() == [3, 4, 9, 10]
+    by_body = mbint.simulate(pendulum, (0, 1), method="singular_perturbation", h=0.01,
+                             fast=["particle"])
+    by_name = mbint.simulate(pendulum, (0, 1), method="singular_perturbation", h=0.01,
+                             fast=FAST)
+    assert by_body.success and np.array_equal(by_body.q, by_name.q)
+    assert by_body.stats == by_name.stats
+    # naming the free angle itself keeps it fast: the run then says g_z is singular
+    tr = mbint.simulate(pendulum, (0, 1), method="singular_perturbation", h=0.01,
+                        fast=FAST + ["particle.theta"])
     assert tr.status == -1 and "singular at t = 0" in tr.message and tr.t.tolist() == [0.0]
+
+
+def test_a_body_nothing_acts_on_is_refused():
+    m = mbint.PlanarModel(name="free")
+    a = m.add_body(1.0, 1.0, name="a")
+    m.add_body(1.0, 1.0, name="drifter", qd=(1.0, 0.0, 0.5))
+    m.add_spring_damper(m.ground, (0.0, 0.0), a, (0.0, 0.0), k=10.0, length0=0.0)
+    with pytest.raises(ValueError, match="fast: body 'drifter': no force or constraint acts"):
+        mbint.simulate(m, (0, 1), method="singular_perturbation", h=0.01, fast="drifter")

@@ -5,6 +5,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 PyObject *vec_from(const double *x, ptrdiff_t m)
@@ -84,10 +85,74 @@ PyObject *call_lead(PyObject *fun, PyObject *args, PyObject *const *lead, int nl
     return r;
 }
 
-PyObject *returned_vector_object(PyObject *r, int maxdim, ptrdiff_t n, const char *fmt)
+/* What a callback returned, for a message: "complex values (dtype complex128)",
+ * "an array of shape (2,) and dtype float64", or "'abc' (str)"; NULL on failure. */
+static PyObject *describe_returned(PyObject *r)
+{
+    if (PyArray_Check(r) || PyList_Check(r) || PyTuple_Check(r) || PyComplex_Check(r) ||
+        PyArray_IsScalar(r, Generic)) {
+        PyArrayObject *a = (PyArrayObject *)PyArray_FROM_O(r);
+        PyObject *out = NULL;
+        if (a && PyTypeNum_ISCOMPLEX(PyArray_TYPE(a))) {
+            out = PyUnicode_FromFormat("complex values (dtype %S)", (PyObject *)PyArray_DESCR(a));
+        } else if (a && PyArray_NDIM(a) > 0) {
+            PyObject *shape = PyObject_GetAttrString((PyObject *)a, "shape");
+            if (shape)
+                out = PyUnicode_FromFormat("an array of shape %S and dtype %S", shape,
+                                           (PyObject *)PyArray_DESCR(a));
+            Py_XDECREF(shape);
+        }
+        Py_XDECREF(a);
+        if (out)
+            return out;
+        PyErr_Clear();
+    }
+    return PyUnicode_FromFormat("%.80R (%s)", r, Py_TYPE(r)->tp_name);
+}
+
+void returned_error(PyObject *r, const char *who, const char *expected)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (!type)
+        return;
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (value && tb)
+        PyException_SetTraceback(value, tb);
+    int is_type = PyErr_GivenExceptionMatches(type, PyExc_TypeError);
+    PyObject *desc = NULL;
+    if (value && (is_type || PyErr_GivenExceptionMatches(type, PyExc_ValueError)))
+        desc = describe_returned(r);
+    if (!desc) {  /* another kind of failure (MemoryError...): as it is */
+        PyErr_Clear();
+        PyErr_Restore(type, value, tb);
+        return;
+    }
+    PyErr_Format(is_type ? PyExc_TypeError : PyExc_ValueError, "%s returned %U; expected %s.",
+                 who, desc, expected);
+    Py_DECREF(desc);
+    PyObject *t2, *v2, *tb2;
+    PyErr_Fetch(&t2, &v2, &tb2);
+    PyErr_NormalizeException(&t2, &v2, &tb2);
+    if (v2)
+        PyException_SetCause(v2, value);  /* takes over value */
+    else
+        Py_DECREF(value);
+    Py_DECREF(type);
+    Py_XDECREF(tb);
+    PyErr_Restore(t2, v2, tb2);
+}
+
+PyObject *returned_vector_object(PyObject *r, int maxdim, ptrdiff_t n, const char *who,
+                                 const char *fmt)
 {
     PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(r, NPY_DOUBLE, 0, maxdim,
                                                        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    if (!a) {
+        char expected[64];
+        snprintf(expected, sizeof expected, "%zd real numbers", (Py_ssize_t)n);
+        returned_error(r, who, expected);
+    }
     Py_DECREF(r);
     if (!a)
         return NULL;
@@ -110,6 +175,8 @@ int returned_matrix(PyObject *r, ptrdiff_t n, double *J, ptrdiff_t ld, const cha
         r = d;
     }
     PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(r, NPY_DOUBLE, 0, 2, NPY_ARRAY_ALIGNED);
+    if (!a)
+        returned_error(r, what, "an (n, n) array of real numbers");
     Py_DECREF(r);
     if (!a)
         return -1;
@@ -193,8 +260,10 @@ int table_int(double v, int lo, int hi, const char *what, ptrdiff_t row, const c
               int *out)
 {
     if (!(v == floor(v)) || v < lo || v >= hi) {
-        PyErr_Format(PyExc_ValueError, "%s row %zd: %s = %g must be an integer in [%d, %d).",
-                     what, (Py_ssize_t)row, col, v, lo, hi);
+        char num[32];  /* PyErr_Format has no %g */
+        snprintf(num, sizeof num, "%g", v);
+        PyErr_Format(PyExc_ValueError, "%s row %zd: %s = %s must be an integer in [%d, %d).",
+                     what, (Py_ssize_t)row, col, num, lo, hi);
         return -1;
     }
     *out = (int)v;

@@ -28,15 +28,24 @@ int dict_set(PyObject *d, const char *k, PyObject *v);
 /* fun(lead[0], ..., lead[nl-1], *args); args is a tuple or NULL */
 PyObject *call_lead(PyObject *fun, PyObject *args, PyObject *const *lead, int nl);
 
-/* The result r of a Python callback (a reference the call takes over) as a
- * contiguous float64 array of at most maxdim dimensions holding n values;
- * otherwise ValueError, formatted from fmt with (size returned, n) as two %zd. */
-PyObject *returned_vector_object(PyObject *r, int maxdim, ptrdiff_t n, const char *fmt);
-#define returned_vector(r, maxdim, n, fmt) \
-    ((PyArrayObject *)returned_vector_object((r), (maxdim), (n), (fmt)))
-/* The result r of a Python callback (taken over) as an n x n matrix written
- * column-major into J (leading dimension ld); otherwise ValueError
- * "<what> must return shape (n, n)."  Returns 0 or -1. */
+/* The exception set while converting r, what the callback `who` (e.g. "fun(t, y)")
+ * returned, replaced by a TypeError or ValueError (as the conversion raised) saying
+ * "<who> returned <r: its repr and type, or its dtype and shape>; expected
+ * <expected>.", with the conversion's own exception as its __cause__; any other
+ * exception (MemoryError...) stays as it is. */
+void returned_error(PyObject *r, const char *who, const char *expected);
+/* The result r of a Python callback `who` (a reference the call takes over) as a
+ * contiguous float64 array of at most maxdim dimensions holding n values; a value
+ * that does not convert: returned_error; a wrong size: ValueError formatted from
+ * fmt with (size returned, n) as two %zd. */
+PyObject *returned_vector_object(PyObject *r, int maxdim, ptrdiff_t n, const char *who,
+                                 const char *fmt);
+#define returned_vector(r, maxdim, n, who, fmt) \
+    ((PyArrayObject *)returned_vector_object((r), (maxdim), (n), (who), (fmt)))
+/* The result r of a Python callback `what` (taken over) as an n x n matrix written
+ * column-major into J (leading dimension ld); a value that does not convert:
+ * returned_error; otherwise ValueError "<what> must return shape (n, n)."  Returns
+ * 0 or -1. */
 int returned_matrix(PyObject *r, ptrdiff_t n, double *J, ptrdiff_t ld, const char *what);
 
 /* The signature of a LowLevelCallable capsule with spaces and 'const' removed

@@ -72,8 +72,9 @@ PyObject *mech_set_linalg(PyObject *self, PyObject *args)
 
 const char mech_info_doc[] =
 "mech_info(handle) -> dict\n--\n\n"
-"nq, nc, whether a kernel calls Python, the number of contacts and which\n"
-"derivative kernels are analytic (True) or left to finite differences (False).";
+"nq, nc, whether a kernel calls Python, the number of contacts, whether the mechanism\n"
+"has the sparse kernels of linear_algebra='sparse', and which derivative kernels are\n"
+"analytic (True) or left to finite differences (False).";
 
 PyObject *mech_info(PyObject *self, PyObject *ho)
 {
@@ -82,12 +83,13 @@ PyObject *mech_info(PyObject *self, PyObject *ho)
     if (!h)
         return NULL;
     const mb_mech *m = &h->mech;
-    return Py_BuildValue("{s:n,s:n,s:O,s:O,s:O,s:n,s:O,s:{s:O,s:O,s:O,s:O,s:O,s:O,s:O}}",
+    return Py_BuildValue("{s:n,s:n,s:O,s:O,s:O,s:n,s:O,s:O,s:{s:O,s:O,s:O,s:O,s:O,s:O,s:O}}",
                          "nq", (Py_ssize_t)h->nq, "nc", (Py_ssize_t)h->nc,
                          "python", h->python ? Py_True : Py_False,
                          "planar", h->planar ? Py_True : Py_False,
                          "spatial", h->spatial ? Py_True : Py_False,
                          "ncontact", (Py_ssize_t)h->ncontact,
+                         "sparse", m->sparse ? Py_True : Py_False,
                          "mass_constant", m->mass_constant ? Py_True : Py_False,
                          "analytic",
                          "forces_q", m->forces_q ? Py_True : Py_False,

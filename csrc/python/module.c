@@ -371,8 +371,10 @@ static PyObject *core_dense_record_eval(PyObject *self, PyObject *a)
         rc = m->dense_record_eval(m, (ptrdiff_t)n, rv, t0, h, thv[k], yv + k * n, work);
     Py_END_ALLOW_THREADS
     if (rc != MB_OK) {
-        PyErr_Format(PyExc_RuntimeError, "dense_record_eval: %s (status %d) at theta = %g.",
-                     mb_status_str(rc), rc, thv[k - 1]);
+        char theta[32];  /* PyErr_Format has no %g */
+        snprintf(theta, sizeof theta, "%g", thv[k - 1]);
+        PyErr_Format(PyExc_RuntimeError, "dense_record_eval: %s (status %d) at theta = %s.",
+                     mb_status_str(rc), rc, theta);
         Py_CLEAR(out);
     }
 done:

@@ -18,7 +18,7 @@ void run_args_init(run_args *a)
     a->y0 = a->atol = a->rtol = Py_None;
     a->t_eval = a->events = a->terminal = a->direction = a->switching = Py_None;
     a->method_options = Py_None;
-    a->progress = Py_None;
+    a->progress = a->cancel = Py_None;
 }
 
 int run_begin(run_ctx *r, const char *name)
@@ -166,9 +166,9 @@ static double monotonic_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* mb_options.monitor: Python's signal handlers, at most every MB_SIGNAL_INTERVAL s,
- * and the progress callback, at most every MB_PROGRESS_INTERVAL s (the GIL is taken
- * only then when it was released) */
+/* mb_options.monitor: Python's signal handlers and cancel(), at most every
+ * MB_SIGNAL_INTERVAL s, and the progress callback, at most every MB_PROGRESS_INTERVAL s
+ * (the GIL is taken only then when it was released) */
 static int run_monitor(double t, void *ctx)
 {
     run_ctx *r = ctx;
@@ -184,6 +184,11 @@ static int run_monitor(double t, void *ctx)
     if (!r->python)  /* the GIL was released for the run */
         g = PyGILState_Ensure();
     failed = PyErr_CheckSignals() < 0;  /* the exception stays set in this thread */
+    if (!failed && r->cancel) {
+        PyObject *rv = PyObject_CallNoArgs(r->cancel);
+        failed = rv == NULL;
+        Py_XDECREF(rv);
+    }
     if (!failed && report) {
         PyObject *tt = PyFloat_FromDouble(t);
         PyObject *rv = tt ? PyObject_CallOneArg(r->progress, tt) : NULL;
@@ -196,6 +201,36 @@ static int run_monitor(double t, void *ctx)
     return failed ? MB_ERR_INTERRUPTED : MB_OK;
 }
 
+/* the exception set in this thread, taken over with its traceback, into r: a
+ * KeyboardInterrupt (Ctrl-C, cancel()) in r->interrupt with the status of an
+ * interrupted run, any other in r->raised with the status of a failed callback (the
+ * monitor reports what progress() or cancel() raised as an interruption) */
+static void hold_exception(run_ctx *r)
+{
+    int interrupt = PyErr_ExceptionMatches(PyExc_KeyboardInterrupt);
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (value && tb)
+        PyException_SetTraceback(value, tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    if (!value)
+        value = (Py_INCREF(Py_None), Py_None);
+    if (!interrupt) {
+        r->raised = value;
+        if (r->res.status == MB_ERR_INTERRUPTED) {
+            r->res.status = MB_ERR_CALLBACK;
+            snprintf(r->res.message, sizeof r->res.message, "%s",
+                     mb_status_str(MB_ERR_CALLBACK));
+        }
+        return;
+    }
+    r->interrupt = value;
+    r->res.status = MB_ERR_INTERRUPTED;
+    snprintf(r->res.message, sizeof r->res.message, "%s", mb_status_str(MB_ERR_INTERRUPTED));
+}
+
 int run_execute(run_ctx *r, const mb_problem *p, const run_args *a)
 {
     const double *y0 = PyArray_DATA((PyArrayObject *)r->y0);
@@ -204,6 +239,7 @@ int run_execute(run_ctx *r, const mb_problem *p, const run_args *a)
     r->mon_last = monotonic_seconds();
     r->prog_last = r->mon_last;
     r->progress = a->progress != Py_None ? a->progress : NULL;
+    r->cancel = a->cancel != Py_None ? a->cancel : NULL;
     PyThreadState *ts = r->python ? NULL : PyEval_SaveThread();
     if (r->dae)
         mb_sundials_ida_run(p, a->t0, a->tf, y0, r->dae, &r->o, &r->res, r->yp0_out);
@@ -214,22 +250,9 @@ int run_execute(run_ctx *r, const mb_problem *p, const run_args *a)
     if (ts)
         PyEval_RestoreThread(ts);
     if (PyErr_Occurred()) {
-        /* Ctrl-C (noticed by run_monitor or inside a Python callback): keep what was
-         * computed and hand the exception over with it; any other exception of the
-         * user's own propagates */
-        if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt))
-            return -1;
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        PyErr_NormalizeException(&type, &value, &tb);
-        if (value && tb)
-            PyException_SetTraceback(value, tb);
-        Py_XDECREF(type);
-        Py_XDECREF(tb);
-        r->interrupt = value ? value : (Py_INCREF(Py_None), Py_None);
-        r->res.status = MB_ERR_INTERRUPTED;
-        snprintf(r->res.message, sizeof r->res.message, "%s",
-                 mb_status_str(MB_ERR_INTERRUPTED));
+        /* Ctrl-C, cancel() or an exception of the user's own (a callback, progress):
+         * keep what was computed and hand the exception over with it */
+        hold_exception(r);
         return 0;
     }
     if (r->res.status == MB_ERR_MEM) {
@@ -242,10 +265,11 @@ int run_execute(run_ctx *r, const mb_problem *p, const run_args *a)
 PyObject *result_dict_of_run(run_ctx *r)
 {
     PyObject *d = result_to_dict(&r->res);
-    PyObject *exc = r->interrupt ? r->interrupt : Py_None;
-    if (d && PyDict_SetItemString(d, "interrupted", exc) < 0)
+    if (d && (PyDict_SetItemString(d, "interrupted", r->interrupt ? r->interrupt : Py_None) < 0 ||
+              PyDict_SetItemString(d, "raised", r->raised ? r->raised : Py_None) < 0))
         Py_CLEAR(d);
     Py_CLEAR(r->interrupt);
+    Py_CLEAR(r->raised);
     return d;
 }
 
@@ -258,6 +282,7 @@ void run_free(run_ctx *r)
     Py_XDECREF(r->rtol_v);
     PyMem_Free(r->ev_flags);
     Py_CLEAR(r->interrupt);
+    Py_CLEAR(r->raised);
     PyMem_Free(r->method_options);
     r->method_options = NULL;
     r->y0 = r->atol = r->t_eval = r->rtol_v = NULL;

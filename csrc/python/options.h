@@ -11,8 +11,11 @@
  *   run_prepare  y0, atol, t_eval, events (terminal, direction, switching)
  *                converted once into an mb_options and the arrays it points to;
  *   run_execute  the run, with the GIL released when no Python runs per step;
- *                the user's own exception propagates, MB_ERR_MEM is MemoryError,
- *                any other failure stays in the result (status, message);
+ *                an exception raised by the user's code (a callback, progress,
+ *                cancel, Ctrl-C) stops the run and is held with what it computed
+ *                (result_dict_of_run: "interrupted" or "raised"), MB_ERR_MEM is
+ *                MemoryError, any other failure stays in the result (status,
+ *                message);
  *   result_to_dict  the mb_result as the dict of _core.solve;
  *   run_free     releases everything (also after a failure at any point).
  * Arguments are validated for users in mbint/_validate.py; here they are
@@ -33,6 +36,7 @@ typedef struct run_args {
     PyObject *t_eval, *events, *terminal, *direction, *switching;
     PyObject *method_options;        /* dict of the method's own options, or None */
     PyObject *progress;              /* progress(t) at most every MB_PROGRESS_INTERVAL s, or None */
+    PyObject *cancel;                /* cancel() at most every MB_SIGNAL_INTERVAL s, or None */
 } run_args;
 
 /* step bounds, step-size control and output, in the order of _core.solve */
@@ -46,10 +50,12 @@ typedef struct run_args {
 #define RUN_ADDR_CONTROL(a)                                                             \
     &(a).step_doubling, &(a).controller, &(a).error_per_unit_step, &(a).safety, &(a).fac_min, \
         &(a).fac_max, &(a).method_options
-#define RUN_KW_OUTPUT "t_eval", "dense_output", "events", "terminal", "direction", "progress"
-#define RUN_FMT_OUTPUT "OpOOOO"
-#define RUN_ADDR_OUTPUT(a) \
-    &(a).t_eval, &(a).dense_output, &(a).events, &(a).terminal, &(a).direction, &(a).progress
+#define RUN_KW_OUTPUT \
+    "t_eval", "dense_output", "events", "terminal", "direction", "progress", "cancel"
+#define RUN_FMT_OUTPUT "OpOOOOO"
+#define RUN_ADDR_OUTPUT(a)                                                                  \
+    &(a).t_eval, &(a).dense_output, &(a).events, &(a).terminal, &(a).direction, &(a).progress, \
+        &(a).cancel
 
 /* defaults: zeros (the method's preferred controller), every object None */
 void run_args_init(run_args *a);
@@ -75,7 +81,9 @@ typedef struct run_ctx {
     double mon_last;                 /* monotonic clock (s) of the last signal check */
     PyObject *progress;              /* borrowed: progress(t) of run_args, or NULL */
     double prog_last;                /* monotonic clock (s) of the last progress call */
+    PyObject *cancel;                /* borrowed: cancel() of run_args, or NULL */
     PyObject *interrupt;             /* the KeyboardInterrupt that stopped the run, or NULL */
+    PyObject *raised;                /* any other exception that stopped it, or NULL */
     void *method_options;            /* the method's options struct (method_options.h) */
 } run_ctx;
 
@@ -86,13 +94,14 @@ int run_begin(run_ctx *r, const char *name);
 int run_prepare(run_ctx *r, const run_args *a, ptrdiff_t n0, PyObject *args);
 /* Run p from a->t0 to a->tf into r->res (see the header comment).  0 or -1.
  * Ctrl-C: the run checks for signals at most every MB_SIGNAL_INTERVAL seconds of
- * wall time (taking the GIL only for that when it was released); with a->progress
- * it also calls progress(t) (t: the time of the next step attempt) at most every
- * MB_PROGRESS_INTERVAL seconds, in the same place, and an exception raised there
- * stops the run as a failing callback does; a
- * KeyboardInterrupt, raised there or inside a Python callback, stops the run with
- * what it computed: run_execute then returns 0 with the exception held in
- * r->interrupt (result_dict_of_run puts it under "interrupted"). */
+ * wall time (taking the GIL only for that when it was released; Python runs signal
+ * handlers in the main thread only); with a->cancel it calls cancel() in the same
+ * place (in any thread: how an ensemble stops its members), and with a->progress
+ * progress(t) (t: the time of the next step attempt) at most every
+ * MB_PROGRESS_INTERVAL seconds.  An exception raised there or inside a Python
+ * callback stops the run with what it computed: run_execute then returns 0 with the
+ * exception held, a KeyboardInterrupt in r->interrupt, any other in r->raised
+ * (result_dict_of_run puts them under "interrupted" and "raised"). */
 int run_execute(run_ctx *r, const mb_problem *p, const run_args *a);
 void run_free(run_ctx *r);
 
@@ -100,7 +109,9 @@ void run_free(run_ctx *r);
  * dense records, t_events, y_events. */
 PyObject *result_to_dict(const mb_result *r);
 /* result_to_dict of r->res plus "interrupted": the KeyboardInterrupt that stopped
- * the run (or None); releases r->interrupt. */
+ * the run (or None), and "raised": any other exception of the user's code that
+ * stopped it (or None; the front ends raise it with the result attached); releases
+ * both. */
 PyObject *result_dict_of_run(run_ctx *r);
 
 #define MB_SIGNAL_INTERVAL 0.005

@@ -102,7 +102,7 @@ static int planar_extra(double t, const double *q, const double *qd, double *Q, 
     Py_XDECREF(av);
     if (!r)
         return MB_ERR_CALLBACK;
-    PyArrayObject *a = returned_vector(r, 1, nq, "add_force: the forces returned %zd entries, "
+    PyArrayObject *a = returned_vector(r, 1, nq, "the Python forces extra(t, q, qd)", "add_force: the forces returned %zd entries, "
                                        "expected %zd.");
     if (!a)
         return MB_ERR_CALLBACK;

@@ -3,6 +3,7 @@
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
+#include <stdio.h>
 #include <string.h>
 #include "convert.h"
 #include "status.h"
@@ -57,7 +58,8 @@ int py_rhs(double t, const double *y, double *ydot, void *ctx)
         Py_DECREF(r);
         return 0;
     }
-    PyArrayObject *a = returned_vector(r, 2, c->n, "fun(t, y) returned an array of size %zd; "
+    PyArrayObject *a = returned_vector(r, 2, c->n, "fun(t, y)",
+                                       "fun(t, y) returned an array of size %zd; "
                                        "expected size %zd (the size of y0).");
     if (!a)
         return MB_ERR_CALLBACK;
@@ -89,7 +91,8 @@ int py_dfdt(double t, const double *y, double *ft, void *ctx)
     Py_DECREF(ya);
     if (!r)
         return MB_ERR_CALLBACK;
-    PyArrayObject *a = returned_vector(r, 1, c->n, "dfdt(t, y) returned %zd values; expected %zd.");
+    PyArrayObject *a = returned_vector(r, 1, c->n, "dfdt(t, y)",
+                                       "dfdt(t, y) returned %zd values; expected %zd.");
     if (!a)
         return MB_ERR_CALLBACK;
     memcpy(ft, PyArray_DATA(a), (size_t)c->n * sizeof(double));
@@ -105,29 +108,57 @@ int c_rhs(double t, const double *y, double *ydot, void *ctx)
     return c->fn(c->n, t, y, ydot, c->ud);
 }
 
+/* the name of event i in messages: "events[i] (name)" */
+static void event_name(PyObject *ev, ptrdiff_t i, char *buf, size_t len)
+{
+    PyObject *name = PyObject_GetAttrString(ev, "__name__");
+    const char *s = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    if (s)
+        snprintf(buf, len, "events[%td] (%s)", i, s);
+    else
+        snprintf(buf, len, "events[%td]", i);
+    PyErr_Clear();
+    Py_XDECREF(name);
+}
+
+/* g(t, y, *args) of event i as a float into *g; MB_ERR_CALLBACK with the exception
+ * set (one naming the event and what it returned when that was not a real number) */
+static int call_event(py_events_ctx *c, ptrdiff_t i, double t, const double *y, double *g)
+{
+    PyObject *ya = vec_from(y, c->n);
+    if (!ya)
+        return MB_ERR_CALLBACK;
+    PyObject *ev = PySequence_GetItem(c->events, i);
+    if (!ev) {
+        Py_DECREF(ya);
+        return MB_ERR_CALLBACK;
+    }
+    PyObject *r = call_with(ev, c->args, t, ya);
+    Py_DECREF(ya);
+    double v = r ? PyFloat_AsDouble(r) : -1.0;
+    if (r && v == -1.0 && PyErr_Occurred()) {
+        char who[160];
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);  /* the name is looked up with no exception set */
+        event_name(ev, i, who, sizeof who);
+        PyErr_Restore(type, value, tb);
+        returned_error(r, who, "a real number");
+    }
+    Py_DECREF(ev);
+    Py_XDECREF(r);
+    if (v == -1.0 && PyErr_Occurred())
+        return MB_ERR_CALLBACK;
+    *g = v;
+    return 0;
+}
+
 int py_events(double t, const double *y, double *g, void *ctx)
 {
     py_events_ctx *c = ctx;
-    PyObject *ya = NULL;
     for (ptrdiff_t i = 0; i < c->nev; i++) {
-        ya = vec_from(y, c->n);
-        if (!ya)
-            return MB_ERR_CALLBACK;
-        PyObject *ev = PySequence_GetItem(c->events, i);
-        if (!ev) {
-            Py_DECREF(ya);
-            return MB_ERR_CALLBACK;
-        }
-        PyObject *r = call_with(ev, c->args, t, ya);
-        Py_DECREF(ev);
-        Py_DECREF(ya);
-        if (!r)
-            return MB_ERR_CALLBACK;
-        double v = PyFloat_AsDouble(r);
-        Py_DECREF(r);
-        if (v == -1.0 && PyErr_Occurred())
-            return MB_ERR_CALLBACK;
-        g[i] = v;
+        int rc = call_event(c, i, t, y, g + i);
+        if (rc != 0)
+            return rc;
     }
     return 0;
 }
@@ -277,7 +308,8 @@ int any_res(double t, const double *y, const double *yp, double *r, void *ctx)
         Py_XDECREF(lead[i]);
     if (!out)
         return MB_ERR_CALLBACK;
-    PyArrayObject *a = returned_vector(out, 1, c->n, "residual(t, y, yp) returned an array of "
+    PyArrayObject *a = returned_vector(out, 1, c->n, "residual(t, y, yp)",
+                                       "residual(t, y, yp) returned an array of "
                                        "size %zd; expected size %zd (the size of y0).");
     if (!a)
         return MB_ERR_CALLBACK;

@@ -336,8 +336,10 @@ PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
     if (rc != MB_OK) {
         char prefix[64];
         snprintf(prefix, sizeof prefix, "formulation='%s': ", mb_form_name(s.kind));
-        set_error(rc == MB_ERR_ILL_INPUT ? PyExc_ValueError : PyExc_RuntimeError, rc, prefix,
-                  F.msg);
+        /* what the arguments ask of this mechanism (a sparse solver it has no kernels
+         * for...) is the caller's to change */
+        int caller = rc == MB_ERR_ILL_INPUT || rc == MB_ERR_NOT_SUPPORTED;
+        set_error(caller ? PyExc_ValueError : PyExc_RuntimeError, rc, prefix, F.msg);
         goto done;
     }
     if (choose_method(&r, &F, &s, &dae))

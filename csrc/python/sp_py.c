@@ -25,8 +25,11 @@ static PyObject *sp_propose(PyObject *self, PyObject *args, PyObject *kw)
     double min_ratio = MB_SP_MIN_RATIO;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|d", kwlist, &jo, &min_ratio))
         return NULL;
-    if (!(min_ratio >= 1.0))
-        return PyErr_Format(PyExc_ValueError, "min_ratio must be at least 1, got %g.", min_ratio);
+    if (!(min_ratio >= 1.0)) {
+        char num[32];  /* PyErr_Format has no %g */
+        snprintf(num, sizeof num, "%g", min_ratio);
+        return PyErr_Format(PyExc_ValueError, "min_ratio must be at least 1, got %s.", num);
+    }
     PyArrayObject *J = (PyArrayObject *)PyArray_FROMANY(jo, NPY_DOUBLE, 2, 2,
                                                         NPY_ARRAY_F_CONTIGUOUS | NPY_ARRAY_ALIGNED);
     if (!J)

@@ -115,7 +115,8 @@ static int py_point_force(void *ud, double t, const double *q, const double *qd,
     Py_XDECREF(av);
     if (!r)
         return MB_ERR_CALLBACK;
-    PyArrayObject *a = returned_vector(r, 2, 6, "add_force: the function returned %zd values, "
+    PyArrayObject *a = returned_vector(r, 2, 6, "add_force's fn(t, q, qd)",
+                                       "add_force: the function returned %zd values, "
                                        "expected %zd (F_x, F_y, F_z, n_x, n_y, n_z).");
     if (!a)
         return MB_ERR_CALLBACK;

@@ -90,6 +90,11 @@ static int py_slot(mech_handle *h, int k, double t, const double *q, const doubl
     if (!r)
         return MB_ERR_CALLBACK;
     PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(r, NPY_DOUBLE, 0, 2, NPY_ARRAY_CARRAY);
+    if (!a) {
+        char who[64];
+        snprintf(who, sizeof who, "MechanicalSystem.%s", si->name);
+        returned_error(r, who, "an array of real numbers");
+    }
     Py_DECREF(r);
     if (!a)
         return MB_ERR_CALLBACK;

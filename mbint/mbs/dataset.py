@@ -32,12 +32,18 @@ dense_coefficients
 event_time, event_index,    (occurrence), (coordinate, occurrence): events, flattened
 event_q, event_qd
 contact_time, contact_index (contact_occurrence): contact instants (simulate's t_contacts)
+ss_log_time, ss_log_parti-  the state space with dense output: (ss_log), (ss_log,
+tion, ss_log_state,         ss_state), (ss_partition, ss_independent): the run's log
+ss_partitions               that maps the stored (v, v') records to (q, qd)
 ==========================  ============================================================
 
 Attributes: ``mbint_version``, ``model_name``, ``model_class``, ``model_json``
 (the description of a PlanarModel), ``method``, ``formulation``, ``status``,
 ``status_code``, ``message``, ``success``, ``stats_<name>``, ``options_json``,
-``initial_json``, ``baumgarte_alpha``, ``baumgarte_beta``, ``projected``.
+``initial_json``, ``baumgarte_alpha``, ``baumgarte_beta``, ``projected``,
+``ss_newton_tol``, ``ss_newton_max_iter`` (the state space).  A model description that
+lacks a parameter of an element (or has one more) is refused on loading
+(:mod:`mbint.mbs._description`).
 """
 from __future__ import annotations
 
@@ -222,6 +228,42 @@ def _add_dense(data, attrs, traj):
         long_name="coefficients (theta power major, (deg+1) n per segment) or records"))
     attrs.update(dense_t_end=float(s.ts[-1]), dense_n=int(s.n),
                  dense_method=s.method or traj.method)
+    if getattr(s, "reduced", None) is not None:  # the state space: records of (v, v')
+        _add_state_space_log(data, attrs, s)
+
+
+def _add_state_space_log(data, attrs, s):
+    """The log that maps the state space's dense output (v, v') to (q, qd): the full
+    state and partition at every accepted step, the partitions, Newton's settings."""
+    log = s._log
+    data["ss_log_time"] = (("ss_log",), np.asarray(log["log_t"], float), dict(units="s"))
+    data["ss_log_partition"] = (("ss_log",), np.asarray(log["log_part"], np.int64))
+    data["ss_log_state"] = (("ss_log", "ss_state"), np.asarray(log["log_y"], float), dict(
+        long_name="(q, qd) at the start of each logged step"))
+    data["ss_partitions"] = (("ss_partition", "ss_independent"),
+                             np.asarray(log["parts"], np.int64), dict(
+                                 long_name="independent coordinates of each partition"))
+    attrs.update(ss_newton_tol=float(s._tol), ss_newton_max_iter=int(s._max_iter))
+
+
+def _state_space_dense(ds, traj, nq):
+    """The full-state dense output of a state-space run from the stored log: ``sol``
+    maps the stored (v, v') records (now ``sol_reduced``) to (q, qd) as the run did."""
+    from .trajectory import _FullStateDense
+
+    a = ds.attrs
+    nparts = ds.sizes.get("ss_independent", 0)
+    log = dict(log_t=np.asarray(ds["ss_log_time"].values, float),
+               log_part=np.asarray(ds["ss_log_partition"].values, np.intc),
+               log_y=np.ascontiguousarray(np.asarray(ds["ss_log_state"].values, float)
+                                          .reshape(-1, 2 * nq)),
+               parts=np.ascontiguousarray(np.asarray(ds["ss_partitions"].values, np.intc)
+                                          .reshape(-1, nparts)))
+    traj.partition_log = log
+    traj.sol_reduced = traj.sol
+    traj.sol = _FullStateDense(traj.sol_reduced, traj.model, log,
+                               float(a.get("ss_newton_tol", 0.0)),
+                               int(a.get("ss_newton_max_iter", 0)), nq)
 
 
 def _add_events(data, attrs, traj):
@@ -356,6 +398,8 @@ def from_xarray(ds):
                                var("dense_degree", None), var("dense_offset", None),
                                var("dense_coefficients", None), int(a["dense_n"]),
                                method=str(a["dense_method"]))
+        if "ss_log_time" in ds:
+            _state_space_dense(ds, traj, nq)
     if "event_time" in ds:
         te, ti = var("event_time", None), var("event_index", None)
         eq, eqd = var("event_q", None).reshape(nq, -1), var("event_qd", None).reshape(nq, -1)

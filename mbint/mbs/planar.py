@@ -45,6 +45,7 @@ import numpy as np
 
 from .. import _core
 from ._bodymodel import BodyModel
+from ._description import check_planar
 
 __all__ = ["PlanarModel", "Body", "Element", "CompiledModel"]
 
@@ -62,6 +63,21 @@ def _layout():
     L["joint_index"] = {c: k for k, c in enumerate(L["joint"])}
     L["force_index"] = {c: k for k, c in enumerate(L["force"])}
     return L
+
+
+def _force_value(e, r, nq):
+    """What the function of Python force ``e`` returned, as a flat float array; a value
+    that is not real numbers raises naming the force and the value (a TypeError, or a
+    ValueError as NumPy's conversion raised, which becomes the cause)."""
+    expected = f"{nq} real numbers" if e.i < 0 else "3 real numbers (f_x, f_y, torque)"
+    if np.iscomplexobj(r):
+        raise TypeError(f"force {e.name!r}: fn returned complex values; expected {expected}.")
+    try:
+        return np.asarray(r, dtype=float).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        kind = TypeError if isinstance(exc, TypeError) else ValueError
+        raise kind(f"force {e.name!r}: fn returned {repr(r)[:80]} ({type(r).__name__}); "
+                   f"expected {expected}.") from exc
 
 
 class Body:
@@ -658,7 +674,7 @@ class PlanarModel(BodyModel):
         def extra(t, q, qd):
             Q = np.zeros(nq)
             for e in elements:
-                v = np.asarray(e.fn(t, q, qd), dtype=float).reshape(-1)
+                v = _force_value(e, e.fn(t, q, qd), nq)
                 if e.i < 0:
                     if v.size != nq:
                         raise ValueError(f"force {e.name!r}: fn returned {v.size} values, "
@@ -715,7 +731,14 @@ class PlanarModel(BodyModel):
         Returns
         -------
         PlanarModel
+
+        Raises
+        ------
+        ValueError
+            A description that lacks a parameter of an element or has one more
+            (:mod:`mbint.mbs._description`).
         """
+        check_planar(d)
         m = cls(gravity=d["gravity"], name=d["name"])
         for b in d["bodies"]:
             m.add_body(b["mass"], b["inertia"], q=b["q0"], qd=b["qd0"], name=b["name"])

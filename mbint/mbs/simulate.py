@@ -17,7 +17,7 @@ from .. import _validate as check
 from .._interrupt import raise_if_interrupted
 from ..methods import method_info, resolve
 from ..multirate import fast_state_indices
-from ..progress import run_progress
+from ..progress import run_cancel, run_progress
 from ._kernels import baumgarte_pair, linalg_code
 from .formulations import TABLE, formulation as _formulation, supported_formulations
 from .trajectory import Trajectory
@@ -255,7 +255,24 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
     prefer = None if independent is None else _independent_indices(model, independent)
     handle = model._linalg_handle()
     linalg = -1 if linear_algebra is None else linalg_code(linear_algebra)
+    if form.sparse:
+        _check_sparse_kernels(model, handle, linear_algebra)
     return _Setup(model, mname, info, form, alpha, beta, prefer, handle, linalg)
+
+
+def _check_sparse_kernels(model, handle, linear_algebra):
+    """ValueError when the run asks for the sparse index-1 solver (``linear_algebra``,
+    else the model's setting) and the mechanism has no sparse kernels."""
+    where = "linear_algebra" if linear_algebra is not None else "model.linear_algebra"
+    if (linear_algebra or getattr(model, "linear_algebra", None)) != "sparse":
+        return
+    if _core.mech_info(handle)["sparse"]:
+        return
+    kind = {"planar": "a PlanarModel with Python forces (add_force)",
+            "spatial": "a SpatialModel", "system": "a MechanicalSystem"}[model.kind]
+    raise ValueError(f"{where}='sparse': {model.name!r} is {kind}, which has no sparse kernels; "
+                     f"only a PlanarModel without Python forces has them.  Use "
+                     f"linear_algebra='dense' or 'auto'.")
 
 
 def _initial_state(run, t0, q0, qd0, consistent, tol, proj_tol, proj_max_iter):
@@ -318,6 +335,20 @@ def _atol(run, atol):
     return atol_a
 
 
+def _check_relative_control(run, atol, q0, qd0):
+    """ValueError for pure relative error control (atol 0) on a component of (q0, qd0)
+    that is 0, or on the multipliers of a DAE formulation (computed in the run; mu is
+    identically 0)."""
+    names = list(run.model.coordinate_names)
+    nq = len(names)
+    check.relative_control_weights(atol[:2 * nq], np.concatenate([q0, qd0]),
+                                   names + [f"d/dt {c}" for c in names])
+    if run.form.dae and np.any(atol[2 * nq:] == 0):
+        raise ValueError(f"atol: the entries of the multipliers (lambda, mu) must be positive "
+                         f"for formulation={run.form.name!r}: pure relative error control "
+                         f"cannot weigh a multiplier that is zero.")
+
+
 def _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events, project,
          proj_tol, proj_max_iter, contact_switching, progress):
     """One call of the C core; returns its dict and the options used."""
@@ -326,9 +357,12 @@ def _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events, p
     control["method_options"] = check.method_options(info, control.pop("method_options"))
     fast = (control["method_options"] or {}).get("fast")  # singular_perturbation
     if fast is not None and not (isinstance(fast, str) and fast == "auto"):
-        control["method_options"]["fast"] = fast_state_indices(model, fast)
+        control["method_options"]["fast"] = fast_state_indices(model, fast, t0, q0, qd0)
     bounds = check.step_bounds(opts["first_step"], opts["max_step"], opts["min_step"],
                                opts["max_steps"])
+    check.fixed_steps(control["h"], t0, tf, bounds["max_steps"])
+    atol = _atol(run, opts["atol"])
+    _check_relative_control(run, atol, q0, qd0)
     te = check.t_eval(None if t_eval is None else np.asarray(t_eval, dtype=float).reshape(-1),
                       t0, tf)
     if events is not None and callable(events):
@@ -341,14 +375,14 @@ def _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events, p
     report, close = run_progress(progress, t0, tf, f"{model.name} {mname}")
     try:
         out = _core.mech_simulate(
-            run.handle, mname, t0, tf, np.concatenate([q0, qd0]), _atol(run, opts["atol"]), rtol,
+            run.handle, mname, t0, tf, np.concatenate([q0, qd0]), atol, rtol,
             **control, **bounds, t_eval=te, dense_output=bool(dense_output), events=ev,
             terminal=terminal, direction=evdir, formulation=run.form.code, alpha=run.alpha,
             beta=run.beta, project=bool(project),
             proj_tol=0.0 if proj_tol is None else check.positive("proj_tol", proj_tol),
             proj_max_iter=0 if proj_max_iter is None else int(proj_max_iter),
             switching=switching, contact_switching=contact_sw, independent=run.prefer,
-            linalg=run.linalg, progress=report)
+            linalg=run.linalg, progress=report, cancel=run_cancel())
     finally:
         close()
     out["n_state"] = run.form.size(model)
@@ -448,7 +482,9 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         :data:`mbint.SPARSE_MIN_NQ` coordinates); ``traj.options["linear_algebra"]``.
     **method_options
         The chosen method's own options; ``fast=`` of ``singular_perturbation`` takes
-        bodies, coordinate names or indices, or "auto".
+        bodies (the coordinates a force or constraint acts on:
+        :func:`mbint.multirate.fast_state_indices`), coordinate names or indices, or
+        "auto".
 
     Returns
     -------
@@ -458,8 +494,13 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
     Raises
     ------
     ValueError
-        Bad arguments, inconsistent initial conditions (with ``"check"``), or
-        redundant / singular constraints.
+        Bad arguments (also a fixed step needing more than ``max_steps`` steps, as in
+        :func:`mbint.solve_ivp`; atol 0 on a component that is 0; a sparse solver for a
+        model without sparse kernels), inconsistent initial conditions (with
+        ``"check"``), or redundant / singular constraints.
+    Exception
+        A Python callback (a force, an event, a kernel) that raises stops the run: its
+        exception propagates with the trajectory so far as ``exc.result``.
     """
     run = _validate(model, method, formulation, baumgarte, project, independent,
                     linear_algebra, consistent)

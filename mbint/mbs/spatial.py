@@ -55,6 +55,7 @@ import numpy as np
 from .. import _core
 from .._validate import as_capsule
 from ._bodymodel import BodyModel
+from ._description import check_spatial
 from ._spatial_elements import SpatialElement, SpatialElements, _layout, _road, _vec
 from .planar import _finite
 
@@ -618,7 +619,10 @@ class SpatialModel(SpatialElements, BodyModel):
 
     @classmethod
     def from_description(cls, d):
-        """Rebuild a model from :meth:`describe` (without Python forces and outputs)."""
+        """Rebuild a model from :meth:`describe` (without Python forces and outputs);
+        ValueError for a description that lacks a field of a primitive or has one more
+        (:mod:`mbint.mbs._description`)."""
+        check_spatial(d)
         m = cls(gravity=d["gravity"], name=d["name"])
         for b in d["bodies"]:
             q0, qd0 = np.asarray(b["q0"], float), np.asarray(b["qd0"], float)

@@ -83,20 +83,42 @@ class _FullStateDense:
     """Dense output of a run on the state-space formulation: the reduced y = (v, v') of the
     integrator's own dense output, mapped to y = (q, qd) of shape (2 nq,) or (2 nq, k)
     through the run's log (the partition of the step containing t, Newton from the
-    step's start; csrc/mbs/statespace.c ``mb_ss_recover``)."""
+    step's start; csrc/mbs/statespace.c ``mb_ss_recover``).
 
-    def __init__(self, reduced, handle, log, tol, max_iter, nq):
+    It holds the model, not its C handle (taken from the model when needed), so it
+    pickles as the model does and can be rebuilt from a saved trajectory
+    (mbint/mbs/dataset.py)."""
+
+    _OWN = ("reduced", "_model", "_handle", "_log", "_tol", "_max_iter", "_nq")
+
+    def __init__(self, reduced, model, log, tol, max_iter, nq, handle=None):
         self.reduced = reduced
-        self._handle, self._log, self._tol, self._max_iter, self._nq = \
-            handle, log, tol, max_iter, nq
+        self._model, self._handle, self._log, self._tol, self._max_iter, self._nq = \
+            model, handle, log, tol, max_iter, nq
         self.t_min, self.t_max = getattr(reduced, "t_min", None), getattr(reduced, "t_max", None)
 
     def __getattr__(self, name):
+        # only for attributes not found on self; its own are never delegated, so that an
+        # instance being unpickled (no "reduced" yet) does not recurse
+        if name.startswith("__") or name in self._OWN:
+            raise AttributeError(name)
         return getattr(self.reduced, name)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_handle"] = None  # a PyCapsule: the model compiles its handle again
+        return state
 
     def __call__(self, t):
         from .. import _core
 
+        if self._handle is None:
+            if not hasattr(self._model, "_mech_handle"):
+                raise ValueError(f"sol: the full state of a state-space run needs the model's "
+                                 f"kernels, and {self._model!r} has none (a MechanicalSystem is "
+                                 f"not stored with a trajectory); sol_reduced gives the "
+                                 f"integrated (v, v').")
+            self._handle = self._model._mech_handle()
         scalar = np.ndim(t) == 0
         ts = np.atleast_1d(np.asarray(t, float))
         yr = np.asarray(self.reduced(ts), float).reshape(-1, len(ts))
@@ -240,9 +262,10 @@ class Trajectory:
         self.partition_log = log
         if self.sol is not None:
             self.sol_reduced = self.sol
-            self.sol = _FullStateDense(self.sol_reduced, handle, log,
+            self.sol = _FullStateDense(self.sol_reduced, self.model, log,
                                        0.0 if tol is None else float(tol),
-                                       0 if max_iter is None else int(max_iter), nq)
+                                       0 if max_iter is None else int(max_iter), nq,
+                                       handle=handle)
 
     def __repr__(self):
         return (f"<Trajectory {self.model.name!r} by {self.method}: {len(self.t)} points, "

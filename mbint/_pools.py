@@ -1,0 +1,463 @@
+"""The local pools of :func:`mbint.ensemble`: the members serially, on threads or on
+worker processes, each failure kept to its own member.
+
+- a member that raises is a :class:`MemberError` in its place (the others go on);
+- processes: each worker runs one member at a time, so a worker that dies (a
+  member calls ``os._exit``, a crash) costs only the member it ran, which becomes a
+  MemberError saying so; a fresh worker takes its place for the others;
+- ``timeout``: a member that runs longer is a MemberError (``TimeoutError``): its
+  worker process is killed; on a thread or serially its mbint runs are stopped
+  through the driver's monitor (:func:`mbint.progress.cancel_scope`, every 5 ms),
+  and a thread member that does not stop (it hangs outside an mbint run) is
+  reported and its thread left running;
+- Ctrl-C (a KeyboardInterrupt in the main thread) stops the running members the
+  same way and propagates; what finished is in ``results`` (the caller raises
+  :class:`mbint.EnsembleInterrupted` with it);
+- the worker processes import the main script again (forkserver and spawn do):
+  :func:`_check_main_guard` refuses, with the reason, a call from a script's top
+  level outside ``if __name__ == "__main__":``, which used to break every worker.
+
+Every runner fills ``results[k]`` (initially :data:`PENDING`) and advances the
+progress bar once per finished member.
+"""
+from __future__ import annotations
+
+import ast
+import collections
+import os
+import pickle
+import queue
+import sys
+import threading
+import time
+import traceback
+
+from .progress import cancel_scope
+
+__all__ = ["MemberError", "PENDING", "run_member", "run_serial", "run_threads", "run_processes"]
+
+#: seconds between the checks of the waiting loops (Ctrl-C, timeouts)
+_TICK = 0.1
+#: seconds a stopped thread member is given to end before it is left running
+_GRACE = 1.0
+#: a member not finished yet
+PENDING = object()
+
+
+class MemberError:
+    """A member of an ensemble whose task raised, whose worker process died or that
+    ran longer than ``timeout``: what it was and why it failed.
+
+    Attributes
+    ----------
+    index : int
+        Position in ``params``.
+    params : object
+        The parameter set.
+    error : str
+        The exception's type name.
+    message : str
+        ``"<error>: <message>"``.
+    traceback : str
+        The formatted traceback (from the worker).
+    success : bool
+        Always False; ``status`` is -1 (as a failed run).
+    """
+
+    __module__ = "mbint.ensemble"  # its public home: pickles name it there
+    success = False
+    status = -1
+
+    def __init__(self, index, params, exc):
+        self.index = int(index)
+        self.params = params
+        self.error = type(exc).__name__
+        self.message = f"{self.error}: {exc}"
+        self.traceback = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+    def __repr__(self):
+        return f"<MemberError #{self.index} {self.params!r}: {self.message}>"
+
+
+# ---------------------------------------------------------------- the member runs
+def run_member(task, index, p):
+    """task(p), or the MemberError of its exception (never raises an Exception)."""
+    try:
+        return task(p)
+    except Exception as exc:  # noqa: BLE001 - a member's failure is a result
+        return MemberError(index, p, exc)
+
+
+class _Stop:
+    """The cancel check of one member's runs (:func:`mbint.progress.cancel_scope`):
+    once set (a timeout, Ctrl-C of the ensemble), the next call of the driver's
+    monitor raises KeyboardInterrupt and the run stops where it is."""
+
+    def __init__(self):
+        self.why = None
+
+    def set(self, why):
+        if self.why is None:
+            self.why = why
+
+    def __call__(self):
+        if self.why is not None:
+            raise KeyboardInterrupt(f"ensemble member stopped ({self.why})")
+
+
+def _timeout_error(k, timeout, how):
+    return TimeoutError(f"member {k} ran longer than timeout = {timeout:g} s; {how}.")
+
+
+def _run_stoppable(task, k, p, stop, timeout):
+    """task(p) with its runs stopped by ``stop``; a timeout is the member's
+    MemberError, Ctrl-C of the ensemble propagates (a KeyboardInterrupt)."""
+    with cancel_scope(stop):
+        try:
+            return task(p)
+        except Exception as exc:  # noqa: BLE001 - a member's failure is a result
+            return MemberError(k, p, exc)
+        except KeyboardInterrupt:
+            if stop.why == "timeout":
+                return MemberError(k, p, _timeout_error(k, timeout, "its run was stopped"))
+            raise
+
+
+def run_serial(task, params, results, bar, timeout):
+    """Every member in this process, one after the other."""
+    for k, p in enumerate(params):
+        if timeout is None:
+            results[k] = run_member(task, k, p)
+        else:
+            stop = _Stop()
+            timer = threading.Timer(timeout, stop.set, ("timeout",))
+            timer.daemon = True
+            timer.start()
+            try:
+                results[k] = _run_stoppable(task, k, p, stop, timeout)
+            finally:
+                timer.cancel()
+        if bar is not None:
+            bar.update(1)
+
+
+# ---------------------------------------------------------------- threads
+def run_threads(task, params, n_workers, results, bar, timeout):
+    """The members on up to n_workers daemon threads of this process.  Python runs
+    signal handlers in the main thread only: a member's runs are stopped through
+    their monitor (a timeout, Ctrl-C here); a member that does not stop (it is not
+    inside an mbint run) is reported and its thread left running."""
+    done = queue.Queue()
+    waiting = collections.deque(range(len(params)))
+    running = {}  # member -> [its _Stop, start time, time to give up on it or None]
+
+    def work(k, stop):
+        try:
+            r = _run_stoppable(task, k, params[k], stop, timeout)
+        except BaseException as exc:  # noqa: BLE001 - stopped by Ctrl-C, or SystemExit
+            r = PENDING if stop.why == "interrupted" else MemberError(k, params[k], exc)
+        done.put((k, r))
+
+    def collect(wait):
+        try:
+            k, r = done.get(timeout=wait)
+        except queue.Empty:
+            return
+        while True:
+            if k in running:  # else a member given up on, ending late
+                del running[k]
+                if r is not PENDING:
+                    results[k] = r
+                    if bar is not None:
+                        bar.update(1)
+            try:
+                k, r = done.get_nowait()
+            except queue.Empty:
+                return
+
+    try:
+        while waiting or running:
+            while waiting and len(running) < n_workers:
+                k = waiting.popleft()
+                running[k] = [_Stop(), time.monotonic(), None]
+                threading.Thread(target=work, args=(k, running[k][0]), daemon=True,
+                                 name=f"mbint ensemble member {k}").start()
+            collect(_TICK)
+            if timeout is not None:
+                _expire_threads(running, params, results, bar, timeout)
+    except KeyboardInterrupt:
+        for stop, _, _ in running.values():
+            stop.set("interrupted")
+        t_end = time.monotonic() + _GRACE
+        while running and time.monotonic() < t_end:  # the stopped runs end within ms
+            collect(_TICK)
+        raise
+
+
+def _expire_threads(running, params, results, bar, timeout):
+    """Stop the members that ran longer than timeout (through their runs' monitor);
+    report those that did not stop within _GRACE s and leave their threads."""
+    now = time.monotonic()
+    for k, entry in list(running.items()):
+        stop, started, give_up = entry
+        if give_up is None and now - started > timeout:
+            stop.set("timeout")
+            entry[2] = now + _GRACE
+        elif give_up is not None and now > give_up:
+            del running[k]
+            results[k] = MemberError(k, params[k], _timeout_error(
+                k, timeout, "it could not be stopped (it is not inside an mbint run), and its "
+                            "thread is left running"))
+            if bar is not None:
+                bar.update(1)
+
+
+# ---------------------------------------------------------------- processes
+def _pool_context():
+    import multiprocessing as mp
+
+    methods = mp.get_all_start_methods()
+    if "forkserver" in methods:
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(["mbint"])
+        return ctx
+    return mp.get_context("spawn")
+
+
+def _worker_main(conn, alive, payload):
+    """A worker process: "ready", then one member at a time, (k, p) in and the result
+    out as cloudpickle bytes, until the parent sends b"" or goes away (``alive``:
+    the read end of a pipe the parent never writes, at EOF when the parent is gone)."""
+    import signal
+
+    import cloudpickle
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _exit_with_parent(alive)
+    conn.send_bytes(b"ready")
+    task = None
+    while True:
+        try:
+            msg = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        if not msg:
+            return
+        k, p = pickle.loads(msg)
+        try:
+            if task is None:
+                task = pickle.loads(payload)
+            res = task(p)
+        except Exception as exc:  # noqa: BLE001 - a member's failure is a result
+            res = MemberError(k, p, exc)
+        try:
+            out = cloudpickle.dumps(res)
+        except Exception as exc:  # noqa: BLE001 - an unpicklable result is the member's failure
+            out = cloudpickle.dumps(MemberError(k, p, exc))
+        conn.send_bytes(out)
+
+
+def _exit_with_parent(alive):
+    """In a worker: end this process when the parent process ends (also while a
+    member runs), so that no worker outlives a killed ensemble."""
+    def watch():
+        from multiprocessing.connection import wait
+
+        wait([alive])
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="mbint parent watch").start()
+
+
+class _Worker:
+    """The parent's side of one worker process: its pipe and the member it runs."""
+
+    def __init__(self, ctx, payload):
+        self.conn, child = ctx.Pipe()
+        alive, self._alive = ctx.Pipe(duplex=False)  # never written: closed, it says "gone"
+        self.proc = ctx.Process(target=_worker_main, args=(child, alive, payload), daemon=True,
+                                name="mbint ensemble worker")
+        self.proc.start()
+        child.close()
+        alive.close()
+        self.ready = False
+        self.member = None  # (k, start time) of the member it runs
+
+    def exit_code(self):
+        self.proc.join(1.0)
+        code = self.proc.exitcode
+        return f"killed by signal {-code}" if code is not None and code < 0 else \
+            f"exit code {code}"
+
+    def close(self, kill=False):
+        if self.proc.is_alive() and not kill:
+            try:
+                self.conn.send_bytes(b"")
+            except OSError:
+                pass
+            self.proc.join(1.0)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join(1.0)
+        self.conn.close()
+        self._alive.close()
+
+
+def run_processes(task, params, n_workers, results, bar, timeout):
+    """The members on n_workers worker processes, each running one member at a time,
+    so that a worker that dies or runs out of time costs its own member only: that
+    member gets a MemberError, the others go on in a fresh worker."""
+    import cloudpickle
+    from multiprocessing.connection import wait
+
+    _check_main_guard()
+    ctx = _pool_context()
+    payload = cloudpickle.dumps(task)
+    waiting = collections.deque(range(len(params)))
+    workers = [_Worker(ctx, payload) for _ in range(min(n_workers, len(params)))]
+
+    def finish(w, r):
+        k = w.member[0]
+        results[k] = r
+        w.member = None
+        if bar is not None:
+            bar.update(1)
+
+    def replace(w, why):
+        """w is gone: its member fails with why, a fresh worker takes its place."""
+        if w.member is not None:
+            k = w.member[0]
+            finish(w, MemberError(k, params[k], why))
+        elif not w.ready:
+            raise RuntimeError(_startup_failure(w.exit_code()))
+        w.close(kill=True)
+        if waiting:
+            workers[workers.index(w)] = _Worker(ctx, payload)
+        else:
+            workers.remove(w)
+
+    try:
+        while waiting or any(w.member is not None for w in workers):
+            for w in workers:
+                if w.ready and w.member is None and waiting:
+                    _send(w, waiting.popleft(), params, finish)
+            by_obj = {w.conn: w for w in workers}
+            by_obj.update({w.proc.sentinel: w for w in workers})
+            for obj in wait(list(by_obj), timeout=_TICK):
+                w = by_obj[obj]
+                if w not in workers:
+                    continue  # replaced by an earlier event of this round
+                if not _receive(w, finish):
+                    k = w.member[0] if w.member else -1
+                    replace(w, RuntimeError(
+                        f"the worker process running member {k} died ({w.exit_code()}) "
+                        f"before returning a result; the other members go on in a fresh "
+                        f"worker"))
+            for w in list(workers):
+                if timeout is not None and w.member is not None and \
+                        time.monotonic() - w.member[1] > timeout:
+                    replace(w, _timeout_error(w.member[0], timeout,
+                                              "its worker process was killed"))
+    finally:
+        for w in workers:
+            w.close(kill=bool(waiting) or any(v.member is not None for v in workers))
+
+
+def _send(w, k, params, finish):
+    """Member k to worker w (a parameter set that does not pickle: its MemberError)."""
+    import cloudpickle
+
+    w.member = (k, time.monotonic())
+    try:
+        msg = cloudpickle.dumps((k, params[k]))
+    except Exception as exc:  # noqa: BLE001 - the member's failure
+        finish(w, MemberError(k, params[k], exc))
+        return
+    w.conn.send_bytes(msg)
+
+
+def _receive(w, finish):
+    """What worker w sent ("ready" or its member's result); False when it died."""
+    if not w.conn.poll():
+        return w.proc.is_alive()
+    try:
+        data = w.conn.recv_bytes()
+    except (EOFError, OSError):
+        return False
+    if data == b"ready":
+        w.ready = True
+    elif w.member is not None:
+        finish(w, pickle.loads(data))
+    return True
+
+
+def _startup_failure(code):
+    hint = ""
+    if _main_is_imported_by_workers():
+        hint = (' A common cause: the script calls mbint.ensemble outside `if __name__ == '
+                '"__main__":` (the workers import the main script again).')
+    return (f"mbint.ensemble: a worker process exited ({code}) before it could run a member; "
+            f"its error is printed above.{hint}")
+
+
+# ---------------------------------------------------------------- the main guard
+def _main_is_imported_by_workers():
+    """Whether the worker processes import this program's main module again (as
+    multiprocessing's spawn and forkserver do: a script, or ``python -m module``)."""
+    main = sys.modules.get("__main__")
+    name = getattr(getattr(main, "__spec__", None), "name", None)
+    if name is not None:
+        return not (name == "__main__" or name.endswith(".__main__"))
+    path = getattr(main, "__file__", None)
+    return path is not None and os.path.splitext(os.path.basename(path))[0] != "ipython"
+
+
+def _is_main_test(node):
+    """``__name__ == "__main__"`` (either way round)."""
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1
+            and isinstance(node.ops[0], ast.Eq)):
+        return False
+    sides = [node.left, node.comparators[0]]
+    return any(isinstance(a, ast.Name) and a.id == "__name__" for a in sides) and \
+        any(isinstance(a, ast.Constant) and a.value == "__main__" for a in sides)
+
+
+def _check_main_guard():
+    """RuntimeError when ensemble is called from the top level of the main script
+    outside ``if __name__ == "__main__":``: the worker processes import the script
+    again, and would each start an ensemble of their own there (multiprocessing
+    then breaks every worker, and every member failed with BrokenProcessPool)."""
+    import multiprocessing as mp
+
+    if getattr(mp.current_process(), "_inheriting", False):  # in a worker, importing
+        raise RuntimeError(_GUARD_MESSAGE.format(where="the main script"))
+    if not _main_is_imported_by_workers():
+        return
+    main = sys.modules["__main__"]
+    frame, line = sys._getframe(1), None
+    while frame is not None:  # the main module's own top-level line leading here
+        if frame.f_globals is main.__dict__ and frame.f_code.co_name == "<module>":
+            line = frame.f_lineno
+        frame = frame.f_back
+    path = getattr(main, "__file__", None)
+    if line is None or path is None:
+        return
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, ValueError):
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_main_test(node.test) and \
+                node.body[0].lineno <= line <= node.body[-1].end_lineno:
+            return
+    raise RuntimeError(_GUARD_MESSAGE.format(where=f"{path}, line {line}"))
+
+
+_GUARD_MESSAGE = (
+    'mbint.ensemble is called at the top level of a script, outside `if __name__ == '
+    '"__main__":` ({where}).  The worker processes import the script again (as '
+    'multiprocessing\'s forkserver and spawn start methods do) and would start an ensemble '
+    'of their own there.  Put the call, or the code that leads to it, under\n\n'
+    '    if __name__ == "__main__":\n\n'
+    'or run with backend="threads" or n_workers=1.')
