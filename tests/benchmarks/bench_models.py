@@ -27,7 +27,7 @@ For every model of :data:`mbint.models.PAPER_MODELS`:
     (also through ``model.rhs``); the difference between that reference and
     mbint dopri5 at 1e-12 is reported as the reference's own uncertainty.
 
-Timing: best wall time (``time.perf_counter``) over interleaved rounds
+Timing: best CPU time (``time.process_time``) over interleaved rounds
 (``ROUNDS`` for the kernels, ``RUN_ROUNDS`` plus the warm-up for whole runs); in
 each round every contender runs for about ``ROUND_S`` (``RUN_ROUND_S``) seconds,
 at least once, so that a change of machine load hits both sides.
@@ -63,7 +63,7 @@ OUT_MD = Path(__file__).resolve().parents[2] / "out" / "bench_models.md"
 
 
 def best_time(runs, rounds=ROUNDS, round_s=ROUND_S):
-    """Best wall time of each callable of ``runs`` over interleaved rounds.
+    """Best CPU time of each callable of ``runs`` over interleaved rounds.
 
     Parameters
     ----------
@@ -85,17 +85,17 @@ def best_time(runs, rounds=ROUNDS, round_s=ROUND_S):
     """
     reps, best, last = {}, {}, {}
     for key, (run, n) in runs.items():
-        t = time.perf_counter()
+        t = time.process_time()
         last[key] = run()
-        dt = time.perf_counter() - t
+        dt = time.process_time() - t
         best[key] = dt / n
         reps[key] = max(1, math.ceil(round_s / max(dt, 1e-9)))
     for _ in range(rounds):
         for key, (run, n) in runs.items():
             for _ in range(reps[key]):
-                t = time.perf_counter()
+                t = time.process_time()
                 last[key] = run()
-                best[key] = min(best[key], (time.perf_counter() - t) / n)
+                best[key] = min(best[key], (time.process_time() - t) / n)
     return best, last
 
 
@@ -267,7 +267,7 @@ def report(res):
         "# Paper models: C kernels vs NumPy, mbint.simulate vs SciPy",
         "",
         f"Python {platform.python_version()}, NumPy {np.__version__}, SciPy {scipy.__version__}, "
-        f"{platform.machine()}. Best wall time over {ROUNDS} interleaved rounds "
+        f"{platform.machine()}. Best CPU time over {ROUNDS} interleaved rounds "
         f"(kernels; whole runs: the warm-up and {RUN_ROUNDS} rounds).",
         "",
         "## (i) f(t, y) and (ii) df/dy: microseconds per evaluation",

@@ -12,7 +12,7 @@ twice: with the same Python right-hand side, and with that right-hand side
 compiled in C (``problems.c_rhs``, a ``scipy.LowLevelCallable``; no Python per
 step, the GIL released).
 
-Timing: best wall time (``time.perf_counter``) over ``ROUNDS`` rounds.  The
+Timing: best CPU time (``time.process_time``) over ``ROUNDS`` rounds.  The
 rounds are interleaved: each round times every solver of the problem
 ``MIN_REPS`` times in a row (fast ones more often, for about ``ROUND_S``
 seconds), so a change of machine load hits SciPy and mbint alike.  The speed-up is SciPy RK45's best time
@@ -77,7 +77,7 @@ class Row:
     problem: str
     solver: str          # "scipy RK45", "mbint dopri5", ...
     rhs: str             # "python", or "C" (the LowLevelCallable)
-    time_s: float        # best wall time
+    time_s: float        # best CPU time
     n_runs: int          # timed runs the best was taken over
     nfev: int
     error: float         # max |y(tf) - y_ref|
@@ -94,7 +94,7 @@ def find(rows, problem, solver, rhs):
 
 
 def interleaved_best(runs, rounds=ROUNDS, round_s=ROUND_S, min_reps=MIN_REPS):
-    """Best wall time of each callable in ``runs``, timed in interleaved rounds.
+    """Best CPU time of each callable in ``runs``, timed in interleaved rounds.
 
     Parameters
     ----------
@@ -114,16 +114,16 @@ def interleaved_best(runs, rounds=ROUNDS, round_s=ROUND_S, min_reps=MIN_REPS):
     reps = {}
     for key, run in runs.items():   # warm-up, and the repetitions per round
         run()
-        t = time.perf_counter()
+        t = time.process_time()
         run()
-        reps[key] = max(min_reps, math.ceil(round_s / max(time.perf_counter() - t, 1e-9)))
+        reps[key] = max(min_reps, math.ceil(round_s / max(time.process_time() - t, 1e-9)))
     best = {key: math.inf for key in runs}
     for _ in range(rounds):
         for key, run in runs.items():
             for _ in range(reps[key]):
-                t = time.perf_counter()
+                t = time.process_time()
                 run()
-                best[key] = min(best[key], time.perf_counter() - t)
+                best[key] = min(best[key], time.process_time() - t)
     return best, {key: rounds * reps[key] for key in runs}
 
 
@@ -239,7 +239,7 @@ def report(res):
     rows = res.rows
     head = (
         "# Non-stiff benchmark: mbint vs scipy.integrate.solve_ivp\n\n"
-        f"rtol = {RTOL:g}, atol = {ATOL:g}. Best wall time over {ROUNDS} interleaved rounds, "
+        f"rtol = {RTOL:g}, atol = {ATOL:g}. Best CPU time over {ROUNDS} interleaved rounds, "
         f"each running every solver {MIN_REPS} times (fast ones for about {ROUND_S * 1e3:g} ms), "
         "after a warm-up run; 'runs' is the number of timed runs.\n"
         "Final error: max norm of y(tf) - reference (Arenstorf: the initial state after one "

@@ -23,7 +23,7 @@ envelope is interpolated in log-log (``bench_llm.at_error``; ``*``: the cheapest
 run is already more accurate than the target).  Targets: the errors of the fixed-step
 ``singular_perturbation`` runs (the paper's h = 0.005 first).
 
-Timing: the median of ``ROUNDS`` wall times per run, the rounds interleaved (every
+Timing: the median of ``ROUNDS`` CPU times per run, the rounds interleaved (every
 run once per round), so that load on a shared machine is spread over all
 contenders alike.
 
@@ -139,9 +139,9 @@ def run(quick=False, progress=print, rounds=None, contenders=CONTENDERS):
                      f"steps {rows[-1]['nsteps']}, {'ok' if rows[-1]['ok'] else tr.message}")
     for k in range(rounds):
         for row, fn in zip(rows, fns):     # interleaved: every run once per round
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             fn()
-            row["times"].append(time.perf_counter() - t0)
+            row["times"].append(time.process_time() - t0)
         progress(f"timing round {k + 1} of {rounds} done")
     for row in rows:
         row["time"] = float(np.median(row["times"]))

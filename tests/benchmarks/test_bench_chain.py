@@ -33,7 +33,7 @@ def test_exponents(res):
 
 
 def test_thousand_bodies_in_a_minute(res):
-    assert res["rows"]["1000"]["wall_sparse"] < 60.0
+    assert res["rows"]["1000"]["cpu_sparse"] < 60.0
 
 
 def test_energy_and_steps(res):
