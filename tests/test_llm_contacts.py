@@ -9,7 +9,7 @@ cannot see a step that left a contact and entered it again (the linear spring mo
 of the contact pulls the ball back below the ground): that must be found by the
 switching test.
 
-Found (issue 20, "llm's dense output is wrong inside contacts"): the interpolant is
+Found (the report "llm's dense output is wrong inside contacts"): the interpolant is
 the exact continuous solution of the step's linearization (eq 18), but the steps are
 wrong.  A step starting inside a ball-ground contact followed the contact's linear
 spring through three crossings of the gap's zero (out, back in, out again) and was

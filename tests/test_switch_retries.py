@@ -1,7 +1,7 @@
 """Stiff methods through penalty contacts with contact switching at a coarse tolerance:
 the bouncing balls (LLM paper section 3) over [0, 3] s at rtol 1e-2.
 
-Found (issue 20: bdf took 21,967 rejected steps for 540 accepted): all but 21 of the
+Found (bdf took 21,967 rejected steps for 540 accepted): all but 21 of the
 rejections were switch retries, nearly all at three contacts (20,989 retries from
 t = 2.4266 s, 574 from 1.6309 s, 161 from 2.6558 s).  A BDF step at rtol 1e-2 that
 runs into a stiff contact passes its error test (err 0.6-0.8: its estimate, the

@@ -4,7 +4,7 @@ equations, singular non-diagonal mass matrix) against its published reference.
 Checks of the transcription against the mathematics: f's Jacobian against central
 differences, the test set's y'(0) consistent with y(0) (M y'(0) = f(0, y(0)) to its
 printed digits), radau_iia reaching the reference.  Then SUNDIALS IDA without a
-Jacobian, the case of issue 20: before the fix it took 131,129 residual evaluations at
+Jacobian, the reported case: before the fix it took 131,129 residual evaluations at
 rtol = atol = 1e-6, three quarters of them in IDA's own difference quotients, which IDA
 re-evaluated (n residuals each) at every linear set-up, i.e. after every rejected step
 (IDA's error test rejects about half of its steps on this problem, with or without a
