@@ -17,9 +17,16 @@ static int check_finite(mb_stepper *s, const double *x, ptrdiff_t m, const char 
     return MB_OK;
 }
 
+/* The difference increment of column j: RADAU5's sqrt(eps max(1e-5, |y_j|)) up to
+ * |y_j| = 1, the relative sqrt(eps) |y_j| above (continuous at 1).  RADAU5's form alone
+ * shrinks relative to y_j as |y_j| grows (sqrt(eps / |y_j|): a relative 1e-12 at
+ * |y_j| = 1e8, whose f difference is round-off) and vanishes below the spacing of y_j
+ * beyond |y_j| ~ 1e16 (y_j + d == y_j: the quotient divides by 0; y' = -y from 1e200
+ * failed in every method with a difference Jacobian). */
 static double fd_increment(double yj)
 {
-    return sqrt(DBL_EPSILON * fmax(1e-5, fabs(yj)));
+    double a = fabs(yj);
+    return a > 1.0 ? sqrt(DBL_EPSILON) * a : sqrt(DBL_EPSILON * fmax(1e-5, a));
 }
 
 int mb_jac(mb_stepper *s, double t, const double *y, const double *fy, double *J)

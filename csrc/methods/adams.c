@@ -322,7 +322,7 @@ static int new_differences(mb_stepper *s, const adams_work *wk, const double *co
         double q = hg * (fp[c] - fc[c]);
         double qw = q * weight(s, c, y[c], y_new[c]);
         sq += qw * qw;
-        err[c] = copysign(sqrt(err[c] * err[c] + q * q), err[c]);
+        err[c] = copysign(hypot(err[c], q), err[c]);  /* no overflow of e^2 beyond 1e154 */
         double v = fc[c];
         for (int j = 1; j <= jmax; j++) {
             v -= beta[j] * ph[j][c];

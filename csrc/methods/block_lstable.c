@@ -44,7 +44,9 @@
  * and kept, with J, while Newton converges fast (as implicit_rk.c: J is re-evaluated
  * after a failure or a rate theta > 1e-3); the shared monitor (newton.h) stops when
  * eta ||dZ|| <= newton_tol in the run's weighted RMS norm (index-2/3 components of a
- * DAE scaled as in RADAU5), at most 12 iterations.  Starting values: the last step's
+ * DAE scaled as in RADAU5), at most 12 iterations; on an index-3 DAE it then goes on
+ * until the positions are at round-off, as the paper's converged Newton (the position
+ * constraint at 2.8e-15, LS Tables 4-5; irk_newton.c).  Starting values: the last step's
  * interpolant extrapolated.  y_k+1 = y_k + Z_r.  A Newton failure is recoverable (h
  * halved when adaptive); with a fixed h the run stops with a message naming t, h and
  * the residual.

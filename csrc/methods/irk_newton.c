@@ -145,15 +145,16 @@ static int newton(mb_stepper *s, const mb_irk_system *sys, mb_irk_state *st,
 }
 
 /* The stage Jacobians' attempt starts from the extrapolated interpolant, else from the
- * last iterate when it is finite, else from zero; then J_i there. */
+ * last iterate when it is finite, else from zero (resume: from the last iterate, which
+ * converged to the tolerance); then J_i there. */
 static int stagewise_start(mb_stepper *s, const mb_irk_system *sys, mb_irk_state *st,
                            const mb_irk_work *w, double t, double h, const double *y,
-                           int attempt)
+                           int attempt, int resume)
 {
     ptrdiff_t N = (ptrdiff_t)sys->s * s->n;
-    if (st->poly_ok) {
+    if (!resume && st->poly_ok) {
         start_values(s, sys, st, w, h);
-    } else {
+    } else if (!resume) {
         int finite = attempt > 0;
         for (ptrdiff_t k = 0; finite && k < N; k++)
             finite = isfinite(w->Z[k]);
@@ -168,18 +169,119 @@ static int stagewise_start(mb_stepper *s, const mb_irk_system *sys, mb_irk_state
     return MB_OK;
 }
 
+/* ---- Newton to round-off on an index-3 DAE ----
+ *
+ * The position constraint 0 = Phi(q) of a mechanism's index-3 form is an equation the
+ * discrete solution satisfies exactly: what Newton leaves in it is not an error of the
+ * method but a residual, amplified by the index into the velocities (1/h) and the
+ * multipliers (1/h^2).  Newton's test at newton_tol in the run's norm cannot see it:
+ * RADAU5's scaling (mb_norm) weighs the index-2 and index-3 components by h and h^2,
+ * and the positions pass at a fraction of atol + rtol |q| -- on the LS manipulator
+ * (index 3, h = 0.01, the default tolerances of a fixed-step run) Phi stayed at 5e-9
+ * where the paper's converged Newton holds 2.8e-15 (LS Table 4).  A test of the whole
+ * iterate at round-off cannot serve: components near zero weighed by atol (a velocity
+ * through 0) have a noise floor far above eps / rtol in that norm.  So on a problem with
+ * index-3 components, after the test at the tolerance, Newton goes on ("polishing")
+ * with the corrections of the index-1 components alone (the positions, the arguments of
+ * Phi) until the error left in them, the last correction times theta / (1 - theta), is
+ * within POLISH_ULPS ulps of their largest stage value: usually one iteration more.
+ * When the positions' rate exceeds THETA_POLISH (a J kept across steps, or J changing
+ * within the step) the polishing goes on from its last iterate with a fresh J, then
+ * with the stage Jacobians, and ends there in any case: an iterate that converged to
+ * the tolerance is never rejected for not reaching round-off.  Index-1/2 problems and
+ * ODEs take the path they took before. */
+static const double POLISH_ULPS = 4.0;
+static const double THETA_POLISH = 0.5;
+enum { POLISH_MAX_ITER = 10 };
+
+static int has_index3(const mb_stepper *s)
+{
+    const unsigned char *ix = s->p->dae_index;
+    for (ptrdiff_t i = 0; ix && i < s->n; i++)
+        if (ix[i] >= 3)
+            return 1;
+    return 0;
+}
+
+/* the largest correction of the index-1 components in w->dZ (*d) and the largest of
+ * their stage values (*ymax) */
+static void position_scale(const mb_stepper *s, const mb_irk_system *sys,
+                           const mb_irk_work *w, const double *y, double *d, double *ymax)
+{
+    ptrdiff_t n = s->n;
+    const unsigned char *ix = s->p->dae_index;
+    *d = *ymax = 0.0;
+    for (ptrdiff_t i = 0; i < sys->s; i++)
+        for (ptrdiff_t l = 0; l < n; l++) {
+            if (ix[l] != 1)
+                continue;
+            *d = fmax(*d, fabs(w->dZ[i * n + l]));
+            *ymax = fmax(*ymax, fabs(y[l] + w->Z[i * n + l]));
+        }
+}
+
+/* the error left after a positions' correction d at the rate theta (0: unknown) is
+ * round-off */
+static int polished(double d, double theta, double ymax)
+{
+    double eta = theta > 0.0 ? theta / (1.0 - theta) : 1.0;
+    return eta * d <= POLISH_ULPS * DBL_EPSILON * ymax;
+}
+
+/* Polishing iterations from the iterate in w->Z (last positions' correction *d_prev,
+ * updated) with the factored matrix in w->E.  Returns 1 when they stalled (the iterate
+ * kept is the last one that improved), 0 when the positions reached round-off, or the
+ * code of a failed solve. */
+static int polish(mb_stepper *s, const mb_irk_system *sys, const mb_irk_work *w, double t,
+                  double h, const double *y, double *d_prev, double *rate)
+{
+    ptrdiff_t n = s->n, N = (ptrdiff_t)sys->s * n;
+    for (int it = 0; it < POLISH_MAX_ITER; it++) {
+        for (ptrdiff_t i = 0; i < sys->s; i++) {
+            for (ptrdiff_t l = 0; l < n; l++)
+                w->yt[l] = y[l] + w->Z[i * n + l];
+            double ti = t + sys->c[i] * h;
+            int rc = sys->iterate_rhs ? mb_rhs_iterate(s, ti, w->yt, w->F + i * n)
+                                      : mb_rhs(s, ti, w->yt, w->F + i * n);
+            if (rc < 0)
+                return rc;
+            if (rc > 0)
+                return 1;
+        }
+        residual(s, sys, w, h);
+        int rc = mb_lu_solve(N, w->E, N, w->ipiv, w->dZ, 1);
+        if (rc != MB_OK)
+            return rc;
+        double d, ymax;
+        position_scale(s, sys, w, y, &d, &ymax);
+        double theta = *d_prev > 0.0 ? d / *d_prev : 0.0;
+        *rate = fmax(*rate, theta);
+        int stalled = !(theta <= THETA_POLISH);
+        if (stalled && !polished(d, 0.0, ymax))
+            return 1;
+        for (ptrdiff_t k = 0; k < N; k++)
+            w->Z[k] += w->dZ[k];
+        *d_prev = d;
+        if (polished(d, stalled ? 0.0 : theta, ymax))
+            return 0;
+    }
+    return 1;
+}
+
 int mb_irk_solve(mb_stepper *s, const mb_irk_system *sys, mb_irk_state *st,
                  const mb_irk_work *w, double t, double h, const double *y, int *why,
                  double *gmax)
 {
-    int rc, conv = 0;
+    int rc, conv = 0, resume = 0, index3 = has_index3(s);
+    double d_pos = 0.0, rate = 0.0;  /* the positions' last correction and rate (polishing) */
     *why = 0;
     *gmax = NAN;
-    /* attempts: the one J (kept across steps), a fresh one at (t, y), the stage Jacobians */
+    /* attempts: the one J (kept across steps), a fresh one at (t, y), the stage Jacobians;
+     * on an index-3 problem the polishing of a converged iterate resumes in the next */
     for (int attempt = st->stagewise > 0 ? 2 : 0; attempt < 3; attempt++) {
         int per_stage = attempt == 2;
         if (per_stage) {
-            if ((rc = stagewise_start(s, sys, st, w, t, h, y, attempt)) != MB_OK)
+            if ((rc = stagewise_start(s, sys, st, w, t, h, y, attempt, resume)) != MB_OK)
                 return rc;
         } else {
             int jac_new;
@@ -196,6 +298,8 @@ int mb_irk_solve(mb_stepper *s, const mb_irk_system *sys, mb_irk_state *st,
         if (per_stage || !st->lu_ok || fabs(h - st->h_lu) > 1e-12 * fabs(h)) {
             st->lu_ok = 0;
             if (factor(s, sys, w, h, per_stage) != MB_OK) {
+                if (resume)
+                    break;  /* polishing: keep the iterate converged to the tolerance */
                 s->h_fail_factor = 0.5;
                 *why = MB_IRK_SINGULAR;
                 return MB_RECOVERABLE;  /* singular iteration matrix: smaller h */
@@ -205,8 +309,24 @@ int mb_irk_solve(mb_stepper *s, const mb_irk_system *sys, mb_irk_state *st,
                 st->h_lu = h;
             }
         }
-        if ((rc = newton(s, sys, st, w, t, h, y, !per_stage, &conv, gmax)) != MB_OK)
+        int resumed = resume;
+        if (!resumed && (rc = newton(s, sys, st, w, t, h, y, !per_stage, &conv, gmax)) != MB_OK)
             return rc;
+        if (conv && index3) {
+            int stalled = 1;
+            if (!resumed) {
+                double ymax;
+                position_scale(s, sys, w, y, &d_pos, &ymax);
+                stalled = !polished(d_pos, st->nw.theta, ymax);
+            }
+            if (stalled && (stalled = polish(s, sys, w, t, h, y, &d_pos, &rate)) < 0)
+                return stalled;
+            resume = stalled && !per_stage;  /* on from this iterate with the next J */
+            if (resume)
+                continue;
+            if (resumed)
+                break;  /* a polishing attempt, not one after a convergence failure */
+        }
         if (conv) {
             if (per_stage)
                 st->stagewise = st->stagewise > 0 ? st->stagewise - 1 : STAGEWISE_STEPS;
@@ -222,7 +342,8 @@ int mb_irk_solve(mb_stepper *s, const mb_irk_system *sys, mb_irk_state *st,
         return MB_RECOVERABLE;
     }
     if (st->stagewise == 0) {
-        int slow = st->nw.iter > 2 && st->nw.theta > THETA_REUSE_JAC;
+        int slow = (st->nw.iter > 2 || rate > 0.0) &&
+                   fmax(st->nw.theta, rate) > THETA_REUSE_JAC;
         st->jr.need = sys->keep_need ? st->jr.need || slow : slow;
     }
     return MB_OK;

@@ -20,7 +20,10 @@
  * needed where J changes much within a step), which the next 20 steps start with.  The
  * LU is kept while J and h are unchanged (h of a fixed-step run varies in its last
  * bits: 1e-12 relative).  Norms: the run's weighted RMS norm over the s blocks
- * (mb_irk_norm; index-2/3 components of a DAE scaled by mb_norm). */
+ * (mb_irk_norm; index-2/3 components of a DAE scaled by mb_norm).  On a problem with
+ * index-3 components the iterate converged to the tolerance is then polished until the
+ * positions (its index-1 components, the arguments of the position constraint) are at
+ * round-off (irk_newton.c: "Newton to round-off on an index-3 DAE"). */
 #include "carve.h"
 #include "method.h"
 #include "newton.h"

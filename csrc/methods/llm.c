@@ -93,12 +93,16 @@ static void carve(mb_stepper *s, llm_ws *w)
     layout(&(mb_carver){s->work, 0}, s->n, w);
 }
 
-/* the power of two >= x (x > 0) */
-static double pow2_above(double x)
+/* the exponent e of the power of two 2^e >= x (x > 0).  The vector columns are scaled
+ * by ldexp(., -e), not by a reciprocal 1 / 2^e: that overflows once 2^e is subnormal
+ * (y' = -y from 1e-300: the residual of the error estimate is ~1e-316, its reciprocal
+ * inf, and every step failed down to the smallest h).  In the normal range the two are
+ * the same exact scaling. */
+static int pow2_exponent(double x)
 {
     int e;
     frexp(x, &e);
-    return ldexp(1.0, e);
+    return e;
 }
 
 static double max_abs(ptrdiff_t n, const double *x, double scale)
@@ -140,23 +144,23 @@ static int llm_phi(ptrdiff_t n, const double *J, const double *f, const double *
         memset(phi, 0, (size_t)n * sizeof(double));
         return MB_OK;
     }
-    double c = pow2_above(mx), ic = 1.0 / c;
+    int e = pow2_exponent(mx);
     ptrdiff_t N = autonomous ? n + 1 : n + 2;
     put_jacobian(n, N, J, tau, M);
     double *last = M + (N - 1) * N;
     for (ptrdiff_t i = 0; i < n; i++)
-        last[i] = tau * f[i] * ic;
+        last[i] = tau * ldexp(f[i], -e);
     if (!autonomous) {
-        double *col = M + n * N;
+        double *col = M + n * N, tau2 = tau * tau;
         for (ptrdiff_t i = 0; i < n; i++)
-            col[i] = tau * tau * ft[i] * ic;
+            col[i] = tau2 * ldexp(ft[i], -e);
         last[n] = 1.0;
     }
     int rc = mb_expm(N, M, N, M, N, x->work, x->ipiv, NULL);
     if (rc != MB_OK)
         return rc;
     for (ptrdiff_t i = 0; i < n; i++)
-        phi[i] = c * last[i];
+        phi[i] = ldexp(last[i], e);
     return MB_OK;
 }
 
@@ -170,11 +174,11 @@ static int llm_error(ptrdiff_t n, const double *J, const double *r, double h, do
         memset(l, 0, (size_t)n * sizeof(double));
         return MB_OK;
     }
-    double c = pow2_above(mx), ic = 1.0 / c;
+    int ex = pow2_exponent(mx);
     ptrdiff_t N = n + 3;
     put_jacobian(n, N, J, h, M);
     for (ptrdiff_t i = 0; i < n; i++)
-        M[n * N + i] = 2.0 * h * r[i] * ic;
+        M[n * N + i] = 2.0 * h * ldexp(r[i], -ex);
     M[(n + 1) * N + n] = 1.0;
     M[(n + 2) * N + n + 1] = 1.0;
     int rc = mb_expm(N, M, N, M, N, x->work, x->ipiv, NULL);
@@ -182,7 +186,7 @@ static int llm_error(ptrdiff_t n, const double *J, const double *r, double h, do
         return rc;
     const double *e = M + (N - 1) * N;
     for (ptrdiff_t i = 0; i < n; i++)
-        l[i] = c * e[i];
+        l[i] = ldexp(e[i], ex);
     return MB_OK;
 }
 

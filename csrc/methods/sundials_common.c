@@ -106,7 +106,8 @@ static void stats(sun_run *r, mb_stats *st)
 {
     const sun_api *a = r->b->api;
     st->nfev = a->nfev(r->mem) + count(a->get_num_lin_rhs_evals, r->mem);
-    st->njev = count(a->get_num_jac_evals, r->mem);
+    /* IDA's kept difference df/dy: its evaluations, not the set-ups that reused it */
+    st->njev = r->jf ? r->jf_evals : count(a->get_num_jac_evals, r->mem);
     st->nlu = count(a->get_num_lin_solv_setups, r->mem);
     st->nsteps = count(a->get_num_steps, r->mem);
     st->nreject = count(a->get_num_err_test_fails, r->mem);
@@ -513,6 +514,7 @@ done:
     if (r.ctx)
         SUNContext_Free(&r.ctx);
     free(r.f);
+    free(r.jf);
     free(ls.C);
     free(r.rootdir);
     free(r.found);

@@ -114,6 +114,11 @@ struct sun_run {
     SUNMatrix A;
     SUNLinearSolver LS;
     double *f;                  /* n doubles of scratch for residual forms */
+    /* IDA on an ODE problem without a Jacobian: df/dy by differences, kept across linear
+     * set-ups (sundials_ida.c); jf NULL when unused */
+    double *jf;                 /* n x n */
+    long jf_nst, jf_ncf;        /* IDA's steps and Newton failures when jf was evaluated */
+    long jf_evals;              /* evaluations of jf (the run's njev) */
     int *rootdir, *found;       /* n_events each */
     ptrdiff_t *hits;            /* occurrences per event */
     long extra_nfev;            /* evaluations outside the integrator's counters */
