@@ -20,8 +20,8 @@ the energy through sol inside that step is 57 % off.  The driver skips the inter
 samples of switching events for methods with dense records when the problem has a
 step bound (csrc/core/driver.c, switch_retry), and a planar contact line's step bound
 is infinite while in contact (csrc/mbs/contact.c): nothing looked inside the step.
-Sampling those steps too (the patch handed over with this test) gives 5e-15 and
-1e-11; until the driver changes, these tests are expected to fail.
+Sampling those steps too (switch_retry) gives 5e-15 and 1e-11; these tests failed
+before.
 """
 import numpy as np
 import pytest
@@ -30,12 +30,6 @@ pytest.importorskip("mbint._core")
 
 import mbint  # noqa: E402
 from mbint.models import bouncing_balls  # noqa: E402
-
-DRIVER_FIX = pytest.mark.xfail(
-    strict=True,
-    reason="the switching test must sample steps with dense records too "
-           "(csrc/core/driver.c switch_retry; not a file of the methods)")
-
 
 @pytest.fixture(scope="module")
 def runs():
@@ -46,7 +40,6 @@ def runs():
     return m, llm, ref
 
 
-@DRIVER_FIX
 def test_energy_through_sol_inside_contacts(runs):
     m, llm, _ = runs
     assert llm.success
@@ -63,7 +56,6 @@ def test_energy_through_sol_inside_contacts(runs):
     assert np.abs(T + V - E0).max() <= 1e-12 * abs(E0)
 
 
-@DRIVER_FIX
 def test_step_points_follow_the_exact_contacts(runs):
     _, llm, ref = runs
     # dop853 at 1e-12 with the same switches: the piecewise solution to ~1e-10

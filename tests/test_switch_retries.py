@@ -16,8 +16,8 @@ that failed it (csrc/core/driver.c, switch_retry: "Retry no longer than the erro
 test allows"); an accepted retry from the same t never stops crawling.  Bisecting a
 second accepted retry from the same t brackets the switch in log2(h / d) retries:
 bdf 197 rejected for 477 accepted (9 by the error test), against radau_iia 127 / 207
-and rodas4 177 / 428 on the same run.  The fix is the driver's (the patch handed over
-with this test): until then the bdf case is expected to fail.
+and rodas4 177 / 428 on the same run.  The fix is the driver's (switch_retry bisects an
+accepted retry from the same t); the bdf case failed before it.
 
 The bound: each of the ~20 switches costs one retry plus at most ~log2(h / d) ~ 10
 bisections, and the error test's ordinary rejections are ~10 % of the steps: fewer
@@ -34,14 +34,7 @@ pytest.importorskip("mbint._core")
 import mbint  # noqa: E402
 from mbint.models import bouncing_balls  # noqa: E402
 
-DRIVER_FIX = pytest.mark.xfail(
-    strict=True,
-    reason="an accepted switch retry from the same t must make progress (bisect): "
-           "csrc/core/driver.c switch_retry, not a file of the methods")
-
-
-@pytest.mark.parametrize("method", [pytest.param("bdf", marks=DRIVER_FIX),
-                                    "radau_iia", "rodas4"])
+@pytest.mark.parametrize("method", ["bdf", "radau_iia", "rodas4"])
 def test_rejections_through_contacts_at_rtol_1e_2(method):
     m = bouncing_balls()
     tr = mbint.simulate(m, (0, 3), method=method, rtol=1e-2, max_steps=20000)
