@@ -210,9 +210,11 @@ int mb_dae_initial(mb_dae *f, double t0, const double *q0, const double *v0, dou
     ptrdiff_t nq = f->nq, nc = f->nc;
     double *qdd = f->rq, *lam = f->rc1;
     /* lambda(t0) and q''(t0) from the saddle-point system of the index-1 formulation,
-     * dense and by the scaled LU (not its Schur path): bdf on the index1_dae form of
-     * the two-link manipulator collapses its step at t = 0.77 s when lambda(t0)
-     * changes in its last bit (tests/test_dae.py), a fragility of its own */
+     * dense and by the scaled LU (not its Schur path), as before the Schur path existed:
+     * kept so that every DAE run stays what it was.  (The reason it was kept, bdf on the
+     * index1_dae form of the two-link manipulator collapsing its step when lambda(t0)
+     * changed in its last bit, was bdf's: a first Newton correction passing on an old
+     * rate, fixed in bdf.c; tests/test_bdf_dae.py perturbs lambda(t0) by ulps.) */
     mb_index1 i1;
     int rc = mb_index1_init_ex(&i1, f->mech, 0.0, 0.0, 0);
     if (rc == MB_OK) {
