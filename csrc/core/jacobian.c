@@ -23,7 +23,7 @@ static int check_finite(mb_stepper *s, const double *x, ptrdiff_t m, const char 
  * |y_j| = 1e8, whose f difference is round-off) and vanishes below the spacing of y_j
  * beyond |y_j| ~ 1e16 (y_j + d == y_j: the quotient divides by 0; y' = -y from 1e200
  * failed in every method with a difference Jacobian). */
-static double fd_increment(double yj)
+double mb_fd_increment(double yj)
 {
     double a = fabs(yj);
     return a > 1.0 ? sqrt(DBL_EPSILON) * a : sqrt(DBL_EPSILON * fmax(1e-5, a));
@@ -57,7 +57,7 @@ int mb_jac(mb_stepper *s, double t, const double *y, const double *fy, double *J
     memcpy(yp, y, (size_t)n * sizeof(double));
     if (!s->jac_groups) {
         for (ptrdiff_t j = 0; j < n; j++) {
-            double d = fd_increment(y[j]);
+            double d = mb_fd_increment(y[j]);
             yp[j] = y[j] + d;
             d = yp[j] - y[j];  /* exactly representable increment */
             int rc = mb_rhs(s, t, yp, fp);
@@ -74,7 +74,7 @@ int mb_jac(mb_stepper *s, double t, const double *y, const double *fy, double *J
     for (int g = 0; g < s->n_groups; g++) {
         for (ptrdiff_t j = 0; j < n; j++) {
             if (s->jac_groups[j] == g) {
-                double d = fd_increment(y[j]);
+                double d = mb_fd_increment(y[j]);
                 yp[j] = y[j] + d;
                 del[j] = yp[j] - y[j];
             }

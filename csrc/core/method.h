@@ -173,6 +173,10 @@ int mb_acc(mb_stepper *s, double t, const double *q, const double *qd, double *q
  * independent columns when a sparsity pattern was given.  Counts njev (and the
  * evaluations in nfev). */
 int mb_jac(mb_stepper *s, double t, const double *y, const double *fy, double *J);
+/* The forward-difference increment of a component of size yj that mb_jac uses (also the
+ * SUNDIALS adapters' difference Jacobians): RADAU5's sqrt(eps max(1e-5, |yj|)) up to
+ * |yj| = 1, sqrt(eps) |yj| above (scale-invariant from 1e-300 to 1e300) */
+double mb_fd_increment(double yj);
 /* With a structured linear system (s->p->linsys, linsys.h) mb_jac and mb_jac_refresh
  * evaluate and keep the problem's own Jacobian instead (J is not touched and may be
  * NULL), and the method factors and solves through these two: mb_linsys_factor factors

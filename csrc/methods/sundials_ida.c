@@ -75,41 +75,23 @@ static int ida_root(realtype t, N_Vector y, N_Vector yp, realtype *g, void *ud)
  * M y' - F from IDA's residual: n evaluations of f per df/dy. */
 enum { JF_MAX_AGE = 50 };  /* CVODE's MSBJ */
 
-static double fd_increment(double yj)
-{
-    double a = fabs(yj);
-    return a > 1.0 ? sqrt(DBL_EPSILON) * a : sqrt(DBL_EPSILON * fmax(1e-5, a));
-}
-
 /* r->jf = df/dy at (t, y) by forward differences; rr = F(t, y, y'); yt, ft scratch */
 static int ode_jac_differences(sun_run *r, double t, N_Vector y, N_Vector yp, N_Vector rr,
                                N_Vector yt, N_Vector ft)
 {
     sunindextype n = r->n;
-    double *f0 = r->f, *yv = N_VGetArrayPointer(yt);
+    double *f0 = r->f;
     const double *ypv = N_VGetArrayPointer(yp), *F = N_VGetArrayPointer(rr), *M = r->p->mass;
-    const double *fv = N_VGetArrayPointer(ft);
     for (sunindextype i = 0; i < n; i++) {
         double acc = -F[i];
         for (sunindextype j = 0; j < n; j++)
             acc += (M ? M[j * n + i] : (double)(i == j)) * ypv[j];
         f0[i] = acc;  /* f = M y' - F */
     }
-    N_VScale(1.0, y, yt);
-    for (sunindextype j = 0; j < n; j++) {
-        double yj = yv[j];
-        yv[j] = yj + fd_increment(yj);
-        double d = yv[j] - yj;  /* exactly representable */
-        r->extra_nfev++;
-        int rc = mb_sun_rhs(t, yt, ft, r);
-        yv[j] = yj;
-        if (rc != 0)
-            return rc;
-        for (sunindextype i = 0; i < n; i++)
-            r->jf[j * n + i] = (fv[i] - f0[i]) / d;
-    }
-    r->jf_evals++;
-    return 0;
+    int rc = mb_sun_dq_columns(r, t, y, f0, r->jf, (ptrdiff_t)n, yt, ft);
+    if (rc == 0)
+        r->jf_evals++;
+    return rc;
 }
 
 /* df/dy into J (dense): the kept one, or a new one after a Newton failure of IDA since

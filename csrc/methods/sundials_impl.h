@@ -176,6 +176,11 @@ int mb_sun_rhs(realtype t, N_Vector y, N_Vector ydot, void *ud);
 int mb_sun_events(realtype t, N_Vector y, realtype *g, void *ud);
 int mb_sun_ode_jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vector tmp1,
                    N_Vector tmp2, N_Vector tmp3);
+/* columns of df/dy at (t, y) by forward differences from f0 = f(t, y) into J (ld), with
+ * the increments of the core's difference Jacobian (mb_fd_increment); n evaluations of
+ * f counted in r->extra_nfev; yt, ft scratch vectors (IDA's kept df/dy) */
+int mb_sun_dq_columns(sun_run *r, double t, N_Vector y, const double *f0, double *J,
+                      ptrdiff_t ld, N_Vector yt, N_Vector ft);
 /* J = df/dy of the problem, column-major in the dense matrix J */
 int mb_sun_jac(sun_run *r, double t, N_Vector y, SUNMatrix J);
 /* The SUNDIALS return of a user callback that returned rc after writing m values

@@ -94,6 +94,28 @@ int mb_sun_jac(sun_run *r, double t, N_Vector y, SUNMatrix J)
     return mb_sun_check(r, rc, t, Jd, (ptrdiff_t)(r->n * ld), "Jacobian", "entry");
 }
 
+int mb_sun_dq_columns(sun_run *r, double t, N_Vector y, const double *f0, double *J,
+                      ptrdiff_t ld, N_Vector yt, N_Vector ft)
+{
+    sunindextype n = r->n;
+    double *yv = N_VGetArrayPointer(yt);
+    const double *fv = N_VGetArrayPointer(ft);
+    N_VScale(1.0, y, yt);
+    for (sunindextype j = 0; j < n; j++) {
+        double yj = yv[j];
+        yv[j] = yj + mb_fd_increment(yj);
+        double d = yv[j] - yj;  /* exactly representable */
+        r->extra_nfev++;
+        int rc = mb_sun_rhs(t, yt, ft, r);
+        yv[j] = yj;
+        if (rc != 0)
+            return rc;
+        for (sunindextype i = 0; i < n; i++)
+            J[j * ld + i] = (fv[i] - f0[i]) / d;
+    }
+    return 0;
+}
+
 int mb_sun_ode_jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vector tmp1,
                    N_Vector tmp2, N_Vector tmp3)
 {
