@@ -304,7 +304,8 @@ static int factor(mb_stepper *s, const mb_ros_tableau *T, ros_work *w, double h,
     double *E = w->E, *jr = w->jr;  /* and the row sums of |J| (rounding_bound) */
     for (ptrdiff_t i = 0; i < n; i++)
         jr[i] = 0.0;
-    for (ptrdiff_t j = 0; j < n; j++)  /* (S^-1 E S)_ij = E_ij s_j / s_i: exact, 1 on the diagonal */
+    /* (S^-1 E S)_ij = E_ij s_j / s_i: exact, and 1 on the diagonal */
+    for (ptrdiff_t j = 0; j < n; j++)
         for (ptrdiff_t i = 0; i < n; i++) {
             ptrdiff_t k = j * n + i;
             double e = (M ? d * M[k] : 0.0) - J[k];
