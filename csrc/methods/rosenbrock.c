@@ -72,9 +72,50 @@
  * 1e-10 of the invariant: each solve becomes componentwise backward stable, but the rows
  * of a trace species are stiff, h gamma |E| >> 1, and that rounding remains.)
  *
+ * Rounding the error estimate cannot see.  The scaled pivots keep the solve's own rounding
+ * at the scale of each row; the Jacobian's rounding remains.  With w.f = 0 for all (t, y)
+ * the exact J has w.J = 0, but the J a step is given is rounded entry by entry:
+ * |w.dJ| <= eps |w| |J| (E5, the test set's pyrolysis problem with the invariant
+ * y2 - y3 - y4 = 0: w.J = 5e-21 in column 1 from J_31 = A - B y3, 4e-13 in column 3 from
+ * J_33 = -B y1 - M C y2, where w.J = 0 would need them exact).  A stage solves with that
+ * J, w M u_i = h gamma (w.(rhs of stage i) + w.dJ u_i), and through the stages (with
+ * (I - gamma C)^-1 gamma = Gamma) the step moves the invariant by h sum_k b_k w.dJ u_k,
+ * b = m^T Gamma the weights of the defining form (tableaus_ros.h); the stage solves'
+ * rounding enters the same way.  So |move| <= sum_i |w_i| nu_i with
+ *   nu_i = eps |h| sum_j |J_ij| v_j,   v = sum_k |b_k| |u_k|   (rounding_bound).
+ * A method that iterates Newton to convergence (radau_iia, bdf) has J only in its
+ * corrections and moves invariants by the rounding of f alone; a linearly implicit step
+ * depends on J itself.  y_new and y_hat share J and the stages, so their difference, the
+ * error estimate, cannot see this; and nu is far below rtol |y| (E5 at t ~ 1e4, h = 2000:
+ * nu ~ 1e-21 in y2 ~ 1e-10).  But nothing damps a move off an invariant: it stays, in
+ * absolute size, when the components decay.  E5's y2 - y3 - y4 ended at 2e-22 with
+ * rodas4 (rtol 1e-4, atol 1e-26), and y2 + y3 = 1.8e-22 at t = 1e13 came out 49 %, 25 %
+ * and 3.9 % off at rtol 1e-4, 1e-6, 1e-8 with status 0 (exact arithmetic with the same
+ * rounded J moves the invariant as much: the solve is not the cause).
+ * So a step holds the move of every linear invariant of J to that invariant's tolerance,
+ * sum_i |w_i| sigma_i with sigma_i = atol_i + eps max(|y_i|, |y_new_i|) (below the rounding
+ * of y_i itself a bound is moot) (hold_rounding): its error norm is the larger of the
+ * truncation estimate's and theta^((q+1)/2), theta = max over the invariants of
+ * sum |w_i| nu_i / sum |w_i| sigma_i.  nu ~ h^2, so the controller's factor
+ * (1/norm)^(1/(q+1)) is the step that meets it.  The invariants are the left null space
+ * of J, found by elimination (invariant_ratio) only when max_i nu_i / sigma_i (>= theta)
+ * could matter, and nu itself only when its bound from the row sums of |J| (kept by
+ * factor()) could.  Per invariant, not per row: a fast row's rounding is far above a tiny
+ * atol of its own component in most stiff problems (ROBER's y2 ~ 1e-13 with atol 1e-30),
+ * but it lands in an invariant whose other components are large (y1 + y2 + y3 = 1) or in
+ * none, where the flow damps it like any local error; held per row, ROBER at atol 1e-26
+ * took over 2e5 steps instead of 714.  Where theta stays below the norm of the truncation
+ * estimate, every problem of tests/testset.py but E5 and every run of tools/golden.py,
+ * nothing changes; on E5 at atol 1e-26 rodas4 takes 7300-13300 steps (420-8000 before)
+ * and ends with y2 + y3 within 6e-5 and y2 - y3 - y4 ~ 2e-24 (the rounding of the state
+ * itself over that many steps).  Cost where nothing changes: 40-110 ns a step (the bound
+ * and one norm; n = 2..8 with f and J in C: 5-12 % of a step of w2 or ros4).  Not with the
+ * problem's linsys (no J is held).
+ *
  * Workspace (layout()): state | J (n x n) | E = LU (n x n) | ipiv | df/dt | U (s x n)
  * | f of the current stage | stage argument | mass product | scales s_i
- * and 1/s_i | W-methods: y_prev, f_prev. */
+ * and 1/s_i | W-methods: y_prev, f_prev | the invariants' elimination (n x n, 2n ints) |
+ * row sums of |J|. */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -91,6 +132,7 @@ static const double SCALE_MIN = 0x1p-300;
 
 typedef struct ros_state {
     mb_wjac wj;    /* when J and df/dt are evaluated (method.h) */
+    double b[MB_ROS_MAX_STAGES]; /* the weights of the defining form, b^T = m^T Gamma */
     int lu_ok;     /* E holds the factorization for (J, h_lu) */
     int scaled;    /* E holds S^-1 E S with scales sc that are not all 1 */
     double h_lu;
@@ -100,7 +142,9 @@ typedef struct ros_work {
     ros_state *st;
     double *J, *E, *ft, *U, *fk, *yt, *cs, *sc, *isc;
     double *prev;  /* W-methods: y_prev, f_prev of the secant test (mb_wjac) */
-    int *ipiv;
+    double *A;     /* n x n scratch of the invariants' elimination (invariant_ratio) */
+    double *jr;    /* row sums sum_j |J_ij| of the J factored (factor()) */
+    int *ipiv, *perm;
 } ros_work;
 
 /* The one layout of the workspace: counts it (c->base NULL) and carves it.  With the
@@ -120,6 +164,9 @@ static size_t layout(mb_carver *c, const mb_problem *p, const mb_ros_tableau *T,
     w->sc = mb_carve(c, n);
     w->isc = mb_carve(c, n);
     w->prev = mb_carve(c, T->w_method ? 2 * n : 0);
+    w->A = mb_carve(c, nn);
+    w->jr = mb_carve(c, nn ? n : 0);
+    w->perm = mb_carve_int(c, nn ? 2 * n : 0);
     return c->off;
 }
 
@@ -134,6 +181,19 @@ static void carve(const mb_stepper *s, ros_work *w)
     layout(&(mb_carver){s->work, 0}, s->p, s->m->data, w);
 }
 
+/* b^T = m^T Gamma with Gamma = (diag(1/gamma) - C)^-1 (tableaus_ros.h): solve
+ * (I/gamma - C)^T b = m, upper triangular, by back substitution */
+static void defining_weights(const mb_ros_tableau *T, double *b)
+{
+    int ns = T->s;
+    for (int k = ns - 1; k >= 0; k--) {
+        double acc = T->m[k];
+        for (int i = k + 1; i < ns; i++)
+            acc += T->c[(ptrdiff_t)i * ns + k] * b[i];
+        b[k] = acc * T->gamma;
+    }
+}
+
 static int ros_init(mb_stepper *s)
 {
     const mb_ros_tableau *T = s->m->data;
@@ -146,6 +206,7 @@ static int ros_init(mb_stepper *s)
     carve(s, &w);
     memset(w.st, 0, sizeof *w.st);
     w.st->wj.w_method = T->w_method;
+    defining_weights(T, w.st->b);
     return MB_OK;
 }
 
@@ -238,16 +299,19 @@ static int factor(mb_stepper *s, const mb_ros_tableau *T, ros_work *w, double h,
         w->st->h_lu = h;
         return MB_OK;
     }
-    w->st->scaled = scales(s, y, h, w->sc, w->isc);
-    if (w->st->scaled)  /* (S^-1 E S)_ij = E_ij s_j / s_i: exact, and 1 on the diagonal */
-        for (ptrdiff_t j = 0; j < n; j++)
-            for (ptrdiff_t i = 0; i < n; i++) {
-                ptrdiff_t k = j * n + i;
-                w->E[k] = ((M ? d * M[k] : 0.0) - w->J[k]) * (w->sc[j] * w->isc[i]);
-            }
-    else
-        for (ptrdiff_t k = 0; k < n * n; k++)
-            w->E[k] = (M ? d * M[k] : 0.0) - w->J[k];
+    int scaled = w->st->scaled = scales(s, y, h, w->sc, w->isc);
+    const double *J = w->J, *sc = w->sc, *isc = w->isc;
+    double *E = w->E, *jr = w->jr;  /* and the row sums of |J| (rounding_bound) */
+    for (ptrdiff_t i = 0; i < n; i++)
+        jr[i] = 0.0;
+    /* (S^-1 E S)_ij = E_ij s_j / s_i: exact, and 1 on the diagonal */
+    for (ptrdiff_t j = 0; j < n; j++)
+        for (ptrdiff_t i = 0; i < n; i++) {
+            ptrdiff_t k = j * n + i;
+            double e = (M ? d * M[k] : 0.0) - J[k];
+            E[k] = scaled ? e * (sc[j] * isc[i]) : e;
+            jr[i] += fabs(J[k]);
+        }
     if (!M)
         for (ptrdiff_t i = 0; i < n; i++)
             w->E[i * n + i] += d;
@@ -368,6 +432,166 @@ static int combine(mb_stepper *s, const mb_ros_tableau *T, const ros_work *w, do
     return MB_OK;
 }
 
+/* A bound below this norm is not weighed against the truncation estimate (the controller
+ * treats any norm below 1e-10 alike) */
+static const double NEGLIGIBLE = 1e-10;
+
+/* x^(k2/2) for an integer k2 >= 0 */
+static double pow_half(double x, int k2)
+{
+    double r = (k2 & 1) ? sqrt(x) : 1.0;
+    for (int i = 0; i < k2 / 2; i++)
+        r *= x;
+    return r;
+}
+
+/* The rounding bound of the step (header: "Rounding the error estimate cannot see"):
+ * nu_i = eps |h| sum_j |J_ij| v_j with v = sum_k |b_k| |u_k|, into nu, and sigma_i =
+ * atol_i + eps max(|y_i|, |y_new_i|) into sig (infinite for atol_i = 0: relative control
+ * only, nothing held); returns max_i nu_i / sigma_i, or 0 when the upper bound
+ * eps |h| (sum_j |J_ij|) max_j v_j for nu_i makes it negligible (then nu is not set).
+ * Scratch: v in w->yt. */
+static double rounding_bound(const mb_stepper *s, const mb_ros_tableau *T, const ros_work *w,
+                             double h, const double *y, const double *y_new, int k2,
+                             double *nu, double *sig)
+{
+    ptrdiff_t n = s->n;
+    const double *U = w->U, *J = w->J, *jr = w->jr, *atol = s->atol;
+    double *v = w->yt, vmax = 0.0, quick = 0.0, worst = 0.0, c = DBL_EPSILON * fabs(h);
+    double b[MB_ROS_MAX_STAGES];
+    for (int k = 0; k < T->s; k++)
+        b[k] = fabs(w->st->b[k]);
+    for (ptrdiff_t l = 0; l < n; l++) {
+        double acc = 0.0;
+        for (int k = 0; k < T->s; k++)
+            acc += b[k] * fabs(U[(ptrdiff_t)k * n + l]);
+        v[l] = acc;
+        vmax = fmax(vmax, acc);
+    }
+    for (ptrdiff_t i = 0; i < n; i++) {
+        double sg = atol[i] > 0 ? atol[i] + DBL_EPSILON * fmax(fabs(y[i]), fabs(y_new[i]))
+                                : INFINITY;
+        sig[i] = sg;
+        if (jr[i] > quick * sg)
+            quick = jr[i] / sg;
+    }
+    if (!(pow_half(c * vmax * quick, k2) > NEGLIGIBLE))
+        return 0.0;
+    for (ptrdiff_t i = 0; i < n; i++)
+        nu[i] = 0.0;
+    for (ptrdiff_t j = 0; j < n; j++)
+        for (ptrdiff_t i = 0; i < n; i++)
+            nu[i] += fabs(J[j * n + i]) * v[j];
+    for (ptrdiff_t i = 0; i < n; i++) {
+        nu[i] *= c;
+        if (nu[i] > worst * sig[i])
+            worst = nu[i] / sig[i];
+    }
+    return worst;
+}
+
+/* A pivot of the elimination below INV_TOL (the rows of J scaled to max |J_ij| = 1) is a
+ * zero: what is left of a row of J after eliminating the others is its rounding. */
+static const double INV_TOL = 256.0 * DBL_EPSILON;
+
+static void swap(double *a, double *b)
+{
+    double t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* The linear invariants of J, w^T J = 0, and the largest ratio over them of the move bound
+ * sum_i |w_i| nu_i to the invariant's tolerance sum_i |w_i| sig_i.  Gauss-Jordan with
+ * complete pivoting on A = (J^T with column i divided by max_j |J_ij|): rank r, and each
+ * free column f gives w' (w'_f = 1, w'_p(k) = -A_kf over the pivot columns p(k)), w_i =
+ * w'_i / d_i.  Scratch: w->A (n x n), w->perm (2n). */
+static double invariant_ratio(ptrdiff_t n, const ros_work *w, const double *nu, const double *sig)
+{
+    double *A = w->A;
+    int *col = w->perm, *piv = w->perm + n;  /* column order; piv[k]: pivot column of row k */
+    for (ptrdiff_t i = 0; i < n; i++) {
+        double d = 0.0;
+        for (ptrdiff_t j = 0; j < n; j++)
+            d = fmax(d, fabs(w->J[j * n + i]));
+        for (ptrdiff_t j = 0; j < n; j++)  /* A_ji = J_ij / d_i, column-major */
+            A[i * n + j] = d > 0 ? w->J[j * n + i] / d : 0.0;
+        w->yt[i] = d > 0 ? d : 1.0;
+        col[i] = (int)i;
+    }
+    ptrdiff_t r = 0;
+    for (; r < n; r++) {
+        ptrdiff_t pi = r, pj = r;
+        for (ptrdiff_t j = r; j < n; j++)
+            for (ptrdiff_t i = r; i < n; i++)
+                if (fabs(A[j * n + i]) > fabs(A[pj * n + pi])) {
+                    pi = i;
+                    pj = j;
+                }
+        if (!(fabs(A[pj * n + pi]) > INV_TOL))
+            break;
+        for (ptrdiff_t j = 0; j < n; j++)  /* rows r <-> pi */
+            swap(A + j * n + r, A + j * n + pi);
+        for (ptrdiff_t i = 0; i < n; i++)  /* columns r <-> pj */
+            swap(A + r * n + i, A + pj * n + i);
+        int c = col[r];
+        col[r] = col[pj];
+        col[pj] = c;
+        double p = A[r * n + r];
+        for (ptrdiff_t j = r; j < n; j++)
+            A[j * n + r] /= p;
+        for (ptrdiff_t i = 0; i < n; i++)
+            if (i != r && A[r * n + i] != 0.0) {
+                double m = A[r * n + i];
+                for (ptrdiff_t j = r; j < n; j++)
+                    A[j * n + i] -= m * A[j * n + r];
+            }
+        piv[r] = col[r];
+    }
+    double worst = 0.0;
+    for (ptrdiff_t f = r; f < n; f++) {  /* one invariant per free column */
+        ptrdiff_t i0 = col[f];
+        double move = nu[i0] / w->yt[i0], tol = sig[i0] / w->yt[i0];
+        for (ptrdiff_t k = 0; k < r; k++) {
+            double wk = fabs(A[f * n + k]) / w->yt[piv[k]];
+            move += wk * nu[piv[k]];
+            tol += wk * sig[piv[k]];
+        }
+        if (move > worst * tol)
+            worst = move / tol;
+    }
+    return worst;
+}
+
+/* The step's error is the larger of the truncation estimate err and the rounding bound,
+ * in the run's norm: theta = the largest ratio over the invariants of J (invariant_ratio;
+ * it is at most max_i nu_i / sigma_i, so the elimination is skipped when that cannot
+ * matter); when theta^((q+1)/2) (q: the order the controller uses) exceeds the norm of
+ * err, err becomes nu scaled to that norm.  nu ~ h^2, so the controller's factor
+ * (1/norm)^(1/(q+1)) is the step that brings theta to 1.  Scratch (free after
+ * combine()): nu in w->cs, sigma in w->fk. */
+static void hold_rounding(mb_stepper *s, const mb_ros_tableau *T, const ros_work *w, double h,
+                          const double *y, const double *y_new, double *err)
+{
+    double *nu = w->cs, *sig = w->fk;
+    int eo = s->error_order > 0 ? s->error_order : s->m->error_order;
+    int k2 = (eo < s->m->order ? eo : s->m->order) + 1;
+    double bound = pow_half(rounding_bound(s, T, w, h, y, y_new, k2, nu, sig), k2);
+    if (!(bound > NEGLIGIBLE))
+        return;
+    double en = mb_norm(s, err, y, y_new);
+    if (!(bound > en))
+        return;
+    double target = pow_half(invariant_ratio(s->n, w, nu, sig), k2);
+    if (!(target > en) || !isfinite(target))
+        return;
+    double nn = mb_norm(s, nu, y, y_new);
+    if (!(nn > 0) || !isfinite(nn))
+        return;
+    for (ptrdiff_t i = 0; i < s->n; i++)
+        err[i] = nu[i] * (target / nn);
+}
+
 static int ros_step(mb_stepper *s, double t, double h, const double *y, double *y_new,
                     double *err)
 {
@@ -389,7 +613,11 @@ static int ros_step(mb_stepper *s, double t, double h, const double *y, double *
             return rc;
     if ((rc = stages(s, T, &w, t, h, y, y_new)) != MB_OK)
         return rc;
-    return combine(s, T, &w, h, y, y_new, err);
+    if ((rc = combine(s, T, &w, h, y, y_new, err)) != MB_OK)
+        return rc;
+    if (s->err_wanted && !s->p->linsys)
+        hold_rounding(s, T, &w, h, y, y_new, err);
+    return MB_OK;
 }
 
 static int ros_accept(mb_stepper *s, double t_new, const double *y_new)
