@@ -26,9 +26,12 @@ venv: deps .venv/.stamp
 build: venv
 	$(PY) setup.py -q build_ext --inplace
 
+# the suite on every core (pytest-xdist; TEST_JOBS=1 runs it in one process)
+TEST_JOBS ?= auto
+
 test: build
 	@$(PY) tests/versions.py
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n $(TEST_JOBS) tests
 
 demo: build
 	$(PY) -m mbint demo
