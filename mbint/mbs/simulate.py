@@ -97,28 +97,38 @@ def _dependent_rows(P, tol):
     return dep
 
 
-def _full_row_rank_sparse(P, rtol, min_rows=60):
-    """A sufficient test of full row rank for a large, sparse Phi_q (nc x nq): the
-    pivots of a sparse symmetric factorization of the Gram matrix P P^T (SuperLU with
-    diagonal pivoting, fill-reducing order) all exceed rtol times the largest.
-    The pivots of an SPD matrix are at least its smallest eigenvalue s_min^2, so a
-    (numerically) rank-deficient P makes some pivot tiny or the factorization fail;
-    the converse does not hold, so False only means "not shown": the caller then
-    takes the dense SVD, which also names the dependent rows.  O(nnz) for a chain,
-    where the SVD of a 2000 x 3000 Phi_q takes tens of seconds.  Small P: False."""
-    if P.shape[0] < min_rows:
-        return False
+#: relative tolerance of the rank of Phi_q by the SVD (nq < mbint.SPARSE_MIN_NQ):
+#: singular values at most RANK_RTOL * max(1, s_max) count as zero
+RANK_RTOL = 1e-10
+
+#: tolerance of the sparse rank test (nq >= mbint.SPARSE_MIN_NQ): a row of Phi_q within
+#: the angle asin(sqrt(GRAM_RTOL2)) = 1e-6 rad of the span of the earlier independent
+#: rows is dependent (its pivot in the LDL^T of Phi_q Phi_q^T at most GRAM_RTOL2 times
+#: its squared norm); an exactly dependent row has a pivot of order 1e-16 of it
+GRAM_RTOL2 = 1e-12
+
+
+def _sparse_phi_q(model, handle, t0, q0):
+    """Phi_q(t0, q0) as a CSR matrix: from the mechanism's sparse kernels in O(nnz),
+    else (no sparse kernels: the model's own kernel is dense) from the dense matrix."""
     import scipy.sparse as sp
-    from scipy.sparse.linalg import splu
-    A = sp.csr_matrix(P)
-    G = (A @ A.T).tocsc()
-    try:
-        lu = splu(G, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
-                  options={"SymmetricMode": True})
-    except RuntimeError:  # exactly singular
-        return False
-    d = np.abs(lu.U.diagonal())
-    return bool(d.size and d.min() > rtol * d.max())
+    trip = _core.mech_phi_q_sparse(handle, float(t0), q0)
+    if trip is None:
+        return sp.csr_matrix(np.asarray(model.constraint_jacobian(t0, q0)))
+    rows, cols, vals = trip
+    return sp.csr_matrix((vals, (rows, cols)), shape=(model.nc, model.nq))  # sums repeats
+
+
+def _dependent_rows_sparse(P):
+    """(rank, indices of the rows of the CSR matrix P that depend on earlier rows) by the
+    envelope LDL^T of P P^T in the natural order (``_core.gram_dependent``,
+    csrc/linalg/envelope.h): O(nnz) memory and time for a chain or tree whose joints
+    are numbered along its bodies."""
+    G = (P @ P.T).tocsr()
+    G.sum_duplicates()
+    dep, rank = _core.gram_dependent(G.indptr.astype(np.intp), G.indices.astype(np.intp),
+                                     G.data, GRAM_RTOL2)
+    return rank, np.flatnonzero(dep).tolist()
 
 
 def check_initial_conditions(model, q0=None, qd0=None, t0=0.0, tol=None):
@@ -141,6 +151,18 @@ def check_initial_conditions(model, q0=None, qd0=None, t0=0.0, tol=None):
         ``tol``, ``consistent`` (bool), ``rank`` of Phi_q, ``dependent``: names
         of the constraint rows that depend on earlier rows (redundant
         constraints or a singular configuration).
+
+    Notes
+    -----
+    Below :data:`mbint.SPARSE_MIN_NQ` coordinates the rank is that of the SVD of the
+    dense Phi_q (singular values above :data:`RANK_RTOL` ``* max(1, s_max)``) and a row
+    is dependent when appending it to the earlier independent rows adds a singular value
+    at most :data:`RANK_RTOL` ``* max(1, max |Phi_q|)``.  From SPARSE_MIN_NQ on, Phi_q is
+    sparse (the model's sparse kernels where it has them) and a row is dependent when it
+    lies within the angle ``asin(sqrt(GRAM_RTOL2))`` = 1e-6 rad of the span of the
+    earlier independent rows (the envelope LDL^T of Phi_q Phi_q^T, no nq x nq array):
+    memory and time linear in nq for chains and trees whose joints are numbered along
+    their bodies; the rank is nc minus the number of dependent rows.
     """
     q0 = model.q0 if q0 is None else np.asarray(q0, float)
     qd0 = model.qd0 if qd0 is None else np.asarray(qd0, float)
@@ -149,21 +171,23 @@ def check_initial_conditions(model, q0=None, qd0=None, t0=0.0, tol=None):
     out = dict(position=0.0, velocity=0.0, tol=float(tol), consistent=True, rank=0, dependent=[])
     if model.nc == 0:
         return out
-    P = np.asarray(model.constraint_jacobian(t0, q0))
+    sparse = model.nq >= _core.MB_INDEX1_SPARSE_MIN_NQ  # mbint.SPARSE_MIN_NQ
+    P = (_sparse_phi_q(model, model._linalg_handle(), t0, q0) if sparse
+         else np.asarray(model.constraint_jacobian(t0, q0)))
     phi = np.asarray(model.phi(t0, q0))
     vel = P @ qd0 + np.asarray(model.phi_t(t0, q0))
     out["position"] = float(np.abs(phi).max())
     out["velocity"] = float(np.abs(vel).max())
     out["consistent"] = out["position"] <= tol and out["velocity"] <= tol
-    rtol = 1e-10
-    if _full_row_rank_sparse(P, rtol):
-        out["rank"] = model.nc
-        return out
-    s = np.linalg.svd(P, compute_uv=False)
-    out["rank"] = int(np.sum(s > rtol * max(1.0, s.max(initial=0))))
-    if out["rank"] < model.nc:
+    if sparse:
+        out["rank"], dep = _dependent_rows_sparse(P)
+    else:
+        s = np.linalg.svd(P, compute_uv=False)
+        out["rank"] = int(np.sum(s > RANK_RTOL * max(1.0, s.max(initial=0))))
+        dep = _dependent_rows(P, RANK_RTOL) if out["rank"] < model.nc else []
+    if dep:
         names = model.constraint_names
-        out["dependent"] = [names[r] for r in _dependent_rows(P, rtol)]
+        out["dependent"] = [names[r] for r in dep]
     return out
 
 
