@@ -3,8 +3,14 @@ of its paths: the dense SVD below mbint.SPARSE_MIN_NQ coordinates, the sparse ra
 test from there on (Phi_q from the model's sparse kernels, the dependent rows from the
 envelope LDL^T of Phi_q Phi_q^T, _core.gram_dependent; no nq x nq array).
 
+Below SPARSE_MIN_NQ the residuals, the tolerance's scale and the rank come from one C
+call (_core.mech_initial_check), checked here against NumPy.  The Python work of a
+small simulate() call is counted (function calls, not time).
+
 Expected values come from the geometry of the models (a body moved by a known
-distance, a joint added twice, a loop closed at full stretch), not from the code."""
+distance, a joint added twice, a loop closed at full stretch) or from NumPy, not from
+the code under test."""
+import sys
 import tracemalloc
 
 import numpy as np
@@ -113,6 +119,79 @@ def test_check_allocates_no_nq_by_nq_array():
     assert info["consistent"] and info["rank"] == m.nc and info["dependent"] == []
     assert peak < 16e6, peak   # O(nnz): about 2 MB here
     assert peak < 8 * m.nq ** 2 / 40
+
+
+# ---------------------------------------------------------------- the small (dense) path
+
+@pytest.mark.parametrize("make", [models.stiff_double_pendulum, models.two_link_manipulator,
+                                  models.pendulum_particle, lambda: models.pendulum_chain(5)])
+def test_small_model_check_against_numpy(make):
+    m = make()
+    assert m.nq < mbint.SPARSE_MIN_NQ and m.nc > 0
+    rng = np.random.default_rng(3)
+    q = m.q0 + 1e-3 * rng.standard_normal(m.nq)   # off the constraints
+    qd = m.qd0 + rng.standard_normal(m.nq)
+    t = 0.3
+    scale, pos, vel, rank, sv = _core.mech_initial_check(m._mech_handle(), t, q, qd, 1e-10)
+    P = m.constraint_jacobian(t, q)
+    s = np.linalg.svd(P, compute_uv=False)
+    assert np.allclose(sv, s, rtol=1e-12, atol=1e-14 * s[0])
+    assert rank == np.sum(s > 1e-10 * max(1.0, s[0])) == np.linalg.matrix_rank(P)
+    assert scale == max(np.abs(q).max(), np.abs(qd).max())
+    assert pos == np.abs(m.phi(t, q)).max()
+    assert vel == pytest.approx(np.abs(P @ qd + m.phi_t(t, q)).max(), rel=1e-13)
+    info = check_initial_conditions(m, q, qd, t)
+    assert info["tol"] == 1e-8 * max(1.0, scale) and not info["consistent"]
+    assert info["rank"] == rank and info["dependent"] == []
+
+
+def test_small_model_singular_configuration():
+    # two bars of 1 m pinned in line (ground - a - b) and a rod of 2 m from the ground
+    # pin to b's far end: at full stretch the rod's row depends on the pins' rows
+    m = mbint.PlanarModel(name="toggle")
+    a = m.add_body(1.0, 0.1, q=(0.5, 0.0, 0.0), name="a")
+    b = m.add_body(1.0, 0.1, q=(1.5, 0.0, 0.0), name="b")
+    m.add_revolute(m.ground, (0.0, 0.0), a, (-0.5, 0.0))
+    m.add_revolute(a, (0.5, 0.0), b, (-0.5, 0.0))
+    m.add_distance(m.ground, (0.0, 0.0), b, (0.5, 0.0), length=2.0, name="rod")
+    assert m.nq < mbint.SPARSE_MIN_NQ
+    info = check_initial_conditions(m)
+    assert info["consistent"] and info["position"] == 0.0
+    assert info["rank"] == np.linalg.matrix_rank(m.constraint_jacobian()) == m.nc - 1
+    assert info["dependent"] == ["rod"]
+    with pytest.raises(ValueError, match="rank 4 < nc = 5.*rod"):
+        mbint.simulate(m, (0, 0.1))
+
+
+def test_nonfinite_phi_q_is_a_value_error():
+    m = mbint.MechanicalSystem(mass=lambda q: np.eye(2), forces=lambda t, q, qd: np.zeros(2),
+                               constraints=lambda t, q: np.array([q[0] - q[1]]),
+                               constraint_jacobian=lambda t, q: np.array([[np.nan, -1.0]]),
+                               gamma=lambda t, q, qd: np.zeros(1), q0=[0.0, 0.0],
+                               qd0=[0.0, 0.0])
+    with pytest.raises(ValueError, match="not finite"):
+        check_initial_conditions(m)
+
+
+def test_small_simulate_python_work_is_bounded():
+    # the Python work around the C run of a small model, counted: 170 Python function
+    # calls and 156 calls of C functions before issue 21 (two dense Phi_q evaluations and
+    # an SVD through NumPy, coordinate names built for atol > 0, ...)
+    m = models.stiff_double_pendulum()
+    for method in ("radau_iia", "rodas4"):
+        mbint.simulate(m, m.t_span, method)
+        n = {"call": 0, "c_call": 0}
+
+        def count(frame, event, arg):
+            if event in n:
+                n[event] += 1
+        sys.setprofile(count)
+        try:
+            tr = mbint.simulate(m, m.t_span, method)
+        finally:
+            sys.setprofile(None)
+        assert tr.success
+        assert n["call"] <= 100 and n["c_call"] <= 100, (method, n)
 
 
 # ---------------------------------------------------------------- _core.gram_dependent

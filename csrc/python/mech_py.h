@@ -71,7 +71,10 @@ PyObject *mech_simulate(PyObject *self, PyObject *args, PyObject *kw);
 extern const char mech_simulate_doc[];
 PyObject *mech_formulations(PyObject *self, PyObject *noargs);
 extern const char mech_formulations_doc[];
-/* rank_py.c: _core.mech_phi_q_sparse, _core.gram_dependent (check_initial_conditions) */
+/* rank_py.c: _core.mech_initial_check, _core.mech_phi_q_sparse, _core.gram_dependent
+ * (check_initial_conditions) */
+PyObject *mech_initial_check(PyObject *self, PyObject *args, PyObject *kw);
+extern const char mech_initial_check_doc[];
 PyObject *mech_phi_q_sparse(PyObject *self, PyObject *args, PyObject *kw);
 extern const char mech_phi_q_sparse_doc[];
 PyObject *gram_dependent(PyObject *self, PyObject *args, PyObject *kw);

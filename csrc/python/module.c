@@ -481,6 +481,7 @@ static PyMethodDef mech_methods_def[] = {
     {"formulations", mech_formulations, METH_NOARGS, mech_formulations_doc},
     {"mech_ss_eval", KW(mech_ss_eval), mech_ss_eval_doc},
     {"mech_ss_recover", KW(mech_ss_recover), mech_ss_recover_doc},
+    {"mech_initial_check", KW(mech_initial_check), mech_initial_check_doc},
     {"mech_phi_q_sparse", KW(mech_phi_q_sparse), mech_phi_q_sparse_doc},
     {"gram_dependent", KW(gram_dependent), gram_dependent_doc},
     {NULL, NULL, 0, NULL}};

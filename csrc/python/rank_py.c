@@ -1,7 +1,9 @@
-/* The rank check of mbint.check_initial_conditions on large mechanisms (mech_py.h):
- * _core.mech_phi_q_sparse (Phi_q as (row, column, value) triplets from the mechanism's
- * sparse kernels, mech.h mb_mech_sparse) and _core.gram_dependent (the dependent rows
- * of P from the envelope LDL^T of G = P P^T, linalg/envelope.h). */
+/* What mbint.check_initial_conditions asks of the C side (mech_py.h): below
+ * SPARSE_MIN_NQ coordinates _core.mech_initial_check (the residuals and the singular
+ * values of Phi_q in one call, mbs/initial.h); from there on _core.mech_phi_q_sparse
+ * (Phi_q as (row, column, value) triplets from the mechanism's sparse kernels, mech.h
+ * mb_mech_sparse) and _core.gram_dependent (the dependent rows of P from the envelope
+ * LDL^T of G = P P^T, linalg/envelope.h). */
 #include "mech_py.h"
 #define NO_IMPORT_ARRAY
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
@@ -9,7 +11,66 @@
 #include <numpy/arrayobject.h>
 #include <string.h>
 #include "envelope.h"
+#include "initial.h"
 #include "status.h"
+
+const char mech_initial_check_doc[] =
+"mech_initial_check(handle, t, q, qd, rtol) -> (scale, position, velocity, rank, sv)\n--\n\n"
+"In one call (mbs/initial.h; dense: for small mechanisms): scale = max(|q|, |qd|),\n"
+"max |Phi(t, q)|, max |Phi_q qd + Phi_t|, the rank of Phi_q(t, q) (singular values\n"
+"above rtol max(1, s_max)) and its min(nc, nq) singular values sv (descending).\n"
+"ValueError when Phi_q is not finite, RuntimeError when a kernel fails.";
+
+PyObject *mech_initial_check(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"handle", "t", "q", "qd", "rtol", NULL};
+    PyObject *ho, *qo, *vo;
+    double t, rtol;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdOOd", kwlist, &ho, &t, &qo, &vo, &rtol))
+        return NULL;
+    mech_handle *h = mech_handle_get(ho);
+    if (!h)
+        return NULL;
+    PyArrayObject *Q = (PyArrayObject *)PyArray_FROMANY(qo, NPY_DOUBLE, 1, 1, NPY_ARRAY_CARRAY);
+    PyArrayObject *V = Q ? (PyArrayObject *)PyArray_FROMANY(vo, NPY_DOUBLE, 1, 1,
+                                                             NPY_ARRAY_CARRAY) : NULL;
+    PyArrayObject *S = NULL;
+    PyObject *out = NULL;
+    if (!V)
+        goto done;
+    if (PyArray_DIM(Q, 0) != h->nq || PyArray_DIM(V, 0) != h->nq) {
+        PyErr_Format(PyExc_ValueError, "q and qd must have shape (%zd,).", (Py_ssize_t)h->nq);
+        goto done;
+    }
+    npy_intp k = (npy_intp)(h->nc < h->nq ? h->nc : h->nq);
+    S = (PyArrayObject *)PyArray_SimpleNew(1, &k, NPY_DOUBLE);
+    if (!S)
+        goto done;
+    double scale = 0.0, pos = 0.0, vel = 0.0;
+    ptrdiff_t rank = 0;
+    int rc;
+    PyThreadState *ts = h->python ? NULL : PyEval_SaveThread();
+    rc = mb_initial_check(&h->mech, t, PyArray_DATA(Q), PyArray_DATA(V), rtol, &scale, &pos,
+                          &vel, PyArray_DATA(S), &rank);
+    if (ts)
+        PyEval_RestoreThread(ts);
+    if (rc == MB_ERR_MEM)
+        PyErr_NoMemory();
+    else if (rc == MB_ERR_NONFINITE || rc == MB_ERR_LINALG)
+        PyErr_Format(PyExc_ValueError, "the constraint Jacobian Phi_q is not finite at q0 "
+                     "(or its SVD did not converge): %s", mb_status_str(rc));
+    else if (rc != MB_OK && !PyErr_Occurred())
+        PyErr_Format(PyExc_RuntimeError, "a constraint kernel failed at q0: %s (status %d).",
+                     mb_status_str(rc), rc);
+    if (rc == MB_OK)
+        out = Py_BuildValue("dddnO", scale, pos, vel, (Py_ssize_t)rank, S);
+done:
+    Py_XDECREF(S);
+    Py_XDECREF(Q);
+    Py_XDECREF(V);
+    return out;
+}
 
 const char mech_phi_q_sparse_doc[] =
 "mech_phi_q_sparse(handle, t, q) -> (rows, cols, values) or None\n--\n\n"
