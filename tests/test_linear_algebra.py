@@ -5,8 +5,8 @@ The sparse and the dense index-1 formulation are the same mathematics: the same 
 agrees to the tolerance level (not bits: different factorizations) and takes the same
 number of steps within 10 %; "auto" picks sparse from mbint.SPARSE_MIN_NQ coordinates
 on planar models; bad settings are ValueErrors; sparse on a mechanism without sparse
-kernels says so.  The large-model rank check of check_initial_conditions (a sparse
-factorization of Phi_q Phi_q^T before any SVD) still names a dependent row."""
+kernels says so.  The large-model rank check of check_initial_conditions (the envelope
+LDL^T of Phi_q Phi_q^T, no SVD) still names a dependent row."""
 import numpy as np
 import pytest
 

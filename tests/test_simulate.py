@@ -2,7 +2,8 @@
 csrc/python/simulate_py.c mech_simulate).
 
 Checks: the fields of a Trajectory and their shapes; q'' and lambda at the output
-points solve the saddle-point system; dense output between the steps; t_eval;
+points solve the saddle-point system (and come from the C core in the Trajectory's
+layout, without a copy); dense output between the steps; t_eval;
 events g(t, q, qd) (contact instants, terminal events) through simulate; options
 passed to the driver as in solve_ivp (fixed step, max_step, second-order and
 SUNDIALS methods); argument errors; runs from several threads at once (the GIL
@@ -363,3 +364,28 @@ def test_no_memory_growth():
     grown = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
     assert grown < 50_000, grown
+
+
+def test_outputs_come_component_major_without_a_copy():
+    # issue 21: q'' and lambda leave the C core in Trajectory's layout (nq, m), (nc, m),
+    # and the Trajectory holds those arrays (before: (m, nq), (m, nc), transposed by a copy)
+    m = models.stiff_double_pendulum()
+    seen = {}
+    core = mbint._core
+    orig = core.mech_simulate
+
+    def spy(*a, **k):
+        seen["out"] = out = orig(*a, **k)
+        seen["qdd"], seen["lam"] = out["qdd"], out["lam"]
+        return out
+    core.mech_simulate = spy
+    try:
+        tr = simulate(m, (0.0, 0.2), "radau_iia", t_eval=np.linspace(0.0, 0.2, 7))
+    finally:
+        core.mech_simulate = orig
+    assert seen["qdd"].shape == (m.nq, 7) and seen["lam"].shape == (m.nc, 7)
+    assert np.shares_memory(tr.qdd, seen["qdd"]) and np.shares_memory(tr.lam, seen["lam"])
+    assert tr.qdd.flags.c_contiguous and tr.lam.flags.c_contiguous
+    qdd, lam = m.accelerations(tr.t, tr.q, tr.qd)   # the index-1 system at those points
+    assert np.allclose(tr.qdd, qdd, rtol=1e-10, atol=1e-10 * np.abs(qdd).max())
+    assert np.allclose(tr.lam, lam, rtol=1e-10, atol=1e-10 * np.abs(lam).max())

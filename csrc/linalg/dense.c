@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdlib.h>
 #include "dense.h"
 #include "status.h"
 
@@ -14,6 +15,9 @@ extern void zgetrs_(const char *trans, const int *n, const int *nrhs, const doub
 extern void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
                    const double *alpha, const double *a, const int *lda, const double *b,
                    const int *ldb, const double *beta, double *c, const int *ldc);
+extern void dgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, double *a,
+                    const int *lda, double *s, double *u, const int *ldu, double *vt,
+                    const int *ldvt, double *work, const int *lwork, int *info);
 extern void dgemv_(const char *t, const int *m, const int *n, const double *alpha,
                    const double *a, const int *lda, const double *x, const int *incx,
                    const double *beta, double *y, const int *incy);
@@ -183,4 +187,24 @@ void mb_gemv(ptrdiff_t m, ptrdiff_t n, double alpha, const double *A, ptrdiff_t 
     if (m == 0)
         return;
     dgemv_("N", &mm, &nn, &alpha, A, &la, x, &one, &beta, y, &one);
+}
+
+int mb_singular_values(ptrdiff_t m, ptrdiff_t n, double *A, ptrdiff_t lda, double *s)
+{
+    ptrdiff_t k = m < n ? m : n, big = m < n ? n : m;
+    if (k == 0)
+        return MB_OK;
+    for (ptrdiff_t j = 0; j < n; j++)  /* dgesvd does not promise to stop on NaN */
+        for (ptrdiff_t i = 0; i < m; i++)
+            if (!isfinite(A[j * lda + i]))
+                return MB_ERR_LINALG;
+    /* LWORK >= max(3 min(m, n) + max(m, n), 5 min(m, n)) */
+    int mm = (int)m, nn = (int)n, ld = (int)lda, one = 1, info = 0;
+    int lwork = (int)(3 * k + big > 5 * k ? 3 * k + big : 5 * k) + 32;
+    double *work = malloc((size_t)lwork * sizeof *work), dummy = 0.0;
+    if (!work)
+        return MB_ERR_MEM;
+    dgesvd_("N", "N", &mm, &nn, A, &ld, s, &dummy, &one, &dummy, &one, work, &lwork, &info);
+    free(work);
+    return info == 0 ? MB_OK : MB_ERR_LINALG;
 }

@@ -19,6 +19,10 @@ int mb_zlu_solve(ptrdiff_t n, const double complex *LU, ptrdiff_t lda, const int
 /* C = alpha A B + beta C for column-major A (m x k), B (k x n), C (m x n) (dgemm) */
 void mb_gemm(ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, double alpha, const double *A, ptrdiff_t lda,
              const double *B, ptrdiff_t ldb, double beta, double *C, ptrdiff_t ldc);
+/* the min(m, n) singular values of A (m x n, leading dimension lda; destroyed) into s,
+ * in descending order (dgesvd, no singular vectors); MB_ERR_LINALG when they do not
+ * converge (or A is not finite), MB_ERR_MEM */
+int mb_singular_values(ptrdiff_t m, ptrdiff_t n, double *A, ptrdiff_t lda, double *s);
 /* y = alpha A x + beta y (dgemv), A m x n */
 void mb_gemv(ptrdiff_t m, ptrdiff_t n, double alpha, const double *A, ptrdiff_t lda,
              const double *x, double beta, double *y);

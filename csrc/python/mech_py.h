@@ -71,6 +71,14 @@ PyObject *mech_simulate(PyObject *self, PyObject *args, PyObject *kw);
 extern const char mech_simulate_doc[];
 PyObject *mech_formulations(PyObject *self, PyObject *noargs);
 extern const char mech_formulations_doc[];
+/* rank_py.c: _core.mech_initial_check, _core.mech_phi_q_sparse, _core.gram_dependent
+ * (check_initial_conditions) */
+PyObject *mech_initial_check(PyObject *self, PyObject *args, PyObject *kw);
+extern const char mech_initial_check_doc[];
+PyObject *mech_phi_q_sparse(PyObject *self, PyObject *args, PyObject *kw);
+extern const char mech_phi_q_sparse_doc[];
+PyObject *gram_dependent(PyObject *self, PyObject *args, PyObject *kw);
+extern const char gram_dependent_doc[];
 /* statespace_py.c: _core.mech_ss_eval, _core.mech_ss_recover; and the state-space part
  * of a run's result: full rows of m reduced outputs through the log (yf m x 2 nq, qdd
  * m x nq, lam m x nc; NULL: not wanted; NaN rows where recovery fails; the first

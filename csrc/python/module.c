@@ -465,7 +465,8 @@ static PyObject *core_expm(PyObject *self, PyObject *args)
 
 #define KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
 /* the mechanisms: their handles (planar_py.c, spatial_py.c, system_py.c, mech_handle.c),
- * evaluations (mech_eval.c), simulation (simulate_py.c), the state space (statespace_py.c) */
+ * evaluations (mech_eval.c), simulation (simulate_py.c), the state space (statespace_py.c), the rank
+ * check of check_initial_conditions (rank_py.c) */
 static PyMethodDef mech_methods_def[] = {
     {"planar_layout", planar_layout, METH_NOARGS, planar_layout_doc},
     {"mech_planar", KW(mech_planar), mech_planar_doc},
@@ -480,6 +481,9 @@ static PyMethodDef mech_methods_def[] = {
     {"formulations", mech_formulations, METH_NOARGS, mech_formulations_doc},
     {"mech_ss_eval", KW(mech_ss_eval), mech_ss_eval_doc},
     {"mech_ss_recover", KW(mech_ss_recover), mech_ss_recover_doc},
+    {"mech_initial_check", KW(mech_initial_check), mech_initial_check_doc},
+    {"mech_phi_q_sparse", KW(mech_phi_q_sparse), mech_phi_q_sparse_doc},
+    {"gram_dependent", KW(gram_dependent), gram_dependent_doc},
     {NULL, NULL, 0, NULL}};
 #undef KW
 

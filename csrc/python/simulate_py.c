@@ -40,8 +40,9 @@ const char mech_simulate_doc[] =
 "atol over (q, qd) (2 nq), or over the DAE state (q, v, lambda[, mu]) for the DAE\n"
 "formulations.  Returns _core.solve's dict with y and y_events of the integrated state\n"
 "(full (q, qd) for the state-space formulation, its own y in 'ss_y' with its log),\n"
-"plus 'qdd' (nt, nq) and 'lam' (nt, nc) at the output points (NaN where they cannot be\n"
-"computed), 'y0' (the initial state integrated) and 'linear_algebra'.\n"
+"plus 'qdd' (nq, nt) and 'lam' (nc, nt) at the output points, component-major (NaN\n"
+"where they cannot be computed), 'y0' (the initial state integrated) and\n"
+"'linear_algebra'.\n"
 "alpha, beta: Baumgarte terms (index1); project: project onto the constraints after every\n"
 "accepted step; proj_tol, proj_max_iter: its tolerance and iterations (the state space:\n"
 "those of its Newton iteration); independent: coordinates the state space keeps\n"
@@ -227,38 +228,46 @@ done:
     return rc;
 }
 
-/* the full state (when the formulation integrates other variables: *yf), q'' and lambda
- * at the m output points (t, y) of the run; a point where they cannot be computed is NaN;
- * 0, or -1 when a callback raised */
+/* the full state (when the formulation integrates other variables: *yf, time-major m x
+ * 2 nq), q'' and lambda at the m output points (t, y) of the run, component-major (*qdd
+ * nq x m, *lam nc x m: the layout of Trajectory.qdd and .lam, taken without a copy); a
+ * point where they cannot be computed is NaN; 0, or -1 when a callback raised or memory
+ * ran out */
 static int outputs(mb_formulation *F, int python, ptrdiff_t m, const double *t, const double *y,
                    PyObject **yf, PyObject **qdd, PyObject **lam)
 {
     ptrdiff_t nq = F->nq, nc = F->nc, n = F->n;
     int full = mb_form_maps_state(F);
-    npy_intp d0[2] = {(npy_intp)m, (npy_intp)(2 * nq)}, d1[2] = {(npy_intp)m, (npy_intp)nq},
-             d2[2] = {(npy_intp)m, (npy_intp)nc};
+    npy_intp d0[2] = {(npy_intp)m, (npy_intp)(2 * nq)}, d1[2] = {(npy_intp)nq, (npy_intp)m},
+             d2[2] = {(npy_intp)nc, (npy_intp)m};
     *yf = full ? PyArray_SimpleNew(2, d0, NPY_DOUBLE) : NULL;
     *qdd = PyArray_SimpleNew(2, d1, NPY_DOUBLE);
     *lam = PyArray_SimpleNew(2, d2, NPY_DOUBLE);
     if ((full && !*yf) || !*qdd || !*lam)
         return -1;
+    double *row = PyMem_Malloc((size_t)(nq + nc + 1) * sizeof *row);  /* one point's q'', lambda */
+    if (!row) {
+        PyErr_NoMemory();
+        return -1;
+    }
     double *Q = full ? PyArray_DATA((PyArrayObject *)*yf) : NULL;
     double *A = PyArray_DATA((PyArrayObject *)*qdd), *L = PyArray_DATA((PyArrayObject *)*lam);
     int failed = 0;
     PyThreadState *ts = python ? NULL : PyEval_SaveThread();
     for (ptrdiff_t i = 0; i < m && !failed; i++) {
         double *q = Q ? Q + i * 2 * nq : NULL;
-        int rc = mb_form_outputs(F, t[i], y + i * n, q, q ? q + nq : NULL, A + i * nq,
-                                 L + i * nc);
+        int rc = mb_form_outputs(F, t[i], y + i * n, q, q ? q + nq : NULL, row, row + nq);
         if (rc != MB_OK) {
             for (ptrdiff_t c = 0; q && c < 2 * nq; c++) q[c] = NAN;
-            for (ptrdiff_t c = 0; c < nq; c++) A[i * nq + c] = NAN;
-            for (ptrdiff_t c = 0; c < nc; c++) L[i * nc + c] = NAN;
+            for (ptrdiff_t c = 0; c < nq + nc; c++) row[c] = NAN;
             failed = rc == MB_ERR_CALLBACK;
         }
+        for (ptrdiff_t c = 0; c < nq; c++) A[c * m + i] = row[c];
+        for (ptrdiff_t c = 0; c < nc; c++) L[c * m + i] = row[nq + c];
     }
     if (ts)
         PyEval_RestoreThread(ts);
+    PyMem_Free(row);
     if (failed && PyErr_Occurred())
         return -1;
     PyErr_Clear();

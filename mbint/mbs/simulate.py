@@ -8,6 +8,7 @@ formulation interface of csrc/mbs/formulation.h) and :func:`_trajectory` (the re
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +40,39 @@ SETTINGS_KEYS = ("rtol", "atol", "first_step", "max_step", "min_step", "max_step
 #: max_steps None = the driver's 10**6)
 DEFAULTS = dict(rtol=1e-3, atol=1e-6, first_step=None, max_step=np.inf, min_step=0.0,
                 max_steps=None)
+
+
+def _positive(name, v, allow_inf=False):
+    """:func:`mbint._validate.positive` with a short path for a plain float."""
+    if type(v) is float and v > 0 and (allow_inf or v < math.inf):
+        return v
+    return check.positive(name, v, allow_inf)
+
+
+def _t_span(span):
+    """:func:`mbint._validate.t_span` with a short path for a tuple or list of two plain
+    finite floats or ints."""
+    if type(span) in (tuple, list) and len(span) == 2:
+        t0, tf = span
+        if (type(t0) in (float, int) and type(tf) in (float, int)
+                and math.isfinite(t0) and math.isfinite(tf)):
+            return float(t0), float(tf)
+    return check.t_span(span)
+
+
+#: the C entry points' step bounds for DEFAULTS (what check.step_bounds makes of them)
+_DEFAULT_BOUNDS = dict(first_step=0.0, max_step=0.0, min_step=0.0, max_steps=0)
+
+
+def _step_bounds(opts):
+    """:func:`mbint._validate.step_bounds` of the options, without the checks when they
+    are the :data:`DEFAULTS`."""
+    fs, ms, mn, msteps = (opts["first_step"], opts["max_step"], opts["min_step"],
+                          opts["max_steps"])
+    if (fs is None and msteps is None and type(ms) is float and ms == math.inf
+            and type(mn) is float and mn == 0.0):
+        return dict(_DEFAULT_BOUNDS)
+    return check.step_bounds(fs, ms, mn, msteps)
 
 
 def _resolve_options(model, given, fixed_step=False):
@@ -97,28 +131,38 @@ def _dependent_rows(P, tol):
     return dep
 
 
-def _full_row_rank_sparse(P, rtol, min_rows=60):
-    """A sufficient test of full row rank for a large, sparse Phi_q (nc x nq): the
-    pivots of a sparse symmetric factorization of the Gram matrix P P^T (SuperLU with
-    diagonal pivoting, fill-reducing order) all exceed rtol times the largest.
-    The pivots of an SPD matrix are at least its smallest eigenvalue s_min^2, so a
-    (numerically) rank-deficient P makes some pivot tiny or the factorization fail;
-    the converse does not hold, so False only means "not shown": the caller then
-    takes the dense SVD, which also names the dependent rows.  O(nnz) for a chain,
-    where the SVD of a 2000 x 3000 Phi_q takes tens of seconds.  Small P: False."""
-    if P.shape[0] < min_rows:
-        return False
+#: relative tolerance of the rank of Phi_q by the SVD (nq < mbint.SPARSE_MIN_NQ):
+#: singular values at most RANK_RTOL * max(1, s_max) count as zero
+RANK_RTOL = 1e-10
+
+#: tolerance of the sparse rank test (nq >= mbint.SPARSE_MIN_NQ): a row of Phi_q within
+#: the angle asin(sqrt(GRAM_RTOL2)) = 1e-6 rad of the span of the earlier independent
+#: rows is dependent (its pivot in the LDL^T of Phi_q Phi_q^T at most GRAM_RTOL2 times
+#: its squared norm); an exactly dependent row has a pivot of order 1e-16 of it
+GRAM_RTOL2 = 1e-12
+
+
+def _sparse_phi_q(model, handle, t0, q0):
+    """Phi_q(t0, q0) as a CSR matrix: from the mechanism's sparse kernels in O(nnz),
+    else (no sparse kernels: the model's own kernel is dense) from the dense matrix."""
     import scipy.sparse as sp
-    from scipy.sparse.linalg import splu
-    A = sp.csr_matrix(P)
-    G = (A @ A.T).tocsc()
-    try:
-        lu = splu(G, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
-                  options={"SymmetricMode": True})
-    except RuntimeError:  # exactly singular
-        return False
-    d = np.abs(lu.U.diagonal())
-    return bool(d.size and d.min() > rtol * d.max())
+    trip = _core.mech_phi_q_sparse(handle, float(t0), q0)
+    if trip is None:
+        return sp.csr_matrix(np.asarray(model.constraint_jacobian(t0, q0)))
+    rows, cols, vals = trip
+    return sp.csr_matrix((vals, (rows, cols)), shape=(model.nc, model.nq))  # sums repeats
+
+
+def _dependent_rows_sparse(P):
+    """(rank, indices of the rows of the CSR matrix P that depend on earlier rows) by the
+    envelope LDL^T of P P^T in the natural order (``_core.gram_dependent``,
+    csrc/linalg/envelope.h): O(nnz) memory and time for a chain or tree whose joints
+    are numbered along its bodies."""
+    G = (P @ P.T).tocsr()
+    G.sum_duplicates()
+    dep, rank = _core.gram_dependent(G.indptr.astype(np.intp), G.indices.astype(np.intp),
+                                     G.data, GRAM_RTOL2)
+    return rank, np.flatnonzero(dep).tolist()
 
 
 def check_initial_conditions(model, q0=None, qd0=None, t0=0.0, tol=None):
@@ -141,29 +185,45 @@ def check_initial_conditions(model, q0=None, qd0=None, t0=0.0, tol=None):
         ``tol``, ``consistent`` (bool), ``rank`` of Phi_q, ``dependent``: names
         of the constraint rows that depend on earlier rows (redundant
         constraints or a singular configuration).
+
+    Notes
+    -----
+    Below :data:`mbint.SPARSE_MIN_NQ` coordinates the rank is that of the SVD of the
+    dense Phi_q (singular values above :data:`RANK_RTOL` ``* max(1, s_max)``) and a row
+    is dependent when appending it to the earlier independent rows adds a singular value
+    at most :data:`RANK_RTOL` ``* max(1, max |Phi_q|)``.  From SPARSE_MIN_NQ on, Phi_q is
+    sparse (the model's sparse kernels where it has them) and a row is dependent when it
+    lies within the angle ``asin(sqrt(GRAM_RTOL2))`` = 1e-6 rad of the span of the
+    earlier independent rows (the envelope LDL^T of Phi_q Phi_q^T, no nq x nq array):
+    memory and time linear in nq for chains and trees whose joints are numbered along
+    their bodies; the rank is nc minus the number of dependent rows.
     """
     q0 = model.q0 if q0 is None else np.asarray(q0, float)
     qd0 = model.qd0 if qd0 is None else np.asarray(qd0, float)
-    if tol is None:
-        tol = 1e-8 * max(1.0, float(np.abs(q0).max(initial=0)), float(np.abs(qd0).max(initial=0)))
-    out = dict(position=0.0, velocity=0.0, tol=float(tol), consistent=True, rank=0, dependent=[])
-    if model.nc == 0:
-        return out
-    P = np.asarray(model.constraint_jacobian(t0, q0))
-    phi = np.asarray(model.phi(t0, q0))
-    vel = P @ qd0 + np.asarray(model.phi_t(t0, q0))
-    out["position"] = float(np.abs(phi).max())
-    out["velocity"] = float(np.abs(vel).max())
-    out["consistent"] = out["position"] <= tol and out["velocity"] <= tol
-    rtol = 1e-10
-    if _full_row_rank_sparse(P, rtol):
-        out["rank"] = model.nc
-        return out
-    s = np.linalg.svd(P, compute_uv=False)
-    out["rank"] = int(np.sum(s > rtol * max(1.0, s.max(initial=0))))
-    if out["rank"] < model.nc:
+    nq, nc = model.nq, model.nc
+    handle = model._linalg_handle()
+    if nq < _core.MB_INDEX1_SPARSE_MIN_NQ:  # mbint.SPARSE_MIN_NQ
+        # the residuals, the scale of tol and the rank of the dense Phi_q in one C call
+        scale, pos, vel, rank, _ = _core.mech_initial_check(handle, float(t0), q0, qd0,
+                                                            RANK_RTOL)
+        dep = []
+        if rank < nc:
+            dep = _dependent_rows(np.asarray(model.constraint_jacobian(t0, q0)), RANK_RTOL)
+    else:
+        scale = max(float(np.abs(q0).max(initial=0)), float(np.abs(qd0).max(initial=0)))
+        pos = vel = 0.0
+        rank, dep = 0, []
+        if nc:
+            P = _sparse_phi_q(model, handle, t0, q0)
+            pos = float(np.abs(np.asarray(model.phi(t0, q0))).max())
+            vel = float(np.abs(P @ qd0 + np.asarray(model.phi_t(t0, q0))).max())
+            rank, dep = _dependent_rows_sparse(P)
+    tol = 1e-8 * max(1.0, scale) if tol is None else float(tol)
+    out = dict(position=pos, velocity=vel, tol=tol, consistent=pos <= tol and vel <= tol,
+               rank=rank, dependent=[])
+    if dep:
         names = model.constraint_names
-        out["dependent"] = [names[r] for r in _dependent_rows(P, rtol)]
+        out["dependent"] = [names[r] for r in dep]
     return out
 
 
@@ -187,7 +247,8 @@ def _wrap_event(g, nq):
 @dataclass
 class _Setup:
     """What :func:`_validate` settles: the model's handle, the method and the
-    formulation (a row of :data:`~mbint.mbs.formulations.TABLE`) with its options."""
+    formulation (a row of :data:`~mbint.mbs.formulations.TABLE`) with its options, and
+    the sizes nq, nc and n (the formulation's integrated state)."""
 
     model: object
     mname: str
@@ -198,6 +259,9 @@ class _Setup:
     prefer: list
     handle: object
     linalg: int
+    nq: int
+    nc: int
+    n: int
 
 
 def _independent_indices(model, independent):
@@ -233,7 +297,8 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
         raise ValueError(f"{where}: the DAE formulations factor M(q) alone, and a SpatialModel's "
                          f"mass matrix is singular (4 G^T J G p = 0 for the Euler parameters "
                          f"p); use formulation='index1' or 'state_space'.")
-    if form.dae and model.nc == 0:
+    nq, nc = model.nq, model.nc
+    if form.dae and nc == 0:
         raise ValueError(f"{where}: {model.name} has no constraints; the DAE formulations need "
                          f"some (use formulation='index1').")
     if baumgarte is not None and not form.baumgarte:
@@ -257,7 +322,8 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
     linalg = -1 if linear_algebra is None else linalg_code(linear_algebra)
     if form.sparse:
         _check_sparse_kernels(model, handle, linear_algebra)
-    return _Setup(model, mname, info, form, alpha, beta, prefer, handle, linalg)
+    return _Setup(model, mname, info, form, alpha, beta, prefer, handle, linalg, nq, nc,
+                  2 * nq + form.multipliers * nc)  # form.size(model)
 
 
 def _check_sparse_kernels(model, handle, linear_algebra):
@@ -275,38 +341,39 @@ def _check_sparse_kernels(model, handle, linear_algebra):
                      f"linear_algebra='dense' or 'auto'.")
 
 
+def _state(model, name, v, default):
+    """q0 or qd0 of a run as a float array of nq entries of its own (the caller's
+    ``v`` copied; ``default`` the model's property, a new array each time)."""
+    a = getattr(model, default) if v is None else np.array(v, dtype=float).reshape(-1)
+    nq = model.nq
+    if a.size != nq:
+        raise ValueError(f"{name} must have nq = {nq} entries, got {a.size}.")
+    if not np.isfinite(a).all():
+        raise ValueError(f"{name} must be finite.")
+    return a
+
+
 def _initial_state(run, t0, q0, qd0, consistent, tol, proj_tol, proj_max_iter):
     """(q0, qd0) of the run, checked (and projected with ``consistent="project"``), and
-    the ``initial`` record of the trajectory."""
+    the ``initial`` record of the trajectory (which holds the run's own q0, qd0)."""
     model = run.model
-    nq = model.nq
-
-    def state(name, v, default):
-        a = np.array(default if v is None else v, dtype=float).reshape(-1)
-        if a.size != nq:
-            raise ValueError(f"{name} must have nq = {nq} entries, got {a.size}.")
-        if not np.all(np.isfinite(a)):
-            raise ValueError(f"{name} must be finite.")
-        return a
-
-    q0 = state("q0", q0, model.q0)
-    qd0 = state("qd0", qd0, model.qd0)
-    chk = check_initial_conditions(model, q0, qd0, t0, tol)
-    if chk["dependent"]:
+    q0 = _state(model, "q0", q0, "q0")
+    qd0 = _state(model, "qd0", qd0, "qd0")
+    initial = check_initial_conditions(model, q0, qd0, t0, tol)
+    if initial["dependent"]:
         raise ValueError(
             f"{model.name}: the constraints are redundant or the configuration is singular at "
-            f"q0: Phi_q has rank {chk['rank']} < nc = {model.nc}; rows depending on earlier "
-            f"rows: {', '.join(chk['dependent'])}.  Remove the redundant joints, or move q0 away "
-            f"from the singular configuration.")
-    initial = dict(chk)
-    if not chk["consistent"] and consistent == "check":
+            f"q0: Phi_q has rank {initial['rank']} < nc = {model.nc}; rows depending on earlier "
+            f"rows: {', '.join(initial['dependent'])}.  Remove the redundant joints, or move q0 "
+            f"away from the singular configuration.")
+    if not initial["consistent"] and consistent == "check":
         raise ValueError(
             f"{model.name}: inconsistent initial conditions at t0 = {t0:g}: "
-            f"max |Phi(q0)| = {chk['position']:.3e}, max |Phi_q qd0 + Phi_t| = "
-            f"{chk['velocity']:.3e} (tolerance {chk['tol']:.1e}).  Pass consistent='project' "
-            f"to project them onto the constraints, or fix q0 and qd0.")
+            f"max |Phi(q0)| = {initial['position']:.3e}, max |Phi_q qd0 + Phi_t| = "
+            f"{initial['velocity']:.3e} (tolerance {initial['tol']:.1e}).  Pass "
+            f"consistent='project' to project them onto the constraints, or fix q0 and qd0.")
     if consistent == "project" and model.nc > 0:
-        ptol = 0.0 if proj_tol is None else check.positive("proj_tol", proj_tol)
+        ptol = 0.0 if proj_tol is None else _positive("proj_tol", proj_tol)
         try:
             q0, qd0, rp, rv = _core.mech_project(run.handle, t0, q0, qd0, ptol,
                                                  0 if proj_max_iter is None else int(proj_max_iter))
@@ -314,23 +381,25 @@ def _initial_state(run, t0, q0, qd0, consistent, tol, proj_tol, proj_max_iter):
             raise ValueError(f"{model.name}: projecting the initial conditions failed: "
                              f"{exc}") from exc
         initial.update(position=rp, velocity=rv, consistent=True, projected=True)
-    initial.update(q0=q0.copy(), qd0=qd0.copy())
+    initial["q0"], initial["qd0"] = q0, qd0  # the run copies them into its y0
     return q0, qd0, initial
 
 
 def _atol(run, atol):
     """atol over the formulation's integrated state ((q, qd), or the DAE's y)."""
-    model, form = run.model, run.form
-    n = form.size(model)
-    mu = ", mu" if form.multipliers == 2 else ""
-    atol_a = check.atol_vector(atol, n, entries=f"2 nq = {n} entries" if not form.dae
-                               else f"{n} entries (q, v, lambda{mu})")
+    form, n = run.form, run.n
+    if type(atol) is float and 0 <= atol < math.inf:  # as check.atol_vector
+        atol_a = np.full(n, atol)
+    else:
+        mu = ", mu" if form.multipliers == 2 else ""
+        atol_a = check.atol_vector(atol, n, entries=f"2 nq = {n} entries" if not form.dae
+                                   else f"{n} entries (q, v, lambda{mu})")
     if form.multipliers == 2 and run.mname == "ida" and np.ndim(atol) == 0:
         # mu = 0 in the exact solution and is left out of IDA's error test: its atol
         # enters only IDA's Newton convergence test, where the q-level atol fails the
         # iteration at IDA's first steps (~1e-9 s at atol 1e-8; tests/test_dae.py)
         atol_a = np.array(atol_a, float)
-        k = 2 * model.nq + model.nc
+        k = 2 * run.nq + run.nc
         atol_a[k:] = np.maximum(atol_a[k:], 1.0)
     return atol_a
 
@@ -339,6 +408,8 @@ def _check_relative_control(run, atol, q0, qd0):
     """ValueError for pure relative error control (atol 0) on a component of (q0, qd0)
     that is 0, or on the multipliers of a DAE formulation (computed in the run; mu is
     identically 0)."""
+    if atol.all():  # no entry 0 (atol_vector: all >= 0): nothing to refuse
+        return
     names = list(run.model.coordinate_names)
     nq = len(names)
     check.relative_control_weights(atol[:2 * nq], np.concatenate([q0, qd0]),
@@ -353,13 +424,12 @@ def _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events, p
          proj_tol, proj_max_iter, contact_switching, progress):
     """One call of the C core; returns its dict and the options used."""
     model, info, mname = run.model, run.info, run.mname
-    rtol = check.positive("rtol", opts["rtol"])
+    rtol = _positive("rtol", opts["rtol"])
     control["method_options"] = check.method_options(info, control.pop("method_options"))
     fast = (control["method_options"] or {}).get("fast")  # singular_perturbation
     if fast is not None and not (isinstance(fast, str) and fast == "auto"):
         control["method_options"]["fast"] = fast_state_indices(model, fast, t0, q0, qd0)
-    bounds = check.step_bounds(opts["first_step"], opts["max_step"], opts["min_step"],
-                               opts["max_steps"])
+    bounds = _step_bounds(opts)
     check.fixed_steps(control["h"], t0, tf, bounds["max_steps"])
     atol = _atol(run, opts["atol"])
     _check_relative_control(run, atol, q0, qd0)
@@ -379,13 +449,13 @@ def _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events, p
             **control, **bounds, t_eval=te, dense_output=bool(dense_output), events=ev,
             terminal=terminal, direction=evdir, formulation=run.form.code, alpha=run.alpha,
             beta=run.beta, project=bool(project),
-            proj_tol=0.0 if proj_tol is None else check.positive("proj_tol", proj_tol),
+            proj_tol=0.0 if proj_tol is None else _positive("proj_tol", proj_tol),
             proj_max_iter=0 if proj_max_iter is None else int(proj_max_iter),
             switching=switching, contact_switching=contact_sw, independent=run.prefer,
             linalg=run.linalg, progress=report, cancel=run_cancel())
     finally:
         close()
-    out["n_state"] = run.form.size(model)
+    out["n_state"] = run.n
     out["n_user_events"] = 0 if ev is None else len(ev)
     out["contact_switching"] = contact_sw
     out["switching"] = switching is not None
@@ -504,7 +574,7 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
     """
     run = _validate(model, method, formulation, baumgarte, project, independent,
                     linear_algebra, consistent)
-    t0, tf = check.t_span(t_span)
+    t0, tf = _t_span(t_span)
     q0, qd0, initial = _initial_state(run, t0, q0, qd0, consistent, tol, proj_tol,
                                       proj_max_iter)
     opts = _resolve_options(model, dict(rtol=rtol, atol=atol, first_step=first_step,

@@ -206,8 +206,9 @@ class Trajectory:
         y = np.asarray(out["y"], float).reshape(m, n_state)
         self.q = np.ascontiguousarray(y[:, :nq].T)
         self.qd = np.ascontiguousarray(y[:, nq:2 * nq].T)
-        self.qdd = np.ascontiguousarray(np.asarray(out["qdd"], float).reshape(m, nq).T)
-        self.lam = np.ascontiguousarray(np.asarray(out["lam"], float).reshape(m, nc).T)
+        # q'' and lambda come component-major from the C core (simulate_py.c outputs)
+        self.qdd = np.asarray(out["qdd"], float).reshape(nq, m)
+        self.lam = np.asarray(out["lam"], float).reshape(nc, m)
         self.options = {} if options is None else dict(options)
         self.method = method
         self.formulation = formulation

@@ -19,12 +19,28 @@ The exponent between N = 100 and N = 1000 is the least-squares slope of
 log(cost) over log(N) through the points N = 100, 300, 1000.  The issue's targets:
 exponent <= 1.2 for f and for a radau_iia step, and the N = 1000 run in under 60 s.
 
+Issue 21 adds the WHOLE ``mbint.simulate`` call, set-up included (validation, the
+model's first compilation, the check of the initial conditions, the run, the
+Trajectory), for N = WHOLE_SIZES (sparse): ``radau_iia`` over [0, WHOLE_T_END] s at
+rtol = atol = TOL, where every N takes the same number of steps (4), so the exponent
+measures the cost of the call, not the chain's dynamics.  Each measurement is one
+fresh subprocess (``python bench_chain.py --whole N``) that builds the model, then
+times the call's CPU time (``time.process_time``) and reads the process's peak RSS
+(VmHWM of /proc/self/status) before and after it; WHOLE_ROUNDS rounds interleave the sizes and
+the medians are reported.  The exponent is the least-squares slope of log(CPU) over
+log(N) through all of WHOLE_SIZES.  Targets: exponent <= 1.1, peak RSS <= 150 MB at
+N = 3000 (the whole process: interpreter, NumPy, SciPy and mbint included).
+
 Run ``python tests/benchmarks/bench_chain.py`` (writes out/bench_chain.md and .json)
 or ``make bench`` (test_bench_chain.py asserts the targets).
 """
 from __future__ import annotations
 
 import json
+import os
+import resource
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -45,6 +61,9 @@ T_END = 0.1
 TOL = 1e-6
 ENERGY_TOL = 1e-4
 FIT = (100, 300, 1000)
+WHOLE_SIZES = (100, 300, 1000, 3000)
+WHOLE_ROUNDS = 5
+WHOLE_T_END = 0.02
 
 
 def _states(model, m, seed=0):
@@ -81,7 +100,67 @@ def slope(ns, vals):
     return float(np.polyfit(x, y, 1)[0])
 
 
-def run_all(sizes=SIZES, rounds=ROUNDS, verbose=True):
+def _rss_mb():
+    """Peak resident set size of this process so far [MB]: VmHWM of /proc/self/status
+    (Linux), the high-water mark of this process's own memory since its exec.  Not
+    ru_maxrss: Linux carries into it the parent's RSS at the fork that started the
+    process (the whole pytest process, for make bench).  Elsewhere ru_maxrss (KiB)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def whole_call(n):
+    """One whole simulate() call on a fresh pendulum_chain(n) in this process: its CPU
+    time [s], steps, and the peak RSS [MB] before and after it."""
+    model = models.pendulum_chain(n)
+    rss0 = _rss_mb()
+    t0 = time.process_time()
+    tr = mbint.simulate(model, (0.0, WHOLE_T_END), "radau_iia", rtol=TOL, atol=TOL,
+                        linear_algebra="sparse")
+    cpu = time.process_time() - t0
+    assert tr.success, tr.message
+    return {"cpu": cpu, "nsteps": int(tr.stats["nsteps"]), "rss_before": rss0,
+            "rss_peak": _rss_mb()}
+
+
+def _whole_subprocess(n):
+    """:func:`whole_call` in a fresh interpreter importing the same mbint."""
+    env = dict(os.environ)
+    root = str(Path(mbint.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--whole", str(n)],
+                         env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run_whole(sizes=WHOLE_SIZES, rounds=WHOLE_ROUNDS, verbose=True):
+    """The whole-call rows: medians over interleaved rounds of fresh subprocesses."""
+    runs = {n: [] for n in sizes}
+    for r in range(rounds):
+        for n in sizes:
+            runs[n].append(_whole_subprocess(n))
+            if verbose:
+                w = runs[n][-1]
+                print(f"whole round {r} N={n}: {w['cpu'] * 1e3:.1f} ms, "
+                      f"{w['rss_peak']:.0f} MB", flush=True)
+    rows = {}
+    for n, rs in runs.items():
+        rows[str(n)] = {k: float(np.median([x[k] for x in rs]))
+                        for k in ("cpu", "rss_before", "rss_peak")}
+        rows[str(n)]["nsteps"] = [x["nsteps"] for x in rs][0]
+        rows[str(n)]["spread_cpu"] = float(np.ptp([x["cpu"] for x in rs]) / rows[str(n)]["cpu"])
+    return {"sizes": list(sizes), "rows": rows, "t_end": WHOLE_T_END, "rounds": rounds,
+            "exponent": (slope(sizes, [rows[str(n)]["cpu"] for n in sizes])
+                         if len(sizes) > 1 else None)}
+
+
+def run_all(sizes=SIZES, rounds=ROUNDS, verbose=True, whole=True):
     chains = {n: models.pendulum_chain(n) for n in sizes}
     rows = {}
     for n in sizes:
@@ -117,6 +196,8 @@ def run_all(sizes=SIZES, rounds=ROUNDS, verbose=True):
            "exponent_step": (slope(fit, [med[n]["step_sparse"] for n in fit])
                              if len(fit) > 1 else None),
            "t_end": T_END, "tol": TOL}
+    if whole:
+        res["whole"] = run_whole(verbose=verbose)
     write(res)
     return res
 
@@ -140,9 +221,25 @@ def write(res):
                      f"{r['drift_sparse']:.1e} |")
     lines += ["", f"Fitted exponent N = 100 ... 1000 (sparse): f {res['exponent_f']:.2f}, "
               f"radau_iia step {res['exponent_step']:.2f} (target <= 1.2)."]
+    w = res.get("whole")
+    if w:
+        lines += ["", f"## The whole simulate() call (set-up included; radau_iia, t in [0, "
+                      f"{w['t_end']}] s, sparse; fresh process, median of {w['rounds']})", "",
+                  "| N | nq | CPU [ms] | steps | spread | peak RSS before [MB] | "
+                  "peak RSS after [MB] |", "|---|---|---|---|---|---|---|"]
+        for n in w["sizes"]:
+            r = w["rows"][str(n)]
+            lines.append(f"| {n} | {3 * n} | {r['cpu'] * 1e3:.1f} | {r['nsteps']} | "
+                         f"{r['spread_cpu']:.2f} | {r['rss_before']:.0f} | {r['rss_peak']:.0f} |")
+        lines += ["", f"Fitted exponent N = {w['sizes'][0]} ... {w['sizes'][-1]}: "
+                      f"{w['exponent']:.2f} (target <= 1.1); peak RSS at N = {w['sizes'][-1]}: "
+                      f"{w['rows'][str(w['sizes'][-1])]['rss_peak']:.0f} MB (target <= 150)."]
     OUT_MD.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
-    out = run_all()
-    print(OUT_MD.read_text())
+    if len(sys.argv) == 3 and sys.argv[1] == "--whole":
+        print(json.dumps(whole_call(int(sys.argv[2]))))
+    else:
+        out = run_all()
+        print(OUT_MD.read_text())
