@@ -21,13 +21,14 @@ Where it runs:
   number of cores), started with ``forkserver`` (``spawn`` where there is none) once
   per Python session and reused by later ensembles (the fork server and the
   workers import mbint once, about 1.5 s; the pool is shut down at interpreter exit,
-  or by ``shutdown_pool()`` of this module, e.g. to import changed modules anew).  The task and the results travel as
-  ``cloudpickle`` bytes, so lambdas in a task or a model work; short members go to
-  a worker several at a time (about 0.05 s of work per message, measured as the
-  ensemble runs), and the next ones are sent before it is done.  The workers import
-  the main script again (as ``forkserver`` and ``spawn`` do), so a script must call
-  :func:`ensemble` under ``if __name__ == "__main__":`` (a call outside it is
-  refused with a RuntimeError saying so);
+  or by ``shutdown_pool()`` of this module, e.g. to import changed modules anew).
+  The task and the results travel as ``cloudpickle`` bytes, so lambdas in a task
+  or a model work; short members go to a worker several at a time (about 0.05 s
+  of work per message, measured as the ensemble runs), and the next ones are sent
+  before it is done.  The workers import the main script again (as
+  ``forkserver`` and ``spawn`` do), so a script must call :func:`ensemble` under
+  ``if __name__ == "__main__":`` (a call outside it is refused with a RuntimeError
+  saying so);
 - ``backend="threads"``: threads in this process for any task: they run in parallel
   only while the task releases the GIL (mbint's C-backed runs do);
 - ``client=`` a ``dask.distributed.Client``: the same call on that cluster (Dask
