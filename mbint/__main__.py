@@ -145,6 +145,34 @@ def _timed(run, pool_pids=None):
     return res, wall, cpu
 
 
+def _schedstat():
+    """(seconds on a CPU, seconds runnable but waiting for a CPU) of the calling thread,
+    from /proc/thread-self/schedstat (Linux; NaN elsewhere)."""
+    try:
+        with open("/proc/thread-self/schedstat", encoding="ascii") as fh:
+            run, wait = fh.read().split()[:2]
+        return int(run) * 1e-9, int(wait) * 1e-9
+    except (OSError, ValueError):
+        return float("nan"), float("nan")
+
+
+class _Probed:
+    """task(p) and the member's own times: (result, (wall, on a CPU, waiting for a CPU))
+    of the thread that ran it; what is left of its wall time it was blocked (the GIL,
+    I/O)."""
+
+    def __init__(self, task):
+        self.task = task
+
+    def __call__(self, p):
+        run0, wait0 = _schedstat()
+        t = time.perf_counter()
+        res = self.task(p)
+        wall = time.perf_counter() - t
+        run1, wait1 = _schedstat()
+        return res, (wall, run1 - run0, wait1 - wait0)
+
+
 def _bench(args):
     import statistics
 
@@ -161,57 +189,59 @@ def _bench(args):
     task = mbint.SimulationTask(models.stiff_double_pendulum, (0.0, args.t_end),
                                 method="radau_iia", rtol=args.rtol, atol=args.rtol / 100,
                                 t_eval=np.linspace(0.0, args.t_end, 201))
+    probed = _Probed(task)
     params = [{"k2": float(k)} for k in np.geomspace(1e3, 3e5, n)]
     load = os.getloadavg()
     serial = [task(p) for p in params]  # the reference (and a warm-up)
 
-    def same(res):
-        return len(res) == n and all(np.array_equal(a.q, b.q) and np.array_equal(a.lam, b.lam)
-                                     for a, b in zip(serial, res))
-
     def ens(backend):
-        return lambda: mbint.ensemble(task, params, n_workers=workers, backend=backend,
+        return lambda: mbint.ensemble(probed, params, n_workers=workers, backend=backend,
                                       progress=False)
 
-    configs = [("serial loop", lambda: [task(p) for p in params], None),
+    configs = [("serial loop", lambda: [probed(p) for p in params], None),
                (f"threads x {workers}", ens("threads"), None),
                (f"processes x {workers}", ens("processes"), _pools._POOL.pids)]
     default = _local_setup(workers, None, None, task, params)[1]
     _pools.shutdown_pool()  # the first call starts the pool: timed apart
     _, cold_wall, cold_cpu = _timed(ens("processes"), _pools._POOL.pids)
-    times = {name: [] for name, _, _ in configs}
+    rows = {name: [] for name, _, _ in configs}
     identical = {name: True for name, _, _ in configs}
     for _ in range(args.repeat):
         for name, run, pids in configs:
             res, wall, cpu = _timed(run, pids)
-            times[name].append((wall, cpu))
-            identical[name] &= same(res)
+            members = np.array([m for _, m in res]).sum(axis=0)  # wall, on CPU, waiting
+            rows[name].append((wall, cpu, *members))
+            identical[name] &= len(res) == n and all(
+                np.array_equal(a.q, b.q) and np.array_equal(a.lam, b.lam)
+                for a, (b, _) in zip(serial, res))
     load_after = os.getloadavg()
 
-    def med(v):
-        v = [x for x in v if x is not None]
+    def med(name, i):
+        v = [r[i] for r in rows[name] if r[i] is not None]
         return statistics.median(v) if v else float("nan")
 
-    base_wall = med([w for w, _ in times["serial loop"]])
-    base_cpu = med([c for _, c in times["serial loop"]])
+    base_wall, base_cpu = med("serial loop", 0), med("serial loop", 1)
     print(f"{n} members of the stiff double pendulum (radau_iia, rtol {args.rtol:g}, t_end "
           f"{args.t_end:g} s): one member {base_cpu / n:.3f} s CPU, {base_wall / n:.3f} s wall "
           f"serially; {os.cpu_count()} cores, load average {load[0]:.2f} before, "
           f"{load_after[0]:.2f} after; median of {args.repeat} rounds")
+    print(f"{'':<24} {'':>9} {'':>8} {'':>9} {'':>10}  {'members: time [%]':^26}")
     print(f"{'configuration':<24} {'wall [s]':>9} {'CPU [s]':>8} {'speed-up':>9} "
-          f"{'CPU/serial':>10}  bit-identical")
+          f"{'CPU/serial':>10}  {'on CPU':>8} {'wait CPU':>8} {'blocked':>8}  bit-identical")
     for name, _, _ in configs:
-        w = med([w for w, _ in times[name]])
-        c = med([c for _, c in times[name]])
+        w, c, mw, mrun, mwait = (med(name, i) for i in range(5))
         tag = " (default)" if name.startswith(default) else ""
         print(f"{name + tag:<24} {w:9.3f} {c:8.3f} {base_wall / w:9.2f} {c / base_cpu:10.2f}  "
-              f"{'yes' if identical[name] else 'NO'}")
+              f"{100 * mrun / mw:8.1f} {100 * mwait / mw:8.1f} "
+              f"{100 * (mw - mrun - mwait) / mw:8.1f}  {'yes' if identical[name] else 'NO'}")
     cold = "n/a" if cold_cpu is None else f"{cold_cpu:.3f}"
     print(f"{'processes, pool start':<24} {cold_wall:9.3f} {cold:>8} {base_wall / cold_wall:9.2f}"
-          f"{'':>12}(the first call of a session: the fork server and workers start)")
-    print("CPU: this process's (all threads) plus the pool workers'; a speed-up below the "
-          "worker count with CPU/serial near 1 means the cores were busy with other work "
-          "(see the load average).")
+          f"  (the first call of a session: the fork server and the workers start)")
+    print("CPU: this process's (all threads) and the pool workers' (from /proc).  Members: "
+          "the time of the threads that ran them on a CPU, runnable but waiting for a CPU "
+          "(other work on the machine), and blocked (the GIL, I/O).  A speed-up below the "
+          "worker count with CPU/serial near 1 and members waiting for a CPU means the cores "
+          "were busy with other work (see the load average), not that the runs serialize.")
     return 0
 
 
