@@ -354,7 +354,10 @@ class _Pool:
         return got + [_Worker(ctx) for _ in range(n - len(got))]
 
     def give_back(self, workers, keep):
-        """The workers that are free and alive back to the pool (at most keep idle)."""
+        """The workers that are free and alive back to the pool: at most keep idle, and
+        at least as many as there are cores (a smaller ensemble in between does not
+        cost the next larger one its workers)."""
+        keep = max(keep, os.cpu_count() or 1)
         with self.lock:
             self._mine()
             self.idle += [w for w in workers if w.proc.pid is not None and
