@@ -227,3 +227,15 @@ def test_bench_reports_wall_and_cpu_time_and_the_load(capsys):
     for name in ("serial loop", "threads", "processes"):
         assert name in rows and rows[name].rstrip().endswith("yes"), out
     assert "(default)" in rows["threads"]
+
+
+def test_state_space_dense_trajectories_still_travel_through_the_process_pool():
+    """tests/test_persistence.py checks this with the default backend, which is now
+    threads for such a task (no pickling): the process pool keeps it here."""
+    task = mbint.SimulationTask(models.stiff_double_pendulum, (0, 0.2),
+                                method="rosenbrock_nystrom", formulation="state_space",
+                                dense_output=True)
+    ts = np.linspace(0, 0.2, 17)
+    res = mbint.ensemble(task, [{"k2": 3e5}, {"k2": 1e5}], n_workers=2, backend="processes",
+                         progress=False)
+    assert res.failed == [] and np.array_equal(res[0].sol(ts), task({"k2": 3e5}).sol(ts))
