@@ -145,21 +145,48 @@ def run_serial(task, params, results, bar, timeout):
 
 
 # ---------------------------------------------------------------- threads
+class _Slot:
+    """One thread of run_threads; retired: left running with a member given up on, it
+    takes no other member."""
+
+    def __init__(self):
+        self.retired = False
+        self.thread = None
+
+
 def run_threads(task, params, n_workers, results, bar, timeout):
-    """The members on up to n_workers daemon threads of this process.  Python runs
+    """The members on up to n_workers daemon threads of this process, each taking the
+    next member when it is done with one (no thread start per member).  Python runs
     signal handlers in the main thread only: a member's runs are stopped through
     their monitor (a timeout, Ctrl-C here); a member that does not stop (it is not
-    inside an mbint run) is reported and its thread left running."""
+    inside an mbint run) is reported, its thread left running (it takes no other
+    member) and a fresh thread takes its place."""
     done = queue.Queue()
     waiting = collections.deque(range(len(params)))
-    running = {}  # member -> [its _Stop, start time, time to give up on it or None]
+    lock = threading.Lock()  # waiting, running
+    running = {}  # member -> [its _Stop, start time, time to give up on it or None, _Slot]
+    threads = []  # the _Slot of every thread started
 
-    def work(k, stop):
-        try:
-            r = _run_stoppable(task, k, params[k], stop, timeout)
-        except BaseException as exc:  # noqa: BLE001 - stopped by Ctrl-C, or SystemExit
-            r = PENDING if stop.why == "interrupted" else MemberError(k, params[k], exc)
-        done.put((k, r))
+    def work(me):
+        while True:
+            with lock:
+                if me.retired or not waiting:
+                    return
+                k = waiting.popleft()
+                stop = _Stop()
+                running[k] = [stop, time.monotonic(), None, me]
+            try:
+                r = _run_stoppable(task, k, params[k], stop, timeout)
+            except BaseException as exc:  # noqa: BLE001 - stopped by Ctrl-C, or SystemExit
+                r = PENDING if stop.why == "interrupted" else MemberError(k, params[k], exc)
+            done.put((k, r))
+
+    def start():
+        me = _Slot()
+        me.thread = threading.Thread(target=work, args=(me,), daemon=True,
+                                     name="mbint ensemble worker")
+        threads.append(me)
+        me.thread.start()
 
     def collect(wait):
         try:
@@ -167,52 +194,70 @@ def run_threads(task, params, n_workers, results, bar, timeout):
         except queue.Empty:
             return
         while True:
-            if k in running:  # else a member given up on, ending late
-                del running[k]
-                if r is not PENDING:
-                    results[k] = r
-                    if bar is not None:
-                        bar.update(1)
+            with lock:
+                mine = running.pop(k, None) is not None  # else given up on, ending late
+            if mine and r is not PENDING:
+                results[k] = r
+                if bar is not None:
+                    bar.update(1)
             try:
                 k, r = done.get_nowait()
             except queue.Empty:
                 return
 
+    def busy():
+        with lock:
+            return bool(waiting or running)
+
     try:
-        while waiting or running:
-            while waiting and len(running) < n_workers:
-                k = waiting.popleft()
-                running[k] = [_Stop(), time.monotonic(), None]
-                threading.Thread(target=work, args=(k, running[k][0]), daemon=True,
-                                 name=f"mbint ensemble member {k}").start()
+        for _ in range(min(n_workers, len(params))):
+            start()
+        while busy():
             collect(_TICK)
-            if timeout is not None:
-                _expire_threads(running, params, results, bar, timeout)
+            if timeout is not None and _expire_threads(running, lock, params, results, bar,
+                                                       timeout):
+                with lock:
+                    more = bool(waiting)
+                if more:
+                    start()  # in place of a thread left running
     except KeyboardInterrupt:
-        for stop, _, _ in running.values():
-            stop.set("interrupted")
+        with lock:
+            waiting.clear()
+            for stop, _, _, _ in running.values():
+                stop.set("interrupted")
         t_end = time.monotonic() + _GRACE
-        while running and time.monotonic() < t_end:  # the stopped runs end within ms
+        while busy() and time.monotonic() < t_end:  # the stopped runs end within ms
             collect(_TICK)
         raise
+    finally:
+        t_end = time.monotonic() + _GRACE
+        for me in threads:  # those not left running end now: no member is waiting
+            if not me.retired:
+                me.thread.join(max(0.0, t_end - time.monotonic()))
 
 
-def _expire_threads(running, params, results, bar, timeout):
+def _expire_threads(running, lock, params, results, bar, timeout):
     """Stop the members that ran longer than timeout (through their runs' monitor);
-    report those that did not stop within _GRACE s and leave their threads."""
+    report those that did not stop within _GRACE s and leave their threads (retired:
+    they take no other member).  The number of threads left running now."""
     now = time.monotonic()
-    for k, entry in list(running.items()):
-        stop, started, give_up = entry
-        if give_up is None and now - started > timeout:
-            stop.set("timeout")
-            entry[2] = now + _GRACE
-        elif give_up is not None and now > give_up:
-            del running[k]
-            results[k] = MemberError(k, params[k], _timeout_error(
-                k, timeout, "it could not be stopped (it is not inside an mbint run), and its "
-                            "thread is left running"))
-            if bar is not None:
-                bar.update(1)
+    left = 0
+    with lock:
+        for k, entry in list(running.items()):
+            stop, started, give_up, slot = entry
+            if give_up is None and now - started > timeout:
+                stop.set("timeout")
+                entry[2] = now + _GRACE
+            elif give_up is not None and now > give_up:
+                del running[k]
+                slot.retired = True
+                left += 1
+                results[k] = MemberError(k, params[k], _timeout_error(
+                    k, timeout, "it could not be stopped (it is not inside an mbint run), and "
+                                "its thread is left running"))
+                if bar is not None:
+                    bar.update(1)
+    return left
 
 
 # ---------------------------------------------------------------- processes
