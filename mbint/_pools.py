@@ -2,14 +2,17 @@
 worker processes, each failure kept to its own member.
 
 - a member that raises is a :class:`MemberError` in its place (the others go on);
-- processes: each worker runs one member at a time, so a worker that dies (a
-  member calls ``os._exit``, a crash) costs only the member it ran, which becomes a
-  MemberError saying so; a fresh worker takes its place for the others;
+- threads: n_workers threads, each taking the next member when done with one;
+- processes: the workers of one pool per session (:class:`_Pool`), reused across
+  calls; short members go out in chunks, but each worker runs one member at a time
+  and returns its result at once, so a worker that dies (a member calls
+  ``os._exit``, a crash) costs only the member it ran, which becomes a MemberError
+  saying so; the members queued behind it go on in a fresh worker;
 - ``timeout``: a member that runs longer is a MemberError (``TimeoutError``): its
   worker process is killed; on a thread or serially its mbint runs are stopped
   through the driver's monitor (:func:`mbint.progress.cancel_scope`, every 5 ms),
   and a thread member that does not stop (it hangs outside an mbint run) is
-  reported and its thread left running;
+  reported and its thread left running (a fresh one takes its place);
 - Ctrl-C (a KeyboardInterrupt in the main thread) stops the running members the
   same way and propagates; what finished is in ``results`` (the caller raises
   :class:`mbint.EnsembleInterrupted` with it);

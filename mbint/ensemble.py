@@ -10,13 +10,13 @@ Where it runs:
 - ``n_workers=1``: serially in this process;
 - default (more workers): threads of this process when the members are C-backed
   runs -- a :class:`SimulationTask` whose model calls no Python while it is
-  integrated (a :class:`PlanarModel` or :class:`MechanicalSystem` without Python
-  forces, and no Python ``events``): the C core releases the GIL for the run, so
-  the runs go on in parallel, and threads cost nothing to start and return the
-  results without pickling.  Only each member's Python part (the model factory,
-  validation, the Trajectory, ``reduce``) holds the GIL: a few percent of a member
-  of 0.1 s.  Any other task (a callable of its own, a model with Python forces)
-  runs on processes;
+  integrated (no Python forces or Python kernels, e.g. a :class:`PlanarModel` of
+  built-in elements) and without Python ``events``: the C core releases the GIL
+  for the run, so the runs go on in parallel; threads need no pool to start and
+  return the results without pickling.  Only each member's Python part (the model
+  factory, validation, the Trajectory, ``reduce``) holds the GIL: about 1.5 ms, a
+  few percent of a member of 0.1 s.  Any other task (a callable of its own, a
+  model with Python forces) runs on processes;
 - ``backend="processes"``: a pool of ``n_workers`` worker processes (default: the
   number of cores), started with ``forkserver`` (``spawn`` where there is none) once
   per Python session and reused by later ensembles (the fork server and the
@@ -277,8 +277,9 @@ def ensemble(task, params, *, client=None, n_workers=None, backend=None, progres
         others go on: its worker process is killed; in a thread or serially its
         mbint runs are stopped through the driver's monitor (within 5 ms).  A
         thread cannot be killed: a member that hangs outside an mbint run is
-        reported after one more second and its thread left running (serially it
-        cannot be stopped at all): use processes for such tasks.
+        reported after one more second and its thread left running (a fresh
+        thread takes its place for the other members; serially it cannot be
+        stopped at all): use processes for such tasks.
 
     Returns
     -------
