@@ -268,6 +268,8 @@ def _expire_threads(running, lock, params, results, bar, timeout):
 _CHUNK_SECONDS = 0.05
 #: most members in one message
 _CHUNK_MAX = 64
+#: largest message sent to a busy worker (sockets hold about 200 kB on Linux)
+_AHEAD_BYTES = 32768
 
 
 def _pool_context():
@@ -469,9 +471,10 @@ def run_processes(task, params, n_workers, results, bar, timeout):
             depth = 2 if mean is not None and mean < _CHUNK_SECONDS else 1
             if len(w.inflight) >= depth:
                 return
-            chunk = _take_chunk(waiting, mean, len(workers))
-            if not _send(w, chunk, task_id, payload, params, finish):
-                waiting.extendleft(reversed(chunk))  # w is gone: its sentinel says so
+            back = _send(w, _take_chunk(waiting, mean, len(workers)), task_id, payload,
+                         params, finish)
+            if back:  # w is gone (its sentinel says so), or the chunk is too large to
+                waiting.extendleft(reversed(back))  # wait in its pipe: when w is done
                 return
 
     def replace(w, why):
@@ -531,8 +534,11 @@ def _take_chunk(waiting, mean, n_workers):
 
 def _send(w, members, task_id, payload, params, finish):
     """Members to worker w, with the task when w does not hold it yet (a parameter
-    set that does not pickle: its MemberError, the others go).  False when w is gone
-    (its pipe is broken): nothing was sent."""
+    set that does not pickle: its MemberError, the others go).  Returns the members
+    not sent, to go back to the queue: none, or all that pickle when w is gone (its
+    pipe is broken) or when w is busy and the message is larger than _AHEAD_BYTES
+    (it might not fit in the pipe: sending would block until w reads it, while w
+    may be blocked sending a large result to us)."""
     import cloudpickle
 
     head = (task_id, payload if w.task_id != task_id else None)
@@ -547,17 +553,19 @@ def _send(w, members, task_id, payload, params, finish):
             except Exception as exc:  # noqa: BLE001 - the member's failure
                 finish(k, MemberError(k, params[k], exc))
         if not good:
-            return True
+            return []
         members, msg = good, cloudpickle.dumps(head + ([(k, params[k]) for k in good],))
+    if w.inflight and len(msg) > _AHEAD_BYTES:
+        return members
     try:
         w.conn.send_bytes(msg)
     except OSError:
-        return False
+        return members
     if not w.inflight:
         w.started = time.monotonic()
     w.inflight.extend(members)
     w.task_id = task_id
-    return True
+    return []
 
 
 def _receive(w, params, finish, feed, spent):

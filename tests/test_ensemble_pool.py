@@ -232,6 +232,33 @@ def test_a_member_that_hangs_inside_a_chunk_times_out_alone():
     assert [r for k, r in enumerate(res) if k != 60] == [2 * k for k in range(120) if k != 60]
 
 
+BIG_PARAMS = """
+import numpy as np
+import mbint
+
+def echo(a):
+    return a
+
+if __name__ == "__main__":
+    ps = [np.full(40_000, float(k)) for k in range(24)]   # 320 kB each way
+    res = mbint.ensemble(echo, ps, n_workers=2, backend="processes", progress=False)
+    print("OK" if all(np.array_equal(a, b) for a, b in zip(ps, res)) else "WRONG")
+"""
+
+
+def test_large_parameter_sets_and_results_do_not_deadlock_the_pool(tmp_path):
+    """The next chunk sent ahead to a busy worker blocked the parent when it did not
+    fit in the pipe, while the worker blocked sending its large result: a deadlock
+    (in a subprocess here, with a time limit)."""
+    import subprocess
+
+    script = tmp_path / "big.py"
+    script.write_text(BIG_PARAMS)
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                       timeout=240)
+    assert p.returncode == 0 and p.stdout.strip() == "OK", p.stderr
+
+
 # ---------------------------------------------------------------- mbint bench
 def test_bench_reports_wall_and_cpu_time_and_the_load(capsys):
     from mbint.__main__ import main
