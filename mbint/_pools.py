@@ -217,11 +217,11 @@ def run_threads(task, params, n_workers, results, bar, timeout):
             start()
         while busy():
             collect(_TICK)
-            if timeout is not None and _expire_threads(running, lock, params, results, bar,
-                                                       timeout):
+            if timeout is not None:
+                left = _expire_threads(running, lock, params, results, bar, timeout)
                 with lock:
                     more = bool(waiting)
-                if more:
+                for _ in range(left if more else 0):
                     start()  # in place of a thread left running
     except KeyboardInterrupt:
         with lock:
@@ -232,11 +232,10 @@ def run_threads(task, params, n_workers, results, bar, timeout):
         while busy() and time.monotonic() < t_end:  # the stopped runs end within ms
             collect(_TICK)
         raise
-    finally:
-        t_end = time.monotonic() + _GRACE
-        for me in threads:  # those not left running end now: no member is waiting
-            if not me.retired:
-                me.thread.join(max(0.0, t_end - time.monotonic()))
+    t_end = time.monotonic() + _GRACE
+    for me in threads:  # those not left running end now: no member is waiting
+        if not me.retired:
+            me.thread.join(max(0.0, t_end - time.monotonic()))
 
 
 def _expire_threads(running, lock, params, results, bar, timeout):

@@ -83,6 +83,28 @@ def test_the_threads_take_member_after_member(monkeypatch):
     assert len([n for n in started if n.startswith("mbint ensemble")]) == 2
 
 
+def sleep_on_negative(x):
+    if x < 0:
+        time.sleep(600)  # in Python: cannot be stopped, its thread is left running
+    return 2 * x
+
+
+def test_threads_left_running_with_hung_members_are_replaced():
+    """Both threads hang in members that cannot be stopped: fresh threads must take
+    the other members (the ensemble runs in a helper thread, so that a failure here
+    is a failed assertion and not a hung test)."""
+    out = []
+    helper = threading.Thread(target=lambda: out.append(mbint.ensemble(
+        sleep_on_negative, [-1, -2, 1, 2, 3], n_workers=2, backend="threads", timeout=0.5,
+        progress=False)), daemon=True)
+    helper.start()
+    helper.join(60)
+    assert not helper.is_alive() and out
+    res = out[0]
+    assert res.failed == [0, 1] and all(res[k].error == "TimeoutError" for k in (0, 1))
+    assert list(res[2:]) == [2, 4, 6]
+
+
 # ---------------------------------------------------------------- the GIL
 def test_a_c_backed_run_releases_the_gil_for_its_integration(monkeypatch):
     """A second Python thread counts while _core.mech_simulate runs in another thread.
