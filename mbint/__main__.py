@@ -239,8 +239,9 @@ def _bench(args):
           f"  (the first call of a session: the fork server and the workers start)")
     print("CPU: this process's (all threads) and the pool workers' (from /proc).  Members: "
           "the time of the threads that ran them on a CPU, runnable but waiting for a CPU "
-          "(other work on the machine), and blocked (the GIL, I/O; +-2: the kernel updates "
-          "its counters at context switches).  A speed-up below the "
+          "(other work on the machine), and blocked (the GIL, I/O); the kernel books these "
+          "times at context switches, so each member's split is off by up to a time slice "
+          "(a few ms: a few % of 0.1 s, more on a loaded machine).  A speed-up below the "
           "worker count with CPU/serial near 1 and members waiting for a CPU means the cores "
           "were busy with other work (see the load average), not that the runs serialize.")
     return 0
