@@ -6,13 +6,15 @@ Subcommands (each with ``--help``):
 - ``run MODEL [--method M] [--t-end T] [--rtol R] [--atol A] [--out FILE]``: simulate
   a model of :mod:`mbint.models`, write the NetCDF result (:meth:`Trajectory.save`)
   and its plots (coordinates, energy, constraint violation) beside it;
-- ``bench [--members N] [--workers W]``: an ensemble of the stiff double pendulum
-  serially and on local pools, with the speed-ups;
+- ``bench [--members N] [--workers W] [--t-end T] [--rtol R] [--repeat K]``: an
+  ensemble of the stiff double pendulum serially, on threads and on the process
+  pool: wall and CPU times, speed-ups, the load average;
 - ``methods``: the table of methods.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -56,14 +58,24 @@ def _parser():
 
     p_bench = sub.add_parser("bench", help="ensemble speed-up on this machine",
                              description="An ensemble of the stiff double pendulum (RN 5.1) "
-                                         "with k2 varied: serially, on a process pool and a "
-                                         "thread pool; wall times, speed-ups, and whether the "
-                                         "members equal the serial runs to the bit.  The full "
-                                         "benchmark (with Dask) is `make bench`.")
+                                         "with k2 varied: serially, on threads and on the "
+                                         "process pool (its first call, which starts the "
+                                         "pool, apart), in interleaved rounds; the median "
+                                         "wall and CPU times (the process pool's: its "
+                                         "workers' too, from /proc on Linux), the speed-ups, "
+                                         "the load average, and whether the members equal "
+                                         "the serial runs to the bit.  The defaults make "
+                                         "members of about 0.1 s.  The full benchmark (with "
+                                         "Dask) is `make bench`.")
     p_bench.add_argument("--members", type=int, default=32, help="ensemble size (default 32)")
     p_bench.add_argument("--workers", type=int, default=None,
                          help="pool size (default: the number of cores)")
-    p_bench.add_argument("--t-end", type=float, default=5.0, help="simulated time in s")
+    p_bench.add_argument("--t-end", type=float, default=10.0,
+                         help="simulated time in s (default 10)")
+    p_bench.add_argument("--rtol", type=float, default=1e-10,
+                         help="relative tolerance (default 1e-10; atol = rtol / 100)")
+    p_bench.add_argument("--repeat", type=int, default=3,
+                         help="rounds of every configuration (default 3; medians)")
 
     sub.add_parser("methods", help="the table of methods",
                    description="Every method: order, step control, implicit, Jacobian, "
@@ -103,35 +115,135 @@ def _run(args):
     return 0 if traj.success else 1
 
 
+def _cpu_of(pids):
+    """CPU seconds (user + system) of the processes pids, from /proc/<pid>/stat (Linux;
+    None elsewhere or when one cannot be read)."""
+    try:
+        tick = os.sysconf("SC_CLK_TCK")
+        total = 0.0
+        for pid in pids:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        return total
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def _timed(run, pool_pids=None):
+    """(result, wall s, CPU s) of run(): this process's CPU (every thread), plus the
+    pool workers' CPU (pool_pids: the pool's workers, before and after) if given."""
+    before = {p: _cpu_of([p]) for p in pool_pids()} if pool_pids else {}
+    c, t = time.process_time(), time.perf_counter()
+    res = run()
+    wall, cpu = time.perf_counter() - t, time.process_time() - c
+    if pool_pids:
+        after = {p: _cpu_of([p]) for p in pool_pids()}
+        if any(v is None for v in after.values()) or len(after) < len(before):
+            return res, wall, None  # a worker could not be read, or did not come back
+        cpu += sum(v - (before.get(p) or 0.0) for p, v in after.items())
+    return res, wall, cpu
+
+
+def _schedstat():
+    """(seconds on a CPU, seconds runnable but waiting for a CPU) of the calling thread,
+    from /proc/thread-self/schedstat (Linux; NaN elsewhere)."""
+    try:
+        with open("/proc/thread-self/schedstat", encoding="ascii") as fh:
+            run, wait = fh.read().split()[:2]
+        return int(run) * 1e-9, int(wait) * 1e-9
+    except (OSError, ValueError):
+        return float("nan"), float("nan")
+
+
+class _Probed:
+    """task(p) and the member's own times: (result, (wall, on a CPU, waiting for a CPU))
+    of the thread that ran it; what is left of its wall time it was blocked (the GIL,
+    I/O)."""
+
+    def __init__(self, task):
+        self.task = task
+
+    def __call__(self, p):
+        run0, wait0 = _schedstat()
+        t = time.perf_counter()
+        res = self.task(p)
+        wall = time.perf_counter() - t
+        run1, wait1 = _schedstat()
+        return res, (wall, run1 - run0, wait1 - wait0)
+
+
 def _bench(args):
-    import os
+    import statistics
 
     import numpy as np
 
     import mbint
-    from mbint import models
+    from mbint import _pools, models
+    from mbint.ensemble import _local_setup
 
     n = args.members
-    if n < 1:
-        raise SystemExit("bench: --members must be positive")
+    if n < 1 or args.repeat < 1:
+        raise SystemExit("bench: --members and --repeat must be positive")
     workers = args.workers or os.cpu_count() or 1
     task = mbint.SimulationTask(models.stiff_double_pendulum, (0.0, args.t_end),
-                                method="radau_iia", rtol=1e-8, atol=1e-10,
+                                method="radau_iia", rtol=args.rtol, atol=args.rtol / 100,
                                 t_eval=np.linspace(0.0, args.t_end, 201))
+    probed = _Probed(task)
     params = [{"k2": float(k)} for k in np.geomspace(1e3, 3e5, n)]
-    t = time.perf_counter()
-    serial = [task(p) for p in params]
-    base = time.perf_counter() - t
-    print(f"{n} members of the stiff double pendulum (radau_iia, rtol 1e-8, t_end "
-          f"{args.t_end:g} s) on {os.cpu_count()} cores")
-    print(f"{'configuration':<18} {'wall [s]':>9} {'speed-up':>9}  bit-identical")
-    print(f"{'serial loop':<18} {base:9.3f} {1.0:9.2f}  yes")
-    for backend in ("processes", "threads"):
-        res = mbint.ensemble(task, params, n_workers=workers, backend=backend, progress=False)
-        same = all(np.array_equal(a.q, b.q) and np.array_equal(a.lam, b.lam)
-                   for a, b in zip(serial, res))
-        print(f"{backend + f' x {workers}':<18} {res.wall_time:9.3f} "
-              f"{base / res.wall_time:9.2f}  {'yes' if same else 'NO'}")
+    load = os.getloadavg()
+    serial = [task(p) for p in params]  # the reference (and a warm-up)
+
+    def ens(backend):
+        return lambda: mbint.ensemble(probed, params, n_workers=workers, backend=backend,
+                                      progress=False)
+
+    configs = [("serial loop", lambda: [probed(p) for p in params], None),
+               (f"threads x {workers}", ens("threads"), None),
+               (f"processes x {workers}", ens("processes"), _pools._POOL.pids)]
+    default = _local_setup(workers, None, None, task, params)[1]
+    _pools.shutdown_pool()  # the first call starts the pool: timed apart
+    _, cold_wall, cold_cpu = _timed(ens("processes"), _pools._POOL.pids)
+    rows = {name: [] for name, _, _ in configs}
+    identical = {name: True for name, _, _ in configs}
+    for _ in range(args.repeat):
+        for name, run, pids in configs:
+            res, wall, cpu = _timed(run, pids)
+            members = np.array([m for _, m in res]).sum(axis=0)  # wall, on CPU, waiting
+            rows[name].append((wall, cpu, *members))
+            identical[name] &= len(res) == n and all(
+                np.array_equal(a.q, b.q) and np.array_equal(a.lam, b.lam)
+                for a, (b, _) in zip(serial, res))
+    load_after = os.getloadavg()
+
+    def med(name, i):
+        v = [r[i] for r in rows[name] if r[i] is not None]
+        return statistics.median(v) if v else float("nan")
+
+    base_wall, base_cpu = med("serial loop", 0), med("serial loop", 1)
+    print(f"{n} members of the stiff double pendulum (radau_iia, rtol {args.rtol:g}, t_end "
+          f"{args.t_end:g} s): one member {base_cpu / n:.3f} s CPU, {base_wall / n:.3f} s wall "
+          f"serially; {os.cpu_count()} cores, load average {load[0]:.2f} before, "
+          f"{load_after[0]:.2f} after; median of {args.repeat} rounds")
+    print(f"{'':<24} {'':>9} {'':>8} {'':>9} {'':>10}  {'members: time [%]':^26}")
+    print(f"{'configuration':<24} {'wall [s]':>9} {'CPU [s]':>8} {'speed-up':>9} "
+          f"{'CPU/serial':>10}  {'on CPU':>8} {'wait CPU':>8} {'blocked':>8}  bit-identical")
+    for name, _, _ in configs:
+        w, c, mw, mrun, mwait = (med(name, i) for i in range(5))
+        tag = " (default)" if name.startswith(default) else ""
+        print(f"{name + tag:<24} {w:9.3f} {c:8.3f} {base_wall / w:9.2f} {c / base_cpu:10.2f}  "
+              f"{100 * mrun / mw:8.1f} {100 * mwait / mw:8.1f} "
+              f"{100 * (mw - mrun - mwait) / mw:8.1f}  {'yes' if identical[name] else 'NO'}")
+    cold = "n/a" if cold_cpu is None else f"{cold_cpu:.3f}"
+    print(f"{'processes, pool start':<24} {cold_wall:9.3f} {cold:>8} {base_wall / cold_wall:9.2f}"
+          f"  (the first call of a session: the fork server and the workers start)")
+    print("CPU: this process's (all threads) and the pool workers' (from /proc).  Members: "
+          "the time of the threads that ran them on a CPU, runnable but waiting for a CPU "
+          "(other work on the machine), and blocked (the GIL, I/O); the kernel books these "
+          "times at context switches, so each member's split is off by up to a time slice "
+          "(a few ms: a few % of 0.1 s, more on a loaded machine).  A speed-up below the "
+          "worker count with CPU/serial near 1 and members waiting for a CPU means the cores "
+          "were busy with other work (see the load average), not that the runs serialize.")
     return 0
 
 

@@ -2,14 +2,17 @@
 worker processes, each failure kept to its own member.
 
 - a member that raises is a :class:`MemberError` in its place (the others go on);
-- processes: each worker runs one member at a time, so a worker that dies (a
-  member calls ``os._exit``, a crash) costs only the member it ran, which becomes a
-  MemberError saying so; a fresh worker takes its place for the others;
+- threads: n_workers threads, each taking the next member when done with one;
+- processes: the workers of one pool per session (:class:`_Pool`), reused across
+  calls; short members go out in chunks, but each worker runs one member at a time
+  and returns its result at once, so a worker that dies (a member calls
+  ``os._exit``, a crash) costs only the member it ran, which becomes a MemberError
+  saying so; the members queued behind it go on in a fresh worker;
 - ``timeout``: a member that runs longer is a MemberError (``TimeoutError``): its
   worker process is killed; on a thread or serially its mbint runs are stopped
   through the driver's monitor (:func:`mbint.progress.cancel_scope`, every 5 ms),
   and a thread member that does not stop (it hangs outside an mbint run) is
-  reported and its thread left running;
+  reported and its thread left running (a fresh one takes its place);
 - Ctrl-C (a KeyboardInterrupt in the main thread) stops the running members the
   same way and propagates; what finished is in ``results`` (the caller raises
   :class:`mbint.EnsembleInterrupted` with it);
@@ -23,7 +26,9 @@ progress bar once per finished member.
 from __future__ import annotations
 
 import ast
+import atexit
 import collections
+import itertools
 import os
 import pickle
 import queue
@@ -34,7 +39,8 @@ import traceback
 
 from .progress import cancel_scope
 
-__all__ = ["MemberError", "PENDING", "run_member", "run_serial", "run_threads", "run_processes"]
+__all__ = ["MemberError", "PENDING", "run_member", "run_serial", "run_threads", "run_processes",
+           "shutdown_pool"]
 
 #: seconds between the checks of the waiting loops (Ctrl-C, timeouts)
 _TICK = 0.1
@@ -142,21 +148,48 @@ def run_serial(task, params, results, bar, timeout):
 
 
 # ---------------------------------------------------------------- threads
+class _Slot:
+    """One thread of run_threads; retired: left running with a member given up on, it
+    takes no other member."""
+
+    def __init__(self):
+        self.retired = False
+        self.thread = None
+
+
 def run_threads(task, params, n_workers, results, bar, timeout):
-    """The members on up to n_workers daemon threads of this process.  Python runs
+    """The members on up to n_workers daemon threads of this process, each taking the
+    next member when it is done with one (no thread start per member).  Python runs
     signal handlers in the main thread only: a member's runs are stopped through
     their monitor (a timeout, Ctrl-C here); a member that does not stop (it is not
-    inside an mbint run) is reported and its thread left running."""
+    inside an mbint run) is reported, its thread left running (it takes no other
+    member) and a fresh thread takes its place."""
     done = queue.Queue()
     waiting = collections.deque(range(len(params)))
-    running = {}  # member -> [its _Stop, start time, time to give up on it or None]
+    lock = threading.Lock()  # waiting, running
+    running = {}  # member -> [its _Stop, start time, time to give up on it or None, _Slot]
+    threads = []  # the _Slot of every thread started
 
-    def work(k, stop):
-        try:
-            r = _run_stoppable(task, k, params[k], stop, timeout)
-        except BaseException as exc:  # noqa: BLE001 - stopped by Ctrl-C, or SystemExit
-            r = PENDING if stop.why == "interrupted" else MemberError(k, params[k], exc)
-        done.put((k, r))
+    def work(me):
+        while True:
+            with lock:
+                if me.retired or not waiting:
+                    return
+                k = waiting.popleft()
+                stop = _Stop()
+                running[k] = [stop, time.monotonic(), None, me]
+            try:
+                r = _run_stoppable(task, k, params[k], stop, timeout)
+            except BaseException as exc:  # noqa: BLE001 - stopped by Ctrl-C, or SystemExit
+                r = PENDING if stop.why == "interrupted" else MemberError(k, params[k], exc)
+            done.put((k, r))
+
+    def start():
+        me = _Slot()
+        me.thread = threading.Thread(target=work, args=(me,), daemon=True,
+                                     name="mbint ensemble worker")
+        threads.append(me)
+        me.thread.start()
 
     def collect(wait):
         try:
@@ -164,55 +197,80 @@ def run_threads(task, params, n_workers, results, bar, timeout):
         except queue.Empty:
             return
         while True:
-            if k in running:  # else a member given up on, ending late
-                del running[k]
-                if r is not PENDING:
-                    results[k] = r
-                    if bar is not None:
-                        bar.update(1)
+            with lock:
+                mine = running.pop(k, None) is not None  # else given up on, ending late
+            if mine and r is not PENDING:
+                results[k] = r
+                if bar is not None:
+                    bar.update(1)
             try:
                 k, r = done.get_nowait()
             except queue.Empty:
                 return
 
+    def busy():
+        with lock:
+            return bool(waiting or running)
+
     try:
-        while waiting or running:
-            while waiting and len(running) < n_workers:
-                k = waiting.popleft()
-                running[k] = [_Stop(), time.monotonic(), None]
-                threading.Thread(target=work, args=(k, running[k][0]), daemon=True,
-                                 name=f"mbint ensemble member {k}").start()
+        for _ in range(min(n_workers, len(params))):
+            start()
+        while busy():
             collect(_TICK)
             if timeout is not None:
-                _expire_threads(running, params, results, bar, timeout)
+                left = _expire_threads(running, lock, params, results, bar, timeout)
+                with lock:
+                    more = bool(waiting)
+                for _ in range(left if more else 0):
+                    start()  # in place of a thread left running
     except KeyboardInterrupt:
-        for stop, _, _ in running.values():
-            stop.set("interrupted")
+        with lock:
+            waiting.clear()
+            for stop, _, _, _ in running.values():
+                stop.set("interrupted")
         t_end = time.monotonic() + _GRACE
-        while running and time.monotonic() < t_end:  # the stopped runs end within ms
+        while busy() and time.monotonic() < t_end:  # the stopped runs end within ms
             collect(_TICK)
         raise
+    t_end = time.monotonic() + _GRACE
+    for me in threads:  # those not left running end now: no member is waiting
+        if not me.retired:
+            me.thread.join(max(0.0, t_end - time.monotonic()))
 
 
-def _expire_threads(running, params, results, bar, timeout):
+def _expire_threads(running, lock, params, results, bar, timeout):
     """Stop the members that ran longer than timeout (through their runs' monitor);
-    report those that did not stop within _GRACE s and leave their threads."""
+    report those that did not stop within _GRACE s and leave their threads (retired:
+    they take no other member).  The number of threads left running now."""
     now = time.monotonic()
-    for k, entry in list(running.items()):
-        stop, started, give_up = entry
-        if give_up is None and now - started > timeout:
-            stop.set("timeout")
-            entry[2] = now + _GRACE
-        elif give_up is not None and now > give_up:
-            del running[k]
-            results[k] = MemberError(k, params[k], _timeout_error(
-                k, timeout, "it could not be stopped (it is not inside an mbint run), and its "
-                            "thread is left running"))
-            if bar is not None:
-                bar.update(1)
+    left = 0
+    with lock:
+        for k, entry in list(running.items()):
+            stop, started, give_up, slot = entry
+            if give_up is None and now - started > timeout:
+                stop.set("timeout")
+                entry[2] = now + _GRACE
+            elif give_up is not None and now > give_up:
+                del running[k]
+                slot.retired = True
+                left += 1
+                results[k] = MemberError(k, params[k], _timeout_error(
+                    k, timeout, "it could not be stopped (it is not inside an mbint run), and "
+                                "its thread is left running"))
+                if bar is not None:
+                    bar.update(1)
+    return left
 
 
 # ---------------------------------------------------------------- processes
+#: seconds of work sent to a worker process in one message (short members in chunks)
+_CHUNK_SECONDS = 0.05
+#: most members in one message
+_CHUNK_MAX = 64
+#: largest message sent to a busy worker (sockets hold about 200 kB on Linux)
+_AHEAD_BYTES = 32768
+
+
 def _pool_context():
     import multiprocessing as mp
 
@@ -224,10 +282,13 @@ def _pool_context():
     return mp.get_context("spawn")
 
 
-def _worker_main(conn, alive, payload):
-    """A worker process: "ready", then one member at a time, (k, p) in and the result
-    out as cloudpickle bytes, until the parent sends b"" or goes away (``alive``:
-    the read end of a pipe the parent never writes, at EOF when the parent is gone)."""
+def _worker_main(conn, alive):
+    """A worker process of the pool: "ready", then messages ``(task id, task, members)``
+    -- the task as cloudpickle bytes when it changes (else None), members a list of
+    (k, p) -- until the parent sends b"" or goes away (``alive``: the read end of a
+    pipe the parent never writes, at EOF when the parent is gone).  Each member's
+    result goes back as cloudpickle bytes as soon as it is computed, so that the
+    parent knows which member runs (the first it sent and has not had back)."""
     import signal
 
     import cloudpickle
@@ -235,7 +296,7 @@ def _worker_main(conn, alive, payload):
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _exit_with_parent(alive)
     conn.send_bytes(b"ready")
-    task = None
+    task = task_error = None
     while True:
         try:
             msg = conn.recv_bytes()
@@ -243,18 +304,26 @@ def _worker_main(conn, alive, payload):
             return
         if not msg:
             return
-        k, p = pickle.loads(msg)
-        try:
-            if task is None:
+        _, payload, members = pickle.loads(msg)
+        if payload is not None:
+            task = task_error = None
+            try:
                 task = pickle.loads(payload)
-            res = task(p)
-        except Exception as exc:  # noqa: BLE001 - a member's failure is a result
-            res = MemberError(k, p, exc)
-        try:
-            out = cloudpickle.dumps(res)
-        except Exception as exc:  # noqa: BLE001 - an unpicklable result is the member's failure
-            out = cloudpickle.dumps(MemberError(k, p, exc))
-        conn.send_bytes(out)
+            except Exception as exc:  # noqa: BLE001 - every member's failure
+                task_error = exc
+        for k, p in members:
+            if task_error is not None:
+                res = MemberError(k, p, task_error)
+            else:
+                try:
+                    res = task(p)
+                except Exception as exc:  # noqa: BLE001 - a member's failure is a result
+                    res = MemberError(k, p, exc)
+            try:
+                out = cloudpickle.dumps(res)
+            except Exception as exc:  # noqa: BLE001 - an unpicklable result is the member's failure
+                out = cloudpickle.dumps(MemberError(k, p, exc))
+            conn.send_bytes(out)
 
 
 def _exit_with_parent(alive):
@@ -270,18 +339,21 @@ def _exit_with_parent(alive):
 
 
 class _Worker:
-    """The parent's side of one worker process: its pipe and the member it runs."""
+    """The parent's side of one worker process: its pipe, the task it holds and the
+    members sent to it and not returned yet (the first of them runs)."""
 
-    def __init__(self, ctx, payload):
+    def __init__(self, ctx):
         self.conn, child = ctx.Pipe()
         alive, self._alive = ctx.Pipe(duplex=False)  # never written: closed, it says "gone"
-        self.proc = ctx.Process(target=_worker_main, args=(child, alive, payload), daemon=True,
+        self.proc = ctx.Process(target=_worker_main, args=(child, alive), daemon=True,
                                 name="mbint ensemble worker")
         self.proc.start()
         child.close()
         alive.close()
         self.ready = False
-        self.member = None  # (k, start time) of the member it runs
+        self.task_id = None   # the task it holds
+        self.inflight = collections.deque()  # members sent, not returned: the first runs
+        self.started = None   # monotonic time the running member started
 
     def exit_code(self):
         self.proc.join(1.0)
@@ -303,92 +375,223 @@ class _Worker:
         self._alive.close()
 
 
+class _Pool:
+    """The worker processes kept between :func:`mbint.ensemble` calls: a call takes
+    the idle ones (starting more when it needs them) and gives back those that
+    finished cleanly; a worker that died, ran out of time or was running a member at
+    Ctrl-C is killed and never comes back.  Emptied at interpreter exit
+    (:func:`shutdown_pool`), and forgotten in a forked child (its workers are the
+    parent's)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.idle = []
+        self.pid = os.getpid()
+
+    def _mine(self):
+        if self.pid != os.getpid():  # a forked child: the workers are the parent's
+            self.idle, self.pid = [], os.getpid()
+
+    def take(self, ctx, n):
+        with self.lock:
+            self._mine()
+            alive = [w for w in self.idle if w.proc.is_alive()]
+            dead = [w for w in self.idle if w not in alive]
+            got, self.idle = alive[:n], alive[n:]
+        for w in dead:
+            w.close(kill=True)
+        return got + [_Worker(ctx) for _ in range(n - len(got))]
+
+    def give_back(self, workers, keep):
+        """The workers that are free and alive back to the pool: at most keep idle, and
+        at least as many as there are cores (a smaller ensemble in between does not
+        cost the next larger one its workers)."""
+        keep = max(keep, os.cpu_count() or 1)
+        with self.lock:
+            self._mine()
+            self.idle += [w for w in workers if w.proc.pid is not None and
+                          not w.inflight and w.proc.is_alive()]
+            surplus, self.idle = self.idle[keep:], self.idle[:keep]
+        for w in surplus:
+            w.close()
+
+    def shutdown(self):
+        with self.lock:
+            self._mine()
+            idle, self.idle = self.idle, []
+        for w in idle:
+            w.close()
+
+    def pids(self):
+        with self.lock:
+            return [w.proc.pid for w in self.idle]
+
+
+_POOL = _Pool()
+_TASK_IDS = itertools.count(1)
+
+
+def shutdown_pool():
+    """Stop the idle worker processes of the pool (done at interpreter exit; the next
+    process-backed ensemble starts fresh ones, e.g. to import changed modules)."""
+    _POOL.shutdown()
+
+
+atexit.register(shutdown_pool)
+
+
 def run_processes(task, params, n_workers, results, bar, timeout):
-    """The members on n_workers worker processes, each running one member at a time,
-    so that a worker that dies or runs out of time costs its own member only: that
-    member gets a MemberError, the others go on in a fresh worker."""
+    """The members on n_workers worker processes of the pool.  A worker gets short
+    members in chunks (about _CHUNK_SECONDS of work per message, from the measured
+    member times) and the next chunk before it finishes the one it runs; it returns
+    each member's result as soon as it is computed, so a worker that dies or runs
+    out of time costs its running member only: that member gets a MemberError, the
+    members queued behind it go back to the queue and on in a fresh worker."""
     import cloudpickle
     from multiprocessing.connection import wait
 
     _check_main_guard()
     ctx = _pool_context()
-    payload = cloudpickle.dumps(task)
+    task_id, payload = next(_TASK_IDS), cloudpickle.dumps(task)
     waiting = collections.deque(range(len(params)))
-    workers = [_Worker(ctx, payload) for _ in range(min(n_workers, len(params)))]
+    workers = _POOL.take(ctx, min(n_workers, len(params)))
+    spent = [0.0, 0]  # seconds and count of the members returned: the mean member time
 
-    def finish(w, r):
-        k = w.member[0]
+    def finish(k, r):
         results[k] = r
-        w.member = None
         if bar is not None:
             bar.update(1)
 
+    def feed(w):
+        """Keep w busy: a chunk when it has nothing queued behind its running member
+        (short members: the next chunk waits in its pipe; long ones: one at a time)."""
+        while waiting and w.ready:
+            mean = spent[0] / spent[1] if spent[1] else None
+            depth = 2 if mean is not None and mean < _CHUNK_SECONDS else 1
+            if len(w.inflight) >= depth:
+                return
+            back = _send(w, _take_chunk(waiting, mean, len(workers)), task_id, payload,
+                         params, finish)
+            if back:  # w is gone (its sentinel says so), or the chunk is too large to
+                waiting.extendleft(reversed(back))  # wait in its pipe: when w is done
+                return
+
     def replace(w, why):
-        """w is gone: its member fails with why, a fresh worker takes its place."""
-        if w.member is not None:
-            k = w.member[0]
-            finish(w, MemberError(k, params[k], why))
+        """w is gone: its running member fails with why, the members queued behind it
+        go back to the queue, a fresh worker takes its place."""
+        if w.inflight:
+            k = w.inflight.popleft()
+            finish(k, MemberError(k, params[k], why))
+            waiting.extendleft(reversed(w.inflight))
+            w.inflight.clear()
         elif not w.ready:
             raise RuntimeError(_startup_failure(w.exit_code()))
         w.close(kill=True)
         if waiting:
-            workers[workers.index(w)] = _Worker(ctx, payload)
+            workers[workers.index(w)] = _Worker(ctx)
         else:
             workers.remove(w)
 
     try:
-        while waiting or any(w.member is not None for w in workers):
+        while waiting or any(w.inflight for w in workers):
             for w in workers:
-                if w.ready and w.member is None and waiting:
-                    _send(w, waiting.popleft(), params, finish)
+                feed(w)
             by_obj = {w.conn: w for w in workers}
             by_obj.update({w.proc.sentinel: w for w in workers})
             for obj in wait(list(by_obj), timeout=_TICK):
                 w = by_obj[obj]
                 if w not in workers:
                     continue  # replaced by an earlier event of this round
-                if not _receive(w, finish):
-                    k = w.member[0] if w.member else -1
+                if not _receive(w, params, finish, feed, spent):
+                    k = w.inflight[0] if w.inflight else -1
                     replace(w, RuntimeError(
                         f"the worker process running member {k} died ({w.exit_code()}) "
                         f"before returning a result; the other members go on in a fresh "
                         f"worker"))
             for w in list(workers):
-                if timeout is not None and w.member is not None and \
-                        time.monotonic() - w.member[1] > timeout:
-                    replace(w, _timeout_error(w.member[0], timeout,
+                if timeout is not None and w.inflight and \
+                        time.monotonic() - w.started > timeout:
+                    replace(w, _timeout_error(w.inflight[0], timeout,
                                               "its worker process was killed"))
     finally:
-        for w in workers:
-            w.close(kill=bool(waiting) or any(v.member is not None for v in workers))
+        for w in workers:  # those still running a member (Ctrl-C, an error here)
+            if w.inflight or not w.proc.is_alive():
+                w.close(kill=True)
+        _POOL.give_back(workers, keep=n_workers)
 
 
-def _send(w, k, params, finish):
-    """Member k to worker w (a parameter set that does not pickle: its MemberError)."""
+def _take_chunk(waiting, mean, n_workers):
+    """The next members for one worker: about _CHUNK_SECONDS of work at the mean
+    member time (one member while it is unknown), at most _CHUNK_MAX, and at most
+    half a fair share of what is left, so that the workers finish together."""
+    n = 1
+    if mean is not None:
+        n = _CHUNK_MAX if mean <= 0 else int(_CHUNK_SECONDS / mean)
+        n = min(n, _CHUNK_MAX, len(waiting) // (2 * n_workers))
+    return [waiting.popleft() for _ in range(max(1, min(n, len(waiting))))]
+
+
+def _send(w, members, task_id, payload, params, finish):
+    """Members to worker w, with the task when w does not hold it yet (a parameter
+    set that does not pickle: its MemberError, the others go).  Returns the members
+    not sent, to go back to the queue: none, or all that pickle when w is gone (its
+    pipe is broken) or when w is busy and the message is larger than _AHEAD_BYTES
+    (it might not fit in the pipe: sending would block until w reads it, while w
+    may be blocked sending a large result to us)."""
     import cloudpickle
 
-    w.member = (k, time.monotonic())
+    head = (task_id, payload if w.task_id != task_id else None)
     try:
-        msg = cloudpickle.dumps((k, params[k]))
-    except Exception as exc:  # noqa: BLE001 - the member's failure
-        finish(w, MemberError(k, params[k], exc))
-        return
-    w.conn.send_bytes(msg)
+        msg = cloudpickle.dumps(head + ([(k, params[k]) for k in members],))
+    except Exception:  # noqa: BLE001 - find the members that do not pickle
+        good = []
+        for k in members:
+            try:
+                cloudpickle.dumps(params[k])
+                good.append(k)
+            except Exception as exc:  # noqa: BLE001 - the member's failure
+                finish(k, MemberError(k, params[k], exc))
+        if not good:
+            return []
+        members, msg = good, cloudpickle.dumps(head + ([(k, params[k]) for k in good],))
+    if w.inflight and len(msg) > _AHEAD_BYTES:
+        return members
+    try:
+        w.conn.send_bytes(msg)
+    except OSError:
+        return members
+    if not w.inflight:
+        w.started = time.monotonic()
+    w.inflight.extend(members)
+    w.task_id = task_id
+    return []
 
 
-def _receive(w, finish):
-    """What worker w sent ("ready" or its member's result); False when it died."""
-    if not w.conn.poll():
-        return w.proc.is_alive()
-    try:
-        data = w.conn.recv_bytes()
-    except (EOFError, OSError):
-        return False
-    if data == b"ready":
-        w.ready = True
-    elif w.member is not None:
-        finish(w, pickle.loads(data))
-    return True
+def _receive(w, params, finish, feed, spent):
+    """What worker w sent: "ready", or the results of its running members (for each,
+    the next chunk goes out before the result is unpickled); False when w died."""
+    for _ in range(_CHUNK_MAX):
+        if not w.conn.poll():
+            break
+        try:
+            data = w.conn.recv_bytes()
+        except (EOFError, OSError):
+            return False
+        if data == b"ready":
+            w.ready = True
+        elif w.inflight:
+            k = w.inflight.popleft()
+            now = time.monotonic()
+            spent[0] += now - w.started
+            spent[1] += 1
+            w.started = now
+            feed(w)
+            try:
+                r = pickle.loads(data)
+            except Exception as exc:  # noqa: BLE001 - a result the parent cannot load
+                r = MemberError(k, params[k], exc)
+            finish(k, r)
+    return w.proc.is_alive()
 
 
 def _startup_failure(code):

@@ -8,19 +8,29 @@ of :func:`mbint.simulate`, optionally a reduction of the trajectory).
 Where it runs:
 
 - ``n_workers=1``: serially in this process;
-- default: a local pool of ``n_workers`` processes (default: the number of
-  cores), started with ``forkserver`` (``spawn`` where there is none): each run
-  is independent, so processes scale with the cores; the task and the results
-  travel as ``cloudpickle`` bytes, so lambdas in a task or a model work.  The
-  fork server starts once per Python session (about 1.5 s: it imports mbint);
-  later ensembles start their workers from it in about 0.1 s.  The workers import
-  the main script again (as ``forkserver`` and ``spawn`` do), so a script must call
-  :func:`ensemble` under ``if __name__ == "__main__":`` (a call outside it is
-  refused with a RuntimeError saying so);
-- ``backend="threads"``: threads in this process, useful only when the runs
-  release the GIL (a :class:`PlanarModel` without Python forces or events): the
-  C driver then runs in parallel, but each run's Python part (validation, the
-  Trajectory) still holds the GIL;
+- default (more workers): threads of this process when the members are C-backed
+  runs -- a :class:`SimulationTask` whose model calls no Python while it is
+  integrated (no Python forces or Python kernels, e.g. a :class:`PlanarModel` of
+  built-in elements) and without Python ``events``: the C core releases the GIL
+  for the run, so the runs go on in parallel; threads need no pool to start and
+  return the results without pickling.  Only each member's Python part (the model
+  factory, validation, the Trajectory, ``reduce``) holds the GIL: about 1.5 ms, a
+  few percent of a member of 0.1 s.  Any other task (a callable of its own, a
+  model with Python forces) runs on processes;
+- ``backend="processes"``: a pool of ``n_workers`` worker processes (default: the
+  number of cores), started with ``forkserver`` (``spawn`` where there is none) once
+  per Python session and reused by later ensembles (the fork server and the
+  workers import mbint once, about 1.5 s; the pool is shut down at interpreter exit,
+  or by ``shutdown_pool()`` of this module, e.g. to import changed modules anew).
+  The task and the results travel as ``cloudpickle`` bytes, so lambdas in a task
+  or a model work; short members go to a worker several at a time (about 0.05 s
+  of work per message, measured as the ensemble runs), and the next ones are sent
+  before it is done.  The workers import the main script again (as
+  ``forkserver`` and ``spawn`` do), so a script must call :func:`ensemble` under
+  ``if __name__ == "__main__":`` (a call outside it is refused with a RuntimeError
+  saying so);
+- ``backend="threads"``: threads in this process for any task: they run in parallel
+  only while the task releases the GIL (mbint's C-backed runs do);
 - ``client=`` a ``dask.distributed.Client``: the same call on that cluster (Dask
   pickles with cloudpickle too); with ``dataset=True`` the results stay on the
   cluster as a lazy, chunked ``xarray.Dataset`` (one chunk per member).
@@ -45,9 +55,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ._pools import PENDING, MemberError, run_member, run_processes, run_serial, run_threads
+from ._pools import (PENDING, MemberError, run_member, run_processes, run_serial, run_threads,
+                     shutdown_pool)
 
-__all__ = ["ensemble", "EnsembleResult", "EnsembleInterrupted", "MemberError", "SimulationTask"]
+__all__ = ["ensemble", "EnsembleResult", "EnsembleInterrupted", "MemberError", "SimulationTask",
+           "shutdown_pool"]
 
 
 class SimulationTask:
@@ -181,15 +193,15 @@ def _progress_bar(show, n, desc):
     return bar(total=n, desc=desc, unit="run")
 
 
-def _local_setup(n_workers, backend, timeout):
-    """(n_workers, backend, timeout) of a local run, checked."""
+def _local_setup(n_workers, backend, timeout, task=None, params=()):
+    """(n_workers, backend, timeout) of a local run, checked; the default backend:
+    serial for one worker, threads when the members are C-backed runs
+    (:func:`_runs_in_c`), else processes."""
     if n_workers is None:
         n_workers = os.cpu_count() or 1
     if isinstance(n_workers, bool) or int(n_workers) != n_workers or n_workers < 1:
         raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}.")
     n_workers = int(n_workers)
-    if backend is None:
-        backend = "serial" if n_workers == 1 else "processes"
     if timeout is not None:
         try:
             timeout = float(timeout)
@@ -198,7 +210,29 @@ def _local_setup(n_workers, backend, timeout):
         if not timeout > 0:
             raise ValueError("timeout must be a positive number of seconds (per member) or "
                              "None.")
+    if backend is None:
+        if n_workers == 1:
+            backend = "serial"
+        else:
+            backend = "threads" if _runs_in_c(task, params) else "processes"
     return n_workers, backend, timeout
+
+
+def _runs_in_c(task, params):
+    """Whether the members are C-backed runs, which release the GIL: ``task`` is a
+    :class:`SimulationTask` without Python events whose model, built for the first
+    parameter set, calls no Python during the run (no Python forces)."""
+    if not isinstance(task, SimulationTask) or not params:
+        return False
+    if task.simulate_options.get("events") is not None:
+        return False
+    from . import _core
+
+    try:
+        handle = task.model(params[0])._mech_handle()
+        return not _core.mech_info(handle)["python"]
+    except Exception:  # noqa: BLE001 - not a model of mbint's, or its factory fails there
+        return False
 
 
 def ensemble(task, params, *, client=None, n_workers=None, backend=None, progress=True,
@@ -219,9 +253,12 @@ def ensemble(task, params, *, client=None, n_workers=None, backend=None, progres
         Local pool size (default: the number of cores; 1 runs serially here).
         Ignored with ``client`` (the cluster has its workers).
     backend : {None, "processes", "threads", "serial"}
-        The local pool's kind (None: processes, or serial for one worker).  The
-        worker processes import the main script again: in a script, call ensemble
-        under ``if __name__ == "__main__":`` (else RuntimeError, saying so).
+        The local pool's kind.  None: serial for one worker; else threads when the
+        members are C-backed runs (a SimulationTask whose model calls no Python
+        during the run, and no Python events: the model is built once here for the
+        first parameter set to find out), processes otherwise.  The worker
+        processes import the main script again: in a script, call ensemble under
+        ``if __name__ == "__main__":`` (else RuntimeError, saying so).
     progress : bool
         A progress bar (tqdm; a widget in Jupyter) counting finished members.
     dataset : bool
@@ -240,8 +277,9 @@ def ensemble(task, params, *, client=None, n_workers=None, backend=None, progres
         others go on: its worker process is killed; in a thread or serially its
         mbint runs are stopped through the driver's monitor (within 5 ms).  A
         thread cannot be killed: a member that hangs outside an mbint run is
-        reported after one more second and its thread left running (serially it
-        cannot be stopped at all): use processes for such tasks.
+        reported after one more second and its thread left running (a fresh
+        thread takes its place for the other members; serially it cannot be
+        stopped at all): use processes for such tasks.
 
     Returns
     -------
@@ -275,7 +313,7 @@ def ensemble(task, params, *, client=None, n_workers=None, backend=None, progres
             raise ValueError("timeout: not with client= (Dask runs the members on its own "
                              "workers; set limits on the cluster).")
         return _run_dask(task, params, client, progress, dataset)
-    n_workers, backend, timeout = _local_setup(n_workers, backend, timeout)
+    n_workers, backend, timeout = _local_setup(n_workers, backend, timeout, task, params)
     t_start = time.perf_counter()
     bar = _progress_bar(progress, len(params), f"ensemble ({backend} x {n_workers})")
     results = [PENDING] * len(params)
