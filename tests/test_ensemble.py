@@ -245,11 +245,25 @@ def member(x):
     r = mbint.solve_ivp(slow_rhs, (0, 1e9), [1.0], rtol=1e-12, atol=1e-14, t_eval=[0.0, 1e9])
     return r.status
 
+class Counter:
+    """stands in for the progress bar: says on stdout how many members have finished"""
+    n = 0
+
+    def update(self, k):
+        self.n += k
+        print("DONE", self.n, flush=True)
+
+    def close(self):
+        pass
+
+
 if __name__ == "__main__":
+    import mbint.progress
+    mbint.progress.bar = lambda **kw: Counter()
     print("START", flush=True)
     try:
         mbint.ensemble(member, [0, 1, 2, 3, 4], n_workers=2, backend=sys.argv[1],
-                       progress=False)
+                       progress=True)
         print("FINISHED", flush=True)
     except KeyboardInterrupt as exc:
         res = getattr(exc, "result", None)
@@ -273,7 +287,11 @@ def test_ctrl_c_stops_the_members_and_hands_back_the_finished_ones(backend, tmp_
                          stderr=subprocess.PIPE, text=True)
     try:
         assert p.stdout.readline().strip() == "START"
-        time.sleep(6.0)          # the two quick members are done, three runs are going
+        # the two quick members are back (not a fixed wait: a loaded machine takes seconds
+        # to start a process pool), then three runs are going
+        assert p.stdout.readline().split() == ["DONE", "1"]
+        assert p.stdout.readline().split() == ["DONE", "2"]
+        time.sleep(1.0)
         t_sig = time.monotonic()
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=60)
