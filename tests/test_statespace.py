@@ -315,7 +315,7 @@ def test_run_holds_the_full_consistent_state(reference):
     m, ref = reference
     te = np.linspace(0, 2, 41)
     tr = mbint.simulate(m, (0, 2), method="rosenbrock_nystrom", formulation="state_space",
-                        rtol=1e-7, atol=1e-7, t_eval=te)
+                        rtol=1e-7, atol=1e-7, t_eval=te, independent="pivoting")
     assert tr.status == 0 and tr.q.shape == (6, 41) and tr.lam.shape == (4, 41)
     V = tr.violation()
     assert V.position.max() < 1e-12 and V.velocity.max() < 1e-9 and \
@@ -325,7 +325,7 @@ def test_run_holds_the_full_consistent_state(reference):
     # lambda and q'' at the points: those of the index-1 system at the same state
     acc, lam = m.accelerations(te, tr.q, tr.qd)
     assert _rel(tr.qdd, acc) < 1e-9 and _rel(tr.lam, lam) < 1e-9
-    # the default partition is re-chosen along the way (cond(Phi_u) grows > 25 %)
+    # full pivoting's partition is re-chosen along the way (cond(Phi_u) grows > 25 %)
     assert tr.stats["nrepartition"] >= 1 and tr.stats["npartition_change"] >= 1
     assert len(tr.partitions) == tr.stats["npartition_change"] + 1
 
@@ -336,7 +336,8 @@ def test_dense_output_and_events_across_repartitions(reference):
     def theta1(t, q, qd):
         return q[2] + 1.0
     tr = mbint.simulate(m, (0, 2), method="rosenbrock_nystrom", formulation="state_space",
-                        rtol=1e-8, atol=1e-8, dense_output=True, events=theta1)
+                        rtol=1e-8, atol=1e-8, dense_output=True, events=theta1,
+                        independent="pivoting")
     assert tr.stats["npartition_change"] >= 1
     ts = np.linspace(0, 2, 333)
     q, qd = tr.state(ts)
@@ -458,3 +459,38 @@ def test_dense_output_of_dense_record_methods_on_the_state_space():
         mid = 0.5 * (tr.t[:-1] + tr.t[1:])
         qm = tr.sol(mid)[:m.nq]
         assert np.abs(m.phi(mid, qm)).max() < 1e-8  # on the constraints between steps
+
+
+def test_default_partition_prefers_the_coordinates_of_stiff_forces():
+    """The default state space took full pivoting's (theta1, y2) on the RN pendulum, where
+    the torsional spring k2 = 3e5 N m/rad is nonlinear in v and rosenbrock_nystrom took
+    1698 steps at rtol 1e-6 (344 with the angles).  Now the coordinates the stiff force
+    elements act in are preferred; "pivoting" keeps the paper's choice."""
+    m = SYSTEMS["stiff_double_pendulum"]
+    kw = dict(method="rosenbrock_nystrom", formulation="state_space", rtol=1e-6, atol=1e-6)
+    d = mbint.simulate(m, (0, 2), **kw)
+    p = mbint.simulate(m, (0, 2), independent="pivoting", **kw)
+    a = mbint.simulate(m, (0, 2), independent=["body1.theta", "body2.theta"], **kw)
+    assert d.partitions[0][1] == ["body1.theta", "body2.theta"]
+    assert p.partitions[0][1] == ["body1.theta", "body2.y"]
+    assert np.array_equal(d.q, a.q) and d.stats["nsteps"] == a.stats["nsteps"]
+    assert d.stats["nsteps"] < 0.5 * p.stats["nsteps"], (d.stats["nsteps"], p.stats["nsteps"])
+    assert np.abs(d.q[:, -1] - p.q[:, -1]).max() < 1e-4   # the same motion
+    assert mbint.StateSpace(m, independent="pivoting").names == ["body1.theta", "body2.y"]
+    with pytest.raises(ValueError, match="pivoting"):
+        mbint.simulate(m, (0, 0.05), formulation="state_space", independent="angles")
+    with pytest.raises(ValueError, match="pivoting"):
+        mbint.StateSpace(m, independent="angles")
+
+
+def test_default_partition_without_stiffness_is_full_pivoting():
+    """No force depends on q (gravity only): nothing to prefer, the paper's partition."""
+    m = mbint.PlanarModel(gravity=(0.0, -9.81))
+    b1 = m.add_body(1.0, 0.1, (0.5, 0.0, 0.0), name="a")
+    b2 = m.add_body(1.0, 0.1, (1.5, 0.0, 0.0), name="b")
+    m.add_revolute("ground", (0.0, 0.0), b1, (-0.5, 0.0))
+    m.add_revolute(b1, (0.5, 0.0), b2, (-0.5, 0.0))
+    kw = dict(method="rosenbrock_nystrom", formulation="state_space", rtol=1e-6, atol=1e-6)
+    d = mbint.simulate(m, (0, 0.5), **kw)
+    p = mbint.simulate(m, (0, 0.5), independent="pivoting", **kw)
+    assert d.partitions == p.partitions and np.array_equal(d.q, p.q)

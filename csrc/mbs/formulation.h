@@ -58,8 +58,11 @@ typedef struct mb_form_options {
                              * for the dependent coordinates (<= 0: the default) */
     int proj_max_iter;      /* their iteration limit (<= 0: the default) */
     const int *prefer;      /* state space: coordinates to keep independent where the
-                             * configuration allows (nprefer of them), or NULL */
+                             * configuration allows (nprefer of them), or NULL: those of
+                             * the stiff force elements (form_state_space.c) */
     ptrdiff_t nprefer;
+    int pivoting;           /* state space without prefer: nonzero, the RN paper's full
+                             * pivoting alone (no preference) */
 } mb_form_options;
 
 /* What IDA needs of a formulation with a residual view (sundials): copied into the

@@ -46,7 +46,8 @@ const char mech_simulate_doc[] =
 "alpha, beta: Baumgarte terms (index1); project: project onto the constraints after every\n"
 "accepted step; proj_tol, proj_max_iter: its tolerance and iterations (the state space:\n"
 "those of its Newton iteration); independent: coordinates the state space keeps\n"
-"independent where it can; linalg: the index-1 linear algebra (0 auto, 1 dense, 2 sparse;\n"
+"independent where it can (None: those of the stiff force elements; \"pivoting\": the\n"
+"paper's full pivoting alone); linalg: the index-1 linear algebra (0 auto, 1 dense, 2 sparse;\n"
 "-1: the handle's).  switching: one int per event (nonzero: a switching event, the run\n"
 "restarts at its roots).  contact_switching: the contact gaps of a planar model (in C)\n"
 "become switching events after the user's (LLM paper section 3).";
@@ -96,11 +97,21 @@ static void set_error(PyObject *exc, int rc, const char *prefix, const char *msg
         PyErr_Format(exc, "%s%s (status %d: %s)", prefix, msg, rc, mb_status_str(rc));
 }
 
-/* the independent= keyword (None or a sequence of coordinate indices); 0 or -1 */
+/* the independent= keyword (None, "pivoting" or a sequence of coordinate indices); 0 or
+ * -1 */
 static int parse_independent(PyObject *o, sim_args *s)
 {
     if (o == Py_None)
         return 0;
+    if (PyUnicode_Check(o)) {
+        if (PyUnicode_CompareWithASCIIString(o, "pivoting") != 0) {
+            PyErr_SetString(PyExc_ValueError, "independent: a sequence of coordinates, "
+                            "\"pivoting\" or None.");
+            return -1;
+        }
+        s->fo.pivoting = 1;
+        return 0;
+    }
     PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(o, NPY_INT, 1, 1, NPY_ARRAY_CARRAY);
     if (!a)
         return -1;

@@ -265,7 +265,12 @@ class _Setup:
 
 
 def _independent_indices(model, independent):
-    """``independent=`` (indices or names) as coordinate indices."""
+    """``independent=`` (indices or names) as coordinate indices; ``"pivoting"`` as is."""
+    if isinstance(independent, str):
+        if independent != "pivoting":
+            raise ValueError(f"independent: a sequence of coordinates, 'pivoting' or None, "
+                             f"got {independent!r}.")
+        return independent
     names = list(model.coordinate_names)
     try:
         prefer = [names.index(c) if isinstance(c, str) else int(c) for c in independent]
@@ -542,9 +547,13 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
     contact_switching : bool
         Penalty contacts of a :class:`PlanarModel` become switching events (LLM section
         3): steps end at the contact instants (``traj.t_contacts``) and restart there.
-    independent : sequence of int or str, optional
+    independent : sequence of int or str, or "pivoting", optional
         State space only: coordinates to keep independent where the configuration
         allows (joint angles: fewer steps for Rosenbrock methods on stiff springs).
+        None (default): those in which the stiff force elements act, measured at t0 from
+        the diagonals of the force Jacobians (a force linear in them stays linear in the
+        integrated coordinates); ``"pivoting"``: the RN paper's Gauss-Jordan full pivoting
+        alone.
     progress : bool or callable
         A progress bar, or ``progress(t)`` at most every 0.1 s of wall time.
     linear_algebra : {"auto", "dense", "sparse"}, optional

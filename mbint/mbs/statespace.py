@@ -34,9 +34,12 @@ class StateSpace:
     q, qd : array_like, shape (nq,), optional
         A consistent state (Phi = 0, Phi_q qd + Phi_t = 0); default the model's
         initial state.  Newton for the dependent coordinates starts from it.
-    independent : sequence of int or str, optional
+    independent : sequence of int or str, or "pivoting", optional
         The independent coordinates (indices, or coordinate names of the model);
-        default: chosen by Gauss-Jordan elimination with full pivoting on Phi_q(q).
+        default (or ``"pivoting"``): chosen by Gauss-Jordan elimination with full pivoting
+        on Phi_q(q), the RN paper's choice.  (``simulate(formulation="state_space")``
+        prefers by default the coordinates the stiff force elements act in; a run's
+        partitions are ``traj.partitions``.)
     tol : float, optional
         Tolerance of Newton for the dependent positions, max |Phi| (default 1e-10).
 
@@ -80,6 +83,11 @@ class StateSpace:
         self._handle = model._mech_handle()
         self._tol = 0.0 if tol is None else float(tol)
         self._indep = None
+        if isinstance(independent, str):
+            if independent != "pivoting":
+                raise ValueError(f"independent: a sequence of coordinates, 'pivoting' or None, "
+                                 f"got {independent!r}.")
+            independent = None
         if independent is not None:
             names = list(model.coordinate_names)
             idx = [names.index(c) if isinstance(c, str) else int(c) for c in independent]
