@@ -241,3 +241,45 @@ def test_no_warning_on_the_common_path():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         mbint.solve_ivp(decay, (0, 1), np.array(Y0), rtol=1e-6, atol=1e-9)
+
+
+def _dense_by_segment(t0, h, t_end, deg, off, c, n):
+    """The coefficient array and records of DenseOutput, built segment by segment."""
+    deg, off, c = np.asarray(deg), np.asarray(off), np.asarray(c, float)
+    C = np.zeros((len(h), max(int(deg.max()), 0) + 1, n))
+    records = {}
+    ends = np.append(off[1:], len(c))
+    for k in range(len(h)):
+        d = int(deg[k])
+        if d < 0:
+            records[k] = c[off[k]:ends[k]]
+        else:
+            C[k, : d + 1] = c[off[k]: off[k] + (d + 1) * n].reshape(d + 1, n)
+    return C, records
+
+
+def test_dense_output_gathers_every_segment():
+    # segments of mixed degree and dense records (degree -1, as llm writes), in an
+    # arbitrary order: the gathered coefficients are those of each segment
+    rng = np.random.default_rng(3)
+    n, deg = 2, [3, 4, -1, 3, 0, 4, -1, 2, 3]
+    off, c = [], []
+    for d in deg:
+        off.append(len(c))
+        c.extend(rng.standard_normal(5 if d < 0 else (d + 1) * n))
+    t0 = np.arange(len(deg), dtype=float)
+    h = np.ones(len(deg))
+    sol = mbint.DenseOutput(t0, h, float(len(deg)), deg, off, c, n, method="llm")
+    C, records = _dense_by_segment(t0, h, len(deg), deg, off, c, n)
+    assert sol.C.tobytes() == C.tobytes()
+    assert sorted(sol.records) == sorted(records)
+    for k in records:
+        assert sol.records[k].tobytes() == records[k].tobytes()
+
+
+@pytest.mark.parametrize("method", ["dopri5", "radau_iia", "cvode_bdf", "adams", "llm"])
+def test_dense_output_of_a_run_matches_its_steps(method):
+    res = mbint.solve_ivp(decay, (0, 2), Y0, method=method, dense_output=True, rtol=1e-8,
+                          atol=1e-10)
+    # at the end of every step the continuous solution is the step's solution
+    assert np.allclose(res.sol(res.t), res.y, rtol=1e-10, atol=1e-12)
