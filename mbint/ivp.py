@@ -149,12 +149,11 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     """
     mname, info = _method(method)
     t0, tf = check.t_span(t_span, allow_infinite_end=True)
+    steps = dict(first_step=first_step, max_step=max_step, min_step=min_step, max_steps=max_steps,
+                 h=h, controller=controller, error_per_unit_step=error_per_unit_step,
+                 safety=safety, fac_min=fac_min, fac_max=fac_max)
     y0a = _as_array(y0)
     if y0a is not None and y0a.dtype.kind == "c":
-        steps = dict(first_step=first_step, max_step=max_step, min_step=min_step,
-                     max_steps=max_steps, h=h, controller=controller,
-                     error_per_unit_step=error_per_unit_step, safety=safety, fac_min=fac_min,
-                     fac_max=fac_max)
         return _solve_complex(fun, (t0, tf), y0a, mname, t_eval=t_eval, dense_output=dense_output,
                               events=events, args=args, rtol=rtol, atol=atol, jac=jac,
                               jac_sparsity=jac_sparsity, mass=mass, dfdt=dfdt,
@@ -163,25 +162,7 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
     y0a = check.float_vector("y0", y0 if y0a is None else y0a, allow_empty=True)
     n = y0a.size
     rtol, atol_a = check.tolerances(rtol, atol, n, y0a)
-    if (first_step is None and h is None and max_steps is None and controller is None
-            and error_per_unit_step is False and safety is None and fac_min is None
-            and fac_max is None and not method_options and type(max_step) is float
-            and max_step == math.inf and type(min_step) is float and min_step == 0.0
-            and math.copysign(1.0, min_step) == 1.0):
-        # every step option at its default: checked once per method (_DEFAULT_STEPS)
-        kw = _DEFAULT_STEPS.get(mname)
-        if kw is None:
-            kw = _step_options(info, mname, t0, tf, {}, first_step=None, max_step=math.inf,
-                               min_step=0.0, max_steps=None, h=None, controller=None,
-                               error_per_unit_step=False, safety=None, fac_min=None,
-                               fac_max=None)
-            _DEFAULT_STEPS[mname] = kw
-        kw = dict(kw)  # kw of _core.solve
-    else:
-        kw = _step_options(info, mname, t0, tf, method_options, first_step=first_step,
-                           max_step=max_step, min_step=min_step, max_steps=max_steps, h=h,
-                           controller=controller, error_per_unit_step=error_per_unit_step,
-                           safety=safety, fac_min=fac_min, fac_max=fac_max)
+    kw = _step_kw(info, mname, t0, tf, method_options, steps)  # kw of _core.solve
     cfun, call = _calls(info, mname, fun, t0, tf, n, t_eval, args, events)
     kw.update(call, **_matrices(info, mname, n, jac, mass, dfdt, autonomous, jac_sparsity),
               nq=_second_order_nq(info, mname, n, nq))
@@ -218,6 +199,23 @@ def _as_array(y0):
         return np.asarray(y0)
     except ValueError:
         return None
+
+
+def _step_kw(info, mname, t0, tf, method_options, steps):
+    """:func:`_step_options` as a new dict; a call that leaves every step option at its
+    default (the common case) takes the result checked once per method."""
+    if (not method_options and steps["first_step"] is None and steps["h"] is None
+            and steps["max_steps"] is None and steps["controller"] is None
+            and steps["error_per_unit_step"] is False and steps["safety"] is None
+            and steps["fac_min"] is None and steps["fac_max"] is None
+            and type(steps["max_step"]) is float and steps["max_step"] == math.inf
+            and type(steps["min_step"]) is float and steps["min_step"] == 0.0
+            and math.copysign(1.0, steps["min_step"]) == 1.0):
+        kw = _DEFAULT_STEPS.get(mname)
+        if kw is None:  # not cached when the check raises
+            kw = _DEFAULT_STEPS[mname] = _step_options(info, mname, t0, tf, {}, **steps)
+        return dict(kw)
+    return _step_options(info, mname, t0, tf, method_options, **steps)
 
 
 def _step_options(info, mname, t0, tf, method_options, *, first_step, max_step, min_step,
