@@ -46,6 +46,35 @@ CONTROLLERS = {"i": int(_core.MB_CONTROLLER_I), "pi": int(_core.MB_CONTROLLER_PI
 #: rtol below this is raised to it, with a warning (as SciPy: 100 machine epsilons)
 RTOL_FLOOR = 100 * np.finfo(float).eps
 
+_EPS = float(np.finfo(float).eps)
+_INF = math.inf
+
+#: arrays up to this size are checked element by element in Python (a.tolist()),
+#: larger ones by NumPy reductions: on a few numbers one reduction costs more than
+#: the whole loop
+_SMALL = 64
+
+
+def all_finite(a):
+    """True when every entry of the float array a is finite (no NaN or Inf)."""
+    if a.size <= _SMALL:
+        return all(map(math.isfinite, a.ravel().tolist()))
+    return bool(np.isfinite(a).all())
+
+
+def _nonneg_finite(a):
+    """True when every entry of the float array a is finite and >= 0."""
+    if a.size <= _SMALL:
+        return all(0.0 <= x < _INF for x in a.ravel().tolist())
+    return bool(((a >= 0) & (a < _INF)).all())
+
+
+def _filled(n, value):
+    """n copies of the float value (np.full, without its overhead)."""
+    a = np.empty(n)
+    a.fill(value)
+    return a
+
 
 def args_tuple(args):
     """Extra arguments as a tuple, unpacked from any sequence as SciPy does
@@ -78,9 +107,11 @@ def t_span(span, allow_infinite_end=False):
     """``(t0, tf)`` as two floats: t0 finite, tf finite or (with
     ``allow_infinite_end``) +-inf, for a run that a terminal event ends."""
     try:
-        span = tuple(_real_float(v) for v in span)
+        span = tuple(map(_real_float, span))
     except (TypeError, ValueError):
         raise ValueError("t_span must be a sequence of two real numbers (t0, tf).") from None
+    except OverflowError:  # an int beyond the range of floats
+        span = (math.inf, math.inf)
     if len(span) != 2:
         raise ValueError(f"t_span must have length 2, got {len(span)}.")
     t0, tf = span
@@ -93,6 +124,10 @@ def t_span(span, allow_infinite_end=False):
 
 def _real_float(v):
     """float(v), refusing complex numbers (no silent truncation to the real part)."""
+    if type(v) is float:
+        return v
+    if type(v) is int or type(v) is np.float64:
+        return float(v)
     if isinstance(v, complex) or np.iscomplexobj(v):
         raise ValueError("complex")
     return float(v)
@@ -112,8 +147,11 @@ def real_array(name, v, dtype=float):
 def float_vector(name, v, n=None, allow_empty=False):
     """A finite 1-D float array: non-empty (unless allow_empty), or of size n when n is
     given."""
-    a = np.asarray(v)
-    if np.iscomplexobj(a):
+    try:
+        a = np.asarray(v)
+    except ValueError:  # a ragged nested sequence
+        raise ValueError(f"{name} must be an array of numbers.") from None
+    if a.dtype.kind == "c":
         raise ValueError(f"{name}: complex states are not supported; split into real and "
                          f"imaginary parts.")
     try:
@@ -126,7 +164,7 @@ def float_vector(name, v, n=None, allow_empty=False):
         raise ValueError(f"{name} must not be empty.")
     if n is not None and a.size != n:
         raise ValueError(f"{name} must have the size of y0 ({n}), got {a.size}.")
-    if not np.all(np.isfinite(a)):
+    if not all_finite(a):
         if name == "y0":  # SciPy's wording
             raise ValueError("All components of the initial state `y0` must be finite.")
         raise ValueError(f"{name} must be finite (no NaN or Inf).")
@@ -145,15 +183,19 @@ def positive(name, v, allow_inf=False):
 
 
 def atol_vector(atol, n, entries=None):
-    """atol as n non-negative finite floats; a scalar applies to every component.
+    """atol as n non-negative finite floats; a scalar applies to every component (and
+    is checked as given, also when n = 0).
 
     entries : str, optional
         How to name the n entries in the size error (simulate: ``"2 nq = 12
         entries"``); an array atol is then flattened first and may have one entry.
         Without it atol must have shape (n,).
     """
-    if isinstance(atol, numbers.Real):
-        a = np.full(n, float(atol))
+    if type(atol) is float or isinstance(atol, numbers.Real):
+        x = float(atol)
+        if not 0.0 <= x < _INF:  # also for n = 0: a scalar is checked as given
+            raise ValueError("atol must be non-negative and finite.")
+        return _filled(n, x)
     else:
         try:
             a = np.asarray(atol, dtype=float)
@@ -162,16 +204,16 @@ def atol_vector(atol, n, entries=None):
         if entries is not None:
             a = a.reshape(-1)
             if a.size == 1:
-                a = np.full(n, float(a[0]))
+                a = _filled(n, float(a[0]))
             if a.shape != (n,):
                 raise ValueError(f"atol must be a scalar or have {entries}, got {a.size}.")
         else:
             if a.ndim == 0:
-                a = np.full(n, float(a))
+                a = _filled(n, float(a))
             if a.shape != (n,):
                 raise ValueError(f"atol must be a scalar or have shape ({n},), got shape "
                                  f"{a.shape}.")
-    if a.size and (not (a.min() >= 0) or not np.all(np.isfinite(a))):
+    if not _nonneg_finite(a):
         raise ValueError("atol must be non-negative and finite.")
     return a
 
@@ -191,7 +233,15 @@ def relative_control_weights(atol, y0, names=None):
     """
     a = np.asarray(atol, float).reshape(-1)
     y = np.asarray(y0, float).reshape(-1)
-    bad = np.flatnonzero((a == 0) & (y == 0)) if a.size == y.size else []
+    if a.size != y.size:
+        return
+    if a.size <= _SMALL:
+        al = a.tolist()
+        if 0.0 not in al:  # the common case: no pure relative control
+            return
+        bad = [i for i, (ai, yi) in enumerate(zip(al, y.tolist())) if ai == 0 and yi == 0]
+    else:
+        bad = np.flatnonzero((a == 0) & (y == 0))
     if len(bad):
         i = int(bad[0])
         where = f"y0[{i}] = 0" if names is None else f"{names[i]} = 0 at t0"
@@ -205,31 +255,51 @@ def tolerances(rtol, atol, n, y0=None):
     """``(rtol, atol)``: rtol a positive scalar or an array of shape (n,) (entries below
     100 machine epsilons raised to that floor with a warning, as SciPy does), atol as
     :func:`atol_vector` (with y0: checked by :func:`relative_control_weights`).  rtol
-    is returned as a float when all entries are equal, else as an array of n floats."""
-    r = real_array("rtol", rtol)
-    if r.ndim == 0:
-        r = np.full(n, float(r))
+    is returned as a float when all entries are equal (1e-3 when n = 0), else as an
+    array of n floats.  A scalar is checked as given, also when n = 0."""
+    r = rtol if type(rtol) is float else real_array("rtol", rtol)
+    if type(r) is float or r.ndim == 0:
+        r = float(r)
+        ok, low = 0.0 < r < _INF, r < RTOL_FLOOR
     elif r.shape != (n,):
         raise ValueError(f"rtol must be a scalar or have shape ({n},), got shape {r.shape}.")
-    if not np.all(np.isfinite(r)) or np.any(r <= 0):
+    elif n <= _SMALL:
+        rl = r.tolist()
+        ok = all(0.0 < x < _INF for x in rl)
+        low = ok and any(x < RTOL_FLOOR for x in rl)
+    else:
+        ok = bool(((r > 0) & (r < _INF)).all())
+        low = ok and bool((r < RTOL_FLOOR).any())
+    if not ok:
         raise ValueError("rtol must be positive and finite.")
-    if np.any(r < RTOL_FLOOR):
+    if low:
         warnings.warn(f"At least one element of `rtol` is too small. Setting "
                       f"`rtol = np.maximum(rtol, {RTOL_FLOOR:.3g})` (100 machine epsilons).",
                       UserWarning, stacklevel=3)
-        r = np.maximum(r, RTOL_FLOOR)
-    a = atol_vector(atol, n)
-    if y0 is not None:
-        relative_control_weights(a, y0)
+        r = float(RTOL_FLOOR) if type(r) is float else np.maximum(r, RTOL_FLOOR)
+    if type(atol) is float:  # the common case: one float
+        if not 0.0 <= atol < _INF:
+            raise ValueError("atol must be non-negative and finite.")
+        a = _filled(n, atol)
+        if atol == 0.0 and y0 is not None:
+            relative_control_weights(a, y0)
+    else:
+        a = atol_vector(atol, n)
+        if y0 is not None:
+            relative_control_weights(a, y0)
     if n == 0:
         return 1e-3, a
-    return (float(r[0]) if np.all(r == r[0]) else np.ascontiguousarray(r)), a
+    if type(r) is float:
+        return r, a
+    return (float(r[0]) if (r == r[0]).all() else np.ascontiguousarray(r)), a
 
 
 def first_step_within(first_step, t0, tf):
     """ValueError when first_step (0: automatic) exceeds the span |tf - t0|."""
-    slack = 4 * np.finfo(float).eps * max(abs(t0), abs(tf))  # tf - t0 is rounded
-    if first_step and first_step > abs(tf - t0) + slack:
+    if not first_step:
+        return
+    slack = 4 * _EPS * max(abs(t0), abs(tf))  # tf - t0 is rounded
+    if first_step > abs(tf - t0) + slack:
         raise ValueError(f"first_step = {first_step:g} exceeds the span |tf - t0| = "
                          f"{abs(tf - t0):g} (`first_step` exceeds bounds).")
 
@@ -242,7 +312,7 @@ def square_matrix(name, m, n, finite=True):
     a = real_array(name, m)
     if a.shape != (n, n):
         raise ValueError(f"{name} must have shape ({n}, {n}), got {a.shape}.")
-    if finite and not np.all(np.isfinite(a)):
+    if finite and not all_finite(a):
         raise ValueError(f"{name} must be finite (no NaN or Inf).")
     return a
 
@@ -366,13 +436,21 @@ def t_eval(times, t0, tf):
     te = real_array("t_eval", times)
     if te.ndim != 1:
         raise ValueError("t_eval must be 1-dimensional.")
-    if not np.all(np.isfinite(te)):
+    if not all_finite(te):
         raise ValueError("t_eval must be finite (no NaN or Inf).")
     lo, hi = min(t0, tf), max(t0, tf)
-    if np.any(te < lo) or np.any(te > hi):
+    if te.size <= _SMALL:
+        tl = te.tolist()
+        outside = bool(tl) and (min(tl) < lo or max(tl) > hi)
+        pairs = zip(tl, tl[1:])
+        monotone = (all(b > a for a, b in pairs) if tf >= t0 else all(b < a for a, b in pairs))
+    else:
+        outside = te.min() < lo or te.max() > hi
+        d = np.diff(te)
+        monotone = not (d <= 0).any() if tf >= t0 else not (d >= 0).any()
+    if outside:
         raise ValueError("t_eval values must lie within t_span.")
-    d = np.diff(te)
-    if (tf >= t0 and np.any(d <= 0)) or (tf < t0 and np.any(d >= 0)):
+    if not monotone:
         raise ValueError("t_eval must be strictly increasing (decreasing for tf < t0).")
     return np.ascontiguousarray(te)
 

@@ -53,13 +53,17 @@ class DenseOutput:
         dmax = int(deg.max()) if len(deg) else 0
         C = np.zeros((self.n_segments, max(dmax, 0) + 1, self.n))
         self.records = {}
-        ends = np.append(off[1:], len(c)) if len(off) else off
-        for k in range(self.n_segments):
-            d = int(deg[k])
-            if d < 0:
-                self.records[k] = c[off[k]:ends[k]]
-            else:
-                C[k, : d + 1] = c[off[k] : off[k] + (d + 1) * self.n].reshape(d + 1, self.n)
+        if self.n_segments:
+            poly = deg >= 0
+            if not poly.all():  # dense records (degree -1): kept as written
+                ends = np.append(off[1:], len(c))
+                for k in np.flatnonzero(~poly).tolist():
+                    self.records[k] = c[off[k]:ends[k]]
+            # the polynomials, gathered by degree (a run has a few distinct degrees)
+            for d in np.unique(deg[poly]).tolist():
+                ks = np.flatnonzero(deg == d)
+                idx = off[ks, None] + np.arange((d + 1) * self.n)
+                C[ks, : d + 1] = c[idx].reshape(len(ks), d + 1, self.n)
         self.C = C
         self.ascending = self.n_segments == 0 or self.h[0] >= 0
         self.t_min, self.t_max = (self.ts.min(), self.ts.max()) if len(self.ts) else (0.0, 0.0)

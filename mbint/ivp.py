@@ -1,6 +1,8 @@
 """``mbint.solve_ivp``: SciPy's signature over mbint's C driver."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _core, _status
@@ -145,28 +147,75 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
         A callback that raises stops the run: its exception propagates with the result
         so far as ``exc.result`` (Ctrl-C: :class:`mbint.IntegrationInterrupted`).
     """
-    mname = resolve(method)
-    info = method_info(mname)
+    mname, info = _method(method)
     t0, tf = check.t_span(t_span, allow_infinite_end=True)
     steps = dict(first_step=first_step, max_step=max_step, min_step=min_step, max_steps=max_steps,
                  h=h, controller=controller, error_per_unit_step=error_per_unit_step,
                  safety=safety, fac_min=fac_min, fac_max=fac_max)
-    if np.iscomplexobj(y0):
-        return _solve_complex(fun, (t0, tf), y0, mname, t_eval=t_eval, dense_output=dense_output,
+    y0a = _as_array(y0)
+    if y0a is not None and y0a.dtype.kind == "c":
+        return _solve_complex(fun, (t0, tf), y0a, mname, t_eval=t_eval, dense_output=dense_output,
                               events=events, args=args, rtol=rtol, atol=atol, jac=jac,
                               jac_sparsity=jac_sparsity, mass=mass, dfdt=dfdt,
                               autonomous=autonomous, nq=nq, **steps, progress=progress,
                               **method_options)
-    y0a = check.float_vector("y0", y0, allow_empty=True)
+    y0a = check.float_vector("y0", y0 if y0a is None else y0a, allow_empty=True)
     n = y0a.size
     rtol, atol_a = check.tolerances(rtol, atol, n, y0a)
-    kw = _step_options(info, mname, t0, tf, method_options, **steps)  # kw of _core.solve
+    kw = _step_kw(info, mname, t0, tf, method_options, steps)  # kw of _core.solve
     cfun, call = _calls(info, mname, fun, t0, tf, n, t_eval, args, events)
     kw.update(call, **_matrices(info, mname, n, jac, mass, dfdt, autonomous, jac_sparsity),
               nq=_second_order_nq(info, mname, n, nq))
     if n == 0:  # nothing to integrate (as SciPy: the empty solution at t0 and tf)
         return _empty_result(t0, tf, kw["t_eval"], mname, bool(dense_output), kw["events"])
     return _run(mname, cfun, t0, tf, y0a, atol_a, rtol, kw, bool(dense_output), progress)
+
+
+#: (canonical name, MethodInfo) by the name given as method= (only names that resolve)
+_METHODS = {}
+
+#: the checked step options (keywords of _core.solve) of a call that leaves every step
+#: option at its default, by method: they depend on the method alone
+_DEFAULT_STEPS = {}
+
+
+def _method(method):
+    """(canonical name, MethodInfo) of method= (:func:`mbint.methods.resolve`)."""
+    got = _METHODS.get(method) if type(method) is str else None
+    if got is None:
+        mname = resolve(method)
+        got = (mname, method_info(mname))
+        if type(method) is str:
+            _METHODS[method] = got
+    return got
+
+
+def _as_array(y0):
+    """y0 as an ndarray (itself when it is one), or None when NumPy cannot make one
+    (a ragged nested sequence: check.float_vector reports it)."""
+    if type(y0) is np.ndarray:
+        return y0
+    try:
+        return np.asarray(y0)
+    except ValueError:
+        return None
+
+
+def _step_kw(info, mname, t0, tf, method_options, steps):
+    """:func:`_step_options` as a new dict; a call that leaves every step option at its
+    default (the common case) takes the result checked once per method."""
+    if (not method_options and steps["first_step"] is None and steps["h"] is None
+            and steps["max_steps"] is None and steps["controller"] is None
+            and steps["error_per_unit_step"] is False and steps["safety"] is None
+            and steps["fac_min"] is None and steps["fac_max"] is None
+            and type(steps["max_step"]) is float and steps["max_step"] == math.inf
+            and type(steps["min_step"]) is float and steps["min_step"] == 0.0
+            and math.copysign(1.0, steps["min_step"]) == 1.0):
+        kw = _DEFAULT_STEPS.get(mname)
+        if kw is None:  # not cached when the check raises
+            kw = _DEFAULT_STEPS[mname] = _step_options(info, mname, t0, tf, {}, **steps)
+        return dict(kw)
+    return _step_options(info, mname, t0, tf, method_options, **steps)
 
 
 def _step_options(info, mname, t0, tf, method_options, *, first_step, max_step, min_step,
@@ -196,7 +245,7 @@ def _calls(info, mname, fun, t0, tf, n, t_eval, args, events):
     cfun = check.callable_or_capsule(fun, args, "fun must be callable or a scipy.LowLevelCallable.")
     ev, terminal, evdir = check.check_events(events)
     switching = check.switching_flags(ev, info, mname)
-    if np.isinf(tf) and n > 0 and (ev is None or not np.any(terminal)):
+    if math.isinf(tf) and n > 0 and (ev is None or not terminal.any()):
         raise ValueError("t_span: an infinite end time needs a terminal event to end the run.")
     return cfun, dict(t_eval=te, events=ev, terminal=terminal, direction=evdir, args=args,
                       switching=switching)
