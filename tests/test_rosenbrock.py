@@ -255,17 +255,6 @@ def test_counters(name, y0, tf, atol):
 
 
 # ---- stiff problems against SciPy's Radau at rtol 1e-12 ----
-def hires_jac(t, y):
-    J = np.zeros((8, 8))
-    J[0, 0], J[0, 1], J[0, 2] = -1.71, 0.43, 8.32
-    J[1, 0], J[1, 1] = 1.71, -8.75
-    J[2, 2], J[2, 3], J[2, 4] = -10.03, 0.43, 0.035
-    J[3, 1], J[3, 2], J[3, 3] = 8.32, 1.71, -1.12
-    J[4, 4], J[4, 5], J[4, 6] = -1.745, 0.43, 0.43
-    J[5, 3], J[5, 4], J[5, 5], J[5, 6], J[5, 7] = 0.69, 1.71, -280.0 * y[7] - 0.43, 0.69, -280.0 * y[5]
-    J[6, 5], J[6, 6], J[6, 7] = 280.0 * y[7], -1.81, 280.0 * y[5]
-    J[7] = -J[6]
-    return J
 
 
 STIFF = {
@@ -274,7 +263,7 @@ STIFF = {
                 lambda rtol: rtol, 1e-12),
     "robertson": (P.robertson, P.robertson_jac, P.ROBERTSON_Y0, 1e5,
                   [1.0, 10.0, 100.0, 1e3, 1e4, 1e5], lambda rtol: 1e-10, 1e-16),
-    "hires": (P.hires, hires_jac, P.HIRES_Y0, P.HIRES_T, [5.0, 50.0, P.HIRES_T],
+    "hires": (P.hires, P.hires_jac, P.HIRES_Y0, P.HIRES_T, [5.0, 50.0, P.HIRES_T],
               lambda rtol: 1e-4 * rtol, 1e-14),
 }
 RTOLS = [1e-3, 1e-4, 1e-5, 1e-6]
@@ -297,7 +286,7 @@ def test_hires_jacobian_matches_differences():
     eps = 1e-7
     Jfd = np.column_stack([(P.hires(0.0, y + eps * e) - P.hires(0.0, y - eps * e)) / (2 * eps)
                            for e in np.eye(8)])
-    np.testing.assert_allclose(hires_jac(0.0, y), Jfd, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(P.hires_jac(0.0, y), Jfd, rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize("name", list(STIFF))

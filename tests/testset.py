@@ -21,6 +21,9 @@ from typing import Callable
 
 import numpy as np
 
+from mbint.problems import hires as hires_f, hires_jac, robertson as rober_f, \
+    robertson_jac as rober_jac
+
 FACTOR = 100.0
 
 
@@ -109,21 +112,7 @@ E5 = Problem(
 ATOL_E5_ISSUE = 1e-26
 
 
-# ---- ROBER (test set "ROBER"; Hairer & Wanner II IV.10 eq. 10.3) -----------------------
-def rober_f(t, y):
-    k1, k2, k3 = 0.04, 3e7, 1e4
-    return np.array([-k1 * y[0] + k3 * y[1] * y[2],
-                     k1 * y[0] - k2 * y[1] ** 2 - k3 * y[1] * y[2],
-                     k2 * y[1] ** 2])
-
-
-def rober_jac(t, y):
-    k1, k2, k3 = 0.04, 3e7, 1e4
-    return np.array([[-k1, k3 * y[2], k3 * y[1]],
-                     [k1, -2.0 * k2 * y[1] - k3 * y[2], -k3 * y[1]],
-                     [0.0, 2.0 * k2 * y[1], 0.0]])
-
-
+# ---- ROBER (test set "ROBER"; Hairer & Wanner II IV.10 eq. 10.3): mbint.problems ------
 ROBER = Problem(
     name="ROBER", f=rober_f, jac=rober_jac, y0=np.array([1.0, 0.0, 0.0]), t_end=1e11,
     reference=np.array([0.2083340149701255e-7, 0.8333360770334713e-13, 0.9999999791665050]),
@@ -157,34 +146,8 @@ OREGO = Problem(
     source="Test Set for IVP Solvers, problem OREGO; Hairer & Wanner II, IV.10")
 
 
-# ---- HIRES (test set "HIRES"; Hairer & Wanner II IV.10 eq. 10.5; Schafer 1975) --------
-def hires_f(t, y):
-    f7 = 280.0 * y[5] * y[7] - 1.81 * y[6]
-    return np.array([
-        -1.71 * y[0] + 0.43 * y[1] + 8.32 * y[2] + 0.0007,
-        1.71 * y[0] - 8.75 * y[1],
-        -10.03 * y[2] + 0.43 * y[3] + 0.035 * y[4],
-        8.32 * y[1] + 1.71 * y[2] - 1.12 * y[3],
-        -1.745 * y[4] + 0.43 * y[5] + 0.43 * y[6],
-        -280.0 * y[5] * y[7] + 0.69 * y[3] + 1.71 * y[4] - 0.43 * y[5] + 0.69 * y[6],
-        f7,
-        -f7])
-
-
-def hires_jac(t, y):
-    J = np.zeros((8, 8))
-    J[0, 0], J[0, 1], J[0, 2] = -1.71, 0.43, 8.32
-    J[1, 0], J[1, 1] = 1.71, -8.75
-    J[2, 2], J[2, 3], J[2, 4] = -10.03, 0.43, 0.035
-    J[3, 1], J[3, 2], J[3, 3] = 8.32, 1.71, -1.12
-    J[4, 4], J[4, 5], J[4, 6] = -1.745, 0.43, 0.43
-    J[5, 3], J[5, 4], J[5, 5], J[5, 6], J[5, 7] = (0.69, 1.71, -280.0 * y[7] - 0.43, 0.69,
-                                                   -280.0 * y[5])
-    J[6, 5], J[6, 6], J[6, 7] = 280.0 * y[7], -1.81, 280.0 * y[5]
-    J[7] = -J[6]
-    return J
-
-
+# ---- HIRES (test set "HIRES"; Hairer & Wanner II IV.10 eq. 10.5; Schafer 1975): f and J
+# from mbint.problems
 HIRES_REF = np.array([0.7371312573325668e-3, 0.1442485726316185e-3, 0.5888729740967575e-4,
                       0.1175651343283149e-2, 0.2386356198831331e-2, 0.6238968252742796e-2,
                       0.2849998395185769e-2, 0.2850001604814231e-2])
