@@ -105,6 +105,24 @@ static double residual(mb_stepper *s, const mb_irk_system *sys, const mb_irk_wor
 /* Simplified Newton from the starting values (start) or the Z in w->Z.  *conv = 1 when
  * converged, *gmax the max-norm of the last residual.  Returns MB_OK or the code of a
  * failed f evaluation or solve. */
+/* F_i = f(t + c_i h, y + Z_i) for every stage (the problem's iteration right-hand side
+ * where the system asks for it); the first nonzero status */
+static int stage_rhs(mb_stepper *s, const mb_irk_system *sys, const mb_irk_work *w, double t,
+                     double h, const double *y)
+{
+    ptrdiff_t n = s->n;
+    for (ptrdiff_t i = 0; i < sys->s; i++) {
+        for (ptrdiff_t l = 0; l < n; l++)
+            w->yt[l] = y[l] + w->Z[i * n + l];
+        double ti = t + sys->c[i] * h;
+        int rc = sys->iterate_rhs ? mb_rhs_iterate(s, ti, w->yt, w->F + i * n)
+                                  : mb_rhs(s, ti, w->yt, w->F + i * n);
+        if (rc != MB_OK)
+            return rc;
+    }
+    return MB_OK;
+}
+
 static int newton(mb_stepper *s, const mb_irk_system *sys, mb_irk_state *st,
                   const mb_irk_work *w, double t, double h, const double *y, int start,
                   int *conv, double *gmax)
@@ -116,17 +134,11 @@ static int newton(mb_stepper *s, const mb_irk_system *sys, mb_irk_state *st,
         start_values(s, sys, st, w, h);
     mb_newton_begin(&st->nw);
     for (;;) {
-        for (ptrdiff_t i = 0; i < sys->s; i++) {
-            for (ptrdiff_t l = 0; l < n; l++)
-                w->yt[l] = y[l] + w->Z[i * n + l];
-            double ti = t + sys->c[i] * h;
-            int rc = sys->iterate_rhs ? mb_rhs_iterate(s, ti, w->yt, w->F + i * n)
-                                      : mb_rhs(s, ti, w->yt, w->F + i * n);
-            if (rc != MB_OK)
-                return rc;
-        }
+        int rc = stage_rhs(s, sys, w, t, h, y);
+        if (rc != MB_OK)
+            return rc;
         *gmax = residual(s, sys, w, h);
-        int rc = mb_lu_solve(N, w->E, N, w->ipiv, w->dZ, 1);
+        rc = mb_lu_solve(N, w->E, N, w->ipiv, w->dZ, 1);
         if (rc != MB_OK)
             return rc;
         int nc = mb_newton_check(&st->nw, mb_irk_norm(s, sys->s, w->dZ, y));
@@ -237,19 +249,13 @@ static int polish(mb_stepper *s, const mb_irk_system *sys, const mb_irk_work *w,
 {
     ptrdiff_t n = s->n, N = (ptrdiff_t)sys->s * n;
     for (int it = 0; it < POLISH_MAX_ITER; it++) {
-        for (ptrdiff_t i = 0; i < sys->s; i++) {
-            for (ptrdiff_t l = 0; l < n; l++)
-                w->yt[l] = y[l] + w->Z[i * n + l];
-            double ti = t + sys->c[i] * h;
-            int rc = sys->iterate_rhs ? mb_rhs_iterate(s, ti, w->yt, w->F + i * n)
-                                      : mb_rhs(s, ti, w->yt, w->F + i * n);
-            if (rc < 0)
-                return rc;
-            if (rc > 0)
-                return 1;
-        }
+        int rc = stage_rhs(s, sys, w, t, h, y);
+        if (rc < 0)
+            return rc;
+        if (rc > 0)
+            return 1;
         residual(s, sys, w, h);
-        int rc = mb_lu_solve(N, w->E, N, w->ipiv, w->dZ, 1);
+        rc = mb_lu_solve(N, w->E, N, w->ipiv, w->dZ, 1);
         if (rc != MB_OK)
             return rc;
         double d, ymax;
