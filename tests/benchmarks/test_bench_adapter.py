@@ -17,17 +17,17 @@ per 57 steps).  The fixed cost per run is mbint.simulate's Python layer (about
 import pytest
 
 import bench_adapter as bench
+from _report import write_report
 
 
 @pytest.fixture(scope="module")
 def data():
     rows = bench.timings()
     ir = bench.instructions()
-    text = bench.report(rows, ir)
-    bench.OUT_MD.parent.mkdir(parents=True, exist_ok=True)
-    bench.OUT_MD.write_text(text)
-    print(text)  # the time overhead too (noisy on a loaded machine: instructions are the
-    return rows, ir  # measure asserted below)
+    # the time overhead too (noisy on a loaded machine: instructions are the measure
+    # asserted below)
+    write_report(bench, bench.report(rows, ir))
+    return rows, ir
 
 
 def test_same_steps_and_numbers(data):

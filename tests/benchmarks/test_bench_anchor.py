@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 import bench_anchor as bench
+from _report import write_report
 from mbint import models
 
 
@@ -31,10 +32,7 @@ from mbint import models
 def rows():
     rows = bench.run()
     costs = bench.evaluation_costs()
-    text = bench.report(rows, costs)
-    bench.OUT_MD.parent.mkdir(parents=True, exist_ok=True)
-    bench.OUT_MD.write_text(text)
-    print(text)
+    write_report(bench, bench.report(rows, costs))
     rows.append(dict(name="costs", **costs))
     return rows
 

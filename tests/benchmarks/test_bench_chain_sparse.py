@@ -6,16 +6,12 @@ not asserted; the test asserts only that both modes give the same accelerations.
 import pytest
 
 import bench_chain_sparse as bench
+from _report import measured_rows
 
 
 @pytest.fixture(scope="module")
 def rows():
-    rows = bench.run()
-    text = bench.report(rows)
-    bench.OUT_MD.parent.mkdir(parents=True, exist_ok=True)
-    bench.OUT_MD.write_text(text)
-    print(text)
-    return rows
+    return measured_rows(bench)
 
 
 def test_modes_agree(rows):

@@ -9,16 +9,12 @@ import numpy as np
 import pytest
 
 import bench_ls as bench
+from _report import measured_rows
 
 
 @pytest.fixture(scope="module")
 def rows():
-    rows = bench.run()
-    text = bench.report(rows)
-    bench.OUT_MD.parent.mkdir(parents=True, exist_ok=True)
-    bench.OUT_MD.write_text(text)
-    print(text)
-    return rows
+    return measured_rows(bench)
 
 
 def test_all_runs_succeeded(rows):

@@ -9,18 +9,14 @@ import numpy as np
 import pytest
 
 import bench_stiff as bench
+from _report import measured_rows
 
 OURS = ("radau_iia", "bdf", "ros4", "rodas4")
 
 
 @pytest.fixture(scope="module")
 def rows():
-    rows = bench.run()
-    text = bench.report(rows)
-    bench.OUT_MD.parent.mkdir(parents=True, exist_ok=True)
-    bench.OUT_MD.write_text(text)
-    print(text)
-    return rows
+    return measured_rows(bench)
 
 
 @pytest.mark.parametrize("problem", list(bench.PROBLEMS))

@@ -6,6 +6,7 @@ every other run says it failed (status < 0, with a message)."""
 import pytest
 
 import bench_testset as bench
+from _report import measured_rows
 import testset as TS
 
 ASSERTED = set(TS.ROSENBROCK) | {"radau_iia", "bdf"}
@@ -22,12 +23,7 @@ def known(row):
 
 @pytest.fixture(scope="module")
 def rows():
-    rows = bench.run()
-    text = bench.report(rows)
-    bench.OUT_MD.parent.mkdir(parents=True, exist_ok=True)
-    bench.OUT_MD.write_text(text)
-    print(text)
-    return rows
+    return measured_rows(bench)
 
 
 def test_success_means_accuracy(rows):

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import bench_vehicle as bench
+from _report import measured_rows
 
 # measured once (2 cores shared, adams' single runs vary up to 2x with the load):
 # adams / rosenbrock_nystrom at 1e-3 = 130-183x for T = 1-4 s (paper 225-399x);
@@ -24,12 +25,7 @@ RN_CVODE_MAX = 1.0      # no slower than cvode_bdf at matched accuracy
 
 @pytest.fixture(scope="module")
 def rows():
-    rows = bench.run()
-    text = bench.report(rows)
-    bench.OUT_MD.parent.mkdir(parents=True, exist_ok=True)
-    bench.OUT_MD.write_text(text)
-    print(text)
-    return rows
+    return measured_rows(bench)
 
 
 def test_state_space_runs_succeeded(rows):

@@ -1,0 +1,15 @@
+"""What the make-bench fixtures share: write a benchmark's report where its module says."""
+
+
+def write_report(bench, text):
+    """text into bench.OUT_MD (out/...), and on stdout"""
+    bench.OUT_MD.parent.mkdir(parents=True, exist_ok=True)
+    bench.OUT_MD.write_text(text)
+    print(text)
+
+
+def measured_rows(bench):
+    """bench.run()'s rows, with bench.report(rows) written (write_report)"""
+    rows = bench.run()
+    write_report(bench, bench.report(rows))
+    return rows
