@@ -34,7 +34,11 @@
  *
  * Mass matrices: the kernel handles a constant M (possibly singular) as above; ros4
  * and rodas4 have MB_MASS (R(inf) ~ 0, so index-1 DAEs are damped; rodas4 is stiffly
- * accurate as RODAS).  ros2 is ode23s, whose order-3 error estimate is not damped at
+ * accurate as RODAS).  ros4's embedded formula is not damped (R^(inf) = -0.367), so on
+ * a DAE whose algebraic variables carry a global error its estimate does not shrink
+ * with h: mbint.simulate does not offer it for the index-1 DAE formulation of a
+ * mechanism (mbint/mbs/formulations.py); algebraic equations linear in y (Robertson's
+ * conservation row) are solved exactly each step, and there it works.  ros2 is ode23s, whose order-3 error estimate is not damped at
  * infinity (MATLAB's ode23s takes no singular M either), and w2 filters its estimate
  * with (I - h gamma J)^-1, defined for M = I: neither takes a mass matrix.
  *

@@ -53,8 +53,20 @@ def _own_methods(info):
     return info.backend == "mbint"
 
 
+# Methods that take a mass matrix but not a nonlinear index-1 DAE: ros4's embedded
+# formula is not damped at infinity (R^(inf) = -0.367, from its m^ and a: the stage
+# values u = (-1, 1, 0.634, 0.634) y0 at z = inf), so its error estimate measures the
+# multipliers' existing error, which no step size reduces, and the step collapses
+# (a pendulum's index-1 DAE: h = 1e-17 at t = 1e-3 for every rtol from 1e-2 to 1e-8).
+# It solves M y' = f where the algebraic equations are linear in y (tests/test_rosenbrock.py).
+_NOT_FOR_DAE = ("ros4",)
+
+
 def _mass_matrix(info):
-    return (info.backend == "mbint" and info.mass_matrix) or info.name == "ida"
+    return ((info.backend == "mbint" and info.mass_matrix and info.name not in _NOT_FOR_DAE)
+            or info.name == "ida")
+
+
 
 
 def _high_index(info):
