@@ -27,20 +27,98 @@
 #include "mbs_common.h"
 #include "status.h"
 
-/* the LU of M(q) in f->ML (kept while q is unchanged, or always when M is constant) */
+/* Regularization of a singular M (mech.h, mass_reg): the DAE formulations factor
+ *     M~ = M + Phi_R,q^T W Phi_R,q      (R: the first nreg rows of Phi, W = diag(w))
+ * instead of M.  On the solution Phi_R,q q'' = gamma_R, so M~ q'' + Phi_q^T lam~ = Q with
+ *     lam~_R = lam_R - W Phi_R,q q''       (lam~ = lam on every other row):
+ * the same q(t) with other multipliers of the regularizing rows only (a spatial model's
+ * normalizations); y carries lam~, the outputs give lam.  w_r is chosen once, at the
+ * first factorization, so that w_r Phi_r,q^T Phi_r,q has the size of M's diagonal on
+ * the row's columns: w_r = mean M_ii / |Phi_r,q|^2 over the columns where Phi_r,q is
+ * nonzero (1 / |Phi_r,q|^2 when that mean is not positive). */
+static void reg_weights(mb_dae *f, const double *M)
+{
+    ptrdiff_t nq = f->nq, nc = f->nc;
+    for (ptrdiff_t r = 0; r < f->nreg; r++) {
+        double g2 = 0.0, md = 0.0;
+        ptrdiff_t cnt = 0;
+        for (ptrdiff_t i = 0; i < nq; i++) {
+            double g = f->Pq[r + nc * i];
+            if (g != 0.0) {
+                g2 += g * g;
+                md += M[i + nq * i];
+                cnt++;
+            }
+        }
+        f->regw[r] = g2 > 0.0 ? (md > 0.0 ? md / (double)cnt : 1.0) / g2 : 0.0;
+    }
+    f->regw_ok = 1;
+}
+
+/* M += Phi_R,q^T W Phi_R,q (f->Pq holds Phi_q at q) */
+static void reg_add(mb_dae *f, double *M)
+{
+    ptrdiff_t nq = f->nq, nc = f->nc;
+    if (!f->regw_ok)
+        reg_weights(f, M);
+    for (ptrdiff_t r = 0; r < f->nreg; r++)
+        for (ptrdiff_t j = 0; j < nq; j++) {
+            double c = f->regw[r] * f->Pq[r + nc * j];
+            if (c == 0.0) continue;
+            for (ptrdiff_t i = 0; i < nq; i++) M[i + nq * j] += c * f->Pq[r + nc * i];
+        }
+}
+
+/* lam_R += sign W Phi_R,q a (f->Pq holds Phi_q): sign = +1 turns lam~ into lam */
+static void reg_shift(const mb_dae *f, const double *a, double sign, double *lam)
+{
+    ptrdiff_t nc = f->nc;
+    for (ptrdiff_t r = 0; r < f->nreg; r++) {
+        double s = 0.0;
+        for (ptrdiff_t i = 0; i < f->nq; i++) s += f->Pq[r + nc * i] * a[i];
+        lam[r] += sign * f->regw[r] * s;
+    }
+}
+
+/* Xq -= (Phi_R,q^T W Phi_R,q a)_q = (Phi_q^T mu)_q + Phi_R,q^T W (Phi_R,q a)_q at fixed
+ * a = f->a, mu = W Phi_R,q a on the rows R and 0 elsewhere (uses T1, T2) */
+static int reg_jac_add(mb_dae *f, double t, const double *q, double *Xq)
+{
+    ptrdiff_t nq = f->nq, nc = f->nc;
+    double *mu = f->regmu;
+    memset(mu, 0, (size_t)nc * sizeof(double));
+    reg_shift(f, f->a, 1.0, mu);
+    int rc = mb_mechd_phiq_jacs(&f->d, t, q, mu, f->T1, f->a, f->T2, NULL, NULL);
+    if (rc != 0) return rc;
+    for (ptrdiff_t l = 0; l < nq * nq; l++) Xq[l] -= f->T1[l];
+    for (ptrdiff_t r = 0; r < f->nreg; r++)
+        for (ptrdiff_t i = 0; i < nq; i++) {
+            double c = f->regw[r] * f->Pq[r + nc * i];
+            if (c == 0.0) continue;
+            for (ptrdiff_t j = 0; j < nq; j++) Xq[i + nq * j] -= c * f->T2[r + nc * j];
+        }
+    return MB_OK;
+}
+
+/* the LU of M(q) (M~ when regularized) in f->ML (kept while q is unchanged, or always
+ * when M is constant); f->Pq holds Phi_q at q */
 static int mass_factor(mb_dae *f, const double *q)
 {
     const mb_mech *me = f->mech;
     ptrdiff_t nq = f->nq;
+    int constant = me->mass_constant && f->nreg == 0;
     if (f->mass_ok &&
-        (me->mass_constant || memcmp(q, f->qcache, (size_t)nq * sizeof(double)) == 0))
+        (constant || memcmp(q, f->qcache, (size_t)nq * sizeof(double)) == 0))
         return MB_OK;
     f->mass_ok = 0;
     int rc = me->mass(q, f->ML, nq, me->ctx);
     if (rc != 0)
         return rc;
+    if (f->nreg > 0)
+        reg_add(f, f->ML);
     if (mb_lu_factor(nq, f->ML, nq, f->ipiv) != MB_OK)
-        return MB_FAIL(f, MB_ERR_LINALG, "The mass matrix M(q) is singular.");
+        return MB_FAIL(f, MB_ERR_LINALG, f->nreg > 0 ? "The regularized mass matrix M + "
+                       "Phi_R,q^T W Phi_R,q is singular." : "The mass matrix M(q) is singular.");
     memcpy(f->qcache, q, (size_t)nq * sizeof(double));
     f->mass_ok = 1;
     return MB_OK;
@@ -121,6 +199,7 @@ static int dae_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx
     double *X = f->X, *Xq = X, *Xv = X + nq * nq, *Xl = X + 2 * nq * nq;
     if ((rc = mb_mechd_forces_jac(d, t, q, v, Xq, Xv, nq)) != 0) return rc;
     if ((rc = mb_mechd_mass_jac_add(d, q, f->a, -1.0, Xq, nq)) != 0) return rc;
+    if (f->nreg > 0 && (rc = reg_jac_add(f, t, q, Xq)) != MB_OK) return rc;
     const double *xv = f->kind == MB_DAE_INDEX1 ? f->a : v;  /* (Phi_q x)_q of the alg. rows */
     int need_T2 = f->kind != MB_DAE_INDEX3;
     if ((rc = mb_mechd_phiq_jacs(d, t, q, lam, f->T1, need_T2 ? xv : NULL, f->T2, NULL, NULL)) != 0)
@@ -230,6 +309,11 @@ int mb_dae_initial(mb_dae *f, double t0, const double *q0, const double *v0, dou
     memcpy(y0, q0, (size_t)nq * sizeof(double));
     memcpy(y0 + nq, v0, (size_t)nq * sizeof(double));
     memcpy(y0 + 2 * nq, lam, (size_t)nc * sizeof(double));
+    if (f->nreg > 0) {  /* y carries lam~ (above) */
+        if ((rc = f->mech->phi_q(t0, q0, f->Pq, nc, f->mech->ctx)) != 0) return rc;
+        if ((rc = mass_factor(f, q0)) != MB_OK) return rc;
+        reg_shift(f, qdd, -1.0, y0 + 2 * nq);
+    }
     for (ptrdiff_t i = 2 * nq + nc; i < f->n; i++) y0[i] = 0.0;  /* GGL: mu = 0 */
     if (yp0) {
         memcpy(yp0, v0, (size_t)nq * sizeof(double));
@@ -245,7 +329,10 @@ int mb_dae_accel(mb_dae *f, double t, const double *y, double *qdd, double *lam)
     int rc = accel(f, t, y, y + nq, y + 2 * nq);
     if (rc != MB_OK) return rc;
     if (qdd) memcpy(qdd, f->a, (size_t)nq * sizeof(double));
-    if (lam) memcpy(lam, y + 2 * nq, (size_t)nc * sizeof(double));
+    if (lam) {
+        memcpy(lam, y + 2 * nq, (size_t)nc * sizeof(double));
+        reg_shift(f, f->a, 1.0, lam);  /* lam~ -> lam */
+    }
     return MB_OK;
 }
 
@@ -257,7 +344,7 @@ int mb_dae_project_hook(double t, double *y, void *ctx)
 
 /* the work block: one layout both sizes and carves it (carve.h) */
 static size_t layout(mb_carver *c, mb_dae *f, ptrdiff_t nq, ptrdiff_t nc, ptrdiff_t n,
-                     ptrdiff_t w)
+                     ptrdiff_t w, ptrdiff_t nreg)
 {
     f->Mp = mb_carve(c, (size_t)(n * n));
     f->ML = mb_carve(c, (size_t)(nq * nq));
@@ -273,6 +360,8 @@ static size_t layout(mb_carver *c, mb_dae *f, ptrdiff_t nq, ptrdiff_t nc, ptrdif
     f->Ptq = mb_carve(c, (size_t)(nc * nq));
     f->X = mb_carve(c, (size_t)(nq * w));
     f->Y = mb_carve(c, (size_t)(nc * w));
+    f->regw = mb_carve(c, (size_t)nreg);
+    f->regmu = mb_carve(c, (size_t)(nreg > 0 ? nc : 0));
     f->dwork = mb_carve(c, mb_mechd_work_size(nq, nc));
     f->ipiv = mb_carve_int(c, (size_t)nq);
     f->index = mb_carve_bytes(c, (size_t)n);
@@ -298,14 +387,15 @@ int mb_dae_init(mb_dae *f, const mb_mech *mech, int kind)
     f->nq = nq;
     f->nc = nc;
     f->n = n;
+    f->nreg = mech->mass_reg > 0 ? (mech->mass_reg < nc ? mech->mass_reg : nc) : 0;
     mb_dae scratch;
-    size_t size = layout(&(mb_carver){NULL, 0}, &scratch, nq, nc, n, w);
+    size_t size = layout(&(mb_carver){NULL, 0}, &scratch, nq, nc, n, w, f->nreg);
     f->work = calloc(size + 1, sizeof(double));
     if (!f->work || mb_proj_init(&f->proj, mech, &f->d, 1) != MB_OK) {
         mb_dae_free(f);
         return MB_FAIL(f, MB_ERR_MEM, "mb_dae_init: out of memory.");
     }
-    layout(&(mb_carver){f->work, 0}, f, nq, nc, n, w);
+    layout(&(mb_carver){f->work, 0}, f, nq, nc, n, w, f->nreg);
     mb_mechd_init(&f->d, mech, f->dwork);
     for (ptrdiff_t i = 0; i < 2 * nq; i++) f->Mp[i + n * i] = 1.0;
     for (ptrdiff_t i = 0; i < n; i++) {

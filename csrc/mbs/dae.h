@@ -14,7 +14,10 @@
  *                                                                        Leimkuhler 1985) 1, 1, 2 (mu: 2)
  *
  * with a = M(q)^-1 (Q(t, q, v) - Phi_q^T lambda) (M factored once when the mass
- * matrix is constant, else at each new q).  The exact Jacobian df/dy is assembled
+ * matrix is constant, else at each new q).  A singular M with regularizing constraint
+ * rows (mech.h mass_reg: a spatial model's Euler-parameter normalizations) is replaced
+ * by M + Phi_R,q^T W Phi_R,q, and lambda of those rows by lambda - W Phi_R,q q'' in y
+ * (the same q(t); dae.c explains it); the outputs give the true lambda.  The exact Jacobian df/dy is assembled
  * from the derivative blocks of mechderiv.h (forces, gamma, (Phi_q^T
  * lambda)_q, (Phi_q x)_q, (M a)_q, Phi_tq; each the mechanism's kernel or central
  * differences of it).  mb_dae_problem() presents the formulation as an mb_problem
@@ -55,6 +58,9 @@ typedef struct mb_dae {
     int *ipiv;
     double *ML, *qcache, *a, *rq, *rc1, *Pq, *Gq, *Gv, *T1, *T2, *Ptq, *X, *Y, *dwork;
     int mass_ok;          /* ML holds the LU of M(qcache) */
+    ptrdiff_t nreg;       /* rows of Phi that regularize a singular M (mech.h mass_reg) */
+    double *regw, *regmu; /* their weights (nreg), scratch (nc) */
+    int regw_ok;          /* regw chosen (at the first factorization) */
     char msg[256];
 } mb_dae;
 

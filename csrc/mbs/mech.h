@@ -95,6 +95,13 @@ typedef struct mb_mech {
      * (forces_q, forces_qd, phiqT_lam_q, phiq_x_q, gamma_q, gamma_qd) */
     int (*fused_lin)(double t, const double *q, const double *qd, const double *a,
                      const double *lam, double *Rq, double *Rv, ptrdiff_t ld, double *work, void *ctx);
+    /* mass_reg > 0: M(q) may be singular, and the first mass_reg rows of Phi (which must
+     * not depend on t) regularize it: M + Phi_R,q^T W Phi_R,q is nonsingular for every
+     * positive diagonal W (a spatial model: M's Euler-parameter blocks 4 G^T J' G have
+     * the null vector p, and the normalization rows p^T p - 1 give it back).  The
+     * saddle-point formulations do not need it; the DAE formulations, which factor the
+     * mass matrix alone, use the regularized one (dae.c). */
+    ptrdiff_t mass_reg;
 } mb_mech;
 
 #endif

@@ -414,6 +414,7 @@ void mb_spatial_mech(const mb_spatial_model *m, mb_mech *mech)
     mech->gamma_qd = mb_spatial_gamma_qd;
     mech->energy = mb_spatial_energy;
     mech->autonomous = mb_spatial_autonomous(m);
+    mech->mass_reg = m->nb;  /* the normalization rows (dae.c) */
     for (int k = 0; k < m->nf; k++)  /* only a road with a bump bounds the step */
         if (m->forces[k].type == MB_SF_TIRE && m->forces[k].bump_r > 0)
             mech->step_bound = mb_spatial_step_bound;

@@ -67,8 +67,6 @@ def _mass_matrix(info):
             or info.name == "ida")
 
 
-
-
 def _high_index(info):
     return info.backend == "mbint" and bool(getattr(info, "dae", False))
 
@@ -101,9 +99,6 @@ class Formulation:
     baumgarte, project, independent, sparse : bool
         Whether ``baumgarte=``, ``project=True``, ``independent=`` and
         ``linear_algebra="sparse"`` apply.
-    spatial : bool
-        Whether it takes a :class:`~mbint.SpatialModel` (the DAE formulations factor
-        M(q) alone, which is singular for Euler parameters).
     """
 
     name: str
@@ -116,7 +111,6 @@ class Formulation:
     project: bool = True
     independent: bool = False
     sparse: bool = False
-    spatial: bool = True
 
     @property
     def code(self):
@@ -151,16 +145,16 @@ TABLE = {f.name: f for f in (
                 "Newton after every step", _own_methods, project=False, independent=True),
     Formulation("index1_dae", "(q, v, lambda)",
                 f"DAE with Phi_q v' = gamma (LS eqs 3-4); {_DAE_NOTE}", _mass_matrix, dae=True,
-                multipliers=1, spatial=False),
+                multipliers=1),
     Formulation("index2", "(q, v, lambda)",
                 f"DAE with Phi_q v + Phi_t = 0 (LS eq 2); {_DAE_NOTE}", _high_index, dae=True,
-                multipliers=1, spatial=False),
+                multipliers=1),
     Formulation("index3", "(q, v, lambda)",
                 f"DAE with Phi = 0 (LS eq 1); {_DAE_NOTE}", _high_index, dae=True,
-                multipliers=1, spatial=False),
+                multipliers=1),
     Formulation("ggl", "(q, v, lambda, mu)",
                 f"stabilized index-2 DAE of Gear, Gupta and Leimkuhler; {_DAE_NOTE}", _ggl,
-                dae=True, multipliers=2, spatial=False),
+                dae=True, multipliers=2),
 )}
 
 

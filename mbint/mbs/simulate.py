@@ -9,6 +9,7 @@ formulation interface of csrc/mbs/formulation.h) and :func:`_trajectory` (the re
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -298,10 +299,12 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
                          f"{mname!r} supports {ok}.  Methods that solve {form.name!r}: "
                          f"{', '.join(form.methods())}.")
     where = f"formulation={form.name!r}"
-    if not form.spatial and model.kind == "spatial":
-        raise ValueError(f"{where}: the DAE formulations factor M(q) alone, and a SpatialModel's "
-                         f"mass matrix is singular (4 G^T J G p = 0 for the Euler parameters "
-                         f"p); use formulation='index1' or 'state_space'.")
+    if mname == "astable_block" and form.name == "index3":
+        warnings.warn("astable_block on formulation='index3': its R(inf) = 1 (the diagonal Pade "
+                      "approximant) leaves the multipliers' error undamped, so q is accurate "
+                      "but lam and the acceleration level are not (the LS paper's Table 6 "
+                      "reports this case 'Singular'); use lstable_block or another index.",
+                      RuntimeWarning, stacklevel=3)
     nq, nc = model.nq, model.nc
     if form.dae and nc == 0:
         raise ValueError(f"{where}: {model.name} has no constraints; the DAE formulations need "

@@ -25,10 +25,11 @@
 #include "driver.h"
 #include "index1.h"
 #include "model.h"
+#include "spatial.h"
 #include "registry.h"
 #include "status.h"
 
-#define NMAX 40
+#define NMAX 64
 #include "planar_fixture.h"
 
 /* the LLM double pendulum: two 1 m, 1 kg bars, a 3000 N m/deg spring between them;
@@ -221,6 +222,100 @@ static void test_jacobians(void)
     check_jacobians(&me, "(d) bead with M(q)", 0.2, qb, qdb, 1e-6, 1e-8);
 }
 
+/* (e) a spatial double pendulum (ground -spherical- a -revolute- b, a spring from the
+ * ground to b): M's Euler-parameter blocks 4 G^T J' G are singular, the DAE formulations
+ * factor M + Phi_R,q^T W Phi_R,q with the normalization rows R (dae.c) */
+static double sp_body[14] = {1.0, 0.02, 0.03, 0.01, 0.001, 0.0, 0.002,
+                             0.7, 0.01, 0.015, 0.004, 0.0, 0.0, 0.0};
+static mb_spatial_con sp_cons[4];
+static mb_spatial_force sp_forces[1];
+
+static void set3(double *d, double x, double y, double z) { d[0] = x; d[1] = y; d[2] = z; }
+
+static void build_spatial(mb_spatial_model *m, double *q, double *qd)
+{
+    memset(sp_cons, 0, sizeof sp_cons);
+    memset(sp_forces, 0, sizeof sp_forces);
+    sp_cons[0].type = MB_SC_POINT; sp_cons[0].i = -1; sp_cons[0].j = 0;  /* spherical */
+    set3(sp_cons[0].sj, -0.1, 0.05, 0.3);
+    sp_cons[1].type = MB_SC_POINT; sp_cons[1].i = 0; sp_cons[1].j = 1;   /* revolute */
+    set3(sp_cons[1].si, 0.1, 0.0, -0.3); set3(sp_cons[1].sj, 0.0, 0.05, 0.2);
+    sp_cons[2].type = MB_SC_DOT1; sp_cons[2].i = 0; sp_cons[2].j = 1;
+    set3(sp_cons[2].ai, 1, 0, 0); set3(sp_cons[2].aj, 0, 0, 1);
+    sp_cons[3].type = MB_SC_DOT1; sp_cons[3].i = 0; sp_cons[3].j = 1;
+    set3(sp_cons[3].ai, 0, 1, 0); set3(sp_cons[3].aj, 0, 0, 1);
+    int row = 2;
+    for (int k = 0; k < 4; k++) {
+        sp_cons[k].row = row;
+        row += mb_spatial_con_rows(sp_cons[k].type);
+    }
+    sp_forces[0].type = MB_SF_TSDA; sp_forces[0].i = -1; sp_forces[0].j = 1;
+    set3(sp_forces[0].si, 0.5, 0.2, 0.0); set3(sp_forces[0].sj, 0.05, 0.0, -0.2);
+    sp_forces[0].k = 200; sp_forces[0].c = 3; sp_forces[0].L0 = 0.4;
+    memset(m, 0, sizeof *m);
+    m->nb = 2;
+    m->body = sp_body;
+    set3(m->g, 0.0, 0.0, -9.81);
+    m->ncon = 4;
+    m->cons = sp_cons;
+    m->nc = row;
+    m->nf = 1;
+    m->forces = sp_forces;
+    /* a state off the constraints, Euler parameters not quite unit: the kernels extend
+     * smoothly off the sphere (spatial.h), and the Jacobian must hold there too */
+    const double q0[14] = {0.1, -0.05, -0.3, 0.9, 0.2, -0.3, 0.25,
+                           0.3, 0.1, -0.7, 0.7, -0.4, 0.5, 0.35};
+    for (int i = 0; i < 14; i++) {
+        q[i] = q0[i];
+        qd[i] = 0.3 * sin(1.7 * i + 0.4);
+    }
+}
+
+static void test_spatial(void)
+{
+    mb_spatial_model m;
+    mb_mech me;
+    double q[14], qd[14];
+    build_spatial(&m, q, qd);
+    mb_spatial_mech(&m, &me);
+    CHECK(me.mass_reg == 2, "(e) spatial: the two normalization rows regularize M");
+    check_jacobians(&me, "(e) spatial double pendulum", 0.2, q, qd, 1e-6, 1e-8);
+    /* lambda(t0): y carries lam~ = lam - W Phi_R,q q'' on the rows R; the outputs give the
+     * index-1 lambda back, and f's q'' rows are the index-1 q'' (M~ q'' + Phi_q^T lam~ = Q) */
+    double qdd1[14], lam1[NMAX];
+    mb_index1 i1;
+    mb_index1_init(&i1, &me, 0, 0);
+    int rc1 = mb_index1_solve(&i1, 0.2, q, qd, qdd1, lam1);
+    mb_index1_free(&i1);
+    for (int kind = 1; kind <= 4; kind++) {
+        mb_dae f;
+        mb_problem p;
+        mb_dae_init(&f, &me, kind);
+        mb_dae_problem(&f, &p);
+        double y0[NMAX], yp0[NMAX], fy[NMAX], qdd[14], lam[NMAX];
+        int rc = mb_dae_initial(&f, 0.2, q, qd, y0, yp0);
+        rc = rc == MB_OK ? p.rhs(0.2, y0, fy, p.ctx) : rc;
+        rc = rc == MB_OK ? mb_dae_accel(&f, 0.2, y0, qdd, lam) : rc;
+        double da = 0, amax = 0, dl = 0, lmax = 0, shift = 0;
+        for (int i = 0; i < 14; i++) {
+            da = fmax(da, fmax(fabs(fy[14 + i] - qdd1[i]), fabs(qdd[i] - qdd1[i])));
+            amax = fmax(amax, fabs(qdd1[i]));
+        }
+        for (ptrdiff_t k = 0; k < f.nc; k++) {
+            dl = fmax(dl, fabs(lam[k] - lam1[k]));
+            lmax = fmax(lmax, fabs(lam1[k]));
+            if (k < 2) shift = fmax(shift, fabs(y0[28 + k] - lam1[k]));
+            else dl = fmax(dl, fabs(y0[28 + k] - lam1[k]));
+        }
+        CHECK(rc1 == MB_OK && rc == MB_OK && da <= 1e-12 * amax && dl <= 1e-12 * lmax &&
+                  shift > 1e-6 * lmax,
+              "(e) spatial, %s: q'' (%.1e) and lambda (%.1e) those of the index-1 system; "
+              "the normalization rows of y shifted by %.3g", KIND[kind], da / amax, dl / lmax,
+              shift);
+        mb_dae_free(&f);
+    }
+}
+
 /* consistent initial values: algebraic residuals vanish, lambda = index-1 lambda */
 static void test_initial(void)
 {
@@ -337,6 +432,7 @@ static void test_radau(void)
 int main(void)
 {
     test_jacobians();
+    test_spatial();
     test_initial();
     test_radau();
     return check_summary();
