@@ -80,14 +80,19 @@ class _Group:
         """Merge a link at pose (R, t) in the group frame (parallel-axis theorem)."""
         self.frames[link.name] = (R, t)
         ine = link.inertial
-        if ine is None or ine.mass is None or not float(ine.mass) > 0:
+        if ine is None:
             return
-        m = float(ine.mass)
+        m = 0.0 if ine.mass is None else float(ine.mass)
+        if m < 0 or not np.isfinite(m):
+            raise ValueError(f"link {link.name!r}: the mass must be non-negative, got {m}.")
         Ri, ti = _tf(ine.origin)
         J = np.zeros((3, 3)) if ine.inertia is None else np.asarray(ine.inertia, float)
         c = R @ ti + t                    # the link's centre of mass in the group frame
         Jc = (R @ Ri) @ J @ (R @ Ri).T    # its inertia about it, group axes
         M = self.mass + m
+        if M == 0:  # a massless link's rotational inertia counts (as in Pinocchio)
+            self.inertia = self.inertia + Jc
+            return
         com = (self.mass * self.com + m * c) / M
         self.inertia = (_steiner(self.inertia, self.mass, self.com - com)
                         + _steiner(Jc, m, c - com))
@@ -156,12 +161,13 @@ def _drop_massless_leaves(groups, joints, path):
     for k, g in enumerate(groups):
         if k == 0 or g.mass > 0:
             continue
-        if g.moving_below:
+        if g.moving_below or np.abs(g.inertia).max() > 0:
             raise ValueError(
                 f"load_urdf {path}: link {g.link!r} at the end of the moving joint "
-                f"{g.parent_joint.name!r} has no mass (with the links fixed to it) but moves "
-                f"other links; a massless body between two joints is not supported (give it "
-                f"a mass and inertia).")
+                f"{g.parent_joint.name!r} has no mass (with the links fixed to it) but "
+                f"{'moves other links' if g.moving_below else 'has a rotational inertia'}; a "
+                f"massless body at the end of a moving joint is not supported (give it a "
+                f"mass and inertia).")
         dropped.append(g.parent_joint.name)
     return dropped, [j for j in joints if j.name not in dropped]
 
