@@ -55,6 +55,10 @@ def _require_yourdfpy():
     return yourdfpy
 
 
+def _same_name(fname):
+    return fname
+
+
 def _tf(T):
     """A 4x4 homogeneous transform (None: the identity) as (R, t)."""
     if T is None:
@@ -228,9 +232,13 @@ def load_urdf(path, *, q=None, qd=None, floating_base=False, base_pose=None,
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"load_urdf: no URDF file at {path!r}.")
-    urdf = yourdfpy.URDF.load(path, build_scene_graph=False, build_collision_scene_graph=False,
-                              load_meshes=False, load_collision_meshes=False,
-                              filename_handler=lambda fname: fname)
+    try:  # meshes are never opened: their file names stay as written (package://...)
+        urdf = yourdfpy.URDF.load(path, build_scene_graph=False,
+                                  build_collision_scene_graph=False, load_meshes=False,
+                                  load_collision_meshes=False, filename_handler=_same_name)
+    except Exception as exc:  # lxml and yourdfpy errors: name the file
+        raise ValueError(f"load_urdf {path}: yourdfpy cannot read the file: "
+                         f"{type(exc).__name__}: {exc}") from exc
     groups, joints = _parse_tree(urdf.robot, path)
     dropped, joints = _drop_massless_leaves(groups, joints, path)
     if floating_base and not groups[0].mass > 0:
@@ -249,6 +257,9 @@ def load_urdf(path, *, q=None, qd=None, floating_base=False, base_pose=None,
                                         omega=w[k], name=g.link)
             except ValueError as exc:
                 raise ValueError(f"load_urdf {path}: link {g.link!r}: {exc}") from None
+    if not model.bodies:
+        raise ValueError(f"load_urdf {path}: no link moves (the root link is the ground and no "
+                         f"moving joint carries a mass); floating_base=True makes the root free.")
     for j in joints:
         bi, bj = groups[j.parent].body, groups[j.child].body
         si = j.t - groups[j.parent].com if j.parent or floating_base else j.t
