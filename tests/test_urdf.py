@@ -289,6 +289,26 @@ def test_pendulum_closed_form(tmp_path):
         assert abs(a[0] - (tau - M * 9.81 * lc * math.sin(theta)) / J) <= 1e-12 * 30
 
 
+def test_joint_limits_are_one_sided_penalties(tmp_path):
+    """A pendulum (J = 0.2 + 2 * 0.5^2 about the pivot) with limits -3..3 rad and the
+    penalty (k, c) = (200, 5): past a limit by delta the torque -k delta - c omega,
+    never pulling toward the limit; none inside; none without ``limits``."""
+    path = _write(tmp_path, _link("base") + _link("arm", 2.0, "0 0 -0.5")
+                  + _joint("hinge", "base", "arm", axis="0 1 0"))
+    m = mbint.load_urdf(path, limits=(200.0, 5.0))
+    free = mbint.load_urdf(path)
+    J, mgl = 0.2 + 2.0 * 0.25, 2.0 * 9.81 * 0.5
+    for theta, omega, penalty in [(3.1, 0.5, -200 * 0.1 - 5 * 0.5), (3.1, -10.0, 0.0),
+                                  (-3.1, -0.5, 200 * 0.1 + 5 * 0.5), (-3.1, 10.0, 0.0),
+                                  (1.0, 3.0, 0.0)]:
+        expect = (penalty - mgl * math.sin(theta)) / J
+        assert abs(m.joint_accelerations([theta], [omega], [0.0])[0] - expect) <= 1e-11
+        assert abs(free.joint_accelerations([theta], [omega], [0.0])[0]
+                   + mgl * math.sin(theta) / J) <= 1e-11
+    with pytest.raises(ValueError, match="non-negative"):
+        m.set_joint_limits(-1.0)
+
+
 def test_prismatic_closed_form(tmp_path):
     """A slider on an inclined axis under gravity and a force: d'' = F/m - g . axis."""
     path = _write(tmp_path, _link("base") + _link("slider", 3.0, "0.1 0.2 0.3")

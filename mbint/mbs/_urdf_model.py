@@ -48,7 +48,7 @@ class UrdfJoint:
     damping : float
         ``<dynamics damping>``: N m s/rad (revolute) or N s/m (prismatic); 0 if absent.
     lower, upper : float or None
-        ``<limit>`` (rad or m), not enforced.
+        ``<limit>`` (rad or m); enforced only by :meth:`UrdfModel.set_joint_limits`.
     """
 
     name: str
@@ -119,14 +119,16 @@ class _Drive:
     its damper, as the callback force fn(t, q, qd) -> (F, n) of the child body
     (``side=1``) or of the parent body (``side=-1``, the reaction)."""
 
-    def __init__(self, model, k, f, c, side):
-        self.model, self.k, self.f, self.c, self.side = model, k, f, c, side
+    def __init__(self, model, k, f, c, side, law=None):
+        self.model, self.k, self.f, self.c, self.side, self.law = model, k, f, c, side, law
 
     def __call__(self, t, q, qd):
         m = self.model
         j = m.urdf_joints[self.k]
-        x, xd = m.joint_state(q, qd)[:2]
-        u = (float(self.f(t)) if callable(self.f) else 0.0) - self.c * float(xd[self.k])
+        x, xd = (float(v[self.k]) for v in m.joint_state(q, qd)[:2])
+        u = (float(self.f(t)) if callable(self.f) else 0.0) - self.c * xd
+        if self.law is not None:
+            u += self.law(x, xd)
         fr = m._frames(np.asarray(q, float)[:, None])
         a = _mv(fr[j.parent].A, j.R @ j.axis)[:, 0]
         out = np.zeros(6)
@@ -469,6 +471,42 @@ class UrdfModel(SpatialModel):
                 self.add_force(bi, _Drive(self, k, f, c, -1), point=(0, 0, 0), frame="body",
                                name=f"{j.name}.reaction")
 
+    def set_joint_limits(self, k, c=0.0):
+        """Enforce the ``<limit lower upper>`` of the revolute and prismatic joints by
+        one-sided penalty torques (forces): past a limit by delta, -k delta - c x'
+        (N m with k in N m/rad and c in N m s/rad; N, N/m, N s/m for prismatic joints),
+        never pulling back toward the limit.  Callback forces (:meth:`add_force`),
+        replacing earlier ones; ``k=0`` and ``c=0`` remove them.  Angles are measured
+        in (-pi, pi]: a limit beyond pi is never reached.
+
+        Parameters
+        ----------
+        k : float
+            Penalty stiffness, N m/rad or N/m.
+        c : float
+            Penalty damping, N m s/rad or N s/m.
+        """
+        names = {f"{nm}.limit" for nm in self.joint_names} | {f"{nm}.limit_reaction"
+                                                               for nm in self.joint_names}
+        self.force_elements = [e for e in self.force_elements if e.name not in names]
+        self._compiled = None
+        k, c = float(k), float(c)
+        if not (math.isfinite(k) and math.isfinite(c) and k >= 0 and c >= 0):
+            raise ValueError(f"{self.name}: set_joint_limits: k and c must be finite and "
+                             f"non-negative, got {k}, {c}.")
+        if k == 0 and c == 0:
+            return
+        for n, j in enumerate(self.urdf_joints):
+            if j.lower is None and j.upper is None:
+                continue
+            bi, bj = self._groups[j.parent].body, self._groups[j.child].body
+            law = _Limit(j.lower, j.upper, k, c)
+            self.add_force(bj, _Drive(self, n, None, 0.0, 1, law), point=(0, 0, 0),
+                           frame="body", name=f"{j.name}.limit")
+            if not bi.is_ground:
+                self.add_force(bi, _Drive(self, n, None, 0.0, -1, law), point=(0, 0, 0),
+                               frame="body", name=f"{j.name}.limit_reaction")
+
     def _add_outputs(self):
         for k, j in enumerate(self.urdf_joints):
             names = ("angle", "rate", "accel") if j.revolute else ("position", "velocity",
@@ -477,6 +515,21 @@ class UrdfModel(SpatialModel):
             for what, nm, u in zip(("x", "xd", "xdd"), names, units):
                 self.add_output(f"{j.name}.{nm}", _Output(self, k, what))
                 self.output_units[f"{j.name}.{nm}"] = u
+
+
+class _Limit:
+    """One-sided penalty of a joint limit: past ``upper`` the torque (force)
+    min(0, -k (x - upper) - c x'), below ``lower`` max(0, k (lower - x) - c x')."""
+
+    def __init__(self, lower, upper, k, c):
+        self.lower, self.upper, self.k, self.c = lower, upper, k, c
+
+    def __call__(self, x, xd):
+        if self.upper is not None and x > self.upper:
+            return min(0.0, -self.k * (x - self.upper) - self.c * xd)
+        if self.lower is not None and x < self.lower:
+            return max(0.0, self.k * (self.lower - x) - self.c * xd)
+        return 0.0
 
 
 class _TimeFunction:

@@ -178,7 +178,7 @@ def _drop_massless_leaves(groups, joints, path):
 
 def load_urdf(path, *, q=None, qd=None, floating_base=False, base_pose=None,
               base_velocity=None, gravity=(0.0, 0.0, -9.81), damping=True, torques=None,
-              name=None):
+              limits=False, name=None):
     """Load a URDF file as a :class:`UrdfModel` (a :class:`~mbint.SpatialModel`).
 
     Parameters
@@ -209,6 +209,10 @@ def load_urdf(path, *, q=None, qd=None, floating_base=False, base_pose=None,
         reaction on the parent: a number, a time function (c0, c1, c2, a, w, psi) as in
         :meth:`~SpatialModel.add_driver`, or a callable ``f(t)``; see
         :meth:`UrdfModel.set_joint_torques`.
+    limits : bool or (k, c)
+        Enforce the joints' ``<limit lower upper>`` by one-sided penalty torques
+        (:meth:`UrdfModel.set_joint_limits`): ``True`` with k = 1e4 N m/rad (N/m) and
+        c = 10 N m s/rad (N s/m), or the pair (k, c).  Default: not enforced.
     name : str, optional
         Default: the robot's name.
 
@@ -267,5 +271,7 @@ def load_urdf(path, *, q=None, qd=None, floating_base=False, base_pose=None,
         add(bi, bj, si, j.R @ j.axis, frame="body", name=j.name)
     model._add_outputs()
     model.set_joint_torques(torques or {}, damping=damping)
+    if limits is not False and limits is not None:
+        model.set_joint_limits(*((1e4, 10.0) if limits is True else limits))
     return model
 
