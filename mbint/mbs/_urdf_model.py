@@ -31,7 +31,7 @@ def _rot(axis, angle):
     return np.eye(3) + math.sin(angle) * K + (1 - math.cos(angle)) * K @ K
 
 
-@dataclass
+@dataclass(eq=False)
 class UrdfJoint:
     """A moving joint of a :class:`UrdfModel`.
 
@@ -216,8 +216,7 @@ class UrdfModel(SpatialModel):
         if base_velocity is not None:
             v0, w0 = (np.asarray(x, float).reshape(3) for x in base_velocity)
         Rs, os_, vs, ws = [R0], [o0], [v0], [w0]
-        for j in self.urdf_joints_all():
-            k = len(Rs)
+        for j in self._tree_joints():
             x, xd = self._xk(j, qj, qdj)
             Rp, op, vp, wp = Rs[j.parent], os_[j.parent], vs[j.parent], ws[j.parent]
             RJ, oJ = Rp @ j.R, op + Rp @ j.t
@@ -229,20 +228,18 @@ class UrdfModel(SpatialModel):
                 wk = wp + xd * ag
             else:
                 wk, vk = wp, vk + xd * ag
-            assert k == j.child
             Rs.append(Rk), os_.append(ok), vs.append(vk), ws.append(wk)
         r = [o + R @ g.com for o, R, g in zip(os_, Rs, self._groups)]
         v = [vo + np.cross(w, R @ g.com) for vo, w, R, g in zip(vs, ws, Rs, self._groups)]
         return r, Rs, v, ws
 
-    def urdf_joints_all(self):
+    def _tree_joints(self):
         """Every moving joint of the tree in the order of the groups (dropped ones too)."""
         return [g.parent_joint for g in self._groups[1:]]
 
     def _xk(self, j, qj, qdj):
-        try:
-            k = self.urdf_joints.index(j)
-        except ValueError:  # a dropped joint: at 0
+        k = self.joint_names.index(j.name) if j.name in self.joint_names else None
+        if k is None:  # a dropped joint: at 0
             return 0.0, 0.0
         return float(qj[k]), float(qdj[k])
 
