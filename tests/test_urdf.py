@@ -400,3 +400,18 @@ def test_from_urdf_is_load_urdf(tmp_path):
     path = _write(tmp_path, _link("base") + _link("arm") + _joint("j1", "base", "arm"))
     m = mbint.SpatialModel.from_urdf(path, q=[0.3])
     assert isinstance(m, mbint.SpatialModel) and abs(m.joint_state(m.q0)[0][0] - 0.3) <= 1e-15
+
+
+def test_a_loaded_model_pickles(tmp_path):
+    """For mbint.ensemble: a model with a C torque, a prismatic joint's callback force and
+    the outputs pickles, and the copy has the same accelerations and joint state."""
+    import pickle
+    path = _write(tmp_path, _link("base") + _link("arm") + _link("slider", 0.5, "0.1 0 0")
+                  + _joint("j1", "base", "arm", xyz="0 0 1", axis="1 0 0")
+                  + _joint("s1", "arm", "slider", "prismatic", xyz="0 0 -0.5", axis="0 0 1"))
+    m = mbint.load_urdf(path, q=[0.4, 0.1], qd=[1.0, -0.2], torques={"j1": 0.5, "s1": 2.0})
+    c = pickle.loads(pickle.dumps(m))
+    assert np.array_equal(c.accelerations()[0], m.accelerations()[0])
+    assert np.abs(c.joint_state(c.q0, c.qd0)[1] - [1.0, -0.2]).max() <= 1e-14
+    assert set(c.outputs) == {"j1.angle", "j1.rate", "j1.accel", "s1.position", "s1.velocity",
+                              "s1.acceleration"}

@@ -11,7 +11,6 @@ omega / 2 on |p| = 1.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -331,12 +330,13 @@ class UrdfModel(SpatialModel):
         x, xd, xdd : ndarray, shape (n,) or (n, m)
             Per joint of :attr:`joint_names`; xd, xdd None when qd, qdd are.
         """
-        q = np.asarray(q, float)
-        one = q.ndim == 1
-        Q = q[:, None] if one else q
-        QD = None if qd is None else (np.asarray(qd, float)[:, None] if one else np.asarray(qd, float))
-        QDD = None if qdd is None else (np.asarray(qdd, float)[:, None] if one
-                                        else np.asarray(qdd, float))
+        one = np.ndim(q) == 1
+
+        def pts(x):
+            return None if x is None else (np.asarray(x, float)[:, None] if one
+                                           else np.asarray(x, float))
+
+        Q, QD, QDD = pts(q), pts(qd), pts(qdd)
         fr = self._frames(Q, QD, QDD)
         n, m = len(self.urdf_joints), Q.shape[1]
         x, xd, xdd = np.zeros((n, m)), np.zeros((n, m)), np.zeros((n, m))

@@ -24,8 +24,11 @@ The tree is reduced as Pinocchio's URDF parser reduces it
 - The root link is the ground (welded to it) unless ``floating_base=True``: then
   the root group is a free body.
 - A massless group at the end of a moving joint is an error, except a **leaf**
-  (nothing moving below it) that carries no mass at all: it and its joint are
-  dropped (listed in :attr:`UrdfModel.dropped_joints`), since it changes no motion.
+  (nothing moving below it) without mass and without rotational inertia: it and its
+  joint are dropped (listed in :attr:`UrdfModel.dropped_joints`), since it changes no
+  motion.  A link's rotational inertia counts even when its mass is 0 (as in Pinocchio).
+- The bodies are numbered depth first from the root (parents before children); joint
+  vectors follow the file's order of the kept moving joints (:attr:`UrdfModel.joint_names`).
 
 Joint angle conventions follow URDF: the child frame is
 ``parent * origin(xyz, rpy) * motion``, the motion a rotation by theta about the
@@ -33,7 +36,6 @@ Joint angle conventions follow URDF: the child frame is
 """
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, field
 
