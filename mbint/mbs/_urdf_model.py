@@ -109,8 +109,9 @@ class _Output:
         m = self.model
         if self.what == "xdd":
             qdd = m.accelerations(t, q, qd)[0]
-            return m.joint_state(q, qd, qdd, unwrap=True)[2][self.k]
-        return m.joint_state(q, qd, unwrap=True)[0 if self.what == "x" else 1][self.k]
+            return m.joint_state(q, qd, qdd, unwrap=True, joints=[self.k])[2][self.k]
+        return m.joint_state(q, qd, unwrap=True, joints=[self.k])[0 if self.what == "x"
+                                                                   else 1][self.k]
 
 
 class _Drive:
@@ -124,11 +125,11 @@ class _Drive:
     def __call__(self, t, q, qd):
         m = self.model
         j = m.urdf_joints[self.k]
-        x, xd = (float(v[self.k]) for v in m.joint_state(q, qd)[:2])
+        x, xd = (float(v[self.k]) for v in m.joint_state(q, qd, joints=[self.k])[:2])
         u = (float(self.f(t)) if callable(self.f) else 0.0) - self.c * xd
         if self.law is not None:
             u += self.law(x, xd)
-        fr = m._frames(np.asarray(q, float)[:, None])
+        fr = m._frames(np.asarray(q, float)[:, None], groups={j.parent, j.child})
         a = _mv(fr[j.parent].A, j.R @ j.axis)[:, 0]
         out = np.zeros(6)
         if j.revolute:
@@ -276,14 +277,14 @@ class UrdfModel(SpatialModel):
         :meth:`set_initial`)."""
         self.set_initial(*self.body_state(q_joint, qd_joint, base_pose, base_velocity))
 
-    def _frames(self, q, qd=None, qdd=None):
+    def _frames(self, q, qd=None, qdd=None, groups=None):
         """The link frame of every group with a body (or the ground) at the points of
-        q (nq, m)."""
+        q (nq, m), or of the groups listed."""
         m = q.shape[1]
         out = {}
         for k, g in enumerate(self._groups):
             b = g.body
-            if b is None:
+            if b is None or (groups is not None and k not in groups):
                 continue
             if b.is_ground:
                 z = np.zeros((3, m))
@@ -307,7 +308,7 @@ class UrdfModel(SpatialModel):
     def _com(self, fr, k):
         return fr[k].o + _mv(fr[k].A, self._groups[k].com)
 
-    def joint_state(self, q, qd=None, qdd=None, unwrap=False):
+    def joint_state(self, q, qd=None, qdd=None, unwrap=False, joints=None):
         """Joint coordinates, rates and accelerations of a body state.
 
         Revolute and continuous joints: the angle theta (rad) of the child link about
@@ -324,6 +325,8 @@ class UrdfModel(SpatialModel):
             Body coordinates, velocities and accelerations (qd, qdd optional).
         unwrap : bool
             Unwrap the angles along the last axis (a trajectory).
+        joints : list of int, optional
+            Indices of the joints to evaluate (default: all; the others are 0).
 
         Returns
         -------
@@ -337,10 +340,13 @@ class UrdfModel(SpatialModel):
                                            else np.asarray(x, float))
 
         Q, QD, QDD = pts(q), pts(qd), pts(qdd)
-        fr = self._frames(Q, QD, QDD)
         n, m = len(self.urdf_joints), Q.shape[1]
+        ks = range(n) if joints is None else joints
+        js = [self.urdf_joints[k] for k in ks]
+        fr = self._frames(Q, QD, QDD, None if joints is None else
+                          {g for j in js for g in (j.parent, j.child)})
         x, xd, xdd = np.zeros((n, m)), np.zeros((n, m)), np.zeros((n, m))
-        for k, j in enumerate(self.urdf_joints):
+        for k, j in zip(ks, js):
             fi, fj = fr[j.parent], fr[j.child]
             ag = _mv(fi.A, j.R @ j.axis)
             if j.revolute:
