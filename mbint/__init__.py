@@ -18,6 +18,7 @@ formulations                    how a mechanism is presented to a method (index-
 StateSpace                      the partitioned (state-space) view of a mechanism (RN paper)
 models      the source papers' mechanisms
 load        a trajectory saved by Trajectory.save (NetCDF)
+load_urdf   a robot's URDF file as a SpatialModel (needs yourdfpy: pip install mbint[urdf])
 ensemble, SimulationTask   parameter sweeps on a local pool or a Dask cluster
 
 Conventions (SciPy's)
@@ -37,6 +38,7 @@ from .methods import MethodInfo, methods
 from .mbs import (MechanicalSystem, PlanarModel, SpatialModel, StateSpace, Trajectory,
                   formulations, simulate)
 from .mbs.dataset import load
+from .mbs.urdf import load_urdf
 from . import mbs, models
 from .ensemble import EnsembleInterrupted, EnsembleResult, MemberError, SimulationTask, ensemble
 
@@ -45,7 +47,7 @@ __all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "Dens
            "MechanicalSystem",
            "simulate", "formulations", "Trajectory", "models", "mbs", "IntegrationInterrupted", "load",
            "ensemble", "EnsembleResult", "EnsembleInterrupted", "MemberError", "SimulationTask",
-           "StateSpace",
+           "StateSpace", "load_urdf",
            "SPARSE_MIN_NQ"]
 __version__ = "0.2.0"
 

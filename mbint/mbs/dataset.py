@@ -177,16 +177,18 @@ def _add_violations(data, traj):
 
 def _add_outputs(data, traj):
     """The model's outputs that can be evaluated, and those a loaded trajectory stored."""
+    units = getattr(traj.model, "output_units", {}) or {}  # e.g. a UrdfModel's joints
     for name in sorted(getattr(traj.model, "outputs", {}) or {}):
         try:
             v = np.asarray(traj.output(name), float)
         except Exception:  # an output that cannot be evaluated here is left out
             continue
+        attrs = dict(long_name=name, **({"units": units[name]} if name in units else {}))
         if v.ndim == 1:
-            data[f"output_{name}"] = (("time",), v, dict(long_name=name))
+            data[f"output_{name}"] = (("time",), v, attrs)
         else:
             v = v.reshape(-1, len(traj.t))
-            data[f"output_{name}"] = ((f"output_{name}_row", "time"), v, dict(long_name=name))
+            data[f"output_{name}"] = ((f"output_{name}_row", "time"), v, attrs)
     for name, v in getattr(traj, "_stored_outputs", {}).items():
         if f"output_{name}" not in data:
             dims = ("time",) if v.ndim == 1 else (f"output_{name}_row", "time")

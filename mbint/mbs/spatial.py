@@ -641,6 +641,13 @@ class SpatialModel(SpatialElements, BodyModel):
         m.reference = d.get("reference", "")
         return m
 
+    @classmethod
+    def from_urdf(cls, path, **options):
+        """A model from a URDF file: :func:`mbint.load_urdf` (needs ``pip install
+        mbint[urdf]``); returns a :class:`~mbint.mbs.urdf.UrdfModel`."""
+        from .urdf import load_urdf
+        return load_urdf(path, **options)
+
     def __repr__(self):
         return (f"<SpatialModel {self.name!r}: {len(self.bodies)} bodies, "
                 f"{len(self.joint_elements)} joints (nq = {self.nq}, nc = {self.nc}), "
