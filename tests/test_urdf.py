@@ -415,3 +415,28 @@ def test_a_loaded_model_pickles(tmp_path):
     assert np.abs(c.joint_state(c.q0, c.qd0)[1] - [1.0, -0.2]).max() <= 1e-14
     assert set(c.outputs) == {"j1.angle", "j1.rate", "j1.accel", "s1.position", "s1.velocity",
                               "s1.acceleration"}
+
+
+@needs_robots
+def test_ur5_on_every_dae_formulation():
+    """Issue 22 item 3 on a URDF arm: the UR5 (6 bodies, 36 constraint rows) on the index-1
+    ODE, the four DAE formulations and the state space, against the index-1 ODE at rtol
+    1e-10: q(0.3 s), the energy (no damping, no torques) and the constraint levels."""
+    robot = mbint.load_urdf(str(ROBOTS / "ur_description/urdf/ur5_robot.urdf"),
+                            q=[0.3, -1.0, 1.2, -0.5, 0.8, 0.1])
+    T = 0.3
+    ref = mbint.simulate(robot, (0, T), method="radau_iia", rtol=1e-10, atol=1e-12)
+    E0 = ref.energy().total[0]
+    for form, method in [("index1_dae", "radau_iia"), ("index1_dae", "ida"),
+                         ("index1_dae", "bdf"), ("index2", "radau_iia"),
+                         ("index3", "radau_iia"), ("index3", "lstable_block"),
+                         ("ggl", "radau_iia"), ("ggl", "ida"), ("state_space", "rodas4")]:
+        tr = mbint.simulate(robot, (0, T), method=method, formulation=form, rtol=1e-6,
+                            atol=1e-8)
+        what = (form, method)
+        assert tr.status == 0, (what, tr.message)
+        assert np.abs(tr.q[:, -1] - ref.q[:, -1]).max() < 2e-5, what
+        E = tr.energy().total
+        assert np.abs(E - E0).max() < 5e-5 * abs(E0), what
+        v = tr.violation()
+        assert np.abs(v.position).max() < 1e-6 and np.abs(v.velocity).max() < 1e-3, what
