@@ -16,6 +16,7 @@ simulate, Trajectory            run a mechanism with any method; its motion, ene
 formulations                    how a mechanism is presented to a method (index-1 ODE, state
                                 space, index-1/2/3 DAEs, GGL): what each takes and who solves it
 StateSpace                      the partitioned (state-space) view of a mechanism (RN paper)
+equilibrium, linearize, modes   statics, (A, B, C, D) in the independent coordinates, vibration modes
 models      the source papers' mechanisms
 load        a trajectory saved by Trajectory.save (NetCDF)
 load_urdf   a robot's URDF file as a SpatialModel (needs yourdfpy: pip install mbint[urdf])
@@ -39,6 +40,7 @@ from .mbs import (MechanicalSystem, PlanarModel, SpatialModel, StateSpace, Traje
                   formulations, simulate)
 from .mbs.dataset import load
 from .mbs.urdf import load_urdf
+from .mbs.linear import equilibrium, linearize, modes
 from . import mbs, models
 from .ensemble import EnsembleInterrupted, EnsembleResult, MemberError, SimulationTask, ensemble
 
@@ -47,7 +49,7 @@ __all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "Dens
            "MechanicalSystem",
            "simulate", "formulations", "Trajectory", "models", "mbs", "IntegrationInterrupted", "load",
            "ensemble", "EnsembleResult", "EnsembleInterrupted", "MemberError", "SimulationTask",
-           "StateSpace", "load_urdf",
+           "StateSpace", "load_urdf", "equilibrium", "linearize", "modes",
            "SPARSE_MIN_NQ"]
 __version__ = "0.2.0"
 
