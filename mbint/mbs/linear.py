@@ -143,9 +143,17 @@ class _Statics:
 
     def jacobian(self, z):
         q, lam = z[:self.nq], z[self.nq:]
-        K = self.model.forces_q(self.t, q, self.zero)
+        m, t = self.model, self.t
+        try:
+            K = m.forces_q(t, q, self.zero)
+        except ValueError:  # a MechanicalSystem without forces_q
+            K = _central(lambda x: m.forces(t, x, self.zero), q)
         if self.nc:
-            K = K - self.model.phiqT_lam_q(self.t, q, lam[:self.nc])
+            lc = lam[:self.nc]
+            try:
+                K = K - m.phiqT_lam_q(t, q, lc)
+            except ValueError:  # a MechanicalSystem without phiqT_lam_q
+                K = K - _central(lambda x: m.constraint_jacobian(t, x).T @ lc, q)
         P = self.phi_q(q)
         return np.block([[K, -P.T], [P, np.zeros((self.nl, self.nl))]])
 
@@ -155,6 +163,17 @@ class _Statics:
         if not self.nl:
             return np.zeros(0)
         return np.linalg.lstsq(P.T, self.model.forces(self.t, q, self.zero), rcond=None)[0]
+
+
+def _central(fn, x):
+    """d fn / dx by central differences with the step DIFF_STEP max(1, |x_j|)."""
+    cols = []
+    for j in range(x.size):
+        h = DIFF_STEP * max(1.0, abs(x[j]))
+        e = np.zeros(x.size)
+        e[j] = h
+        cols.append((np.asarray(fn(x + e)) - np.asarray(fn(x - e))) / (2 * h))
+    return np.array(cols).T.reshape(-1, x.size)
 
 
 def _newton(st, q, tol, max_iter):
