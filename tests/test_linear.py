@@ -72,7 +72,6 @@ def test_pendulum_linearization_inputs_outputs():
     np.testing.assert_allclose(lin.C, [[d, 0], [0, 1]], rtol=1e-12, atol=1e-15)
     ss = lin.to_scipy()
     # static gain of the angle to the torque: 1 / (m g d)
-    _, y = ss.output(np.ones(2), np.array([0.0, 1.0]))[:2]
     assert ss.A.shape == (2, 2)
     gain = (lin.C @ np.linalg.solve(-lin.A, lin.B))[0, 0]
     assert gain == pytest.approx(d / (m * G * d), rel=1e-12)
@@ -377,3 +376,20 @@ def test_plots():
     with pytest.raises(IndexError):
         md.plot(5)
     plt.close("all")
+
+
+def test_spatial_pendulum():
+    # a 3-D body on a revolute joint about y at the origin, its CM at (0.5, 0, -0.5):
+    # hangs at distance d = sqrt(0.5) below the pin, f = sqrt(m g d / (J_yy + m d^2)) / 2 pi
+    m, Jyy = 2.0, 0.4
+    model = mbint.SpatialModel(gravity=(0.0, 0.0, -G))
+    a = model.add_body(m, (0.3, Jyy, 0.5), r=(0.5, 0.0, -0.5), name="a")
+    model.add_revolute(model.ground, a, (0.0, 0.0, 0.0), (0.0, 1.0, 0.0))
+    eq = mbint.equilibrium(model, stability=True)
+    d = math.sqrt(0.5)
+    np.testing.assert_allclose(eq.q[:3], [0.0, 0.0, -d], atol=1e-12)
+    f = math.sqrt(m * G * d / (Jyy + m * d * d)) / (2 * math.pi)
+    assert eq.stable and len(eq.modes) == 1
+    assert eq.modes.frequencies[0] == pytest.approx(f, rel=1e-12)
+    ax = eq.modes.plot(0)  # a bar chart of the 7 coordinates
+    assert "a.x [m]" in [t.get_text() for t in ax.get_xticklabels()]
