@@ -393,3 +393,44 @@ def test_spatial_pendulum():
     assert eq.modes.frequencies[0] == pytest.approx(f, rel=1e-12)
     ax = eq.modes.plot(0)  # a bar chart of the 7 coordinates
     assert "a.x [m]" in [t.get_text() for t in ax.get_xticklabels()]
+
+
+def test_spatial_actuator_input_against_reduced_accelerations():
+    # B of a spatial RSDA's actuator against v'' of the reduced ODE (StateSpace, C) of
+    # the model with the actuator at 1 N m minus at 0, at the same point and partition
+    def build(act):
+        model = mbint.SpatialModel(gravity=(0.0, 0.0, -G))
+        a = model.add_body(2.0, (0.3, 0.4, 0.5), r=(0.5, 0.0, -0.5), name="a")
+        model.add_revolute(model.ground, a, (0.0, 0.0, 0.0), (0.0, 1.0, 0.0))
+        model.add_rotational_spring_damper(model.ground, a, (0.0, 1.0, 0.0), k=5.0,
+                                           actuator=act, name="motor")
+        return model
+
+    model = build(0.0)
+    q = mbint.equilibrium(model).q
+    lin = mbint.linearize(model, q, inputs=["motor"])
+    assert lin.input_units == ["N m"]
+    ind = list(lin.independent)
+    acc = [mbint.StateSpace(build(a), 0.0, q, np.zeros(7), independent=ind)
+           .acceleration(q[ind], np.zeros(len(ind))) for a in (0.0, 1.0)]
+    np.testing.assert_allclose(lin.B[len(ind):, 0], acc[1] - acc[0], rtol=1e-9, atol=1e-12)
+    assert np.abs(lin.B).max() > 0.1
+
+
+def test_urdf_joint_torque_input(tmp_path):
+    pytest.importorskip("yourdfpy")
+    # one link on a continuous joint about y, CM 0.25 m below it: dtheta''/dtau = 1/I_pivot
+    p = tmp_path / "p.urdf"
+    p.write_text(
+        '<robot name="p"><link name="base"/><link name="bar"><inertial>'
+        '<origin xyz="0 0 -0.25"/><mass value="1"/><inertia ixx="0.02" iyy="0.02" izz="0.001" '
+        'ixy="0" ixz="0" iyz="0"/></inertial></link><joint name="j" type="continuous">'
+        '<parent link="base"/><child link="bar"/><axis xyz="0 1 0"/></joint></robot>')
+    model = mbint.load_urdf(str(p), torques={"j": 0.0})
+    lin = mbint.linearize(model, model.q0, np.zeros(model.nq), inputs=["j"],
+                          outputs=["j.angle", "j.rate"])
+    Ip = 0.02 + 0.25 ** 2
+    # the angle's response: C A B = d theta''/d tau
+    assert (lin.C @ lin.A @ lin.B)[0, 0] == pytest.approx(1 / Ip, rel=1e-8)
+    md = mbint.modes(model, model.q0)
+    assert md.frequencies[0] == pytest.approx(math.sqrt(G * 0.25 / Ip) / (2 * math.pi), rel=1e-9)

@@ -417,46 +417,55 @@ class Linearization:
         return np.linalg.eigvals(self.A)
 
 
-def _input_column(model, name, q, where):
-    """The generalized force (nq,) of a unit input and its unit: a coordinate name (a
-    generalized force on it), or a planar model's ``generalized`` force element (its
-    coordinate) or ``tsda`` (a unit actuator tension along its line: -dl/dq)."""
-    nq = model.nq
-    if model.kind == "planar":
-        el = next((e for e in model.force_elements if e.name == name), None)
-        if el is not None and el.kind == "generalized":
-            b = np.zeros(nq)
-            k = int(el.params["coord"])
-            b[k] = 1.0
-            return b, _force_unit(_units(model)[k])
-        if el is not None and el.kind == "tsda":
-            return _tsda_column(model, el, q), "N"
-        if el is not None:
-            raise ValueError(f"{where}: input {name!r} is a {el.kind} element; inputs are "
-                             f"coordinates, generalized forces and spring-damper actuators.")
+def _input_column(model, name, q, t, where):
+    """The generalized force (nq,) of a unit input and its unit: a force element with an
+    actuator (planar ``add_generalized_force`` and ``add_spring_damper``, spatial
+    spring-dampers, a URDF joint's torque), or a coordinate name (a generalized force on
+    that coordinate)."""
+    el = next((e for e in getattr(model, "force_elements", ()) if e.name == name), None)
+    sign, label = 1.0, name
+    if el is None and name in getattr(model, "joint_names", ()):  # a URDF joint's torque
+        el = next((e for e in model.force_elements if e.name == f"{name}.drive"), None)
+        if el is None or el.kind != "rsda":
+            raise ValueError(f"{where}: input {name!r}: the joint has no C drive; give it one "
+                             f"with model.set_joint_torques({{{name!r}: 0.0}}) first.")
+        sign = -1.0  # the drive is an RSDA whose actuator is minus the joint torque
+    if el is not None:
+        b, unit = _actuator_column(model, el, q, t, where, label)
+        return sign * b, unit
     k = _coordinate_index(model, name, where, "input")
-    b = np.zeros(nq)
+    b = np.zeros(model.nq)
     b[k] = 1.0
     return b, _force_unit(_units(model)[k])
 
 
-def _tsda_column(model, el, q):
-    """-(dl/dq)^T of a TSDA's length l at q (central differences of the body points): the
-    generalized force of a unit actuator tension (tension pulls the two points together)."""
-    bi, bj = model.body(el.i), model.body(el.j)
-    si = np.array([el.params["si_x"], el.params["si_y"]])
-    sj = np.array([el.params["sj_x"], el.params["sj_y"]])
+def _actuator_column(model, el, q, t, where, label):
+    """Q(t, q, 0) of a copy of the model with the element's actuator raised by one, minus
+    the model's: exact, since Q is linear in an actuator (N for a spring-damper, the
+    coordinate's force unit for a generalized force, N m for a rotational one)."""
+    import pickle
 
-    def length(x):
-        return float(np.linalg.norm(bj.point(sj, x) - bi.point(si, x)))
-
-    g = np.zeros(model.nq)
-    for k in range(model.nq):
-        h = DIFF_STEP * max(1.0, abs(q[k]))
-        e = np.zeros(model.nq)
-        e[k] = h
-        g[k] = (length(q + e) - length(q - e)) / (2 * h)
-    return -g
+    rows = getattr(el, "prims", None) or [el.params]
+    if not any("fa_c0" in r for r in rows):
+        raise ValueError(f"{where}: input {label!r} is a {el.kind} element without an "
+                         f"actuator; inputs are coordinates and actuated force elements.")
+    try:
+        copy = pickle.loads(pickle.dumps(model))
+    except Exception as exc:  # Python force functions that do not pickle
+        raise ValueError(f"{where}: input {label!r}: the model cannot be copied to evaluate "
+                         f"the actuator ({exc}).") from exc
+    e2 = next(e for e in copy.force_elements if e.name == el.name)
+    for r in getattr(e2, "prims", None) or [e2.params]:
+        if "fa_c0" in r:
+            r["fa_c0"] = r["fa_c0"] + 1.0
+    copy._compiled = None
+    zero = np.zeros(model.nq)
+    b = copy.forces(t, q, zero) - model.forces(t, q, zero)
+    if el.kind == "generalized":
+        unit = _force_unit(_units(model)[int(el.params["coord"])])
+    else:
+        unit = {"tsda": "N", "rsda": "N m"}.get(el.kind, "")
+    return b, unit
 
 
 def _difference_jacobians(ss, v, vd, t):
@@ -551,10 +560,13 @@ def linearize(model, q=None, qd=None, *, t=0.0, inputs=None, outputs=None, indep
       or with ``jacobian="differences"`` central differences of v'' with the relative step
       :data:`DIFF_STEP` = eps^(1/3) times max(1, |x_j|);
     - B = [0; M^^-1 E^T b_k] for input k entering as the generalized force b_k u_k
-      (E = dq/dv): the model has no declared input mechanism of its own, so an input is a
-      coordinate name (a generalized force on that coordinate: N on "m", N m on "rad"), a
-      planar ``add_generalized_force`` element (by name) or a planar ``add_spring_damper``
-      element (by name: its actuator tension, N, pulling its two points together);
+      (E = dq/dv).  An input is the name of a force element with an actuator (planar
+      ``add_generalized_force``, planar and spatial ``add_spring_damper``: its tension
+      [N] pulling the points together, spatial ``add_rotational_spring_damper``: its
+      torque [N m] in the sense of the spring's), a URDF joint's name (its torque [N m],
+      after ``set_joint_torques`` gave it a C drive), or a coordinate name (a generalized
+      force on that coordinate: N on "m", N m on "rad"; a MechanicalSystem has no
+      actuator elements, so its inputs are these);
     - C: a row per output: a coordinate (its position), ``"<coordinate>'"`` (its velocity)
       or a named output of the model (central differences through the full state);
       default C = I (y = x).  D = 0 (no output depends on the forces directly).
@@ -601,7 +613,7 @@ def linearize(model, q=None, qd=None, *, t=0.0, inputs=None, outputs=None, indep
     A = np.block([[np.zeros((nd, nd)), np.eye(nd)], [J1, J2]])
     cols, in_units = [], []
     for name in (inputs or ()):
-        b, u = _input_column(model, name, q, where)
+        b, u = _input_column(model, name, q, t, where)
         cols.append(np.linalg.solve(r["M_hat"], E.T @ b))
         in_units.append(u)
     B = np.vstack([np.zeros((nd, len(cols))), np.array(cols).reshape(len(cols), nd).T])
