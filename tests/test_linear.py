@@ -434,3 +434,27 @@ def test_urdf_joint_torque_input(tmp_path):
     assert (lin.C @ lin.A @ lin.B)[0, 0] == pytest.approx(1 / Ip, rel=1e-8)
     md = mbint.modes(model, model.q0)
     assert md.frequencies[0] == pytest.approx(math.sqrt(G * 0.25 / Ip) / (2 * math.pi), rel=1e-9)
+
+
+def test_modes_off_equilibrium_warns():
+    model = rod_pendulum(theta=-1.0)
+    with pytest.warns(RuntimeWarning, match="not a static equilibrium"):
+        mbint.modes(model, model.q0)
+
+
+def test_relaxation_with_a_driver_frozen_in_time():
+    # a time-driven angle of body 1 (theta1 = 0.3 + 0.2 t^2, at t = 1: 0.5) and a pendulum
+    # pinned to it, started horizontal (Newton stalls there): the relaxation with the
+    # driver frozen at t = 1 lets body 2 hang straight down below the driven body's tip
+    tip = np.array([math.cos(0.5), math.sin(0.5)])
+    model = mbint.PlanarModel(gravity=(0.0, -G))
+    a = model.add_body(1.0, 0.1, q=(0.5 * tip[0], 0.5 * tip[1], 0.5), name="arm")
+    b = model.add_body(1.0, 0.1, q=(tip[0] + 0.5, tip[1], math.pi / 2), name="bob")
+    model.add_revolute(model.ground, (0.0, 0.0), a, (-0.5, 0.0))
+    model.add_driver(a, "theta", (0.3, 0.0, 0.2))
+    model.add_revolute(a, (0.5, 0.0), b, (0.0, 0.5))
+    eq = mbint.equilibrium(model, t=1.0, q0=model.q0)
+    assert eq.method == "relaxation"
+    assert eq.q[2] == pytest.approx(0.5, abs=1e-12)
+    np.testing.assert_allclose(eq.q[3:5], tip - [0.0, 0.5], atol=1e-10)
+    assert abs(math.remainder(eq.q[5], 2 * math.pi)) < 1e-10

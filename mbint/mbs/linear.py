@@ -235,8 +235,14 @@ def _damped_system(st, c):
 
     kw = {}
     if st.nl:
-        def gamma(_t, q, qd):
-            g = model.gamma(t, q, qd) if st.nc else np.zeros(0)
+        def gamma(_t, q, qd):  # of the constraints frozen at t: -(Phi_q qd)_q qd
+            if not st.nc:
+                g = np.zeros(0)
+            else:
+                try:
+                    g = -model.phiq_x_q(t, q, qd) @ qd
+                except ValueError:  # a MechanicalSystem without phiq_x_q
+                    g = -_central(lambda x: model.constraint_jacobian(t, x) @ qd, q) @ qd
             return np.concatenate([g, np.zeros(len(st.fixed))])
         kw = dict(constraints=lambda _t, q: st.phi(q), constraint_jacobian=lambda _t, q: st.phi_q(q),
                   gamma=gamma, constraint_t=0)
@@ -767,6 +773,22 @@ def _plot_planar(res, dq, scale, ax):
             fontsize=8)
 
 
+def _warn_off_equilibrium(model, q, t, tol=1e-6):
+    """A RuntimeWarning when q is not a static equilibrium (scaled residual > tol)."""
+    import warnings
+
+    if model.nc and np.max(np.abs(model.phi(t, q))) > tol * max(1.0, np.max(np.abs(q))):
+        return  # linearize raises its own error
+    st = _Statics(model, t, q, [])
+    f, p = st.residual(np.concatenate([q, st.multipliers(q)]))
+    F = max(float(np.max(np.abs(model.forces(t, q, np.zeros(model.nq))))), 1e-300)
+    r = float(np.max(np.abs(f), initial=0.0))
+    if r > tol * F:
+        warnings.warn(f"modes: q is not a static equilibrium (max |Q - Phi_q^T lam| = {r:.3g}, "
+                      f"{r / F:.3g} of max |Q|): the result is the spectrum of the "
+                      f"linearization at q, not vibration modes.", RuntimeWarning, stacklevel=3)
+
+
 def modes(model, q=None, *, t=0.0, independent=None, zero_tol=1e-6):
     """Vibration modes of a mechanism at an equilibrium.
 
@@ -796,6 +818,8 @@ def modes(model, q=None, *, t=0.0, independent=None, zero_tol=1e-6):
     _check_model(model, "modes")
     if q is None:
         q = equilibrium(model, t=t).q
+    else:
+        _warn_off_equilibrium(model, _vector(model, "q", q, "modes", None), t)
     lin = linearize(model, q, np.zeros(model.nq), t=t, independent=independent)
     nd = lin.independent.size
     s, X = np.linalg.eig(lin.A)
