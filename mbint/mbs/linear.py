@@ -79,7 +79,9 @@ class Equilibrium:
     lam : ndarray, shape (nc,)
         The multipliers of the model's constraints (unit J per unit of the row: N, N m).
     reactions : ndarray, shape (len(fixed),)
-        The generalized forces that hold the ``fixed`` coordinates (N or N m).
+        The multipliers of the rows q_i - q0_i = 0 of the ``fixed`` coordinates: the applied
+        generalized force on each at the equilibrium (N or N m); the support holding it
+        exerts minus this.
     force_residual : float
         max |Q(t, q, 0) - Phi_q^T lam| (N or N m).
     constraint_residual : float
@@ -91,8 +93,8 @@ class Equilibrium:
     fixed : list of str
         The coordinates held at their value in q0.
     stable : bool or None
-        With ``stability=True``: whether every eigenvalue of the linearization has a
-        non-positive real part (None when not checked).
+        With ``stability=True``: whether no eigenvalue of the linearization has a positive
+        real part (an undamped equilibrium counts as stable; None when not checked).
     modes : ModalAnalysis or None
         With ``stability=True``: the modes at q.
     """
@@ -244,7 +246,8 @@ def _damped_system(st, c):
                 except ValueError:  # a MechanicalSystem without phiq_x_q
                     g = -_central(lambda x: model.constraint_jacobian(t, x) @ qd, q) @ qd
             return np.concatenate([g, np.zeros(len(st.fixed))])
-        kw = dict(constraints=lambda _t, q: st.phi(q), constraint_jacobian=lambda _t, q: st.phi_q(q),
+        kw = dict(constraints=lambda _t, q: st.phi(q),
+                  constraint_jacobian=lambda _t, q: st.phi_q(q),
                   gamma=gamma, constraint_t=0)
     return MechanicalSystem(lambda q: model.mass(q), forces, nq=st.nq, q0=st.q0,
                             name=f"{getattr(model, 'name', 'model')}_relaxation", **kw)
@@ -605,7 +608,8 @@ def linearize(model, q=None, qd=None, *, t=0.0, inputs=None, outputs=None, indep
     q = _vector(model, "q", q, where, model.q0)
     qd = _vector(model, "qd", qd, where, qd_default)
     if jacobian not in ("analytic", "differences"):
-        raise ValueError(f"{where}: jacobian must be 'analytic' or 'differences', got {jacobian!r}.")
+        raise ValueError(f"{where}: jacobian must be 'analytic' or 'differences', "
+                         f"got {jacobian!r}.")
     _check_consistent(model, t, q, qd, where)
     ss = StateSpace(model, t, q, qd, independent=independent)
     r = ss.evaluate(jacobians=True)
