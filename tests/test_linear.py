@@ -458,3 +458,17 @@ def test_relaxation_with_a_driver_frozen_in_time():
     assert eq.q[2] == pytest.approx(0.5, abs=1e-12)
     np.testing.assert_allclose(eq.q[3:5], tip - [0.0, 0.5], atol=1e-10)
     assert abs(math.remainder(eq.q[5], 2 * math.pi)) < 1e-10
+
+
+def test_hmmwv_statics_and_modes():
+    # the RN vehicle (98 coordinates, 80 constraints): Newton converges, the equilibrium is
+    # stable, the free motions in the road plane are rigid-body modes, and the chassis
+    # modes on the suspensions and tires lie in a vehicle's range (0.5 to 20 Hz)
+    car = mbint.models.hmmwv()
+    eq = mbint.equilibrium(car, stability=True)
+    assert eq.method == "newton" and eq.constraint_residual < 1e-10
+    md = eq.modes
+    assert md.stable
+    assert md.rigid_shapes.shape[1] >= 3  # x, y, yaw at least
+    assert md.shapes.shape == (car.nq - car.nc, len(md))
+    assert 0.5 < md.frequencies[0] < 20.0
