@@ -46,6 +46,11 @@ __all__ = ["MemberError", "PENDING", "run_member", "run_serial", "run_threads", 
 _TICK = 0.1
 #: seconds a stopped thread member is given to end before it is left running
 _GRACE = 1.0
+#: seconds a worker process may spend loading a task (unpickling it: importing the
+#: modules it needs) before its first member's timeout starts; loading is not the
+#: member's run (on a loaded machine a fresh worker's imports took longer than a
+#: 1.5 s timeout, and a member that returns at once timed out)
+_LOAD_ALLOWANCE = 60.0
 #: a member not finished yet
 PENDING = object()
 
@@ -311,6 +316,7 @@ def _worker_main(conn, alive):
                 task = pickle.loads(payload)
             except Exception as exc:  # noqa: BLE001 - every member's failure
                 task_error = exc
+            conn.send_bytes(b"loaded")  # the members' timeouts start now
         for k, p in members:
             if task_error is not None:
                 res = MemberError(k, p, task_error)
@@ -354,6 +360,7 @@ class _Worker:
         self.task_id = None   # the task it holds
         self.inflight = collections.deque()  # members sent, not returned: the first runs
         self.started = None   # monotonic time the running member started
+        self.loading = False  # a task sent, not loaded yet (_LOAD_ALLOWANCE)
 
     def exit_code(self):
         self.proc.join(1.0)
@@ -509,8 +516,8 @@ def run_processes(task, params, n_workers, results, bar, timeout):
                         f"before returning a result; the other members go on in a fresh "
                         f"worker"))
             for w in list(workers):
-                if timeout is not None and w.inflight and \
-                        time.monotonic() - w.started > timeout:
+                if timeout is not None and w.inflight and time.monotonic() - w.started > \
+                        timeout + (_LOAD_ALLOWANCE if w.loading else 0.0):
                     replace(w, _timeout_error(w.inflight[0], timeout,
                                               "its worker process was killed"))
     finally:
@@ -562,6 +569,8 @@ def _send(w, members, task_id, payload, params, finish):
         return members
     if not w.inflight:
         w.started = time.monotonic()
+    if head[1] is not None:
+        w.loading = True
     w.inflight.extend(members)
     w.task_id = task_id
     return []
@@ -579,6 +588,9 @@ def _receive(w, params, finish, feed, spent):
             return False
         if data == b"ready":
             w.ready = True
+        elif data == b"loaded":
+            w.loading = False
+            w.started = time.monotonic()
         elif w.inflight:
             k = w.inflight.popleft()
             now = time.monotonic()

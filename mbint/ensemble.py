@@ -272,7 +272,9 @@ def ensemble(task, params, *, client=None, n_workers=None, backend=None, progres
         computed on the cluster); its structure is taken from the first member
         that finishes, so the call returns once one member is done.
     timeout : float, optional
-        Seconds a member may run (local pools; not with ``client``).  A member
+        Seconds a member may run (local pools; not with ``client``), counted from
+        when it can start: a worker process's loading of the task (the imports its
+        unpickling needs, up to 60 s) is not charged to it.  A member
         that runs longer is a :class:`MemberError` (``TimeoutError``) and the
         others go on: its worker process is killed; in a thread or serially its
         mbint runs are stopped through the driver's monitor (within 5 ms).  A

@@ -209,6 +209,30 @@ def hang_in(x):
     return x
 
 
+class SlowToLoad:
+    """A task whose unpickling takes 2.5 s (as importing a heavy module in a fresh
+    worker does); each member returns at once."""
+
+    def __init__(self):
+        self.factor = 2  # a state, so that unpickling calls __setstate__
+
+    def __call__(self, x):
+        return self.factor * x
+
+    def __setstate__(self, state):
+        time.sleep(2.5)
+        self.__dict__.update(state)
+
+
+def test_loading_the_task_is_not_the_members_run():
+    """Regression: a process worker's member timeout ran from the moment the task was
+    sent, so the worker's loading of it counted: under load a fresh worker's imports
+    took longer than timeout = 1.5 s and a member that returns at once timed out."""
+    res = mbint.ensemble(SlowToLoad(), [1, 2, 3], n_workers=2, backend="processes",
+                         timeout=1.0, progress=False)
+    assert res.failed == [] and list(res) == [2, 4, 6]
+
+
 @pytest.mark.parametrize("backend", ["processes", "threads", "serial"])
 def test_a_member_that_hangs_times_out_alone(backend):
     """A member that hangs hung the ensemble forever; there was no timeout."""
