@@ -315,7 +315,9 @@ class SpatialElements:
                         sj=bj.to_body(Pj), **fc)
         else:
             raise ValueError(f"{where}: kind must be 'rotation' or 'translation', got {kind!r}.")
-        return self._joint("driver", name, bi, bj, [prim])
+        e = self._joint("driver", name, bi, bj, [prim])
+        self._add_driver_output(e)
+        return e
 
     # ---------------------------------------------------------------- forces
     def _force(self, kind, name, bi, bj, prims, fn=None, point=(0.0, 0.0, 0.0)):

@@ -314,7 +314,9 @@ class PlanarModel(BodyModel):
 
     @property
     def constraint_names(self):
-        """One name per row of Phi (``"<joint>[r]"``)."""
+        """One name per row of Phi: ``"<joint>[r]"`` (r = 0, 1, ...) for the rows of a
+        joint of several rows, the joint's name alone for a one-row joint (a driver
+        named ``"motor"`` has the row ``"motor"``, not ``"motor[0]"``)."""
         return self._joint_row_names()
 
     @property
@@ -469,12 +471,14 @@ class PlanarModel(BodyModel):
                                  f"coord must be 'theta'.")
             bi, bj = self._pair(where, relative_to, b)
             fcoef = _timefn(where, f, coefficients, default_c0=bj.q0[2] - bi.q0[2])
-            return self._add_joint("driver_angle", name, bi, bj, dict(fcoef))
-        if b.is_ground:
-            raise ValueError(f"{where}: the ground cannot be driven.")
-        fcoef = _timefn(where, f, coefficients, default_c0=b.q0[c])
-        e = self._add_joint(kind, name, b, self.ground, dict(fcoef, coord=c))
-        e.j = -1
+            e = self._add_joint("driver_angle", name, bi, bj, dict(fcoef))
+        else:
+            if b.is_ground:
+                raise ValueError(f"{where}: the ground cannot be driven.")
+            fcoef = _timefn(where, f, coefficients, default_c0=b.q0[c])
+            e = self._add_joint(kind, name, b, self.ground, dict(fcoef, coord=c))
+            e.j = -1
+        self._add_driver_output(e)
         return e
 
     # ---------------------------------------------------------------- forces
@@ -747,6 +751,8 @@ class PlanarModel(BodyModel):
             rows = L["joint_rows"][L["joint_types"][e["kind"]]]
             m.joint_elements.append(Element(e["kind"], e["name"], int(e["i"]), int(e["j"]),
                                             dict(e["params"]), row=m.nc, rows=rows))
+            if e["kind"].startswith("driver"):
+                m._add_driver_output(m.joint_elements[-1])
         for e in d["forces"]:
             m.force_elements.append(Element(e["kind"], e["name"], int(e["i"]), int(e["j"]),
                                             dict(e["params"])))
