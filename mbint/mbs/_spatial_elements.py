@@ -296,6 +296,12 @@ class SpatialElements:
         ``point_j`` (default ``point``) on body_j (with a translational or
         cylindrical joint).  f(t) = c0 + c1 t + c2 t^2 + a sin(w t + psi), given as
         in :meth:`PlanarModel.add_driver`; a missing c0 holds the initial value.
+
+        The driver is a motor: the model gets the output ``"<name>.torque"`` (N m,
+        rotation) or ``"<name>.force"`` (N, translation), listed in
+        ``output_units``: the torque it applies to body_j about ``axis`` (right-handed)
+        or the force along it, so that effort times the rate of f is its power in W;
+        body_i receives the opposite (:func:`mbint.mbs.reactions.driver_effort`).
         """
         name = self._name("driver", name)
         where = f"driver {name!r}"

@@ -260,6 +260,9 @@ class PlanarModel(BodyModel):
     outputs : dict
         Named outputs ``fn(t, q, qd)`` of the model (vectorized: q, qd of shape
         (nq, m), t of shape (m,)); :meth:`Trajectory.output` evaluates them.
+        Every driver adds ``"<driver>.torque"`` or ``"<driver>.force"``.
+    output_units : dict
+        The unit of an output by name, where known (``"N m"``, ``"N"``, ...).
     description, reference : str
         What the model is and where it comes from (set by :mod:`mbint.models`).
     t_span : tuple or None
@@ -456,6 +459,22 @@ class PlanarModel(BodyModel):
             where it starts.
         relative_to : Body, optional
             Drive theta_body - theta_relative_to instead (may be the ground).
+        name : str, optional
+            Default ``"driver<k>"``; its one row of Phi is named by it alone.
+
+        Returns
+        -------
+        Element
+
+        Notes
+        -----
+        The driver is a motor: the model gets the output ``"<name>.torque"`` (N m;
+        ``coord="theta"``) or ``"<name>.force"`` (N; ``"x"``, ``"y"``), listed in
+        :attr:`output_units`: the effort it applies to ``body`` in the positive
+        sense of the driven coordinate (-lam of its row; with ``relative_to`` the
+        torque on ``body``, ``relative_to`` receiving the opposite), so that effort
+        times the coordinate's rate is its power in W
+        (:func:`mbint.mbs.reactions.driver_effort`).
         """
         kind = "driver_angle" if relative_to is not None else "driver_coord"
         name = self._name("driver", name, self.joint_elements)

@@ -279,7 +279,10 @@ class SpatialModel(SpatialElements, BodyModel):
     bodies : list of SpatialBody
     joint_elements, force_elements : list of SpatialElement
     outputs : dict
-        Named outputs ``fn(t, q, qd)`` (vectorized like :class:`PlanarModel`'s).
+        Named outputs ``fn(t, q, qd)`` (vectorized like :class:`PlanarModel`'s);
+        every driver adds ``"<driver>.torque"`` or ``"<driver>.force"``.
+    output_units : dict
+        The unit of an output by name, where known (``"N m"``, ``"N"``, ...).
     description, reference : str
     t_span : tuple or None
     settings : dict

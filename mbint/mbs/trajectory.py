@@ -146,7 +146,9 @@ class Trajectory:
         coordinate i.
     lam : ndarray, shape (nc, m)
         Lagrange multipliers (``M q'' + Phi_q^T lam = Q``): from the index-1 system,
-        or the integrated ones of a DAE formulation.
+        or the integrated ones of a DAE formulation.  What they mean as forces:
+        :meth:`reactions` (per joint and body, N and N m) and the drivers' outputs
+        ``output("<driver>.torque")`` / ``output("<driver>.force")``.
     time_major : TimeMajor
         Read-only views with one row per time: ``time_major.q`` is ``q.T``,
         shape (m, nq) (also ``qd``, ``qdd``, ``lam``).
