@@ -337,6 +337,10 @@ def test_names_units_and_errors():
     assert m2.output_units == m.output_units
     m3 = pickle.loads(pickle.dumps(m))
     assert m3.outputs["motor.torque"].model is m3
+    # no output points: empty arrays of the right shapes
+    from mbint.mbs.reactions import joint_reactions
+    e = joint_reactions(m, np.zeros(0), np.zeros((m.nq, 0)), np.zeros((m.nc, 0)), "B")
+    assert e.on_j.force.shape == (2, 0) and e.on_j.torque.shape == (0,)
 
 
 def test_mechanical_system_has_no_reactions():
