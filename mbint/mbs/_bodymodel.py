@@ -42,6 +42,7 @@ class BodyModel(Kernels):
         self.joint_elements = []
         self.force_elements = []
         self.outputs = {}
+        self.output_units = {}
         self.description = ""
         self.reference = ""
         self.t_span = None
@@ -108,14 +109,15 @@ class BodyModel(Kernels):
         return bi, bj
 
     def _joint_row_names(self):
-        """``"<joint>[r]"`` for every row of every joint (the joint's name alone for a
-        one-row joint)."""
+        """``"<joint>[r]"`` (r = 0, 1, ...) for every row of a joint of several rows, the
+        joint's name alone for a one-row joint (a driver ``"motor"``, not
+        ``"motor[0]"``)."""
         names = []
         for e in self.joint_elements:
             names += [f"{e.name}[{r}]" if e.rows > 1 else e.name for r in range(e.rows)]
         return names
 
-    def add_output(self, name, fn):
+    def add_output(self, name, fn, unit=None):
         """A named output ``fn(t, q, qd)``, evaluated by :meth:`Trajectory.output`.
 
         Parameters
@@ -127,10 +129,24 @@ class BodyModel(Kernels):
             axis); returns an array whose last axis has length m.  Indexing
             the coordinate first, ``lambda t, q, qd: q[2]``, works for one
             state (nq,) and for a trajectory alike.
+        unit : str, optional
+            Its unit (``"rad"``, ``"N m"``, ...), kept in :attr:`output_units` and
+            written to a saved trajectory's ``units``.
         """
         if not callable(fn):
             raise ValueError(f"add_output {name!r}: fn must be callable fn(t, q, qd).")
         self.outputs[str(name)] = fn
+        if unit is not None:
+            self.output_units[str(name)] = str(unit)
+
+    def _add_driver_output(self, e):
+        """The output ``"<driver>.torque"`` (N m) or ``"<driver>.force"`` (N) of driver
+        ``e``: the effort it applies to the body it drives
+        (:func:`mbint.mbs.reactions.driver_effort`)."""
+        from .reactions import DriverEffort
+
+        fn = DriverEffort(self, e.name)
+        self.add_output(f"{e.name}.{fn.quantity}", fn, unit=fn.unit)
 
     def _mech_handle(self):
         return self.compile().handle

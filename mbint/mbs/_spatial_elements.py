@@ -296,6 +296,12 @@ class SpatialElements:
         ``point_j`` (default ``point``) on body_j (with a translational or
         cylindrical joint).  f(t) = c0 + c1 t + c2 t^2 + a sin(w t + psi), given as
         in :meth:`PlanarModel.add_driver`; a missing c0 holds the initial value.
+
+        The driver is a motor: the model gets the output ``"<name>.torque"`` (N m,
+        rotation) or ``"<name>.force"`` (N, translation), listed in
+        ``output_units``: the torque it applies to body_j about ``axis`` (right-handed)
+        or the force along it, so that effort times the rate of f is its power in W;
+        body_i receives the opposite (:func:`mbint.mbs.reactions.driver_effort`).
         """
         name = self._name("driver", name)
         where = f"driver {name!r}"
@@ -315,7 +321,9 @@ class SpatialElements:
                         sj=bj.to_body(Pj), **fc)
         else:
             raise ValueError(f"{where}: kind must be 'rotation' or 'translation', got {kind!r}.")
-        return self._joint("driver", name, bi, bj, [prim])
+        e = self._joint("driver", name, bi, bj, [prim])
+        self._add_driver_output(e)
+        return e
 
     # ---------------------------------------------------------------- forces
     def _force(self, kind, name, bi, bj, prims, fn=None, point=(0.0, 0.0, 0.0)):

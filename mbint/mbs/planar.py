@@ -260,6 +260,9 @@ class PlanarModel(BodyModel):
     outputs : dict
         Named outputs ``fn(t, q, qd)`` of the model (vectorized: q, qd of shape
         (nq, m), t of shape (m,)); :meth:`Trajectory.output` evaluates them.
+        Every driver adds ``"<driver>.torque"`` or ``"<driver>.force"``.
+    output_units : dict
+        The unit of an output by name, where known (``"N m"``, ``"N"``, ...).
     description, reference : str
         What the model is and where it comes from (set by :mod:`mbint.models`).
     t_span : tuple or None
@@ -314,7 +317,9 @@ class PlanarModel(BodyModel):
 
     @property
     def constraint_names(self):
-        """One name per row of Phi (``"<joint>[r]"``)."""
+        """One name per row of Phi: ``"<joint>[r]"`` (r = 0, 1, ...) for the rows of a
+        joint of several rows, the joint's name alone for a one-row joint (a driver
+        named ``"motor"`` has the row ``"motor"``, not ``"motor[0]"``)."""
         return self._joint_row_names()
 
     @property
@@ -454,6 +459,22 @@ class PlanarModel(BodyModel):
             where it starts.
         relative_to : Body, optional
             Drive theta_body - theta_relative_to instead (may be the ground).
+        name : str, optional
+            Default ``"driver<k>"``; its one row of Phi is named by it alone.
+
+        Returns
+        -------
+        Element
+
+        Notes
+        -----
+        The driver is a motor: the model gets the output ``"<name>.torque"`` (N m;
+        ``coord="theta"``) or ``"<name>.force"`` (N; ``"x"``, ``"y"``), listed in
+        :attr:`output_units`: the effort it applies to ``body`` in the positive
+        sense of the driven coordinate (-lam of its row; with ``relative_to`` the
+        torque on ``body``, ``relative_to`` receiving the opposite), so that effort
+        times the coordinate's rate is its power in W
+        (:func:`mbint.mbs.reactions.driver_effort`).
         """
         kind = "driver_angle" if relative_to is not None else "driver_coord"
         name = self._name("driver", name, self.joint_elements)
@@ -469,12 +490,14 @@ class PlanarModel(BodyModel):
                                  f"coord must be 'theta'.")
             bi, bj = self._pair(where, relative_to, b)
             fcoef = _timefn(where, f, coefficients, default_c0=bj.q0[2] - bi.q0[2])
-            return self._add_joint("driver_angle", name, bi, bj, dict(fcoef))
-        if b.is_ground:
-            raise ValueError(f"{where}: the ground cannot be driven.")
-        fcoef = _timefn(where, f, coefficients, default_c0=b.q0[c])
-        e = self._add_joint(kind, name, b, self.ground, dict(fcoef, coord=c))
-        e.j = -1
+            e = self._add_joint("driver_angle", name, bi, bj, dict(fcoef))
+        else:
+            if b.is_ground:
+                raise ValueError(f"{where}: the ground cannot be driven.")
+            fcoef = _timefn(where, f, coefficients, default_c0=b.q0[c])
+            e = self._add_joint(kind, name, b, self.ground, dict(fcoef, coord=c))
+            e.j = -1
+        self._add_driver_output(e)
         return e
 
     # ---------------------------------------------------------------- forces
@@ -747,6 +770,8 @@ class PlanarModel(BodyModel):
             rows = L["joint_rows"][L["joint_types"][e["kind"]]]
             m.joint_elements.append(Element(e["kind"], e["name"], int(e["i"]), int(e["j"]),
                                             dict(e["params"]), row=m.nc, rows=rows))
+            if e["kind"].startswith("driver"):
+                m._add_driver_output(m.joint_elements[-1])
         for e in d["forces"]:
             m.force_elements.append(Element(e["kind"], e["name"], int(e["i"]), int(e["j"]),
                                             dict(e["params"])))

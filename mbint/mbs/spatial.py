@@ -279,7 +279,10 @@ class SpatialModel(SpatialElements, BodyModel):
     bodies : list of SpatialBody
     joint_elements, force_elements : list of SpatialElement
     outputs : dict
-        Named outputs ``fn(t, q, qd)`` (vectorized like :class:`PlanarModel`'s).
+        Named outputs ``fn(t, q, qd)`` (vectorized like :class:`PlanarModel`'s);
+        every driver adds ``"<driver>.torque"`` or ``"<driver>.force"``.
+    output_units : dict
+        The unit of an output by name, where known (``"N m"``, ``"N"``, ...).
     description, reference : str
     t_span : tuple or None
     settings : dict
@@ -326,7 +329,8 @@ class SpatialModel(SpatialElements, BodyModel):
     @property
     def constraint_names(self):
         """One name per row of Phi: ``"<body>.norm"`` (the normalizations), then
-        ``"<joint>[r]"``."""
+        ``"<joint>[r]"`` for the rows of a joint of several rows and the joint's name
+        alone for a one-row joint (a driver ``"motor"``, not ``"motor[0]"``)."""
         return [f"{b.name}.norm" for b in self.bodies] + self._joint_row_names()
 
     @property
@@ -632,6 +636,8 @@ class SpatialModel(SpatialElements, BodyModel):
             m.joint_elements.append(SpatialElement(e["kind"], e["name"], int(e["i"]), int(e["j"]),
                                                    [dict(p) for p in e["prims"]],
                                                    rows=int(e["rows"])))
+            if e["kind"] == "driver":
+                m._add_driver_output(m.joint_elements[-1])
         for e in d["forces"]:
             m.force_elements.append(SpatialElement(e["kind"], e["name"], int(e["i"]), int(e["j"]),
                                                    [dict(p) for p in e["prims"]]))

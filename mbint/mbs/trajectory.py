@@ -146,7 +146,9 @@ class Trajectory:
         coordinate i.
     lam : ndarray, shape (nc, m)
         Lagrange multipliers (``M q'' + Phi_q^T lam = Q``): from the index-1 system,
-        or the integrated ones of a DAE formulation.
+        or the integrated ones of a DAE formulation.  What they mean as forces:
+        :meth:`reactions` (per joint and body, N and N m) and the drivers' outputs
+        ``output("<driver>.torque")`` / ``output("<driver>.force")``.
     time_major : TimeMajor
         Read-only views with one row per time: ``time_major.q`` is ``q.T``,
         shape (m, nq) (also ``qd``, ``qdd``, ``lam``).
@@ -356,7 +358,11 @@ class Trajectory:
         """A named output of the model at the output points.
 
         Evaluates ``model.outputs[name](t, q, qd)`` with the trajectory's
-        ``t`` (m,), ``q`` and ``qd`` (nq, m).
+        ``t`` (m,), ``q`` and ``qd`` (nq, m); an output that has a
+        ``from_trajectory(traj)`` method is given the trajectory instead (a driver's
+        ``"<driver>.torque"`` / ``"<driver>.force"``, which takes ``traj.lam``: see
+        :func:`mbint.mbs.reactions.driver_effort`).  Units are in
+        ``model.output_units[name]`` where the model knows them.
 
         Returns
         -------
@@ -372,7 +378,48 @@ class Trajectory:
             known = sorted(set(self.model.outputs) | set(stored))
             raise ValueError(f"output: unknown output {name!r}; the model has "
                              f"{known}.") from None
+        hook = getattr(fn, "from_trajectory", None)
+        if hook is not None:
+            return np.asarray(hook(self))
         return np.asarray(fn(self.t, self.q, self.qd))
+
+    def reactions(self, joint=None, frame="ground"):
+        """Force and torque of a joint on each of its two bodies at the output points.
+
+        From the multipliers: the rows of the joint exert ``Q_c = -Phi_q^T lam`` (its
+        rows only) on the coordinates of its bodies, which is the force and the
+        torque about the body's centre of mass (spatial: n' = G(p) Q_p / 2 in the
+        body frame); the torque is then taken about the joint's point on that body,
+        ``n_P = n - s_P x F`` (:mod:`mbint.mbs.reactions`).  A side on the ground
+        is reported too, as the negative of the other side's wrench moved to the
+        ground's joint point (Newton's third law; ``BodyWrench.ground`` is True).
+
+        Parameters
+        ----------
+        joint : str, optional
+            A joint's name; None: every joint.
+        frame : {"ground", "body"}
+            Force and torque in global components, or each in the frame of the body
+            it acts on (the ground side stays global).
+
+        Returns
+        -------
+        JointReaction or dict of str to JointReaction
+            ``on_i``, ``on_j``: :class:`~mbint.mbs.reactions.BodyWrench` with
+            ``force`` (2, m) [N] and ``torque`` (m,) [N m] (the z-moment about the
+            joint point) for a PlanarModel, ``force`` and ``torque`` (3, m) for a
+            SpatialModel; ``t`` (m,) [s]; ``units``.  For every joint (``joint=None``)
+            a dict by joint name.
+
+        Raises
+        ------
+        ValueError
+            A model without bodies (a MechanicalSystem, a loaded trajectory's stand-in),
+            an unknown joint or frame.
+        """
+        from .reactions import joint_reactions
+
+        return joint_reactions(self.model, self.t, self.q, self.lam, joint=joint, frame=frame)
 
     def dissipated_work(self):
         """Work done against the velocity-dependent forces (dampers) since t[0], in J.
