@@ -452,11 +452,12 @@ def plot_trajectory(traj, quantity="q", bodies=None, coords=None, ax=None):
         curves = [(data[i], f"{quantity} {names[i]}", units[i]) for i in idx]
     else:
         v = traj.output(quantity)
+        unit = (getattr(m, "output_units", None) or {}).get(quantity, "")
         if v.ndim == 1:
-            curves = [(v, quantity, "")]
+            curves = [(v, quantity, unit)]
         else:
             v = v.reshape(-1, n)
-            curves = [(v[k], f"{quantity}[{k}]", "") for k in range(v.shape[0])]
+            curves = [(v[k], f"{quantity}[{k}]", unit) for k in range(v.shape[0])]
     units = sorted({u for _, _, u in curves if u})
     mixed = len(units) > 1
     for k, (v, label, unit) in enumerate(curves):

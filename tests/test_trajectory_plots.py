@@ -95,3 +95,18 @@ def test_animation_inline_gif_and_mp4(pendulum, tmp_path):
     mp4 = anim.save(tmp_path / "p.mp4")
     data = mp4[0].read_bytes()
     assert len(data) > 1000 and data[4:8] == b"ftyp"          # an ISO media file
+
+
+def test_output_plot_reads_the_output_unit():
+    """Regression: traj.plot of a named output labelled its axis without the unit the
+    model declares (model.output_units: a driver's torque in N m)."""
+    m = mbint.PlanarModel(name="crank")
+    crank = m.add_body(1.0, 0.01, q=(0.1, 0.0, 0.0), name="crank")
+    m.add_revolute(m.ground, (0, 0), crank, (-0.1, 0), name="O")
+    m.add_driver(crank, "theta", c1=2.0, name="motor")
+    m.set_initial(qd=np.linalg.lstsq(m.constraint_jacobian(0.0), -m.phi_t(0.0), rcond=None)[0])
+    traj = mbint.simulate(m, (0, 0.2), method="radau_iia")
+    assert m.output_units["motor.torque"] == "N m"
+    fig = traj.plot("motor.torque")
+    assert fig.axes[0].get_ylabel() == "motor.torque [N m]"
+    plt.close(fig)
