@@ -1,5 +1,6 @@
-"""Every Python snippet of README.md runs as written (in order, in one namespace, in a
-temporary directory), and the README points only at files the repository has."""
+"""Every Python snippet of README.md runs as written, on its own (each in a fresh
+namespace, as a reader copies one block: its imports are its own), in a temporary
+directory, and the README points only at files the repository has."""
 import os
 import re
 from pathlib import Path
@@ -23,8 +24,8 @@ def test_snippets_run_as_written(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
     monkeypatch.chdir(tmp_path)
-    ns = {"__name__": "readme"}
     for k, code in enumerate(SNIPPETS):
+        ns = {"__name__": "readme"}  # standalone: nothing from the blocks before
         try:
             exec(compile(code, f"README.md snippet {k + 1}", "exec"), ns)
         except Exception as exc:  # name the snippet in the failure
