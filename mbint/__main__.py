@@ -247,15 +247,29 @@ def _bench(args):
     return 0
 
 
+def _order(info):
+    """The order column: the block methods' order depends on r (and nodes, pade): the
+    order of their default r, said so."""
+    if "r" not in info.options:
+        return str(info.order)
+    from mbint.stability import block_coefficients
+
+    c = block_coefficients(info.name)
+    return f"{c['order']} (r={c['r']})"
+
+
 def _methods():
     import mbint
+    from mbint.methods import ALIASES
 
-    rows = [("name", "order", "step control", "implicit", "Jacobian", "mass", "backend")]
+    rows = [("name", "order", "step control", "implicit", "Jacobian", "mass", "backend",
+             "aliases (SciPy, MATLAB)")]
     for info in mbint.methods():
-        rows.append((info.name, str(info.order), info.adaptive if not info.fixed_step or
+        aliases = sorted(a for a, m in ALIASES.items() if m == info.name and a != info.name)
+        rows.append((info.name, _order(info), info.adaptive if not info.fixed_step or
                      info.adaptive else "fixed", "yes" if info.implicit else "",
                      "yes" if info.needs_jacobian else "", "yes" if info.mass_matrix else "",
-                     info.backend))
+                     info.backend, ", ".join(aliases)))
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
     for k, r in enumerate(rows):
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())

@@ -36,6 +36,12 @@ def test_methods_lists_every_method(capsys):
     text = capsys.readouterr().out
     for info in mbint.methods():
         assert f"\n{info.name} " in text
+    # regression: the aliases were missing, and the block methods' order read "10" (the
+    # largest r's), where their default r = 4 gives 6 (tests/test_block.py measures it)
+    lines = {ln.split()[0]: ln for ln in text.splitlines() if ln.strip()}
+    assert "ode45" in lines["dopri5"] and "rk45" in lines["dopri5"]
+    assert "ode15s" in lines["bdf"] and "lsoda" in lines["auto"]
+    assert lines["lstable_block"].split()[1:3] == ["6", "(r=4)"]
 
 
 def test_module_entry_point_and_bad_model():
