@@ -26,9 +26,14 @@ def _parser():
     parser = argparse.ArgumentParser(prog="mbint",
                                      description="mbint: integrators for multibody dynamics.")
     sub = parser.add_subparsers(dest="command", metavar="command", required=True)
-    p_demo = sub.add_parser("demo", help="reproduce the lecture notes' examples into --out",
-                            description="Reproduce the lecture notes' examples: figures, "
-                                        "summary.md and summary.csv.")
+    p_demo = sub.add_parser("demo", help="reproduce the five papers' examples into --out",
+                            description="Reproduce the examples, figures and tables of the "
+                                        "five source papers (the lecture notes (LN), the "
+                                        "local linearization method (LLM), the Rosenbrock-"
+                                        "Nystrom paper (RN, with its HMMWV), the singular-"
+                                        "perturbation scheme (SP), the L-stable block method "
+                                        "(LS)), the mechanism gallery and a parameter sweep: "
+                                        "figures, summary.md and summary.csv in --out.")
     p_demo.add_argument("--out", default="out", help="output directory (default: out)")
     p_demo.add_argument("--quick", action="store_true",
                         help="smaller settings, a few seconds (used by the tests)")

@@ -12,7 +12,11 @@ from test_demo_llm import Collect  # noqa: E402
 
 def test_section_sp_quick(tmp_path):
     s = Collect()
-    out = section_sp(tmp_path, s, quick=True, progress=lambda m: None)
+    import warnings
+
+    with warnings.catch_warnings():  # regression: rk4's divergence printed an overflow
+        warnings.simplefilter("error", RuntimeWarning)
+        out = section_sp(tmp_path, s, quick=True, progress=lambda m: None)
     for name in ("fig2_3_stability.png", "fig4_5_local_error.png", "fig7_8_pendulum.png", "sp.md"):
         assert (tmp_path / "sp" / name).exists()
     # eq 59: beta = 0 has RK4's interval; the interval grows with beta
