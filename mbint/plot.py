@@ -429,8 +429,9 @@ def _row_units(traj, quantity):
 
 def plot_trajectory(traj, quantity="q", bodies=None, coords=None, ax=None):
     """The body of :meth:`mbint.Trajectory.plot`: ``quantity`` (coordinates, velocities,
-    multipliers or a named output) of ``traj`` against time (see there)."""
-    fig, ax = _axes(ax)
+    multipliers or a named output) of ``traj`` against time (see there).  Curves of
+    different units go to panels of their own (one axis per unit, a shared time axis)
+    unless ``ax`` is given, where they share it with the units in the legend."""
     m = traj.model
     n = len(traj.t)
     curves = []  # (values, label, unit)
@@ -459,12 +460,30 @@ def plot_trajectory(traj, quantity="q", bodies=None, coords=None, ax=None):
             v = v.reshape(-1, n)
             curves = [(v[k], f"{quantity}[{k}]", unit) for k in range(v.shape[0])]
     units = sorted({u for _, _, u in curves if u})
+    symbol = {"lam": "multipliers lambda", "q": "q", "qd": "dq/dt",
+              "qdd": "d2q/dt2"}.get(quantity, quantity)
+    if ax is None and len(units) > 1:  # m and rad never on one axis
+        import matplotlib.pyplot as plt
+
+        groups = units + ([""] if any(not u for _, _, u in curves) else [])
+        fig, axes = plt.subplots(len(groups), 1, sharex=True, layout="constrained",
+                                 figsize=(6.4, 2.4 + 1.8 * len(groups)),
+                                 FigureClass=_figure_class())
+        for a, u in zip(axes, groups):
+            mine = [(k, c) for k, c in enumerate(curves) if c[2] == u]
+            for k, (v, label, _) in mine:
+                a.plot(traj.t, v, label=label, **line_style(k, n))
+            a.set_ylabel(f"{symbol} [{u}]" if u else symbol)
+            a.legend(fontsize="small")
+            a.grid(True, alpha=0.3)
+        axes[0].set_title(f"{m.name}: {traj.method}")
+        axes[-1].set_xlabel("t [s]")
+        return fig
+    fig, ax = _axes(ax)
     mixed = len(units) > 1
     for k, (v, label, unit) in enumerate(curves):
         ax.plot(traj.t, v, label=f"{label} [{unit}]" if mixed and unit else label,
                 **line_style(k, n))
-    symbol = {"lam": "multipliers lambda", "q": "q", "qd": "dq/dt",
-              "qdd": "d2q/dt2"}.get(quantity, quantity)
     ax.set_ylabel(f"{symbol} [{', '.join(units)}]" if units else symbol)
     ax.set_xlabel("t [s]")
     ax.set_title(f"{m.name}: {traj.method}")
@@ -504,27 +523,40 @@ def plot_energy(traj, ax=None, relative=False):
     return fig
 
 
-def plot_violation(traj, ax=None):
-    """The body of :meth:`mbint.Trajectory.plot_violation`: the constraint violation of
-    ``traj`` on a log axis (see there)."""
-    fig, ax = _axes(ax)
+def violation_lines(ax, traj, levels=("position", "velocity", "acceleration"), prefix="",
+                    style=None):
+    """Draw the constraint violation of ``traj`` at ``levels`` on ``ax`` (log scale
+    wanted): exact zeros are left out (a log axis cannot show them; the legend counts
+    them) instead of being clipped to the smallest float; units in the labels when the
+    model's constraint rows share one.  ``style(k)`` gives the line style of level k
+    (default :func:`line_style`).  Returns whether any curve was drawn."""
     V = traj.violation()
     n = len(traj.t)
     ku = sorted({u for u in getattr(traj.model, "constraint_units", []) if u})
     unit = ", ".join(ku)
     suffix = {"position": "", "velocity": "/s", "acceleration": "/s^2"}
+    style = style or (lambda k: line_style(k, n))
     drawn = False
-    for k, (name, v) in enumerate(zip(V._fields, V)):
-        v = np.asarray(v, float)
+    for k, name in enumerate(levels):
+        v = np.asarray(getattr(V, name), float)
         zero = v == 0
-        label = f"{name}" + (f" [{unit}{suffix[name]}]" if unit and len(ku) == 1 else "")
+        label = prefix + name + (f" [{unit}{suffix[name]}]" if unit and len(ku) == 1 else "")
         if zero.all():
-            ax.plot([], [], label=f"{label}: exactly 0 everywhere", **line_style(k, n))
+            ax.plot([], [], label=f"{label}: exactly 0 everywhere", **style(k))
             continue
         if zero.any():
             label += f" (exactly 0 at {int(zero.sum())} of {n} points)"
-        ax.plot(traj.t, np.where(zero, np.nan, v), label=label, **line_style(k, n))
+        ax.plot(traj.t, np.where(zero, np.nan, v), label=label, **style(k))
         drawn = True
+    return drawn
+
+
+def plot_violation(traj, ax=None):
+    """The body of :meth:`mbint.Trajectory.plot_violation`: the constraint violation of
+    ``traj`` on a log axis (see there)."""
+    fig, ax = _axes(ax)
+    ku = sorted({u for u in getattr(traj.model, "constraint_units", []) if u})
+    drawn = violation_lines(ax, traj)
     if drawn:
         ax.set_yscale("log")
     ax.set_xlabel("t [s]")

@@ -20,13 +20,22 @@ def pendulum():
 
 
 def test_axes_carry_units_and_curves_differ(pendulum):
+    # regression: m and rad shared one axis ("q [m, rad]"); now a panel per unit
     fig = pendulum.plot("q")
-    ax = fig.axes[0]
-    assert ax.get_xlabel() == "t [s]" and ax.get_ylabel() == "q [m, rad]"
-    labels = [ln.get_label() for ln in ax.lines]
-    assert labels[:3] == ["q body1.x [m]", "q body1.y [m]", "q body1.theta [rad]"]
-    styles = {(ln.get_linestyle(), ln.get_marker()) for ln in ax.lines}
-    assert len(styles) == len(ax.lines) == 6            # each curve its own look
+    top, bottom = fig.axes
+    assert top.get_ylabel() == "q [m]" and bottom.get_ylabel() == "q [rad]"
+    assert bottom.get_xlabel() == "t [s]"
+    assert [ln.get_label() for ln in top.lines][:2] == ["q body1.x", "q body1.y"]
+    assert [ln.get_label() for ln in bottom.lines] == ["q body1.theta", "q body2.theta"]
+    lines = top.lines + bottom.lines
+    styles = {(ln.get_linestyle(), ln.get_marker()) for ln in lines}
+    assert len(styles) == len(lines) == 6               # each curve its own look
+    # on an axis of the caller's: one axis, the units in the legend
+    _, ax = plt.subplots()
+    pendulum.plot("q", ax=ax)
+    assert ax.get_ylabel() == "q [m, rad]"
+    assert [ln.get_label() for ln in ax.lines][:3] == ["q body1.x [m]", "q body1.y [m]",
+                                                       "q body1.theta [rad]"]
     assert pendulum.plot("theta").axes[0].get_ylabel() == "theta [rad]"
     assert pendulum.plot("qd", coords=[0, 1]).axes[0].get_ylabel() == "dq/dt [m/s]"
     assert pendulum.plot("lam").axes[0].get_ylabel() == "multipliers lambda [N]"

@@ -17,6 +17,7 @@ from .. import models
 from ..ivp import solve_ivp
 from ..methods import methods
 from ..mbs.simulate import simulate
+from ..plot import violation_lines
 
 __all__ = ["section_models", "run"]
 
@@ -67,9 +68,21 @@ def _simulate_model(name, runs, quick):
         if quick and name == "two_link_manipulator":
             t_span = (0.0, 5.0)
         t = time.perf_counter()
-        traj = simulate(model, t_span, dense_output=False, **kw)  # at the model's settings
+        # at the model's settings; the dense output draws the motion between the steps
+        traj = simulate(model, t_span, dense_output=True, **kw)
         results.append((label, traj, time.perf_counter() - t))
     return model, results
+
+
+def _dense_output(model, traj, name, n=1500):
+    """Output ``name`` on a fine grid from the run's dense output (the steps' points
+    included), so that the curve follows the motion between the steps rather than
+    joining them by straight lines; the points alone when there is no dense output."""
+    if traj.sol is None:
+        return traj.t, traj.output(name)
+    t = np.union1d(np.linspace(traj.t[0], traj.t[-1], n), traj.t)
+    q, qd = traj.state(t)
+    return t, np.asarray(model.outputs[name](t, q, qd))
 
 
 def _plots(out, name, model, results, outputs, progress):
@@ -81,8 +94,10 @@ def _plots(out, name, model, results, outputs, progress):
                              layout="constrained", squeeze=False)
     for ax, o in zip(axes[:, 0], outputs):
         for label, traj, _ in results:
-            ax.plot(traj.t, traj.output(o), label=label, lw=1)
-        ax.set_ylabel(o)
+            t, y = _dense_output(model, traj, o)
+            ax.plot(t, y, label=label, lw=1)
+        unit = model.output_units.get(o)
+        ax.set_ylabel(f"{o} [{unit}]" if unit else o)
         ax.grid(True, alpha=0.3)
     axes[0, 0].set_title(f"{name}: motion")
     axes[-1, 0].set_xlabel("t [s]")
@@ -104,15 +119,12 @@ def _plots(out, name, model, results, outputs, progress):
     # violation
     if model.nc:
         fig, ax = plt.subplots(figsize=(7, 3.2), layout="constrained")
-        tiny = np.finfo(float).tiny
-        for k, (label, traj, _) in enumerate(results):
-            V = traj.violation()
-            ax.semilogy(traj.t, np.maximum(V.position, tiny), color=f"C{k}", lw=1,
-                        label=f"{label}: position")
-            ax.semilogy(traj.t, np.maximum(V.velocity, tiny), color=f"C{k}", lw=1, ls="--",
-                        label=f"{label}: velocity")
+        for k, (label, traj, _) in enumerate(results):  # exact zeros left out, counted
+            violation_lines(ax, traj, ("position", "velocity"), prefix=f"{label}: ",
+                            style=lambda j, k=k: dict(color=f"C{k}", lw=1, ls="-:"[j]))
+        ax.set_yscale("log")
         ax.set_xlabel("t [s]")
-        ax.set_ylabel("max |residual|")
+        ax.set_ylabel("max |residual| (units in the legend)")
         ax.set_title(f"{name}: constraint violation")
         ax.grid(True, alpha=0.3, which="both")
         ax.legend(fontsize="small")

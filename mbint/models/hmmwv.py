@@ -249,7 +249,7 @@ def _add_corner(m, ch, rack, corner, road, layout, spring_top, susp, tire):
 
 def _describe(m, speed_mph, bump_diameter, layout):
     """The output, time span, settings, description and reference of :func:`hmmwv`."""
-    m.add_output("chassis_height", _chassis_height)
+    m.add_output("chassis_height", _chassis_height, unit="m")
     m.t_span = (0.0, 5.0)
     m.settings = dict(rtol=1e-3, atol=1e-3)
     m.description = ("RN paper section 5.2: 14-body HMMWV (%s, steering rack held straight) "

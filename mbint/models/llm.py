@@ -87,10 +87,10 @@ def double_pendulum_stiff_spring(k_deg=3000.0, mass=1.0, length=1.0, theta1=0.0,
     m.add_revolute(b1, (a, 0.0), b2, (-a, 0.0), name="pin1")
     k = k_deg * 180.0 / math.pi
     m.add_rotational_spring_damper(b1, b2, k=k, c=0.0, angle0=0.0, name="spring")
-    m.add_output("theta1", Coordinate(2))
-    m.add_output("theta2", Coordinate(5))
-    m.add_output("relative_angle", Difference(2, 5))
-    m.add_output("tip_height", partial(_dp_tip_height, a=a))
+    m.add_output("theta1", Coordinate(2), unit="rad")
+    m.add_output("theta2", Coordinate(5), unit="rad")
+    m.add_output("relative_angle", Difference(2, 5), unit="rad")
+    m.add_output("tip_height", partial(_dp_tip_height, a=a), unit="m")
     m.reference_energy = partial(_dp_energy, mass=mass, J=J, k=k)
     m.description = (f"Double pendulum, two uniform links {mass:g} kg x {length:g} m, torsional "
                      f"spring {k_deg:g} N m/deg between the links (LLM paper, section 2).")
@@ -132,8 +132,8 @@ def bouncing_balls(K=1e5, radius=0.1, y1=2.0, y2=1.0, v1=0.0, v2=0.0):
     b2 = m.add_body(1.0, J, q=(0.0, y2, 0.0), qd=(0.0, v2, 0.0), name="ball2")
     m.add_contact(b1, radius=radius, other=b2, other_radius=radius, K=K, name="ball_ball")
     m.add_contact(b2, radius=radius, K=K, name="ball_ground")
-    m.add_output("height1", Coordinate(1))
-    m.add_output("height2", Coordinate(4))
+    m.add_output("height1", Coordinate(1), unit="m")
+    m.add_output("height2", Coordinate(4), unit="m")
     m.reference_energy = partial(_balls_energy, radius=radius, K=K)
     m.description = (f"Two unit-mass balls (R = {radius:g} m) on a vertical line, penalty "
                      f"contacts K = {K:g} N/m (LLM paper, section 3, eqs 19-21).")

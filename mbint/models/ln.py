@@ -45,7 +45,7 @@ def mass_spring_damper(m=problems.MSD_M, k=problems.MSD_K, c=problems.MSD_C, x0=
                             name="slider")
     model.add_spring_damper(model.ground, (0.0, L0), b, (0.0, 0.0), k=k, c=c, length0=L0,
                             name="spring")
-    model.add_output("x", Coordinate(1, -1.0))
+    model.add_output("x", Coordinate(1, -1.0), unit="m")
     model.reference_energy = partial(_energy, m=m, k=k)
     model.description = (f"Mass-spring-damper m = {m:g}, k = {k:g}, c = {c:g} on a vertical "
                          f"slider (lecture notes eq 7.7).")

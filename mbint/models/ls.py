@@ -64,10 +64,10 @@ def two_link_manipulator(theta1=math.pi / 3, theta2=-math.pi / 6):
     b2 = m.add_body(m2, I2, q=(r2[0], r2[1], theta2), name="link2")
     m.add_revolute(m.ground, (0.0, 0.0), b1, (-L1 / 2, 0.0), name="shoulder")
     m.add_revolute(b1, (L1 / 2, 0.0), b2, (-L2 / 2, 0.0), name="elbow")
-    m.add_output("theta1", Coordinate(2))
-    m.add_output("theta2", Coordinate(5))
-    m.add_output("tip_x", partial(_tip_x, L2=L2))
-    m.add_output("tip_y", partial(_tip_y, L2=L2))
+    m.add_output("theta1", Coordinate(2), unit="rad")
+    m.add_output("theta2", Coordinate(5), unit="rad")
+    m.add_output("tip_x", partial(_tip_x, L2=L2), unit="m")
+    m.add_output("tip_y", partial(_tip_y, L2=L2), unit="m")
     m.reference_energy = partial(_energy, m1=m1, m2=m2, I1=I1, I2=I2)
     m.description = "Planar two-link manipulator, L1 = 1, L2 = sqrt(3), m1 = 1, m2 = 2 (LS paper)."
     m.reference = "Li, Ding, Li, LS paper (2019), section 4, Figs 1-5, Tables 1-7"

@@ -97,11 +97,11 @@ def stiff_double_pendulum(k1=400.0, c1=15.0, k2=3e5, c2=5e4):
     m.add_rotational_spring_damper(m.ground, b1, k=k1, c=c1, angle0=-math.pi / 2, wrap=True,
                                    name="rsda1")
     m.add_rotational_spring_damper(b1, b2, k=k2, c=c2, angle0=0.0, wrap=True, name="rsda2")
-    m.add_output("theta1", Coordinate(2))
-    m.add_output("theta1_mod", _theta1_mod)
-    m.add_output("theta2", Coordinate(5))
-    m.add_output("relative_angle", _relative_angle)
-    m.add_output("tip_height", partial(_tip_height, L2=L2))
+    m.add_output("theta1", Coordinate(2), unit="rad")
+    m.add_output("theta1_mod", _theta1_mod, unit="rad")
+    m.add_output("theta2", Coordinate(5), unit="rad")
+    m.add_output("relative_angle", _relative_angle, unit="rad")
+    m.add_output("tip_height", partial(_tip_height, L2=L2), unit="m")
     m.reference_energy = partial(_energy, m1=m1, m2=m2, J1=J1, J2=J2, k1=k1, k2=k2)
     m.description = ("Stiff double pendulum with two RSDAs (k2 = 3e5, c2 = 5e4), "
                      "RN paper section 5.1.")

@@ -88,10 +88,10 @@ def pendulum_particle(theta0=math.pi / 2, m1=100.0, J1=100.0, L=1.0, m2=1e-5, k=
     m.add_spring_damper(bar, (0.0, -h), particle, (0.0, 0.0), k=k, c=0.0, length0=0.0,
                         name="spring")
 
-    m.add_output("theta", Coordinate(2))
-    m.add_output("particle_offset", partial(_particle_offset, h=h))
-    m.add_output("particle_height", Coordinate(4))
-    m.add_output("tip_height", partial(_tip_height, h=h))
+    m.add_output("theta", Coordinate(2), unit="rad")
+    m.add_output("particle_offset", partial(_particle_offset, h=h), unit="m")
+    m.add_output("particle_height", Coordinate(4), unit="m")
+    m.add_output("tip_height", partial(_tip_height, h=h), unit="m")
     m.reference_energy = partial(_energy, m1=m1, J1=J1, m2=m2, k=k, h=h)
     m.description = ("Bar pendulum (m1 = 100, J1 = 100, L = 1) with a particle m2 = 1e-5 on a "
                      "spring k = 5 at its tip (SP paper, eqs 63-68).")
