@@ -3,6 +3,7 @@
  * for users is done in mbint/_validate.py; here arrays are re-checked only for
  * memory safety. */
 #include "mech_py.h"
+#include "simulate_py.h"
 #include "options.h"
 #include "method_options.h"
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
@@ -533,6 +534,10 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     }
     if (PyModule_AddFunctions(mod, mb_block_methods)) {  /* block_py.c */
+        Py_DECREF(mod);
+        return NULL;
+    }
+    if (mech_stepper_add_type(mod)) {  /* simulator_py.c */
         Py_DECREF(mod);
         return NULL;
     }

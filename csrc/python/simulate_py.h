@@ -1,0 +1,53 @@
+#ifndef MB_PYTHON_SIMULATE_PY_H
+#define MB_PYTHON_SIMULATE_PY_H
+/* Internal to csrc/python: one run of a mechanism from Python (simulate_py.c) as a
+ * session that _core.mech_simulate runs in one call and _core.MechStepper
+ * (simulator_py.c) in pieces:
+ *   mech_session_open    parse the keywords of mech_simulate, open the formulation,
+ *                        choose the method, the consistent initial state, the problem
+ *                        (S is zeroed first; close it also after a failure)
+ *   mech_session_result  the result dict of mech_simulate from what the run holds
+ *   mech_session_close   release everything
+ * The session holds pointers into itself (the events' context, the problem's): it must
+ * not move between open and close. */
+#include "mech_py.h"
+#include "options.h"
+#include "formulation.h"
+
+/* the keywords of mech_simulate beyond run_args */
+typedef struct sim_args {
+    mech_handle *mh;
+    const char *method;
+    int kind, contact_switching, linalg;
+    mb_form_options fo;
+    int *independent;  /* owned (fo.prefer) */
+} sim_args;
+
+/* the run's events (the user's, then the contacts) at full (q, q') when the formulation
+ * integrates other variables (the state space: Newton from the last accepted point) */
+typedef struct full_events {
+    mb_formulation *F;
+    mb_event_fn events;
+    void *ctx;
+    double *y;  /* 2 nq */
+} full_events;
+
+typedef struct mech_session {
+    run_args ra;
+    sim_args s;
+    run_ctx r;
+    mb_formulation F;
+    mb_dae_options dae;
+    full_events ev;
+    PyObject *y0f;      /* the formulation's y0 (owned) */
+    mb_problem p;
+} mech_session;
+
+int mech_session_open(mech_session *S, PyObject *a, PyObject *kw);
+PyObject *mech_session_result(mech_session *S);
+void mech_session_close(mech_session *S);
+
+/* simulator_py.c: the type _core.MechStepper added to the module; 0 or -1 */
+int mech_stepper_add_type(PyObject *mod);
+
+#endif

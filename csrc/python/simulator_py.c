@@ -1,0 +1,294 @@
+/* _core.MechStepper: a run of mech_simulate (simulate_py.c, mech_session) taken in
+ * pieces by mbint.Simulator (mbint/simulator.py) through the driver's piecewise
+ * entry points (driver.h "Piecewise runs"):
+ *
+ *   MechStepper(handle, method, t0, tf, y0, atol, rtol, ...)  mech_simulate's keywords
+ *       (t_eval None): the session opened, the driver set up (the first step size)
+ *   step()          one accepted step  -> (status, t, y)
+ *   advance(t)      up to t, the state there by the dense output -> (status, t, y)
+ *   set_force(row, value, t)  the constant term c0 of the generalized force in row
+ *                   `row` of the planar force table becomes value at time t: the run
+ *                   moves back to t when it stepped past it, the formulation forgets
+ *                   its cached Q, the method restarts at t -> status
+ *   stats()         the statistics so far (dict)
+ *   result()        mech_simulate's dict of everything so far
+ *
+ * y: the full state (q, q') (2 nq), also for formulations that integrate other
+ * variables.  status: 0 the run goes on, 1 it ended (tf or a terminal event), < 0 it
+ * failed (its message in result()).  An exception of the user's code or Ctrl-C during
+ * a piece is held (result()["raised"] / ["interrupted"]) with what was computed, as in
+ * mech_simulate.  The GIL is released during every piece unless Python runs per step;
+ * a piece runs at most once at a time per object (RuntimeError otherwise).  Only
+ * mbint's own driver runs in pieces: a SUNDIALS method is refused (ValueError). */
+#include "simulate_py.h"
+#define NO_IMPORT_ARRAY
+#define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+#include <string.h>
+#include "status.h"
+
+typedef struct stepper_obj {
+    PyObject_HEAD
+    mech_session *S;        /* never moves (pointers into itself) */
+    mb_driver_state *st;
+    PyObject *handle;       /* the mech capsule the session's formulation points into */
+    double *y;              /* n: the formulation's state at the last stop */
+    int busy;
+    /* the arguments and result of the current piece */
+    double t_arg;
+    ptrdiff_t row;
+    double value;
+    int rc;
+} stepper_obj;
+
+/* ---- pieces (run_piece: GIL released unless Python runs per step) ---- */
+
+static int piece_open(run_ctx *r, void *arg)
+{
+    stepper_obj *o = arg;
+    mech_session *S = o->S;
+    const double *y0 = PyArray_DATA((PyArrayObject *)r->y0);
+    o->rc = mb_driver_open(&o->st, r->m, &S->p, S->ra.t0, S->ra.tf, y0, &r->o, &r->res);
+    if (o->rc == MB_OK)
+        memcpy(o->y, y0, (size_t)r->n * sizeof(double));
+    return o->rc;
+}
+
+static int piece_step(run_ctx *r, void *arg)
+{
+    stepper_obj *o = arg;
+    o->rc = mb_driver_step(o->st);
+    memcpy(o->y, mb_driver_y(o->st), (size_t)r->n * sizeof(double));
+    return o->rc;
+}
+
+static int piece_advance(run_ctx *r, void *arg)
+{
+    stepper_obj *o = arg;
+    o->rc = mb_driver_advance(o->st, o->t_arg, o->y);
+    if (o->rc != MB_OK)  /* stopped short of t: the run's own point */
+        memcpy(o->y, mb_driver_y(o->st), (size_t)r->n * sizeof(double));
+    return o->rc;
+}
+
+/* the force changes at t (inside the last step or at its end): the state at t, the new
+ * value, the formulation's cache dropped, the method restarted there */
+static int piece_set_force(run_ctx *r, void *arg)
+{
+    stepper_obj *o = arg;
+    (void)r;
+    int rc = mb_driver_advance(o->st, o->t_arg, o->y);
+    if (rc == MB_OK) {
+        o->S->s.mh->forces[o->row].fa.c0 = o->value;
+        mb_form_changed(&o->S->F);
+        rc = mb_driver_restart_at(o->st, o->t_arg, o->y);
+    }
+    o->rc = rc;
+    return rc;
+}
+
+/* run one piece; 0, or -1 with an exception (busy, memory) */
+static int run_one(stepper_obj *o, run_piece_fn piece)
+{
+    if (o->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "Simulator: a step is already running on this "
+                        "simulator (another thread).");
+        return -1;
+    }
+    o->busy = 1;
+    int rc = run_piece(&o->S->r, &o->S->ra, piece, o);
+    o->busy = 0;
+    return rc;
+}
+
+/* (status, t, full state (q, q')) after a piece */
+static PyObject *stop_tuple(stepper_obj *o, double t)
+{
+    mech_session *S = o->S;
+    mb_formulation *F = &S->F;
+    ptrdiff_t nq = F->nq;
+    npy_intp d = (npy_intp)(2 * nq);
+    PyObject *y = PyArray_SimpleNew(1, &d, NPY_DOUBLE);
+    if (!y)
+        return NULL;
+    double *q = PyArray_DATA((PyArrayObject *)y);
+    if (mb_form_maps_state(F)) {
+        if (mb_form_full(F, t, o->y, q, q + nq) != MB_OK) {
+            for (ptrdiff_t i = 0; i < 2 * nq; i++) q[i] = NAN;
+            if (PyErr_Occurred()) {
+                Py_DECREF(y);
+                return NULL;
+            }
+        }
+    } else {
+        memcpy(q, o->y, (size_t)(2 * nq) * sizeof(double));
+    }
+    int status = o->rc == MB_ERR_ILL_INPUT ? o->rc : mb_driver_status(o->st);
+    if (o->rc < 0) status = o->rc;
+    return Py_BuildValue("idN", status, t, y);
+}
+
+/* ---- methods ---- */
+
+static PyObject *stepper_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    if (PyTuple_GET_SIZE(args) < 1) {
+        PyErr_SetString(PyExc_TypeError, "MechStepper(handle, method, t0, tf, y0, atol, rtol, "
+                        "...): the handle first.");
+        return NULL;
+    }
+    stepper_obj *o = (stepper_obj *)type->tp_alloc(type, 0);
+    if (!o)
+        return NULL;
+    o->S = PyMem_Malloc(sizeof *o->S);
+    if (!o->S) {
+        Py_DECREF(o);
+        return PyErr_NoMemory();
+    }
+    if (mech_session_open(o->S, args, kw)) {
+        mech_session_close(o->S);
+        PyMem_Free(o->S);
+        o->S = NULL;
+        Py_DECREF(o);
+        return NULL;
+    }
+    o->handle = PyTuple_GET_ITEM(args, 0);
+    Py_INCREF(o->handle);
+    run_ctx *r = &o->S->r;
+    if (!r->m || r->dae) {
+        PyErr_Format(PyExc_ValueError, "Simulator: method '%s' is a SUNDIALS method, which runs "
+                     "its own step loop; the Simulator steps mbint's own driver only (any "
+                     "other method of mbint.methods()).", r->name);
+        Py_DECREF(o);
+        return NULL;
+    }
+    if (r->o.t_eval) {
+        PyErr_SetString(PyExc_ValueError, "Simulator: t_eval is not taken (advance(t) gives "
+                        "the state at t).");
+        Py_DECREF(o);
+        return NULL;
+    }
+    o->y = PyMem_Malloc((size_t)(r->n > 0 ? r->n : 1) * sizeof(double));
+    if (!o->y) {
+        Py_DECREF(o);
+        return PyErr_NoMemory();
+    }
+    if (run_one(o, piece_open)) {
+        Py_DECREF(o);
+        return NULL;
+    }
+    if (o->rc != MB_OK && !r->interrupt && !r->raised) {
+        PyErr_Format(PyExc_ValueError, "Simulator: %s (status %d)", r->res.message, o->rc);
+        Py_DECREF(o);
+        return NULL;
+    }
+    return (PyObject *)o;
+}
+
+static void stepper_dealloc(stepper_obj *o)
+{
+    if (o->S) {
+        if (o->st) mb_driver_close(o->st);
+        mech_session_close(o->S);
+        PyMem_Free(o->S);
+    }
+    PyMem_Free(o->y);
+    Py_XDECREF(o->handle);
+    Py_TYPE(o)->tp_free((PyObject *)o);
+}
+
+static PyObject *stepper_step(stepper_obj *o, PyObject *noargs)
+{
+    (void)noargs;
+    if (run_one(o, piece_step))
+        return NULL;
+    return stop_tuple(o, mb_driver_t(o->st));
+}
+
+static PyObject *stepper_advance(stepper_obj *o, PyObject *arg)
+{
+    double t = PyFloat_AsDouble(arg);
+    if (t == -1.0 && PyErr_Occurred())
+        return NULL;
+    o->t_arg = t;
+    if (run_one(o, piece_advance))
+        return NULL;
+    return stop_tuple(o, o->rc == MB_OK ? t : mb_driver_t(o->st));
+}
+
+static PyObject *stepper_set_force(stepper_obj *o, PyObject *args)
+{
+    Py_ssize_t row;
+    double value, t;
+    if (!PyArg_ParseTuple(args, "ndd", &row, &value, &t))
+        return NULL;
+    mech_handle *mh = o->S->s.mh;
+    if (!mh->planar || row < 0 || row >= mh->pm.nf ||
+        mh->forces[row].type != MB_FORCE_GENERALIZED) {
+        PyErr_Format(PyExc_ValueError, "set_force: row %zd is not a generalized force of a "
+                     "planar model.", row);
+        return NULL;
+    }
+    if (o->S->F.kind != MB_FORM_INDEX1 && mb_form_changed(&o->S->F) != MB_OK) {
+        PyErr_Format(PyExc_ValueError, "set_input: formulation '%s' keeps evaluations of the "
+                     "forces that an input change cannot reach; use 'index1' or a DAE "
+                     "formulation.", mb_form_name(o->S->F.kind));
+        return NULL;
+    }
+    o->row = row;
+    o->value = value;
+    o->t_arg = t;
+    if (run_one(o, piece_set_force))
+        return NULL;
+    return PyLong_FromLong(o->rc);
+}
+
+static PyObject *stepper_stats(stepper_obj *o, PyObject *noargs)
+{
+    (void)noargs;
+    const mb_stats *s = &o->S->r.res.stats;
+    return Py_BuildValue("{sl,sl,sl,sl,sl,sl,sl,sd}", "nsteps", (long)s->nsteps, "nfev",
+                         (long)s->nfev, "njev", (long)s->njev, "nlu", (long)s->nlu, "nreject",
+                         (long)s->nreject, "nfail", (long)s->nfail, "nrestart",
+                         (long)s->nrestart, "t", mb_driver_t(o->st));
+}
+
+static PyObject *stepper_result(stepper_obj *o, PyObject *noargs)
+{
+    (void)noargs;
+    return mech_session_result(o->S);
+}
+
+static PyMethodDef stepper_methods[] = {
+    {"step", (PyCFunction)stepper_step, METH_NOARGS, "step() -> (status, t, y)"},
+    {"advance", (PyCFunction)stepper_advance, METH_O, "advance(t) -> (status, t, y)"},
+    {"set_force", (PyCFunction)stepper_set_force, METH_VARARGS,
+     "set_force(row, value, t) -> status"},
+    {"stats", (PyCFunction)stepper_stats, METH_NOARGS, "stats() -> dict"},
+    {"result", (PyCFunction)stepper_result, METH_NOARGS, "result() -> dict (mech_simulate's)"},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject stepper_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "mbint._core.MechStepper",
+    .tp_basicsize = sizeof(stepper_obj),
+    .tp_dealloc = (destructor)stepper_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "MechStepper(handle, method, t0, tf, y0, atol, rtol, **mech_simulate keywords):\n"
+              "a run of mech_simulate in pieces (csrc/python/simulator_py.c).",
+    .tp_methods = stepper_methods,
+    .tp_new = stepper_new,
+};
+
+int mech_stepper_add_type(PyObject *mod)
+{
+    if (PyType_Ready(&stepper_type) < 0)
+        return -1;
+    Py_INCREF(&stepper_type);
+    if (PyModule_AddObject(mod, "MechStepper", (PyObject *)&stepper_type) < 0) {
+        Py_DECREF(&stepper_type);
+        return -1;
+    }
+    return 0;
+}
