@@ -83,7 +83,8 @@ int mb_driver_advance(mb_driver_state *st, double t_stop, double *y)
         if ((rc = can_go_on(st)) != MB_OK)
             return rc;
         int last = 0;
-        rc = stop(st, mb_drv_step(r, &last), last);
+        rc = mb_drv_step(r, &last);
+        rc = stop(st, rc, last);
         if (rc != MB_OK && rc != MB_TERMINATED)
             return rc;
         if (rc == MB_TERMINATED && r->dir * (t_stop - r->t) > 0)

@@ -171,7 +171,7 @@ static int choose_method(run_ctx *r, mb_formulation *F, const sim_args *s, mb_da
 /* y0 of the formulation from (q0, q0') and the tolerances that go with it; run_prepare;
  * the events at full states where the formulation maps them */
 static int start(run_ctx *r, mb_formulation *F, const sim_args *s, run_args *ra, full_events *ev,
-                 PyObject **y0f)
+                 PyObject **y0f, PyObject **atol_in)
 {
     ptrdiff_t nq = F->nq;
     int dae = F->kind >= MB_FORM_INDEX1_DAE && F->kind <= MB_FORM_GGL;
@@ -213,6 +213,8 @@ static int start(run_ctx *r, mb_formulation *F, const sim_args *s, run_args *ra,
         r->o.event_ctx = ev;
     }
     rc = 0;
+    *atol_in = au;  /* the formulation's atol may be au's own data: kept until close */
+    au = NULL;
 done:
     Py_XDECREF(yu);
     Py_XDECREF(au);
@@ -342,7 +344,7 @@ int mech_session_open(mech_session *S, PyObject *a, PyObject *kw)
         S->r.extra = contact_events;
         S->r.extra_ctx = &mh->pm;
     }
-    if (start(&S->r, &S->F, s, ra, &S->ev, &S->y0f))
+    if (start(&S->r, &S->F, s, ra, &S->ev, &S->y0f, &S->atol_in))
         return -1;
     mb_form_problem(&S->F, &S->p);
     return 0;
@@ -367,6 +369,7 @@ void mech_session_close(mech_session *S)
     PyMem_Free(S->s.independent);
     PyMem_Free(S->ev.y);
     Py_CLEAR(S->y0f);
+    Py_CLEAR(S->atol_in);
     S->s.independent = NULL;
     S->ev.y = NULL;
 }

@@ -40,6 +40,7 @@ typedef struct mech_session {
     mb_dae_options dae;
     full_events ev;
     PyObject *y0f;      /* the formulation's y0 (owned) */
+    PyObject *atol_in;  /* the caller's atol over (q, q') (owned: r.o.atol may point into it) */
     mb_problem p;
 } mech_session;
 

@@ -32,7 +32,8 @@ typedef struct stepper_obj {
     PyObject_HEAD
     mech_session *S;        /* never moves (pointers into itself) */
     mb_driver_state *st;
-    PyObject *handle;       /* the mech capsule the session's formulation points into */
+    PyObject *args, *kw;    /* the constructor's arguments: the session borrows from them
+                             * (the events, the method's name, the handle's capsule) */
     double *y;              /* n: the formulation's state at the last stop */
     int busy;
     /* the arguments and result of the current piece */
@@ -124,8 +125,11 @@ static PyObject *stop_tuple(stepper_obj *o, double t)
     } else {
         memcpy(q, o->y, (size_t)(2 * nq) * sizeof(double));
     }
-    int status = o->rc == MB_ERR_ILL_INPUT ? o->rc : mb_driver_status(o->st);
-    if (o->rc < 0) status = o->rc;
+    /* ended: only once the caller is at the run's last point (advance interpolates
+     * inside the last step before that) */
+    int status = o->rc < 0 ? o->rc : mb_driver_status(o->st);
+    if (status == MB_TERMINATED && t != mb_driver_t(o->st))
+        status = MB_OK;
     return Py_BuildValue("idN", status, t, y);
 }
 
@@ -146,6 +150,10 @@ static PyObject *stepper_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         Py_DECREF(o);
         return PyErr_NoMemory();
     }
+    o->args = args;
+    o->kw = kw;
+    Py_INCREF(args);
+    Py_XINCREF(kw);
     if (mech_session_open(o->S, args, kw)) {
         mech_session_close(o->S);
         PyMem_Free(o->S);
@@ -153,8 +161,6 @@ static PyObject *stepper_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         Py_DECREF(o);
         return NULL;
     }
-    o->handle = PyTuple_GET_ITEM(args, 0);
-    Py_INCREF(o->handle);
     run_ctx *r = &o->S->r;
     if (!r->m || r->dae) {
         PyErr_Format(PyExc_ValueError, "Simulator: method '%s' is a SUNDIALS method, which runs "
@@ -194,7 +200,8 @@ static void stepper_dealloc(stepper_obj *o)
         PyMem_Free(o->S);
     }
     PyMem_Free(o->y);
-    Py_XDECREF(o->handle);
+    Py_XDECREF(o->args);
+    Py_XDECREF(o->kw);
     Py_TYPE(o)->tp_free((PyObject *)o);
 }
 
