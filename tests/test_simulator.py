@@ -242,3 +242,40 @@ def test_a_raising_python_force_propagates_with_the_result():
     with pytest.raises(Boom) as e:
         sim.advance(1.0)
     assert e.value.result.t[-1] <= 0.06
+
+
+def test_ctrl_c_keeps_the_trajectory():
+    """A KeyboardInterrupt during a piece (here raised by a Python force, as Python's
+    signal handler raises it inside the run) is IntegrationInterrupted with the result."""
+    m = pendulum()
+
+    armed = []
+
+    def force(t, q, qd):
+        if armed and t > 0.2:
+            raise KeyboardInterrupt
+        return np.zeros(3)
+
+    m.add_force(m.bodies[-1], force)
+    sim = mbint.Simulator(m, method="dopri5")
+    sim.advance(0.1)
+    armed.append(True)
+    with pytest.raises(mbint.IntegrationInterrupted) as e:
+        sim.advance(1.0)
+    traj = e.value.result
+    assert traj.status == -1 and 0.1 <= traj.t[-1] <= 0.2
+
+
+def test_spatial_model_without_inputs():
+    """Models without generalized forces run too (no inputs): a spherical pendulum."""
+    sm = mbint.SpatialModel()
+    rod = sm.add_body(1.0, (0.1, 0.1, 0.01), r=(0.3, 0, -0.4))
+    sm.add_spherical(sm.ground, rod, point=(0, 0, 0))
+    ref = mbint.simulate(sm, (0.0, 0.2), method="dopri5", t_eval=[0.1, 0.2])
+    sim = mbint.Simulator(sm, method="dopri5", t_end=0.2)
+    assert sim.inputs == {}
+    for k, t in enumerate([0.1, 0.2]):
+        sim.advance(t)
+        np.testing.assert_array_equal(sim.state[0], ref.q[:, k])
+    with pytest.raises(ValueError, match="unknown input"):
+        sim.set_input("tau", 1.0)

@@ -137,9 +137,10 @@ int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
  * every accepted step's end (opts->t_eval must be NULL).  No global state; the
  * opts, problem, y0 and result must outlive the state.
  *   mb_driver_open     set up (phase 1); *st is set also on failure (close it)
- *   mb_driver_step     one accepted step: MB_OK, MB_TERMINATED (the run ended at tf or
- *                      a terminal event: no further step) or the status that ended
- *                      the run (in res->status with its message; nothing is lost)
+ *   mb_driver_step     one accepted step: MB_OK, MB_TERMINATED (this step ended the
+ *                      run at tf or a terminal event, or it had ended: no step taken)
+ *                      or the status that ended the run (in res->status with its
+ *                      message; nothing is lost)
  *   mb_driver_advance  steps until the run reaches t_stop (dir (t_stop - t) <= 0),
  *                      then y = the state at t_stop: the last step's end, or its dense
  *                      output there (as a t_eval point).  MB_ERR_ILL_INPUT for t_stop

@@ -44,7 +44,7 @@ static int stop(mb_driver_state *st, int rc, int last)
     if (rc == MB_TERMINATED || (rc == MB_OK && last)) {
         st->finished = 1;
         res->status = rc;
-        return rc;
+        return MB_TERMINATED;
     }
     if (rc != MB_OK) {
         st->status = rc;
