@@ -33,7 +33,7 @@ from .mbs._kernels import linalg_code
 # the module mbint.mbs.simulate (the package exports its function under the same name)
 _sim = importlib.import_module(".mbs.simulate", __package__)
 
-__all__ = ["Simulator", "SimulationFailed"]
+__all__ = ["Simulator", "OdeSimulator", "SimulationFailed"]
 
 
 class SimulationFailed(RuntimeError):
@@ -52,7 +52,121 @@ class SimulationFailed(RuntimeError):
         self.result = result
 
 
-class Simulator:
+class _Pieces:
+    """What a run in pieces does whatever it integrates: :meth:`step`, :meth:`advance`,
+    the time and the statistics.  A subclass opens ``self._c`` (a ``_core`` stepper)
+    and keeps the state handed out (``_take(y)``)."""
+
+    @property
+    def t(self):
+        """The current time [s]."""
+        return self._t
+
+    @property
+    def t_end(self):
+        """The end of the span [s] (inf: none)."""
+        return self._t_end
+
+    @property
+    def finished(self):
+        """The run reached t_end or a terminal event."""
+        return self._finished
+
+    @property
+    def stats(self):
+        """Counts of the run so far: nsteps, nfev, njev, nlu, nreject, nfail, nrestart."""
+        s = self._c.stats()
+        s.pop("t")
+        return s
+
+    def _stopped(self, status, t, y, what):
+        """Take the outcome of a piece: the time and state, or the failure."""
+        if status < 0:
+            res = self.trajectory()  # raises the user's exception / Ctrl-C, result attached
+            raise SimulationFailed(f"{type(self).__name__}.{what}: {res.message}", res)
+        self._t = t
+        self._take(y)
+        if status == 1:
+            self._finished = True
+        return t
+
+    def _check_open(self, what):
+        if self._finished:
+            raise RuntimeError(f"{type(self).__name__}.{what}: the run ended at t = {self._t!r} "
+                               f"(t_end or a terminal event); reset() starts a new one.")
+
+    def step(self):
+        """Take one step of the method (with the attempts it needs).
+
+        Returns
+        -------
+        float
+            The time reached [s], the end of the step (t_end for the last one; a
+            terminal event's time).
+
+        Raises
+        ------
+        SimulationFailed
+            The step failed; ``exc.result`` holds the trajectory so far.
+        RuntimeError
+            The run has ended (:attr:`finished`).
+        """
+        self._check_open("step")
+        status, t, y = self._c.step()
+        return self._stopped(status, t, y, "step")
+
+    def advance(self, t):
+        """Integrate up to exactly ``t``.
+
+        The method steps as in one run of the whole span until a step ends at or past
+        t; the state at t is that step's dense output there (the method's interpolant,
+        or cubic Hermite for methods without one), as a ``t_eval`` point: no step is
+        shortened to end on t, the step-size sequence is unchanged.
+
+        Parameters
+        ----------
+        t : float
+            The time to reach [s], t >= :attr:`t` and t <= t_end.
+
+        Returns
+        -------
+        float
+            t, or the time of a terminal event before it (then :attr:`finished`).
+
+        Raises
+        ------
+        ValueError
+            t before :attr:`t` (no integration backwards) or past t_end.
+        SimulationFailed
+            A step failed; ``exc.result`` holds the trajectory so far.
+        """
+        t = float(t)
+        name = type(self).__name__
+        if not t >= self._t:
+            raise ValueError(f"{name}.advance: t = {t!r} is before the current time "
+                             f"{self._t!r}; it integrates forwards only (reset() starts "
+                             f"again).")
+        if t > self._t_end:
+            raise ValueError(f"{name}.advance: t = {t!r} is past t_end = {self._t_end!r}.")
+        if t == self._t:
+            return t
+        status, tr, y = self._c.advance(t)
+        return self._stopped(status, tr, y, "advance")
+
+
+def _span(where, t0, t_end, h):
+    """(t0, t_end) as floats, forwards; a fixed step needs a finite end."""
+    t0, t_end = float(t0), float(t_end)
+    if not math.isfinite(t0) or not t_end > t0:
+        raise ValueError(f"{where}: t0 must be finite and t_end > t0, got t0 = {t0}, "
+                         f"t_end = {t_end}.")
+    if h is not None and not math.isfinite(t_end):
+        raise ValueError(f"{where}: a fixed step h needs a finite t_end (its grid t0 + k h "
+                         f"ends there).")
+    return t0, t_end
+
+
+class Simulator(_Pieces):
     """A run of a mechanism in pieces: :meth:`step`, :meth:`advance`, :meth:`set_input`.
 
     Parameters
@@ -132,14 +246,7 @@ class Simulator:
             raise ValueError(f"Simulator: method {run.mname!r} is a SUNDIALS method, which "
                              f"runs its own step loop; the Simulator steps mbint's own driver "
                              f"only (the methods of mbint.methods() with backend 'mbint').")
-        t0 = float(t0)
-        t_end = float(t_end)
-        if not math.isfinite(t0) or not t_end > t0:
-            raise ValueError(f"Simulator: t0 must be finite and t_end > t0, got t0 = {t0}, "
-                             f"t_end = {t_end}.")
-        if h is not None and not math.isfinite(t_end):
-            raise ValueError("Simulator: a fixed step h needs a finite t_end (its grid "
-                             "t0 + k h ends there).")
+        t0, t_end = _span("Simulator", t0, t_end, h)
         self._run, self._inputs = _own_handle(run)
         self.model = model
         self.method = run.mname
@@ -173,17 +280,11 @@ class Simulator:
         self._q, self._qd = q0.copy(), qd0.copy()
         self._finished = False
 
+    def _take(self, y):
+        nq = self.model.nq
+        self._q, self._qd = y[:nq].copy(), y[nq:2 * nq].copy()
+
     # ------------------------------------------------------------------ state
-    @property
-    def t(self):
-        """The current time [s]."""
-        return self._t
-
-    @property
-    def t_end(self):
-        """The end of the span [s] (inf: none)."""
-        return self._t_end
-
     @property
     def state(self):
         """(q, qd) at :attr:`t`: copies of shape (nq,) [m, rad; m/s, rad/s]."""
@@ -193,93 +294,6 @@ class Simulator:
     def inputs(self):
         """{name: value}: the model's generalized forces [N or N m] (set_input)."""
         return {name: v for name, (_, v) in self._inputs.items()}
-
-    @property
-    def finished(self):
-        """The run reached t_end or a terminal event."""
-        return self._finished
-
-    @property
-    def stats(self):
-        """Counts of the run so far (dict; see the class's Attributes)."""
-        s = self._c.stats()
-        s.pop("t")
-        return s
-
-    # ------------------------------------------------------------------ pieces
-    def _stopped(self, status, t, y, what):
-        """Take the outcome of a piece: the time and state, or the failure."""
-        nq = self.model.nq
-        if status < 0:
-            traj = self.trajectory()  # raises the user's exception / Ctrl-C, result attached
-            raise SimulationFailed(f"Simulator.{what}: {traj.message}", traj)
-        self._t = t
-        self._q, self._qd = y[:nq].copy(), y[nq:2 * nq].copy()
-        if status == 1:
-            self._finished = True
-        return t
-
-    def _check_open(self, what):
-        if self._finished:
-            raise RuntimeError(f"Simulator.{what}: the run ended at t = {self._t!r} (t_end or a "
-                               f"terminal event); reset() starts a new one.")
-
-    def step(self):
-        """Take one step of the method (with the attempts it needs).
-
-        Returns
-        -------
-        float
-            The time reached [s], the end of the step (t_end for the last one; a
-            terminal event's time).
-
-        Raises
-        ------
-        SimulationFailed
-            The step failed; ``exc.result`` holds the trajectory so far.
-        RuntimeError
-            The run has ended (:attr:`finished`).
-        """
-        self._check_open("step")
-        status, t, y = self._c.step()
-        return self._stopped(status, t, y, "step")
-
-    def advance(self, t):
-        """Integrate up to exactly ``t``.
-
-        The method steps as in one :func:`mbint.simulate` call until a step ends at or
-        past t; the state at t is that step's dense output there (the method's
-        interpolant, or cubic Hermite for methods without one), as a ``t_eval`` point:
-        no step is shortened to end on t, the step-size sequence is unchanged.
-
-        Parameters
-        ----------
-        t : float
-            The time to reach [s], t >= :attr:`t` and t <= t_end.
-
-        Returns
-        -------
-        float
-            t, or the time of a terminal event before it (then :attr:`finished`).
-
-        Raises
-        ------
-        ValueError
-            t before :attr:`t` (no integration backwards) or past t_end.
-        SimulationFailed
-            A step failed; ``exc.result`` holds the trajectory so far.
-        """
-        t = float(t)
-        if not t >= self._t:
-            raise ValueError(f"Simulator.advance: t = {t!r} is before the current time "
-                             f"{self._t!r}; a Simulator integrates forwards only (reset() "
-                             f"starts again).")
-        if t > self._t_end:
-            raise ValueError(f"Simulator.advance: t = {t!r} is past t_end = {self._t_end!r}.")
-        if t == self._t:
-            return t
-        status, tr, y = self._c.advance(t)
-        return self._stopped(status, tr, y, "advance")
 
     def set_input(self, name, value):
         """Set an input of the model: the constant term of a generalized force.
@@ -383,3 +397,124 @@ def _own_handle(run):
     handle = _core.mech_planar(c.bodies, c.gravity, c.joints, np.array(c.forces), c.nc, extra)
     _core.mech_set_linalg(handle, linalg_code(model._linear_algebra))
     return dataclasses.replace(run, handle=handle), inputs
+
+
+class OdeSimulator(_Pieces):
+    """A run of :func:`mbint.solve_ivp` in pieces, as SciPy's ``OdeSolver`` objects:
+    :meth:`step`, :meth:`advance`, :attr:`y`.
+
+    Parameters
+    ----------
+    fun : callable or LowLevelCallable
+        ``fun(t, y, *args)`` as in :func:`mbint.solve_ivp` (a C right-hand side runs
+        without the GIL).
+    t0 : float
+        Initial time [s].
+    y0 : array_like, shape (n,)
+        Initial state (real).
+    method : str
+        A method of mbint's own driver (the SUNDIALS methods are refused: ValueError).
+    t_end : float
+        The end of the span [s] (default +inf; a fixed step ``h`` needs a finite one):
+        the steps are those of ``solve_ivp(fun, (t0, t_end), y0, ...)``.
+    **options
+        The keywords of :func:`mbint.solve_ivp` (``args``, ``rtol``, ``atol``, ``jac``,
+        ``mass``, ``events``, ``h``, ``max_steps``, ...; the method's own options) except
+        ``t_eval``, ``dense_output`` and ``progress``.
+
+    Attributes
+    ----------
+    t : float
+        The current time [s].
+    y : ndarray, shape (n,)
+        The state at :attr:`t` (a copy).
+    stats, finished
+        As :class:`Simulator`'s.
+
+    Examples
+    --------
+    >>> import numpy as np, mbint
+    >>> sim = mbint.OdeSimulator(lambda t, y: -y, 0.0, [1.0], rtol=1e-10, atol=1e-12)
+    >>> _ = sim.advance(1.0)
+    >>> bool(abs(sim.y[0] - np.exp(-1.0)) < 1e-9)
+    True
+    """
+
+    def __init__(self, fun, t0, y0, method="dopri5", *, t_end=math.inf, args=None, rtol=1e-3,
+                 atol=1e-6, first_step=None, max_step=np.inf, min_step=0.0, max_steps=None,
+                 h=None, jac=None, jac_sparsity=None, mass=None, dfdt=None, autonomous=False,
+                 events=None, controller=None, error_per_unit_step=False, safety=None,
+                 fac_min=None, fac_max=None, nq=None, **method_options):
+        from . import _validate as check
+        from .ivp import _method, _solve_args
+        for bad in ("t_eval", "dense_output", "progress"):
+            if bad in method_options:
+                raise ValueError(f"OdeSimulator: {bad} is not an option of the OdeSimulator "
+                                 f"(advance(t) gives the state at t).")
+        mname, info = _method(method)
+        if info.backend != "mbint":
+            raise ValueError(f"OdeSimulator: method {mname!r} is a SUNDIALS method, which runs "
+                             f"its own step loop; the OdeSimulator steps mbint's own driver "
+                             f"only.")
+        t0, t_end = _span("OdeSimulator", t0, t_end, h)
+        self.method, self._t0, self._t_end = mname, t0, t_end
+        steps = dict(first_step=first_step, max_step=max_step, min_step=min_step,
+                     max_steps=max_steps, h=h, controller=controller,
+                     error_per_unit_step=error_per_unit_step, safety=safety, fac_min=fac_min,
+                     fac_max=fac_max)
+
+        def open_(t0, y0):
+            y0a = check.float_vector("y0", y0)
+            if y0a.size == 0:
+                raise ValueError("OdeSimulator: y0 must not be empty.")
+            rtol_, atol_a, cfun, kw = _solve_args(info, mname, fun, t0, t_end, y0a, rtol, atol,
+                                                  None, events, args, jac, jac_sparsity, mass,
+                                                  dfdt, autonomous, nq, dict(steps),
+                                                  dict(method_options), pieces=True)
+            self._c = _core.OdeStepper(mname, cfun, t0, t_end, y0a, atol_a, rtol_, **kw)
+            self._has_events = kw["events"] is not None
+            self._t, self._y, self._y0, self._finished = t0, y0a.copy(), y0a, False
+
+        self._open = open_
+        self._y0_first = y0
+        open_(t0, y0)
+
+    def _take(self, y):
+        self._y = np.array(y)
+
+    @property
+    def y(self):
+        """The state at :attr:`t` (a copy, shape (n,))."""
+        return self._y.copy()
+
+    def restart(self):
+        """The right-hand side changed at :attr:`t` (a parameter ``fun`` reads, changed by
+        the caller): the run goes on from t with the method restarted, as
+        :meth:`Simulator.set_input` does (the part of the last step past t dropped,
+        histories, Jacobians and f(t, y) evaluated anew)."""
+        status = self._c.restart(self._t)
+        if status < 0:
+            self._stopped(status, self._t, None, "restart")
+        self._finished = False
+
+    def reset(self, t0=None, y0=None):
+        """Start a new run from (t0, y0) (defaults: the first run's)."""
+        t0 = self._t0 if t0 is None else float(t0)
+        if not (math.isfinite(t0) and t0 < self._t_end):
+            raise ValueError(f"OdeSimulator.reset: t0 must be finite and before t_end = "
+                             f"{self._t_end!r}, got {t0!r}.")
+        self._open(t0, self._y0_first if y0 is None else y0)
+
+    def trajectory(self):
+        """Everything so far as the :class:`~mbint.OdeResult` of :func:`mbint.solve_ivp`:
+        every accepted step from t0 up to the solver's current point."""
+        from ._interrupt import raise_if_interrupted
+        from .ivp import _make_result
+        out = self._c.result()
+        res = _make_result(out, self.method, self._y0.size, False, self._has_events,
+                           y0=self._y0)
+        raise_if_interrupted(out, res)
+        return res
+
+    def __repr__(self):
+        return f"<OdeSimulator {self.method} t={self._t!r}>"

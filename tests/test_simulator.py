@@ -129,12 +129,14 @@ def zoh_reference(t_final, method):
     return np.array(out)
 
 
-@pytest.mark.parametrize("method", ["dopri5", "bdf", "rodas4"])
-def test_pd_controller_at_1khz_equals_the_zoh_force(method):
+@pytest.mark.parametrize("method,formulation", [("dopri5", "index1"), ("bdf", "index1"),
+                                                ("rodas4", "index1"),
+                                                ("radau_iia", "index1_dae")])
+def test_pd_controller_at_1khz_equals_the_zoh_force(method, formulation):
     t_final = 0.3
-    ref = zoh_reference(t_final, method)
+    ref = zoh_reference(t_final, "dopri5" if formulation != "index1" else method)
     m = pendulum()
-    sim = mbint.Simulator(m, method=method, rtol=1e-10, atol=1e-12)
+    sim = mbint.Simulator(m, method=method, formulation=formulation, rtol=1e-10, atol=1e-12)
     got = [np.concatenate(sim.state)]
     for k in range(1, int(round(t_final * RATE)) + 1):
         q, qd = sim.state
@@ -279,3 +281,61 @@ def test_spatial_model_without_inputs():
         np.testing.assert_array_equal(sim.state[0], ref.q[:, k])
     with pytest.raises(ValueError, match="unknown input"):
         sim.set_input("tau", 1.0)
+
+
+# ---------------------------------------------------------------- OdeSimulator
+@pytest.mark.parametrize("method", ["dopri5", "radau_iia", "bdf"])
+def test_ode_advance_loop_is_solve_ivp_with_t_eval(method):
+    from mbint import problems
+    tk = np.linspace(0.0, 2.0, 41)
+    ref = mbint.solve_ivp(problems.van_der_pol, (0.0, 2.0), problems.VDP_Y0, method=method,
+                          rtol=1e-6, atol=1e-8, t_eval=tk)
+    sim = mbint.OdeSimulator(problems.van_der_pol, 0.0, problems.VDP_Y0, method=method,
+                             t_end=2.0, rtol=1e-6, atol=1e-8)
+    got = [sim.y for t in tk if sim.advance(t) is not None]
+    np.testing.assert_array_equal(np.array(got).T, ref.y)
+    assert sim.stats["nsteps"] == ref.nsteps and sim.finished
+    res = sim.trajectory()
+    assert res.success and res.t[-1] == 2.0 and len(res.t) == ref.nsteps + 1
+
+
+def test_ode_c_rhs_steps_without_the_gil():
+    from mbint import problems
+    f = problems.c_rhs("vdp1000")
+    ref = mbint.solve_ivp(f, (0.0, 1.0), problems.VDP_Y0, method="radau_iia",
+                          jac=problems.c_jac("vdp1000"), rtol=1e-6, atol=1e-6)
+    sim = mbint.OdeSimulator(f, 0.0, problems.VDP_Y0, method="radau_iia", t_end=1.0,
+                             jac=problems.c_jac("vdp1000"), rtol=1e-6, atol=1e-6)
+    ts = [0.0]
+    while not sim.finished:
+        ts.append(sim.step())
+    np.testing.assert_array_equal(ts, ref.t)
+    np.testing.assert_array_equal(sim.y, ref.y[:, -1])
+
+
+def test_ode_restart_after_a_parameter_change():
+    """y' = -y + u, u from 0 to 1 at t = 0.5: y = e^-t, then 1 + (e^-0.5 - 1) e^-(t-0.5)."""
+    u = [0.0]
+    sim = mbint.OdeSimulator(lambda t, y: -y + u[0], 0.0, [1.0], method="bdf", rtol=1e-10,
+                             atol=1e-12)
+    sim.advance(0.5)
+    u[0] = 1.0
+    sim.restart()
+    assert sim.stats["nrestart"] == 1
+    for t in (0.7, 1.0, 2.0):
+        sim.advance(t)
+        assert sim.y[0] == pytest.approx(1 + (math.exp(-0.5) - 1) * math.exp(-(t - 0.5)),
+                                         abs=1e-8)
+    with pytest.raises(ValueError, match="before the current time"):
+        sim.advance(1.0)
+    sim.reset()
+    assert sim.t == 0.0 and sim.y[0] == 1.0 and sim.stats["nsteps"] == 0
+    with pytest.raises(ValueError, match="SUNDIALS"):
+        mbint.OdeSimulator(lambda t, y: -y, 0.0, [1.0], method="cvode_bdf")
+
+
+def test_ode_failure_keeps_the_result():
+    sim = mbint.OdeSimulator(lambda t, y: -y, 0.0, [1.0], rtol=1e-12, atol=1e-14, max_steps=7)
+    with pytest.raises(mbint.SimulationFailed) as e:
+        sim.advance(100.0)
+    assert e.value.result.status == -1 and len(e.value.result.t) == 8

@@ -48,6 +48,24 @@ int mech_session_open(mech_session *S, PyObject *a, PyObject *kw);
 PyObject *mech_session_result(mech_session *S);
 void mech_session_close(mech_session *S);
 
+/* The session of _core.solve (module.c), the same way: ode_session_open parses solve's
+ * keywords into the problem (a Python or C right-hand side, Jacobian, mass, sparsity),
+ * ode_session_close releases it; the result is result_dict_of_run(&S->r). */
+typedef struct ode_session {
+    run_args ra;
+    run_ctx r;
+    int begun;          /* run_begin done: r to free */
+    mb_problem p;
+    problem_ctx pc;
+    py_fun_ctx pyf;
+    c_fun_ctx cf;
+    jac_ctx jc;
+    PyObject *mass, *sp;  /* float64 / uint8 arrays (n x n) or NULL */
+} ode_session;
+
+int ode_session_open(ode_session *S, PyObject *a, PyObject *kw);
+void ode_session_close(ode_session *S);
+
 /* simulator_py.c: the type _core.MechStepper added to the module; 0 or -1 */
 int mech_stepper_add_type(PyObject *mod);
 

@@ -10,6 +10,8 @@
  *                   `row` of the planar force table becomes value at time t: the run
  *                   moves back to t when it stepped past it, the formulation forgets
  *                   its cached Q, the method restarts at t -> status
+ *   restart(t)      the same without a force: the problem changed at t (a parameter
+ *                   of the user's right-hand side)
  *   stats()         the statistics so far (dict)
  *   result()        mech_simulate's dict of everything so far
  *
@@ -30,7 +32,11 @@
 
 typedef struct stepper_obj {
     PyObject_HEAD
-    mech_session *S;        /* never moves (pointers into itself) */
+    mech_session *S;        /* a mechanism's session (never moves: pointers into itself), */
+    ode_session *O;         /* or an ODE's (_core.OdeStepper): one of the two */
+    run_ctx *r;             /* the session's run, arguments and problem */
+    run_args *ra;
+    const mb_problem *p;
     mb_driver_state *st;
     PyObject *args, *kw;    /* the constructor's arguments: the session borrows from them
                              * (the events, the method's name, the handle's capsule) */
@@ -48,9 +54,8 @@ typedef struct stepper_obj {
 static int piece_open(run_ctx *r, void *arg)
 {
     stepper_obj *o = arg;
-    mech_session *S = o->S;
     const double *y0 = PyArray_DATA((PyArrayObject *)r->y0);
-    o->rc = mb_driver_open(&o->st, r->m, &S->p, S->ra.t0, S->ra.tf, y0, &r->o, &r->res);
+    o->rc = mb_driver_open(&o->st, r->m, o->p, o->ra->t0, o->ra->tf, y0, &r->o, &r->res);
     if (o->rc == MB_OK)
         memcpy(o->y, y0, (size_t)r->n * sizeof(double));
     return o->rc;
@@ -81,8 +86,10 @@ static int piece_set_force(run_ctx *r, void *arg)
     (void)r;
     int rc = mb_driver_advance(o->st, o->t_arg, o->y);
     if (rc == MB_OK) {
-        o->S->s.mh->forces[o->row].fa.c0 = o->value;
-        mb_form_changed(&o->S->F);
+        if (o->row >= 0) {
+            o->S->s.mh->forces[o->row].fa.c0 = o->value;
+            mb_form_changed(&o->S->F);
+        }
         rc = mb_driver_restart_at(o->st, o->t_arg, o->y);
     }
     o->rc = rc;
@@ -98,23 +105,25 @@ static int run_one(stepper_obj *o, run_piece_fn piece)
         return -1;
     }
     o->busy = 1;
-    int rc = run_piece(&o->S->r, &o->S->ra, piece, o);
+    int rc = run_piece(o->r, o->ra, piece, o);
     o->busy = 0;
     return rc;
 }
 
-/* (status, t, full state (q, q')) after a piece */
+/* (status, t, state) after a piece: the full state (q, q') of a mechanism, y of an ODE */
 static PyObject *stop_tuple(stepper_obj *o, double t)
 {
     mech_session *S = o->S;
-    mb_formulation *F = &S->F;
-    ptrdiff_t nq = F->nq;
-    npy_intp d = (npy_intp)(2 * nq);
+    mb_formulation *F = S ? &S->F : NULL;
+    ptrdiff_t nq = F ? F->nq : 0;
+    npy_intp d = (npy_intp)(F ? 2 * nq : o->r->n);
     PyObject *y = PyArray_SimpleNew(1, &d, NPY_DOUBLE);
     if (!y)
         return NULL;
     double *q = PyArray_DATA((PyArrayObject *)y);
-    if (mb_form_maps_state(F)) {
+    if (!F) {
+        memcpy(q, o->y, (size_t)d * sizeof(double));
+    } else if (mb_form_maps_state(F)) {
         if (mb_form_full(F, t, o->y, q, q + nq) != MB_OK) {
             for (ptrdiff_t i = 0; i < 2 * nq; i++) q[i] = NAN;
             if (PyErr_Occurred()) {
@@ -135,33 +144,11 @@ static PyObject *stop_tuple(stepper_obj *o, double t)
 
 /* ---- methods ---- */
 
-static PyObject *stepper_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+/* the driver's piecewise run on the session's problem (common to both types); the
+ * object, or NULL with the exception (o released) */
+static PyObject *stepper_start(stepper_obj *o)
 {
-    if (PyTuple_GET_SIZE(args) < 1) {
-        PyErr_SetString(PyExc_TypeError, "MechStepper(handle, method, t0, tf, y0, atol, rtol, "
-                        "...): the handle first.");
-        return NULL;
-    }
-    stepper_obj *o = (stepper_obj *)type->tp_alloc(type, 0);
-    if (!o)
-        return NULL;
-    o->S = PyMem_Malloc(sizeof *o->S);
-    if (!o->S) {
-        Py_DECREF(o);
-        return PyErr_NoMemory();
-    }
-    o->args = args;
-    o->kw = kw;
-    Py_INCREF(args);
-    Py_XINCREF(kw);
-    if (mech_session_open(o->S, args, kw)) {
-        mech_session_close(o->S);
-        PyMem_Free(o->S);
-        o->S = NULL;
-        Py_DECREF(o);
-        return NULL;
-    }
-    run_ctx *r = &o->S->r;
+    run_ctx *r = o->r;
     if (!r->m || r->dae) {
         PyErr_Format(PyExc_ValueError, "Simulator: method '%s' is a SUNDIALS method, which runs "
                      "its own step loop; the Simulator steps mbint's own driver only (any "
@@ -192,12 +179,67 @@ static PyObject *stepper_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     return (PyObject *)o;
 }
 
+/* the object holding the constructor's arguments (the session borrows from them) */
+static stepper_obj *stepper_alloc(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    stepper_obj *o = (stepper_obj *)type->tp_alloc(type, 0);
+    if (!o)
+        return NULL;
+    o->args = args;
+    o->kw = kw;
+    Py_INCREF(args);
+    Py_XINCREF(kw);
+    return o;
+}
+
+static PyObject *mech_stepper_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    stepper_obj *o = stepper_alloc(type, args, kw);
+    if (!o)
+        return NULL;
+    if (!(o->S = PyMem_Malloc(sizeof *o->S))) {
+        Py_DECREF(o);
+        return PyErr_NoMemory();
+    }
+    if (mech_session_open(o->S, args, kw)) {
+        Py_DECREF(o);  /* dealloc closes the session */
+        return NULL;
+    }
+    o->r = &o->S->r;
+    o->ra = &o->S->ra;
+    o->p = &o->S->p;
+    return stepper_start(o);
+}
+
+static PyObject *ode_stepper_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    stepper_obj *o = stepper_alloc(type, args, kw);
+    if (!o)
+        return NULL;
+    if (!(o->O = PyMem_Malloc(sizeof *o->O))) {
+        Py_DECREF(o);
+        return PyErr_NoMemory();
+    }
+    if (ode_session_open(o->O, args, kw)) {
+        Py_DECREF(o);
+        return NULL;
+    }
+    o->r = &o->O->r;
+    o->ra = &o->O->ra;
+    o->p = &o->O->p;
+    return stepper_start(o);
+}
+
 static void stepper_dealloc(stepper_obj *o)
 {
+    if (o->st) mb_driver_close(o->st);
     if (o->S) {
-        if (o->st) mb_driver_close(o->st);
         mech_session_close(o->S);
         PyMem_Free(o->S);
+    }
+    if (o->O) {
+        ode_session_close(o->O);
+        PyMem_Free(o->O);
     }
     PyMem_Free(o->y);
     Py_XDECREF(o->args);
@@ -230,6 +272,10 @@ static PyObject *stepper_set_force(stepper_obj *o, PyObject *args)
     double value, t;
     if (!PyArg_ParseTuple(args, "ndd", &row, &value, &t))
         return NULL;
+    if (!o->S) {
+        PyErr_SetString(PyExc_ValueError, "set_force: an ODE has no forces.");
+        return NULL;
+    }
     mech_handle *mh = o->S->s.mh;
     if (!mh->planar || row < 0 || row >= mh->pm.nf ||
         mh->forces[row].type != MB_FORCE_GENERALIZED) {
@@ -251,10 +297,24 @@ static PyObject *stepper_set_force(stepper_obj *o, PyObject *args)
     return PyLong_FromLong(o->rc);
 }
 
+/* the problem changed at t (a parameter the user's right-hand side reads): as
+ * set_force without a force */
+static PyObject *stepper_restart(stepper_obj *o, PyObject *arg)
+{
+    double t = PyFloat_AsDouble(arg);
+    if (t == -1.0 && PyErr_Occurred())
+        return NULL;
+    o->row = -1;
+    o->t_arg = t;
+    if (run_one(o, piece_set_force))
+        return NULL;
+    return PyLong_FromLong(o->rc);
+}
+
 static PyObject *stepper_stats(stepper_obj *o, PyObject *noargs)
 {
     (void)noargs;
-    const mb_stats *s = &o->S->r.res.stats;
+    const mb_stats *s = &o->r->res.stats;
     return Py_BuildValue("{sl,sl,sl,sl,sl,sl,sl,sd}", "nsteps", (long)s->nsteps, "nfev",
                          (long)s->nfev, "njev", (long)s->njev, "nlu", (long)s->nlu, "nreject",
                          (long)s->nreject, "nfail", (long)s->nfail, "nrestart",
@@ -264,7 +324,7 @@ static PyObject *stepper_stats(stepper_obj *o, PyObject *noargs)
 static PyObject *stepper_result(stepper_obj *o, PyObject *noargs)
 {
     (void)noargs;
-    return mech_session_result(o->S);
+    return o->S ? mech_session_result(o->S) : result_dict_of_run(o->r);
 }
 
 static PyMethodDef stepper_methods[] = {
@@ -272,11 +332,12 @@ static PyMethodDef stepper_methods[] = {
     {"advance", (PyCFunction)stepper_advance, METH_O, "advance(t) -> (status, t, y)"},
     {"set_force", (PyCFunction)stepper_set_force, METH_VARARGS,
      "set_force(row, value, t) -> status"},
+    {"restart", (PyCFunction)stepper_restart, METH_O, "restart(t) -> status"},
     {"stats", (PyCFunction)stepper_stats, METH_NOARGS, "stats() -> dict"},
     {"result", (PyCFunction)stepper_result, METH_NOARGS, "result() -> dict (mech_simulate's)"},
     {NULL, NULL, 0, NULL}};
 
-static PyTypeObject stepper_type = {
+static PyTypeObject mech_stepper_type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "mbint._core.MechStepper",
     .tp_basicsize = sizeof(stepper_obj),
@@ -285,17 +346,35 @@ static PyTypeObject stepper_type = {
     .tp_doc = "MechStepper(handle, method, t0, tf, y0, atol, rtol, **mech_simulate keywords):\n"
               "a run of mech_simulate in pieces (csrc/python/simulator_py.c).",
     .tp_methods = stepper_methods,
-    .tp_new = stepper_new,
+    .tp_new = mech_stepper_new,
 };
 
-int mech_stepper_add_type(PyObject *mod)
+static PyTypeObject ode_stepper_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "mbint._core.OdeStepper",
+    .tp_basicsize = sizeof(stepper_obj),
+    .tp_dealloc = (destructor)stepper_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "OdeStepper(method, fun, t0, tf, y0, atol, rtol, **solve keywords):\n"
+              "a run of _core.solve in pieces (csrc/python/simulator_py.c).",
+    .tp_methods = stepper_methods,
+    .tp_new = ode_stepper_new,
+};
+
+static int add_type(PyObject *mod, PyTypeObject *t, const char *name)
 {
-    if (PyType_Ready(&stepper_type) < 0)
+    if (PyType_Ready(t) < 0)
         return -1;
-    Py_INCREF(&stepper_type);
-    if (PyModule_AddObject(mod, "MechStepper", (PyObject *)&stepper_type) < 0) {
-        Py_DECREF(&stepper_type);
+    Py_INCREF(t);
+    if (PyModule_AddObject(mod, name, (PyObject *)t) < 0) {
+        Py_DECREF(t);
         return -1;
     }
     return 0;
+}
+
+int mech_stepper_add_type(PyObject *mod)
+{
+    return add_type(mod, &mech_stepper_type, "MechStepper") ||
+           add_type(mod, &ode_stepper_type, "OdeStepper") ? -1 : 0;
 }
