@@ -85,6 +85,25 @@ def simulator_per_call(m, method, inputs=False, **kw):
     return _cpu(run) / n, sim.stats["nsteps"]
 
 
+def ode_rows():
+    """The same for mbint.OdeSimulator on the C right-hand side ``oscillator`` of
+    mbint.problems (no Python per step: what a call costs over the C step alone)."""
+    from mbint import problems
+    f, y0 = problems.c_rhs("oscillator"), [1.0, 0.0]
+    ts = [_cpu(lambda n=n: mbint.solve_ivp(f, (0.0, n * H), y0, method="rk4", h=H)) for n in N]
+    b = (ts[1] - ts[0]) / (N[1] - N[0])
+    n = N[1]
+
+    def run():
+        sim = mbint.OdeSimulator(f, 0.0, y0, method="rk4", h=H, t_end=n * H)
+        for k in range(1, n + 1):
+            sim.advance(k * H)
+
+    a = _cpu(run) / n
+    return dict(method="rk4 (OdeSimulator, C f)", B=b, A=a, C=float("nan"), overhead=a - b,
+                overhead_input=float("nan"), steps_a=n, steps_c=0)
+
+
 def run():
     m = pendulum()
     rows = []
@@ -94,6 +113,7 @@ def run():
         c, steps_c = simulator_per_call(m, method, inputs=True)
         rows.append(dict(method=method, B=b, A=a, C=c, overhead=a - b, overhead_input=c - b,
                          steps_a=steps_a, steps_c=steps_c))
+    rows.append(ode_rows())
     return rows
 
 
