@@ -192,42 +192,39 @@ static stepper_obj *stepper_alloc(PyTypeObject *type, PyObject *args, PyObject *
     return o;
 }
 
-static PyObject *mech_stepper_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+/* the session (a mechanism's or an ODE's) opened from the constructor's arguments, then
+ * the piecewise run on it */
+static PyObject *stepper_new_of(PyTypeObject *type, PyObject *args, PyObject *kw, int ode)
 {
     stepper_obj *o = stepper_alloc(type, args, kw);
     if (!o)
         return NULL;
-    if (!(o->S = PyMem_Malloc(sizeof *o->S))) {
-        Py_DECREF(o);
-        return PyErr_NoMemory();
+    int bad;
+    if (ode) {
+        bad = !(o->O = PyMem_Malloc(sizeof *o->O)) ? (PyErr_NoMemory(), -1)
+                                                  : ode_session_open(o->O, args, kw);
+    } else {
+        bad = !(o->S = PyMem_Malloc(sizeof *o->S)) ? (PyErr_NoMemory(), -1)
+                                                  : mech_session_open(o->S, args, kw);
     }
-    if (mech_session_open(o->S, args, kw)) {
+    if (bad) {
         Py_DECREF(o);  /* dealloc closes the session */
         return NULL;
     }
-    o->r = &o->S->r;
-    o->ra = &o->S->ra;
-    o->p = &o->S->p;
+    o->r = ode ? &o->O->r : &o->S->r;
+    o->ra = ode ? &o->O->ra : &o->S->ra;
+    o->p = ode ? &o->O->p : &o->S->p;
     return stepper_start(o);
+}
+
+static PyObject *mech_stepper_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    return stepper_new_of(type, args, kw, 0);
 }
 
 static PyObject *ode_stepper_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
-    stepper_obj *o = stepper_alloc(type, args, kw);
-    if (!o)
-        return NULL;
-    if (!(o->O = PyMem_Malloc(sizeof *o->O))) {
-        Py_DECREF(o);
-        return PyErr_NoMemory();
-    }
-    if (ode_session_open(o->O, args, kw)) {
-        Py_DECREF(o);
-        return NULL;
-    }
-    o->r = &o->O->r;
-    o->ra = &o->O->ra;
-    o->p = &o->O->p;
-    return stepper_start(o);
+    return stepper_new_of(type, args, kw, 1);
 }
 
 static void stepper_dealloc(stepper_obj *o)
