@@ -130,7 +130,14 @@ def report(rows):
                      f"{1e6 * r['overhead']:.2f} | {1e6 * r['C']:.2f} | "
                      f"{1e6 * r['overhead_input']:.2f} |")
     lines += ["", "rk4: one advance(k h) per grid step; dopri5: one step() per call (max_step "
-              "= h).  The issue's target: <= 5 us overhead per call."]
+              "= h).  The issue's target: <= 5 us overhead per call.",
+              "",
+              "Read the last row for the cost of a call: with a C right-hand side and no "
+              "outputs, B is the C step alone.  On the pendulum rows B also holds what "
+              "simulate does per output point after the run (q'' and lambda by a saddle-point "
+              "solve, Trajectory), which the Simulator does only in trajectory(), and A holds "
+              "the Hermite dense output the Simulator builds for rk4 (one more f per step): "
+              "their difference is not the call's cost alone."]
     return "\n".join(lines) + "\n"
 
 
