@@ -13,6 +13,8 @@ PlanarModel, SpatialModel, MechanicalSystem
             mechanisms (planar body coordinates, 3-D bodies with Euler parameters,
             or your own equations)
 simulate, Trajectory            run a mechanism with any method; its motion, energy, violation
+Simulator, OdeSimulator         a run of simulate / solve_ivp in pieces (step, advance,
+                                set_input): controllers, co-simulation
 formulations                    how a mechanism is presented to a method (index-1 ODE, state
                                 space, index-1/2/3 DAEs, GGL): what each takes and who solves it
 StateSpace                      the partitioned (state-space) view of a mechanism (RN paper)
@@ -39,6 +41,7 @@ from .methods import MethodInfo, methods
 from .mbs import (MechanicalSystem, PlanarModel, SpatialModel, StateSpace, Trajectory,
                   formulations, simulate)
 from .mbs.dataset import load
+from .simulator import OdeSimulator, SimulationFailed, Simulator
 from .mbs.urdf import load_urdf
 from .mbs.linear import equilibrium, linearize, modes
 from . import mbs, models
@@ -50,6 +53,7 @@ __all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "Dens
            "simulate", "formulations", "Trajectory", "models", "mbs", "IntegrationInterrupted", "load",
            "ensemble", "EnsembleResult", "EnsembleInterrupted", "MemberError", "SimulationTask",
            "StateSpace", "load_urdf", "equilibrium", "linearize", "modes",
+           "Simulator", "OdeSimulator", "SimulationFailed",
            "SPARSE_MIN_NQ"]
 __version__ = "0.2.0"
 

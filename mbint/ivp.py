@@ -161,14 +161,26 @@ def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
                               **method_options)
     y0a = check.float_vector("y0", y0 if y0a is None else y0a, allow_empty=True)
     n = y0a.size
-    rtol, atol_a = check.tolerances(rtol, atol, n, y0a)
-    kw = _step_kw(info, mname, t0, tf, method_options, steps)  # kw of _core.solve
-    cfun, call = _calls(info, mname, fun, t0, tf, n, t_eval, args, events)
-    kw.update(call, **_matrices(info, mname, n, jac, mass, dfdt, autonomous, jac_sparsity),
-              nq=_second_order_nq(info, mname, n, nq))
+    rtol, atol_a, cfun, kw = _solve_args(info, mname, fun, t0, tf, y0a, rtol, atol, t_eval,
+                                         events, args, jac, jac_sparsity, mass, dfdt,
+                                         autonomous, nq, steps, method_options)
     if n == 0:  # nothing to integrate (as SciPy: the empty solution at t0 and tf)
         return _empty_result(t0, tf, kw["t_eval"], mname, bool(dense_output), kw["events"])
     return _run(mname, cfun, t0, tf, y0a, atol_a, rtol, kw, bool(dense_output), progress)
+
+
+def _solve_args(info, mname, fun, t0, tf, y0a, rtol, atol, t_eval, events, args, jac,
+                jac_sparsity, mass, dfdt, autonomous, nq, steps, method_options, pieces=False):
+    """The checked arguments of ``_core.solve`` (also of ``_core.OdeStepper``, the run in
+    pieces of :class:`mbint.OdeSimulator`): rtol, atol, the right-hand side and the
+    keywords."""
+    n = y0a.size
+    rtol, atol_a = check.tolerances(rtol, atol, n, y0a)
+    kw = _step_kw(info, mname, t0, tf, method_options, steps)  # kw of _core.solve
+    cfun, call = _calls(info, mname, fun, t0, tf, n, t_eval, args, events, pieces)
+    kw.update(call, **_matrices(info, mname, n, jac, mass, dfdt, autonomous, jac_sparsity),
+              nq=_second_order_nq(info, mname, n, nq))
+    return rtol, atol_a, cfun, kw
 
 
 #: (canonical name, MethodInfo) by the name given as method= (only names that resolve)
@@ -238,14 +250,15 @@ def _step_options(info, mname, t0, tf, method_options, *, first_step, max_step, 
     return {**control, **bounds}
 
 
-def _calls(info, mname, fun, t0, tf, n, t_eval, args, events):
-    """The checked right-hand side, and the output times, extra arguments and events."""
+def _calls(info, mname, fun, t0, tf, n, t_eval, args, events, pieces=False):
+    """The checked right-hand side, and the output times, extra arguments and events
+    (pieces: a run in pieces, whose caller ends it, may have an infinite end)."""
     te = check.t_eval(t_eval, t0, tf)
     args = check.args_tuple(args)
     cfun = check.callable_or_capsule(fun, args, "fun must be callable or a scipy.LowLevelCallable.")
     ev, terminal, evdir = check.check_events(events)
     switching = check.switching_flags(ev, info, mname)
-    if math.isinf(tf) and n > 0 and (ev is None or not terminal.any()):
+    if math.isinf(tf) and n > 0 and not pieces and (ev is None or not terminal.any()):
         raise ValueError("t_span: an infinite end time needs a terminal event to end the run.")
     return cfun, dict(t_eval=te, events=ev, terminal=terminal, direction=evdir, args=args,
                       switching=switching)

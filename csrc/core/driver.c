@@ -509,7 +509,7 @@ static int attempt_step(run *r, attempt *a, step_outcome *outcome)
 
 static int want_dense(const run *r)
 {
-    return r->o->dense_output || r->o->t_eval || r->o->n_events > 0;
+    return r->o->dense_output || r->o->t_eval || r->o->n_events > 0 || r->keep_dense;
 }
 
 /* The dense output of the accepted step, its events (a terminal or switching root
@@ -636,9 +636,12 @@ static int complete_step(run *r, attempt *a)
 
 /* ---- the loop ---- */
 
-/* steps from t0 to tf (or a terminal event) */
-static int evolve(run *r)
+/* One accepted step (with the attempts it takes), or a status that ends the run;
+ * *last: the step ended the run (tf or a terminal event).  The loop of mb_driver_run
+ * and the piecewise runs of driver_step.c. */
+int mb_drv_step(run *r, int *last)
 {
+    *last = 0;
     for (;;) {
         attempt a;
         step_outcome outcome = STEP_FAILED;
@@ -649,11 +652,24 @@ static int evolve(run *r)
             return rc;
         if (outcome != STEP_ACCEPTED)
             continue;
-        if ((rc = complete_step(r, &a)) != MB_OK || a.last)
+        rc = complete_step(r, &a);
+        *last = a.last;
+        if (rc != MB_OK || a.last)
             return rc;
         double h_next = switch_resume(&r->sw, a.cut, fabs(a.h) * a.factor);
         if (!r->fixed)
             r->h_abs = fmin(h_next, r->max_step);
+        return MB_OK;
+    }
+}
+
+/* steps from t0 to tf (or a terminal event) */
+static int evolve(run *r)
+{
+    for (;;) {
+        int last, rc = mb_drv_step(r, &last);
+        if (rc != MB_OK || last)
+            return rc;
     }
 }
 

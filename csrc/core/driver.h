@@ -129,6 +129,43 @@ void mb_result_free(mb_result *r);
 int mb_driver_run(const mb_method *m, const mb_problem *p, double t0, double tf,
                   const double *y0, const mb_options *opts, mb_result *res);
 
+/* Piecewise runs (driver_step.c): the run of mb_driver_run set up once, then taken on
+ * in pieces by the caller, between which the caller may read the state and change the
+ * problem's parameters.  Every step is mb_driver_run's step (the same loop body), so a
+ * piecewise run over [t0, tf] takes exactly the steps of mb_driver_run over [t0, tf]
+ * with t_eval (every step's dense output is built, as with t_eval); the result stores
+ * every accepted step's end (opts->t_eval must be NULL).  No global state; the
+ * opts, problem, y0 and result must outlive the state.
+ *   mb_driver_open     set up (phase 1); *st is set also on failure (close it)
+ *   mb_driver_step     one accepted step: MB_OK, MB_TERMINATED (this step ended the
+ *                      run at tf or a terminal event, or it had ended: no step taken)
+ *                      or the status that ended the run (in res->status with its
+ *                      message; nothing is lost)
+ *   mb_driver_advance  steps until the run reaches t_stop (dir (t_stop - t) <= 0),
+ *                      then y = the state at t_stop: the last step's end, or its dense
+ *                      output there (as a t_eval point).  MB_ERR_ILL_INPUT for t_stop
+ *                      past tf or before the last step's start.
+ *   mb_driver_restart_at  move the run back to (t, y), t inside the last step (or at
+ *                      its end), dropping what the result holds past t; the method
+ *                      restarts there (method.h "Restarts": histories, kept Jacobians,
+ *                      f0 and the controller's memory dropped), as at a switching
+ *                      event, so that a change of the problem takes effect at t.
+ *   mb_driver_t, mb_driver_y  the run's current point (the last step's end)
+ *   mb_driver_status   MB_OK while steps may be taken, else MB_TERMINATED or the
+ *                      failure that ended the run
+ *   mb_driver_close    res->status and message as mb_driver_run leaves them, work
+ *                      freed (NULL: nothing) */
+typedef struct mb_driver_state mb_driver_state;
+int mb_driver_open(mb_driver_state **st, const mb_method *m, const mb_problem *p, double t0,
+                   double tf, const double *y0, const mb_options *opts, mb_result *res);
+int mb_driver_step(mb_driver_state *st);
+int mb_driver_advance(mb_driver_state *st, double t_stop, double *y);
+int mb_driver_restart_at(mb_driver_state *st, double t, const double *y);
+double mb_driver_t(const mb_driver_state *st);
+const double *mb_driver_y(const mb_driver_state *st);
+int mb_driver_status(const mb_driver_state *st);
+int mb_driver_close(mb_driver_state *st);
+
 /* Doubles of the driver's one work block for method m on problem p with ne events
  * (record: dense records in use).  The same formula sizes and carves the block. */
 size_t mb_driver_work_size(const mb_method *m, const mb_problem *p, ptrdiff_t ne, int record);

@@ -82,7 +82,13 @@ typedef struct run {
     double nonfinite_t;
     int nonfinite;
     char nonfinite_msg[200];
+    int keep_dense;         /* build every step's dense output (a piecewise run,
+                             * driver_step.c: interpolation at the stop times) */
 } run;
+
+/* driver.c */
+/* one accepted step; *last: it ended the run (tf or a terminal event) */
+int mb_drv_step(run *r, int *last);
 
 /* driver_setup.c */
 /* Set up the run of m on p over [t0, tf] from y0: the result, the options check, the

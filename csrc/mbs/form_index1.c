@@ -34,6 +34,13 @@ static int i1_open(mb_formulation *F, const mb_form_options *o)
     return MB_OK;
 }
 
+void mb_form_index1_changed(mb_formulation *F)
+{
+    form_index1 *x = F->impl;
+    if (x)
+        x->f.cache_ok = 0;
+}
+
 static void i1_close(mb_formulation *F)
 {
     form_index1 *x = F->impl;

@@ -82,6 +82,19 @@ int mb_form_sundials(mb_formulation *F, const char *method, mb_form_ida *ida)
     return F->ops->sundials(F, method, ida);
 }
 
+int mb_form_changed(mb_formulation *F)
+{
+    switch (F->kind) {
+    case MB_FORM_INDEX1:
+        mb_form_index1_changed(F);
+        return MB_OK;
+    case MB_FORM_INDEX1_DAE: case MB_FORM_INDEX2: case MB_FORM_INDEX3: case MB_FORM_GGL:
+        return MB_OK;  /* they keep M(q) only (dae.c), which no force changes */
+    default:
+        return MB_ERR_NOT_SUPPORTED;
+    }
+}
+
 int mb_form_maps_state(const mb_formulation *F)
 {
     return F->ops->full != NULL;

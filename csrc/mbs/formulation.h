@@ -125,6 +125,13 @@ void mb_form_problem(mb_formulation *F, mb_problem *p);
 /* MB_OK when the SUNDIALS method runs on F (ida gets *ida filled; zeroed otherwise), else
  * MB_ERR_NOT_SUPPORTED with F->msg naming what does */
 int mb_form_sundials(mb_formulation *F, const char *method, mb_form_ida *ida);
+/* A force of the mechanism changed between two pieces of a run (the Simulator's
+ * inputs): the formulation forgets what it keeps of Q (index1's saddle-point solution
+ * cached on (t, y)).  MB_OK, or MB_ERR_NOT_SUPPORTED for a formulation that cannot say
+ * (the state space keeps evaluations in its coordinates). */
+int mb_form_changed(mb_formulation *F);
+/* form_index1.c: mb_form_changed of the index-1 formulation */
+void mb_form_index1_changed(mb_formulation *F);
 /* whether events must see full states through mb_form_full (y is not (q, q', ...)) */
 int mb_form_maps_state(const mb_formulation *F);
 /* (q, q') of an integrated state during the run (q, qd: nq each) */

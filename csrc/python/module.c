@@ -3,6 +3,7 @@
  * for users is done in mbint/_validate.py; here arrays are re-checked only for
  * memory safety. */
 #include "mech_py.h"
+#include "simulate_py.h"
 #include "options.h"
 #include "method_options.h"
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
@@ -22,101 +23,14 @@ PyDoc_STRVAR(solve_doc,
 static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
 {
     (void)self;
-    static char *kwlist[] = {"method", "fun", "t0", "tf", "y0", "atol", "rtol", "h",
-                             RUN_KW_STEPS, RUN_KW_CONTROL, RUN_KW_OUTPUT, "args", "nq", "jac",
-                             "mass", "jac_sparsity", "switching", "dfdt", NULL};
-    const char *mname;
-    PyObject *fun, *args = NULL, *jaco = Py_None, *masso = Py_None, *spo = Py_None,
-                   *dfdto = Py_None;
-    Py_ssize_t nq = 0;
-    run_args ra;
-    run_args_init(&ra);
-    if (!PyArg_ParseTupleAndKeywords(
-            a, kw, "sOddOOO|d" RUN_FMT_STEPS RUN_FMT_CONTROL RUN_FMT_OUTPUT "O!nOOOOO", kwlist,
-            &mname, &fun, &ra.t0, &ra.tf, &ra.y0, &ra.atol, &ra.rtol, &ra.h, RUN_ADDR_STEPS(ra),
-            RUN_ADDR_CONTROL(ra), RUN_ADDR_OUTPUT(ra), &PyTuple_Type, &args, &nq, &jaco, &masso,
-            &spo, &ra.switching, &dfdto))
-        return NULL;
-    run_ctx r;
-    if (run_begin(&r, mname))
-        return NULL;
-
-    PyArrayObject *mass = NULL, *sp = NULL;
-    jac_ctx jc;
-    memset(&jc, 0, sizeof jc);
-    problem_ctx pc = {0};
+    ode_session *S = PyMem_Malloc(sizeof *S);
+    if (!S)
+        return PyErr_NoMemory();
     PyObject *out = NULL;
-    py_fun_ctx pyf = {0};
-    c_fun_ctx cf;
-
-    if (run_prepare(&r, &ra, -1, args))
-        goto done;
-    ptrdiff_t n = r.n;
-    mb_problem p;
-    memset(&p, 0, sizeof p);
-    p.n = n;
-    p.nq = nq;
-    if (PyCapsule_CheckExact(fun)) {
-        if (c_fun_from_capsule(fun, n, &cf))
-            goto done;
-        pc.rhs = c_rhs;
-        pc.rhs_ctx = &cf;
-    } else if (PyCallable_Check(fun)) {
-        pyf.fun = fun;
-        pyf.args = args;
-        pyf.n = n;
-        pc.rhs = py_rhs;
-        pc.rhs_ctx = &pyf;
-        r.python = 1;
-    } else {
-        PyErr_SetString(PyExc_TypeError, "fun must be callable or a LowLevelCallable capsule.");
-        goto done;
-    }
-
-    p.rhs = problem_rhs;
-    p.ctx = &pc;
-    pc.n = n;
-    pc.args = args;
-    if (dfdto != Py_None) {
-        if (PyUnicode_Check(dfdto) && PyUnicode_CompareWithASCIIString(dfdto, "zero") == 0) {
-            p.dfdt = zero_dfdt;
-        } else if (PyCallable_Check(dfdto)) {
-            pc.dfdt = dfdto;
-            p.dfdt = py_dfdt;
-            r.python = 1;
-        } else {
-            PyErr_SetString(PyExc_TypeError, "dfdt must be callable or 'zero'.");
-            goto done;
-        }
-    }
-    if (jaco != Py_None) {
-        if (jac_from_object(jaco, args, n, &jc))
-            goto done;
-        pc.jac = &jc;
-        p.jac = any_jac;
-        p.jac_constant = jc.constant != NULL;
-        if (jc.fun)
-            r.python = 1;
-    }
-    if (masso != Py_None) {
-        if (!(mass = as_square(masso, NPY_DOUBLE, n, "mass")))
-            goto done;
-        p.mass = PyArray_DATA(mass);
-    }
-    if (spo != Py_None) {
-        if (!(sp = as_square(spo, NPY_UINT8, n, "jac_sparsity")))
-            goto done;
-        p.jac_sparsity = PyArray_DATA(sp);
-    }
-    if (run_execute(&r, &p, &ra) == 0)
-        out = result_dict_of_run(&r);
-
-done:
-    run_free(&r);
-    Py_XDECREF(pyf.ybuf);
-    Py_XDECREF(mass);
-    Py_XDECREF(sp);
-    jac_ctx_free(&jc);
+    if (!ode_session_open(S, a, kw) && run_execute(&S->r, &S->p, &S->ra) == 0)
+        out = result_dict_of_run(&S->r);
+    ode_session_close(S);
+    PyMem_Free(S);
     return out;
 }
 
@@ -533,6 +447,10 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     }
     if (PyModule_AddFunctions(mod, mb_block_methods)) {  /* block_py.c */
+        Py_DECREF(mod);
+        return NULL;
+    }
+    if (mech_stepper_add_type(mod)) {  /* simulator_py.c */
         Py_DECREF(mod);
         return NULL;
     }

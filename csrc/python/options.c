@@ -231,9 +231,8 @@ static void hold_exception(run_ctx *r)
     snprintf(r->res.message, sizeof r->res.message, "%s", mb_status_str(MB_ERR_INTERRUPTED));
 }
 
-int run_execute(run_ctx *r, const mb_problem *p, const run_args *a)
+int run_piece(run_ctx *r, const run_args *a, run_piece_fn piece, void *arg)
 {
-    const double *y0 = PyArray_DATA((PyArrayObject *)r->y0);
     r->o.monitor = run_monitor;
     r->o.monitor_ctx = r;
     r->mon_last = monotonic_seconds();
@@ -241,12 +240,7 @@ int run_execute(run_ctx *r, const mb_problem *p, const run_args *a)
     r->progress = a->progress != Py_None ? a->progress : NULL;
     r->cancel = a->cancel != Py_None ? a->cancel : NULL;
     PyThreadState *ts = r->python ? NULL : PyEval_SaveThread();
-    if (r->dae)
-        mb_sundials_ida_run(p, a->t0, a->tf, y0, r->dae, &r->o, &r->res, r->yp0_out);
-    else if (r->m)
-        mb_driver_run(r->m, p, a->t0, a->tf, y0, &r->o, &r->res);
-    else
-        mb_sundials_run(r->name, p, a->t0, a->tf, y0, &r->o, &r->res);
+    piece(r, arg);
     if (ts)
         PyEval_RestoreThread(ts);
     if (PyErr_Occurred()) {
@@ -260,6 +254,30 @@ int run_execute(run_ctx *r, const mb_problem *p, const run_args *a)
         return -1;
     }
     return 0;
+}
+
+/* the whole run of run_execute */
+typedef struct whole_run {
+    const mb_problem *p;
+    const run_args *a;
+} whole_run;
+
+static int run_whole(run_ctx *r, void *arg)
+{
+    const whole_run *w = arg;
+    const double *y0 = PyArray_DATA((PyArrayObject *)r->y0);
+    if (r->dae)
+        return mb_sundials_ida_run(w->p, w->a->t0, w->a->tf, y0, r->dae, &r->o, &r->res,
+                                   r->yp0_out);
+    if (r->m)
+        return mb_driver_run(r->m, w->p, w->a->t0, w->a->tf, y0, &r->o, &r->res);
+    return mb_sundials_run(r->name, w->p, w->a->t0, w->a->tf, y0, &r->o, &r->res);
+}
+
+int run_execute(run_ctx *r, const mb_problem *p, const run_args *a)
+{
+    whole_run w = {p, a};
+    return run_piece(r, a, run_whole, &w);
 }
 
 PyObject *result_dict_of_run(run_ctx *r)

@@ -104,6 +104,12 @@ int run_prepare(run_ctx *r, const run_args *a, ptrdiff_t n0, PyObject *args);
  * (result_dict_of_run puts them under "interrupted" and "raised"). */
 int run_execute(run_ctx *r, const mb_problem *p, const run_args *a);
 void run_free(run_ctx *r);
+/* One piece of a run, piece(r, arg), as run_execute runs the whole: the monitor
+ * (Ctrl-C, cancel, progress), the GIL released unless Python runs per step, an
+ * exception raised in it held in r (r->interrupt, r->raised), MB_ERR_MEM as
+ * MemoryError.  0 or -1.  run_execute is run_piece of the whole run. */
+typedef int (*run_piece_fn)(run_ctx *r, void *arg);
+int run_piece(run_ctx *r, const run_args *a, run_piece_fn piece, void *arg);
 
 /* The dict of _core.solve: t, y, status, message, statistics, step history,
  * dense records, t_events, y_events. */

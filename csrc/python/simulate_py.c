@@ -5,8 +5,7 @@
  *   the full state, q'' and lambda at the output points -> the result dict
  *
  * and _core.formulations, the table of formulations by name and code. */
-#include "mech_py.h"
-#include "options.h"
+#include "simulate_py.h"
 #define NO_IMPORT_ARRAY
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
@@ -52,30 +51,12 @@ const char mech_simulate_doc[] =
 "restarts at its roots).  contact_switching: the contact gaps of a planar model (in C)\n"
 "become switching events after the user's (LLM paper section 3).";
 
-/* the keywords of mech_simulate beyond run_args */
-typedef struct sim_args {
-    mech_handle *mh;
-    const char *method;
-    int kind, contact_switching, linalg;
-    mb_form_options fo;
-    int *independent;  /* owned (fo.prefer) */
-} sim_args;
-
 /* the contact gap functions of a planar model as events (LLM eqs 17-19) */
 static int contact_events(double t, const double *y, double *g, void *ctx)
 {
     (void)t;
     return mb_planar_contact_gaps(ctx, y, g);
 }
-
-/* the run's events (the user's, then the contacts) at full (q, q') when the formulation
- * integrates other variables (the state space: Newton from the last accepted point) */
-typedef struct full_events {
-    mb_formulation *F;
-    mb_event_fn events;
-    void *ctx;
-    double *y;  /* 2 nq */
-} full_events;
 
 static int events_at_full(double t, const double *y, double *g, void *c)
 {
@@ -190,7 +171,7 @@ static int choose_method(run_ctx *r, mb_formulation *F, const sim_args *s, mb_da
 /* y0 of the formulation from (q0, q0') and the tolerances that go with it; run_prepare;
  * the events at full states where the formulation maps them */
 static int start(run_ctx *r, mb_formulation *F, const sim_args *s, run_args *ra, full_events *ev,
-                 PyObject **y0f)
+                 PyObject **y0f, PyObject **atol_in)
 {
     ptrdiff_t nq = F->nq;
     int dae = F->kind >= MB_FORM_INDEX1_DAE && F->kind <= MB_FORM_GGL;
@@ -232,6 +213,8 @@ static int start(run_ctx *r, mb_formulation *F, const sim_args *s, run_args *ra,
         r->o.event_ctx = ev;
     }
     rc = 0;
+    *atol_in = au;  /* the formulation's atol may be au's own data: kept until close */
+    au = NULL;
 done:
     Py_XDECREF(yu);
     Py_XDECREF(au);
@@ -336,56 +319,71 @@ static PyObject *result(run_ctx *r, mb_formulation *F, PyObject *yf, PyObject *q
     return out;
 }
 
-PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
+int mech_session_open(mech_session *S, PyObject *a, PyObject *kw)
 {
-    (void)self;
-    run_args ra;
-    sim_args s;
-    run_ctx r;
-    mb_formulation F;
-    mb_dae_options dae;
-    full_events ev;
-    PyObject *out = NULL, *y0f = NULL, *yf = NULL, *qdd = NULL, *lam = NULL;
-    memset(&r, 0, sizeof r);
-    memset(&F, 0, sizeof F);
-    memset(&ev, 0, sizeof ev);
-    if (parse(a, kw, &ra, &s))
-        goto done;
-    mech_handle *mh = s.mh;
-    int rc = mb_form_open(&F, s.kind, &mh->mech, &s.fo);
+    memset(S, 0, sizeof *S);
+    run_args *ra = &S->ra;
+    sim_args *s = &S->s;
+    if (parse(a, kw, ra, s))
+        return -1;
+    mech_handle *mh = s->mh;
+    int rc = mb_form_open(&S->F, s->kind, &mh->mech, &s->fo);
     if (rc != MB_OK) {
         char prefix[64];
-        snprintf(prefix, sizeof prefix, "formulation='%s': ", mb_form_name(s.kind));
+        snprintf(prefix, sizeof prefix, "formulation='%s': ", mb_form_name(s->kind));
         /* what the arguments ask of this mechanism (a sparse solver it has no kernels
          * for...) is the caller's to change */
         int caller = rc == MB_ERR_ILL_INPUT || rc == MB_ERR_NOT_SUPPORTED;
-        set_error(caller ? PyExc_ValueError : PyExc_RuntimeError, rc, prefix, F.msg);
-        goto done;
+        set_error(caller ? PyExc_ValueError : PyExc_RuntimeError, rc, prefix, S->F.msg);
+        return -1;
     }
-    if (choose_method(&r, &F, &s, &dae))
-        goto done;
-    if (s.contact_switching && mh->planar && mh->ncontact > 0 && r.m) {
-        r.n_extra = mh->ncontact;
-        r.extra = contact_events;
-        r.extra_ctx = &mh->pm;
+    if (choose_method(&S->r, &S->F, s, &S->dae))
+        return -1;
+    if (s->contact_switching && mh->planar && mh->ncontact > 0 && S->r.m) {
+        S->r.n_extra = mh->ncontact;
+        S->r.extra = contact_events;
+        S->r.extra_ctx = &mh->pm;
     }
-    if (start(&r, &F, &s, &ra, &ev, &y0f))
-        goto done;
-    mb_problem p;
-    mb_form_problem(&F, &p);
-    if (run_execute(&r, &p, &ra))
-        goto done;
-    if (outputs(&F, mh->python, r.res.nt, r.res.t, r.res.y, &yf, &qdd, &lam))
-        goto done;
-    out = result(&r, &F, yf, qdd, lam);
-done:
-    run_free(&r);
-    mb_form_close(&F);
-    PyMem_Free(s.independent);
-    PyMem_Free(ev.y);
-    Py_XDECREF(y0f);
+    if (start(&S->r, &S->F, s, ra, &S->ev, &S->y0f, &S->atol_in))
+        return -1;
+    mb_form_problem(&S->F, &S->p);
+    return 0;
+}
+
+PyObject *mech_session_result(mech_session *S)
+{
+    PyObject *out = NULL, *yf = NULL, *qdd = NULL, *lam = NULL;
+    run_ctx *r = &S->r;
+    if (!outputs(&S->F, S->s.mh->python, r->res.nt, r->res.t, r->res.y, &yf, &qdd, &lam))
+        out = result(r, &S->F, yf, qdd, lam);
     Py_XDECREF(yf);
     Py_XDECREF(qdd);
     Py_XDECREF(lam);
+    return out;
+}
+
+void mech_session_close(mech_session *S)
+{
+    run_free(&S->r);
+    mb_form_close(&S->F);
+    PyMem_Free(S->s.independent);
+    PyMem_Free(S->ev.y);
+    Py_CLEAR(S->y0f);
+    Py_CLEAR(S->atol_in);
+    S->s.independent = NULL;
+    S->ev.y = NULL;
+}
+
+PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
+{
+    (void)self;
+    mech_session *S = PyMem_Malloc(sizeof *S);
+    if (!S)
+        return PyErr_NoMemory();
+    PyObject *out = NULL;
+    if (!mech_session_open(S, a, kw) && !run_execute(&S->r, &S->p, &S->ra))
+        out = mech_session_result(S);
+    mech_session_close(S);
+    PyMem_Free(S);
     return out;
 }

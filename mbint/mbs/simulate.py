@@ -428,9 +428,11 @@ def _check_relative_control(run, atol, q0, qd0):
                          f"cannot weigh a multiplier that is zero.")
 
 
-def _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events, project,
-         proj_tol, proj_max_iter, contact_switching, progress):
-    """One call of the C core; returns its dict and the options used."""
+def _core_args(run, t0, tf, q0, qd0, opts, control, t_eval, dense_output, events, project,
+               proj_tol, proj_max_iter, contact_switching):
+    """The options of a run checked and converted for the C core: the positional and
+    keyword arguments of ``_core.mech_simulate`` (also of ``_core.MechStepper``, the
+    run in pieces of :class:`mbint.Simulator`) and what the result needs of them."""
     model, info, mname = run.model, run.info, run.mname
     rtol = _positive("rtol", opts["rtol"])
     control["method_options"] = check.method_options(info, control.pop("method_options"))
@@ -450,24 +452,38 @@ def _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events, p
     switching = check.switching_flags(ev, info, mname)
     contact_sw = (bool(contact_switching) and len(getattr(model, "contacts", ())) > 0
                   and info.backend == "mbint")
-    report, close = run_progress(progress, t0, tf, f"{model.name} {mname}")
+    args = (run.handle, mname, t0, tf, np.concatenate([q0, qd0]), atol, rtol)
+    kwargs = dict(**control, **bounds, t_eval=te, dense_output=bool(dense_output), events=ev,
+                  terminal=terminal, direction=evdir, formulation=run.form.code,
+                  alpha=run.alpha, beta=run.beta, project=bool(project),
+                  proj_tol=0.0 if proj_tol is None else _positive("proj_tol", proj_tol),
+                  proj_max_iter=0 if proj_max_iter is None else int(proj_max_iter),
+                  switching=switching, contact_switching=contact_sw, independent=run.prefer,
+                  linalg=run.linalg)
+    meta = dict(n_state=run.n, n_user_events=0 if ev is None else len(ev),
+                contact_switching=contact_sw, switching=switching is not None, rtol=rtol)
+    return args, kwargs, meta
+
+
+def _with_meta(out, meta, opts, h):
+    """The C core's dict with what :func:`_trajectory` needs of the options, and the
+    options used."""
+    for k in ("n_state", "n_user_events", "contact_switching", "switching"):
+        out[k] = meta[k]
+    return out, dict(opts, rtol=meta["rtol"], h=h, linear_algebra=out["linear_algebra"])
+
+
+def _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events, project,
+         proj_tol, proj_max_iter, contact_switching, progress):
+    """One call of the C core; returns its dict and the options used."""
+    args, kwargs, meta = _core_args(run, t0, tf, q0, qd0, opts, control, t_eval, dense_output,
+                                    events, project, proj_tol, proj_max_iter, contact_switching)
+    report, close = run_progress(progress, t0, tf, f"{run.model.name} {run.mname}")
     try:
-        out = _core.mech_simulate(
-            run.handle, mname, t0, tf, np.concatenate([q0, qd0]), atol, rtol,
-            **control, **bounds, t_eval=te, dense_output=bool(dense_output), events=ev,
-            terminal=terminal, direction=evdir, formulation=run.form.code, alpha=run.alpha,
-            beta=run.beta, project=bool(project),
-            proj_tol=0.0 if proj_tol is None else _positive("proj_tol", proj_tol),
-            proj_max_iter=0 if proj_max_iter is None else int(proj_max_iter),
-            switching=switching, contact_switching=contact_sw, independent=run.prefer,
-            linalg=run.linalg, progress=report, cancel=run_cancel())
+        out = _core.mech_simulate(*args, **kwargs, progress=report, cancel=run_cancel())
     finally:
         close()
-    out["n_state"] = run.n
-    out["n_user_events"] = 0 if ev is None else len(ev)
-    out["contact_switching"] = contact_sw
-    out["switching"] = switching is not None
-    return out, dict(opts, rtol=rtol, h=h, linear_algebra=out["linear_algebra"])
+    return _with_meta(out, meta, opts, h)
 
 
 def _trajectory(run, out, options, initial, dense_output, project, proj_tol, proj_max_iter):

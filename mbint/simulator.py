@@ -1,0 +1,520 @@
+"""``mbint.Simulator``: a mechanism's run taken step by step, for controllers and
+co-simulation.
+
+:func:`mbint.simulate` runs from t0 to tf in one call.  A :class:`Simulator` runs the
+same run in pieces: :meth:`Simulator.step` takes one step of the method,
+:meth:`Simulator.advance` integrates up to a time, :meth:`Simulator.set_input` changes
+an input of the model between two pieces.  It is the one driver of mbint (csrc/core,
+driver.h "Piecewise runs"): the steps are those that :func:`mbint.simulate` takes over
+the same span ``(t0, t_end)``; the state at ``advance(t)`` comes from the last step's
+dense output exactly as a ``t_eval`` point of :func:`mbint.simulate` does, so a loop of
+``advance(t_k)`` reproduces ``simulate(..., t_eval=t_k)`` bit for bit (as long as no
+input changes).  Nothing is re-validated per call: a piece is one C call, the GIL
+released while the method steps (Python forces and kernels keep it), Ctrl-C
+interrupting it.
+
+Inputs: a :class:`~mbint.PlanarModel`'s generalized forces
+(:meth:`~mbint.PlanarModel.add_generalized_force`, by name) are the Simulator's inputs:
+``set_input(name, value)`` sets the constant term c0 of that element's
+f(t) = c0 + c1 t + ... (N for x, y; N m for theta) in the Simulator's own copy of the
+model's C tables (the model itself is left unchanged).
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import math
+
+import numpy as np
+
+from . import _core
+from .mbs._kernels import linalg_code
+
+# the module mbint.mbs.simulate (the package exports its function under the same name)
+_sim = importlib.import_module(".mbs.simulate", __package__)
+
+__all__ = ["Simulator", "OdeSimulator", "SimulationFailed"]
+
+
+class SimulationFailed(RuntimeError):
+    """A step of a :class:`Simulator` failed (step size too small, max_steps reached, a
+    Newton iteration that does not converge...).  Nothing computed is lost:
+
+    Attributes
+    ----------
+    result : Trajectory
+        Every accepted step up to the failure (``result.status`` < 0, its
+        ``message`` saying why).
+    """
+
+    def __init__(self, message, result):
+        super().__init__(message)
+        self.result = result
+
+
+class _Pieces:
+    """What a run in pieces does whatever it integrates: :meth:`step`, :meth:`advance`,
+    the time and the statistics.  A subclass opens ``self._c`` (a ``_core`` stepper)
+    and keeps the state handed out (``_take(y)``)."""
+
+    @property
+    def t(self):
+        """The current time [s]."""
+        return self._t
+
+    @property
+    def t_end(self):
+        """The end of the span [s] (inf: none)."""
+        return self._t_end
+
+    @property
+    def finished(self):
+        """The run reached t_end or a terminal event."""
+        return self._finished
+
+    @property
+    def stats(self):
+        """Counts of the run so far: nsteps, nfev, njev, nlu, nreject, nfail, nrestart."""
+        s = self._c.stats()
+        s.pop("t")
+        return s
+
+    def _stopped(self, status, t, y, what):
+        """Take the outcome of a piece: the time and state, or the failure."""
+        if status < 0:
+            res = self.trajectory()  # raises the user's exception / Ctrl-C, result attached
+            raise SimulationFailed(f"{type(self).__name__}.{what}: {res.message}", res)
+        self._t = t
+        self._take(y)
+        if status == 1:
+            self._finished = True
+        return t
+
+    def _check_open(self, what):
+        if self._finished:
+            raise RuntimeError(f"{type(self).__name__}.{what}: the run ended at t = {self._t!r} "
+                               f"(t_end or a terminal event); reset() starts a new one.")
+
+    def step(self):
+        """Take one step of the method (with the attempts it needs).
+
+        Returns
+        -------
+        float
+            The time reached [s], the end of the step (t_end for the last one; a
+            terminal event's time).
+
+        Raises
+        ------
+        SimulationFailed
+            The step failed; ``exc.result`` holds the trajectory so far.
+        RuntimeError
+            The run has ended (:attr:`finished`).
+        """
+        self._check_open("step")
+        status, t, y = self._c.step()
+        return self._stopped(status, t, y, "step")
+
+    def advance(self, t):
+        """Integrate up to exactly ``t``.
+
+        The method steps as in one run of the whole span until a step ends at or past
+        t; the state at t is that step's dense output there (the method's interpolant,
+        or cubic Hermite for methods without one), as a ``t_eval`` point: no step is
+        shortened to end on t, the step-size sequence is unchanged.
+
+        Parameters
+        ----------
+        t : float
+            The time to reach [s], t >= :attr:`t` and t <= t_end.
+
+        Returns
+        -------
+        float
+            t, or the time of a terminal event before it (then :attr:`finished`).
+
+        Raises
+        ------
+        ValueError
+            t before :attr:`t` (no integration backwards) or past t_end.
+        SimulationFailed
+            A step failed; ``exc.result`` holds the trajectory so far.
+        """
+        t = float(t)
+        name = type(self).__name__
+        if not t >= self._t:
+            raise ValueError(f"{name}.advance: t = {t!r} is before the current time "
+                             f"{self._t!r}; it integrates forwards only (reset() starts "
+                             f"again).")
+        if t > self._t_end:
+            raise ValueError(f"{name}.advance: t = {t!r} is past t_end = {self._t_end!r}.")
+        if t == self._t:
+            return t
+        status, tr, y = self._c.advance(t)
+        return self._stopped(status, tr, y, "advance")
+
+
+def _span(where, t0, t_end, h):
+    """(t0, t_end) as floats, forwards; a fixed step needs a finite end."""
+    t0, t_end = float(t0), float(t_end)
+    if not math.isfinite(t0) or not t_end > t0:
+        raise ValueError(f"{where}: t0 must be finite and t_end > t0, got t0 = {t0}, "
+                         f"t_end = {t_end}.")
+    if h is not None and not math.isfinite(t_end):
+        raise ValueError(f"{where}: a fixed step h needs a finite t_end (its grid t0 + k h "
+                         f"ends there).")
+    return t0, t_end
+
+
+class Simulator(_Pieces):
+    """A run of a mechanism in pieces: :meth:`step`, :meth:`advance`, :meth:`set_input`.
+
+    Parameters
+    ----------
+    model : PlanarModel, SpatialModel or MechanicalSystem
+    method : str
+        Any method of mbint's own driver (:func:`mbint.methods` with backend
+        ``"mbint"``), adaptive or fixed-step (``h=``).  The SUNDIALS methods
+        (``cvode_*``, ``ida``, ``arkode_*``) run their own step loop and are refused
+        (ValueError).
+    formulation : str
+        As in :func:`mbint.simulate`.  Inputs can be changed on ``"index1"`` and the
+        DAE formulations, not on ``"state_space"``.
+    t0 : float
+        Initial time [s].
+    t_end : float
+        The end of the span [s] (default: none, +inf; a fixed step ``h`` needs a finite
+        one).  The steps are those of ``simulate(model, (t0, t_end), ...)``: the first
+        step size is chosen over the span, and the last step ends on t_end.
+    q0, qd0 : array_like, shape (nq,), optional
+        Initial state [m, rad; m/s, rad/s] (default: the model's).
+    **options
+        Every other keyword of :func:`mbint.simulate` (``rtol``, ``atol``, ``h``,
+        ``max_steps``, ``events``, ``project``, ``consistent``, ...; the method's own
+        options) except ``t_eval``, ``dense_output`` and ``progress``.
+
+    Attributes
+    ----------
+    t : float
+        The current time [s]: where the last :meth:`step` or :meth:`advance` stopped.
+    state : tuple of ndarray
+        (q, qd) at :attr:`t` [m, rad; m/s, rad/s], copies of shape (nq,).
+    inputs : dict
+        The inputs and their current values {name: value [N or N m]}.
+    stats : dict
+        Counts so far: ``nsteps``, ``nfev``, ``njev``, ``nlu``, ``nreject``, ``nfail``,
+        ``nrestart`` (every input change restarts the method: see :meth:`set_input`).
+    finished : bool
+        The run reached t_end or a terminal event: no step can follow (:meth:`reset`).
+
+    Notes
+    -----
+    The solver runs ahead of :attr:`t`: ``advance(t)`` steps until a step ends at or
+    past t and interpolates there; its next call goes on from the solver's own point.
+    :meth:`trajectory` holds every accepted step so far (up to the solver's point).
+
+    Examples
+    --------
+    >>> import mbint
+    >>> m = mbint.PlanarModel(gravity=(0, -9.81))
+    >>> rod = m.add_body(1.0, 1 / 12, q=(0.5, 0.0, 0.0))
+    >>> _ = m.add_revolute(m.ground, (0, 0), rod, (-0.5, 0))
+    >>> _ = m.add_generalized_force(rod, "theta", 0.0, name="tau")
+    >>> sim = mbint.Simulator(m, method="dopri5", rtol=1e-8, atol=1e-10)
+    >>> for k in range(1, 101):                 # a PD controller at 1 kHz
+    ...     q, qd = sim.state
+    ...     sim.set_input("tau", -20.0 * q[2] - 2.0 * qd[2])
+    ...     _ = sim.advance(0.001 * k)
+    >>> round(sim.t, 6)
+    0.1
+    """
+
+    def __init__(self, model, method="dopri5", formulation="index1", *, t0=0.0, t_end=math.inf,
+                 q0=None, qd0=None, project=False, baumgarte=None, consistent="check",
+                 events=None, rtol=None, atol=None, h=None, first_step=None, max_step=None,
+                 min_step=None, max_steps=None, controller=None, error_per_unit_step=False,
+                 safety=None, fac_min=None, fac_max=None, tol=None, proj_tol=None,
+                 proj_max_iter=None, contact_switching=True, independent=None,
+                 linear_algebra=None, **method_options):
+        for bad in ("t_eval", "dense_output", "progress"):
+            if bad in method_options:
+                raise ValueError(f"Simulator: {bad} is not an option of the Simulator "
+                                 f"(advance(t) gives the state at t).")
+        run = _sim._validate(model, method, formulation, baumgarte, project, independent,
+                             linear_algebra, consistent)
+        if run.info.backend != "mbint":
+            raise ValueError(f"Simulator: method {run.mname!r} is a SUNDIALS method, which "
+                             f"runs its own step loop; the Simulator steps mbint's own driver "
+                             f"only (the methods of mbint.methods() with backend 'mbint').")
+        t0, t_end = _span("Simulator", t0, t_end, h)
+        self._run, self._inputs = _own_handle(run)
+        self.model = model
+        self.method = run.mname
+        self.formulation = run.form.name
+        self._t0, self._t_end = t0, t_end
+        self._settings = dict(
+            consistent=consistent, tol=tol, proj_tol=proj_tol, proj_max_iter=proj_max_iter,
+            project=project, h=h, events=events, contact_switching=contact_switching,
+            given=dict(rtol=rtol, atol=atol, first_step=first_step, max_step=max_step,
+                       min_step=min_step, max_steps=max_steps),
+            control=(controller, error_per_unit_step, safety, fac_min, fac_max),
+            method_options=method_options)
+        self._open(t0, q0, qd0)
+
+    # ------------------------------------------------------------------ set-up
+    def _open(self, t0, q0, qd0):
+        """A new run from (t0, q0, qd0): simulate's phases up to the C core's set-up."""
+        run, st = self._run, self._settings
+        q0, qd0, initial = _sim._initial_state(run, t0, q0, qd0, st["consistent"], st["tol"],
+                                               st["proj_tol"], st["proj_max_iter"])
+        opts = _sim._resolve_options(run.model, st["given"], fixed_step=st["h"] is not None)
+        control = _sim.check.step_control(run.info, run.mname, st["h"], *st["control"])
+        control["method_options"] = dict(st["method_options"])
+        args, kwargs, meta = _sim._core_args(run, t0, self._t_end, q0, qd0, opts, control,
+                                             None, False, st["events"], st["project"],
+                                             st["proj_tol"], st["proj_max_iter"],
+                                             st["contact_switching"])
+        self._c = _core.MechStepper(*args, **kwargs)
+        self._meta, self._opts, self._initial = meta, opts, initial
+        self._t = t0
+        self._q, self._qd = q0.copy(), qd0.copy()
+        self._finished = False
+
+    def _take(self, y):
+        nq = self.model.nq
+        self._q, self._qd = y[:nq].copy(), y[nq:2 * nq].copy()
+
+    # ------------------------------------------------------------------ state
+    @property
+    def state(self):
+        """(q, qd) at :attr:`t`: copies of shape (nq,) [m, rad; m/s, rad/s]."""
+        return self._q.copy(), self._qd.copy()
+
+    @property
+    def inputs(self):
+        """{name: value}: the model's generalized forces [N or N m] (set_input)."""
+        return {name: v for name, (_, v) in self._inputs.items()}
+
+    def set_input(self, name, value):
+        """Set an input of the model: the constant term of a generalized force.
+
+        Parameters
+        ----------
+        name : str
+            The name of a generalized force of the model
+            (:meth:`PlanarModel.add_generalized_force`; :attr:`inputs` lists them).
+        value : float
+            Its new constant term c0 [N for x, y; N m for theta]; the element's other
+            coefficients (c1 t, a sin(w t + psi)) stay.
+
+        Notes
+        -----
+        The change takes effect at :attr:`t`, the time the caller is at, as a
+        zero-order hold: the force is ``value`` from t on.  Where the solver has already
+        stepped past t (advance interpolated inside its last step), that part of the
+        step, computed with the old value, is dropped and the run goes on from the
+        interpolated state at t.  The method restarts there as at a switching event
+        (``stats["nrestart"]``): multistep histories (bdf, adams), kept Jacobians and
+        LU factors (Rosenbrock, implicit Runge-Kutta), the FSAL derivative and the
+        step-size controller's memory are dropped, since f jumps at t and a history
+        across the jump would carry the old force into the new steps; the step size
+        goes on from the last proposal.  Setting the value it has already costs nothing.
+
+        Raises
+        ------
+        ValueError
+            An unknown name (the message lists the inputs), a non-finite value, or a
+            formulation whose cached evaluations an input cannot reach (state_space).
+        """
+        if name not in self._inputs:
+            known = sorted(self._inputs) or "none (add_generalized_force declares them)"
+            raise ValueError(f"Simulator.set_input: unknown input {name!r}; the model's "
+                             f"inputs: {known}.")
+        value = float(value)
+        if not math.isfinite(value):
+            raise ValueError(f"Simulator.set_input: {name!r} must be finite, got {value}.")
+        row, old = self._inputs[name]
+        if value == old:
+            return
+        if self._finished:
+            self._check_open("set_input")
+        status = self._c.set_force(row, value, self._t)
+        if status < 0:
+            self._stopped(status, self._t, None, "set_input")
+        self._inputs[name] = (row, value)
+
+    def reset(self, t0=None, q=None, qd=None):
+        """Start a new run (a new trajectory, statistics from zero) from (t0, q, qd).
+
+        Parameters
+        ----------
+        t0 : float, optional
+            The new initial time [s] (default: the first run's t0), before t_end.
+        q, qd : array_like, shape (nq,), optional
+            The new initial state [m, rad; m/s, rad/s] (default: the model's initial
+            state), checked for consistency as by :func:`mbint.simulate`.
+
+        Notes
+        -----
+        The inputs keep their current values.
+        """
+        t0 = self._t0 if t0 is None else float(t0)
+        if not (math.isfinite(t0) and t0 < self._t_end):
+            raise ValueError(f"Simulator.reset: t0 must be finite and before t_end = "
+                             f"{self._t_end!r}, got {t0!r}.")
+        self._open(t0, q, qd)
+
+    def trajectory(self):
+        """Everything computed so far, as the :class:`~mbint.Trajectory` that
+        :func:`mbint.simulate` returns: every accepted step from t0 up to the solver's
+        current point (which may lie past :attr:`t`)."""
+        out = self._c.result()
+        out, options = _sim._with_meta(out, self._meta, self._opts, self._settings["h"])
+        st = self._settings
+        return _sim._trajectory(self._run, out, options, dict(self._initial), False,
+                                st["project"], st["proj_tol"], st["proj_max_iter"])
+
+    def __repr__(self):
+        return (f"<Simulator {self.model.name!r} {self.method} {self.formulation} "
+                f"t={self._t!r}>")
+
+
+def _own_handle(run):
+    """The run with a handle of its own (a planar model's C tables copied, so that the
+    inputs change the Simulator's copy, not the model's) and the inputs
+    {name: (row of the force table, value)}."""
+    model = run.model
+    if getattr(model, "kind", None) != "planar":
+        return run, {}
+    c = model.compile()
+    table = [e for e in model.force_elements if e.kind != "python"]
+    inputs = {e.name: (row, float(e.params.get("fa_c0", 0.0)))
+              for row, e in enumerate(table) if e.kind == "generalized"}
+    if not inputs:
+        return run, {}
+    py = [e for e in model.force_elements if e.kind == "python"]
+    extra = model._python_forces(py) if py else None
+    handle = _core.mech_planar(c.bodies, c.gravity, c.joints, np.array(c.forces), c.nc, extra)
+    _core.mech_set_linalg(handle, linalg_code(model._linear_algebra))
+    return dataclasses.replace(run, handle=handle), inputs
+
+
+class OdeSimulator(_Pieces):
+    """A run of :func:`mbint.solve_ivp` in pieces, as SciPy's ``OdeSolver`` objects:
+    :meth:`step`, :meth:`advance`, :attr:`y`.
+
+    Parameters
+    ----------
+    fun : callable or LowLevelCallable
+        ``fun(t, y, *args)`` as in :func:`mbint.solve_ivp` (a C right-hand side runs
+        without the GIL).
+    t0 : float
+        Initial time [s].
+    y0 : array_like, shape (n,)
+        Initial state (real).
+    method : str
+        A method of mbint's own driver (the SUNDIALS methods are refused: ValueError).
+    t_end : float
+        The end of the span [s] (default +inf; a fixed step ``h`` needs a finite one):
+        the steps are those of ``solve_ivp(fun, (t0, t_end), y0, ...)``.
+    **options
+        The keywords of :func:`mbint.solve_ivp` (``args``, ``rtol``, ``atol``, ``jac``,
+        ``mass``, ``events``, ``h``, ``max_steps``, ...; the method's own options) except
+        ``t_eval``, ``dense_output`` and ``progress``.
+
+    Attributes
+    ----------
+    t : float
+        The current time [s].
+    y : ndarray, shape (n,)
+        The state at :attr:`t` (a copy).
+    stats, finished
+        As :class:`Simulator`'s.
+
+    Examples
+    --------
+    >>> import numpy as np, mbint
+    >>> sim = mbint.OdeSimulator(lambda t, y: -y, 0.0, [1.0], rtol=1e-10, atol=1e-12)
+    >>> _ = sim.advance(1.0)
+    >>> bool(abs(sim.y[0] - np.exp(-1.0)) < 1e-9)
+    True
+    """
+
+    def __init__(self, fun, t0, y0, method="dopri5", *, t_end=math.inf, args=None, rtol=1e-3,
+                 atol=1e-6, first_step=None, max_step=np.inf, min_step=0.0, max_steps=None,
+                 h=None, jac=None, jac_sparsity=None, mass=None, dfdt=None, autonomous=False,
+                 events=None, controller=None, error_per_unit_step=False, safety=None,
+                 fac_min=None, fac_max=None, nq=None, **method_options):
+        from . import _validate as check
+        from .ivp import _method, _solve_args
+        for bad in ("t_eval", "dense_output", "progress"):
+            if bad in method_options:
+                raise ValueError(f"OdeSimulator: {bad} is not an option of the OdeSimulator "
+                                 f"(advance(t) gives the state at t).")
+        mname, info = _method(method)
+        if info.backend != "mbint":
+            raise ValueError(f"OdeSimulator: method {mname!r} is a SUNDIALS method, which runs "
+                             f"its own step loop; the OdeSimulator steps mbint's own driver "
+                             f"only.")
+        t0, t_end = _span("OdeSimulator", t0, t_end, h)
+        self.method, self._t0, self._t_end = mname, t0, t_end
+        steps = dict(first_step=first_step, max_step=max_step, min_step=min_step,
+                     max_steps=max_steps, h=h, controller=controller,
+                     error_per_unit_step=error_per_unit_step, safety=safety, fac_min=fac_min,
+                     fac_max=fac_max)
+
+        def open_(t0, y0):
+            y0a = check.float_vector("y0", y0)
+            if y0a.size == 0:
+                raise ValueError("OdeSimulator: y0 must not be empty.")
+            rtol_, atol_a, cfun, kw = _solve_args(info, mname, fun, t0, t_end, y0a, rtol, atol,
+                                                  None, events, args, jac, jac_sparsity, mass,
+                                                  dfdt, autonomous, nq, dict(steps),
+                                                  dict(method_options), pieces=True)
+            self._c = _core.OdeStepper(mname, cfun, t0, t_end, y0a, atol_a, rtol_, **kw)
+            self._has_events = kw["events"] is not None
+            self._t, self._y, self._y0, self._finished = t0, y0a.copy(), y0a, False
+
+        self._open = open_
+        self._y0_first = y0
+        open_(t0, y0)
+
+    def _take(self, y):
+        self._y = np.array(y)
+
+    @property
+    def y(self):
+        """The state at :attr:`t` (a copy, shape (n,))."""
+        return self._y.copy()
+
+    def restart(self):
+        """The right-hand side changed at :attr:`t` (a parameter ``fun`` reads, changed by
+        the caller): the run goes on from t with the method restarted, as
+        :meth:`Simulator.set_input` does (the part of the last step past t dropped,
+        histories, Jacobians and f(t, y) evaluated anew)."""
+        status = self._c.restart(self._t)
+        if status < 0:
+            self._stopped(status, self._t, None, "restart")
+        self._finished = False
+
+    def reset(self, t0=None, y0=None):
+        """Start a new run from (t0, y0) (defaults: the first run's)."""
+        t0 = self._t0 if t0 is None else float(t0)
+        if not (math.isfinite(t0) and t0 < self._t_end):
+            raise ValueError(f"OdeSimulator.reset: t0 must be finite and before t_end = "
+                             f"{self._t_end!r}, got {t0!r}.")
+        self._open(t0, self._y0_first if y0 is None else y0)
+
+    def trajectory(self):
+        """Everything so far as the :class:`~mbint.OdeResult` of :func:`mbint.solve_ivp`:
+        every accepted step from t0 up to the solver's current point."""
+        from ._interrupt import raise_if_interrupted
+        from .ivp import _make_result
+        out = self._c.result()
+        res = _make_result(out, self.method, self._y0.size, False, self._has_events,
+                           y0=self._y0)
+        raise_if_interrupted(out, res)
+        return res
+
+    def __repr__(self):
+        return f"<OdeSimulator {self.method} t={self._t!r}>"
