@@ -28,7 +28,10 @@
  * so for the next 20 steps; a failure then is recoverable.
  *
  * DAEs of index 2 and 3 (MB_DAE): the Newton norm scales their index-2/3 components
- * by h, h^2 (mb_norm, as RADAU5).
+ * by h, h^2 (mb_norm, as RADAU5).  On index 3 that test alone lets the velocities'
+ * Newton error grow like 1/h, so the stage solve goes on to round-off in the positions
+ * and fails when it cannot get there (irk_newton.c: "Newton to round-off"); a failed
+ * stage solve ends a fixed-step run with a message naming Newton, t and the residual.
  *
  * The methods have no error estimate and run with a fixed h only (MB_FIXED_ONLY).
  * Dense output: the polynomial through y, the interior stage values and y_new
@@ -112,6 +115,16 @@ static int irk_step(mb_stepper *s, double t, double h, const double *y, double *
     int why;
     double gmax;
     int rc = mb_irk_solve(s, &sys, w.st, &w.sw, t, h, y, &why, &gmax);
+    /* the run keeps the first message: the driver's generic one ("A fixed step ...
+     * failed") would not say why */
+    if (rc == MB_RECOVERABLE && why == MB_IRK_SINGULAR)
+        mb_fail(s, MB_ERR_LINALG, "%s: the iteration matrix I (x) M - h (A (x) I) J is "
+                "singular at t = %.17g (h = %g).", s->m->name, t, h);
+    if (rc == MB_RECOVERABLE && why == MB_IRK_NO_CONV)
+        mb_fail(s, MB_ERR_CONV, "%s: Newton did not converge at t = %.12g (h = %g): max "
+                "|residual| %.3e, last correction %.3e (weighted norm, tolerance %.1e) after "
+                "%d iterations with the stage Jacobians.", s->m->name, t, h, gmax,
+                w.st->nw.dz_prev, w.st->nw.kappa, w.st->nw.iter);
     if (rc != MB_OK)
         return rc;
     for (ptrdiff_t l = 0; l < n; l++) {

@@ -21,9 +21,12 @@
  * LU is kept while J and h are unchanged (h of a fixed-step run varies in its last
  * bits: 1e-12 relative).  Norms: the run's weighted RMS norm over the s blocks
  * (mb_irk_norm; index-2/3 components of a DAE scaled by mb_norm).  On a problem with
- * index-3 components the iterate converged to the tolerance is then polished until the
- * positions (its index-1 components, the arguments of the position constraint) are at
- * round-off (irk_newton.c: "Newton to round-off on an index-3 DAE"). */
+ * index-3 components Newton takes at least two iterations (the rate of this solve, not
+ * a carried one, decides convergence), and the iterate converged to the tolerance is
+ * then polished until the positions (its index-1 components, the arguments of the
+ * position constraint) are at round-off; an iterate whose polishing stalls with the
+ * stage Jacobians too is not converged (MB_IRK_NO_CONV) (irk_newton.c: "Newton to
+ * round-off on an index-3 DAE"). */
 #include "carve.h"
 #include "method.h"
 #include "newton.h"
