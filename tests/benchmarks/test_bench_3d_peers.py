@@ -9,11 +9,12 @@ Only what the measurements support (out/bench_3d_peers.md, 2026-11-27):
 * the three codes describe the same physics: MuJoCo's RK4 tip error against mbint's
   reference falls as the step halves and ends below 1e-8 m, Exudyn's trapezoidal rule
   falls as the step quarters and ends below 1e-4 m;
-* at matched error 1e-5 m, mbint's cheapest setting is ahead of Exudyn's cheapest at
-  every N where both ran (at 1e-3 m Exudyn can be ahead: not asserted);
-* nothing is asserted against MuJoCo's speed: it is ahead at every N and error level
-  measured (its minimal coordinates: 3 N ball-joint coordinates against 7 N + 4 N
-  constraints).
+* at N = 10 and matched error 1e-5 m, mbint's cheapest setting (dop853, 0.14 s) is ahead
+  of Exudyn's cheapest (trapezoidal h = T/1600, 0.29 s): 2.2x measured.  Nothing else is
+  asserted about speed, because nothing else favours mbint: at N = 10 and 1e-3 m the two
+  are even (Exudyn / mbint 0.92), at N = 30 Exudyn is 6-25x ahead (mbint's dense spatial
+  index-1 f grows as N^3), and MuJoCo (RK4 in 3 N joint coordinates, no constraints) is
+  ahead of both at N = 10 and 30 (9-100x against mbint).
 """
 from __future__ import annotations
 
@@ -67,13 +68,12 @@ def test_exudyn_same_physics(res):
         assert errs[-1] < 1e-4, (n, errs)
 
 
-def test_mbint_ahead_of_exudyn_at_1e5(res):
+def test_mbint_ahead_of_exudyn_at_1e5_n10(res):
     if "exudyn" not in res["peers"]:
         pytest.skip("exudyn not installed")
-    seen = 0
     for e in res["matched"]:
-        if e["target"] == 1e-5 and e["mbint"] and e["exudyn"]:
-            seen += 1
-            print(f"N={e['N']}: Exudyn / mbint at 1e-5 m: {e['exudyn_over_mbint']:.2f}")
-            assert e["exudyn_over_mbint"] > 1.0, e
-    assert seen > 0
+        if e["mbint"] and e["exudyn"]:
+            print(f"N={e['N']}, {e['target']:.0e} m: Exudyn / mbint {e['exudyn_over_mbint']:.2f}")
+    (e,) = [e for e in res["matched"] if e["N"] == 10 and e["target"] == 1e-5]
+    assert e["mbint"] and e["exudyn"], e
+    assert e["exudyn_over_mbint"] > 1.0, e
