@@ -14,7 +14,7 @@ Only what the measurements support (out/bench_3d_peers.md, 2026-11-27):
   asserted about speed, because nothing else favours mbint: at N = 10 and 1e-3 m the two
   are even (Exudyn / mbint 0.92), at N = 30 Exudyn is 6-25x ahead (mbint's dense spatial
   index-1 f grows as N^3), and MuJoCo (RK4 in 3 N joint coordinates, no constraints) is
-  ahead of both at N = 10 and 30 (9-100x against mbint).
+  ahead of both at N = 10 and 30 (9-200x against mbint).
 """
 from __future__ import annotations
 
