@@ -10,11 +10,12 @@ Only what the measurements support (out/bench_3d_peers.md, 2026-11-27):
   reference falls as the step halves and ends below 1e-8 m, Exudyn's trapezoidal rule
   falls as the step quarters and ends below 1e-4 m;
 * at N = 10 and matched error 1e-5 m, mbint's cheapest setting (dop853, 0.14 s) is ahead
-  of Exudyn's cheapest (trapezoidal h = T/1600, 0.29 s): 2.2x measured.  Nothing else is
-  asserted about speed, because nothing else favours mbint: at N = 10 and 1e-3 m the two
-  are even (Exudyn / mbint 0.92), at N = 30 Exudyn is 6-25x ahead (mbint's dense spatial
-  index-1 f grows as N^3), and MuJoCo (RK4 in 3 N joint coordinates, no constraints) is
-  ahead of both at N = 10 and 30 (9-200x against mbint).
+  of Exudyn's cheapest (trapezoidal h = T/1600, 0.29-0.34 s): 2.2x in two full runs.
+  Nothing else is asserted about speed, because nothing else favours mbint: at N = 10 and
+  1e-3 m Exudyn is even to 2x ahead (Exudyn / mbint 0.92 and 0.49), at N = 30 Exudyn is
+  4-25x ahead (mbint's dense spatial index-1 f grows as N^3), and MuJoCo (RK4 in 3 N
+  joint coordinates, no constraints) is ahead of both at N = 10 and 30 (9-200x against
+  mbint).
 """
 from __future__ import annotations
 
