@@ -300,6 +300,7 @@ void mb_spatial_mech(const mb_spatial_model *m, mb_mech *mech)
     mech->gamma_q = mb_spatial_gamma_q;
     mech->gamma_qd = mb_spatial_gamma_qd;
     mech->energy = mb_spatial_energy;
+    mech->sparse = m->ncb > 0 ? NULL : &mb_spatial_sparse;  /* spatial_sparse.c */
     mech->autonomous = mb_spatial_autonomous(m);
     for (int k = 0; k < m->nf; k++)  /* only a road with a bump bounds the step */
         if (m->forces[k].type == MB_SF_TIRE && m->forces[k].bump_r > 0)
