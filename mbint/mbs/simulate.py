@@ -340,10 +340,12 @@ def _check_sparse_kernels(model, handle, linear_algebra):
     if _core.mech_info(handle)["sparse"]:
         return
     kind = {"planar": "a PlanarModel with Python forces (add_force)",
-            "spatial": "a SpatialModel", "system": "a MechanicalSystem"}[model.kind]
+            "spatial": "a SpatialModel with callback forces (add_force: their derivatives are "
+                       "differences over the whole state)",
+            "system": "a MechanicalSystem"}[model.kind]
     raise ValueError(f"{where}='sparse': {model.name!r} is {kind}, which has no sparse kernels; "
-                     f"only a PlanarModel without Python forces has them.  Use "
-                     f"linear_algebra='dense' or 'auto'.")
+                     f"only PlanarModels and SpatialModels without callback forces have them.  "
+                     f"Use linear_algebra='dense' or 'auto'.")
 
 
 def _state(model, name, v, default):
