@@ -196,10 +196,25 @@ static int walk_c(const mb_spatial_model *m, const jac_at *at, sink *s)
 
 /* ---------------------------------------------------------------- the table */
 
+static int pair_ok(const mb_spatial_model *m, int i, int j)
+{
+    return i >= -1 && i < m->nb && j >= -1 && j < m->nb;
+}
+
+/* what the walkers index with (mb_spatial_check checks the rest) */
 static int check_model(const mb_spatial_model *m)
 {
     if (m->ncb > 0) return MB_ERR_NOT_SUPPORTED;
-    return mb_spatial_check(m);
+    if (m->nb < 1) return MB_ERR_ILL_INPUT;
+    for (int k = 0; k < m->ncon; k++) {
+        const mb_spatial_con *C = &m->cons[k];
+        int nr = mb_spatial_con_rows(C->type);
+        if (nr == 0 || !pair_ok(m, C->i, C->j) || C->row < m->nb || C->row + nr > m->nc)
+            return MB_ERR_ILL_INPUT;
+    }
+    for (int k = 0; k < m->nf; k++)
+        if (!pair_ok(m, m->forces[k].i, m->forces[k].j)) return MB_ERR_ILL_INPUT;
+    return MB_OK;
 }
 
 static int sp_sizes(ptrdiff_t *nnz_pq, ptrdiff_t *nnz_c, void *ctx)
