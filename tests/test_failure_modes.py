@@ -193,7 +193,9 @@ def test_sparse_linear_algebra_without_sparse_kernels_is_a_value_error():
     s = mbint.SpatialModel(name="ball")
     b = s.add_body(1.0, (0.1, 0.1, 0.1), name="b")
     s.add_spherical(s.ground, b, (0.0, 0.0, 0.0))
-    with pytest.raises(ValueError, match="linear_algebra='sparse'.*SpatialModel"):
+    assert mbint.simulate(s, (0, 0.1), linear_algebra="sparse").success  # spatial_sparse.c
+    s.add_force(b, lambda t, q, qd: np.zeros(6))  # a callback force: no sparse kernels
+    with pytest.raises(ValueError, match="linear_algebra='sparse'.*SpatialModel with callback"):
         mbint.simulate(s, (0, 0.1), linear_algebra="sparse")
     assert mbint.simulate(s, (0, 0.1), linear_algebra="dense").success
 

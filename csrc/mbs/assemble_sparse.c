@@ -219,5 +219,5 @@ static int sp_jac(double t, const double *q, const double *qd, const double *x,
 }
 
 const mb_mech_sparse mb_planar_sparse = {
-    sp_sizes, sp_pattern, sp_mass_diag, sp_phi_q, sp_jac,
+    sp_sizes, sp_pattern, sp_mass_diag, sp_phi_q, sp_jac, NULL, NULL, NULL, NULL,
 };

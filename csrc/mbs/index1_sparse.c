@@ -1,10 +1,11 @@
 /* Sparse mode of the index-1 formulation (index1.h, mb_index1_init_ex): for a
- * mechanism with sparse kernels (mech.h mb_mech_sparse: constant diagonal M, fixed
- * patterns of Phi_q and of the derivative blocks).  Memory and work per call are
- * O(nnz); nothing is O(nq^2).
+ * mechanism with sparse kernels (mech.h mb_mech_sparse: a constant diagonal M or a
+ * block-diagonal M(q), fixed patterns of M, Phi_q and of the derivative blocks).
+ * Memory and work per call are O(nnz); nothing is O(nq^2).
  *
  * f.  S = [M Phi_q^T; Phi_q 0] is kept in compressed columns on the pattern built once
- * at init (M's diagonal, Phi_q's entries and their transposes); klu_analyze once, then
+ * at init (M's entries -- its diagonal, or the pattern of a q-dependent M, evaluated
+ * per point --, Phi_q's entries and their transposes); klu_analyze once, then
  * per new point (t, y) klu_refactor with the pivot order of the last klu_factor, and a
  * fresh klu_factor when the refactorization fails or its pivot ratio min|u_kk| /
  * max|u_kk| (klu_rcond) falls below 1e-3 times that of the last full factorization.
@@ -13,9 +14,11 @@
  * index1.c.
  *
  * Jacobian.  With a = q'', x = a + 2 alpha q', the index-1 derivative blocks are
- *     C_q = [ Q_q - (Phi_q^T lam)_q ; gamma_q - (Phi_q x)_q - beta^2 Phi_q ],
+ *     C_q = [ Q_q - (Phi_q^T lam)_q - (M a)_q ;
+ *             gamma_q - (Phi_q x)_q - 2 alpha Phi_tq - beta^2 Phi_q ],
  *     C_v = [ Q_q' ; gamma_q' - 2 alpha Phi_q ]                 ((nq + nc) x nq),
- * (the planar mass is constant: (M a)_q = 0; Phi_tq = 0 by the table's contract), and
+ * ((M a)_q on M's pattern when M depends on q, else 0; Phi_tq on Phi_q's pattern when
+ * the table has phi_tq, else 0), and
  * J = [[0, I], [E^T S^-1 C_q, E^T S^-1 C_v]] with E the first nq columns of I_{nq+nc}.
  * jac() keeps C_q, C_v and Phi_q of (t, y) in one compressed-column pattern C.
  *
@@ -47,11 +50,17 @@
 #include "status.h"
 
 struct mb_index1_sparse {
-    ptrdiff_t nq, nc, N, NA, npq, nC;
+    ptrdiff_t nq, nc, N, NA, npq, nC, nm, nCm;
     klu_common com;
     int *pr, *pc;          /* Phi_q pattern (npq) */
     double *pqv, *pqj, *pqp; /* Phi_q values at the point of f, of jac, of the projection */
-    double *md;            /* mass diagonal (nq) */
+    double *ptq;           /* Phi_tq values (npq; phi_tq kernels only) */
+    /* M's pattern (nm entries: the diagonal, or the kernels' mass_pattern), its values at
+     * the point of f (mv) and of jac (mvj; the same array when M is constant), (M a)_q
+     * (mq, when mass_x_q); mconst: M read once at init */
+    int *mr, *mc, mconst;
+    int tq;                /* the kernels give Phi_tq (phi_tq) */
+    double *mv, *mvj, *mq;
     /* S (N x N) and the projection matrix on the same pattern */
     int *Sp, *Si, *sM, *sA, *sB;
     double *Sx, *Px;
@@ -59,7 +68,7 @@ struct mb_index1_sparse {
     klu_numeric *Snum, *Pnum;
     double Src, Prc;       /* pivot ratio of the last full factorization */
     /* C = [C_q | C_v] pattern ((N x nq) compressed columns) */
-    int *Cp, *Ci, *cr, *cc, *mapC, *mapCP;
+    int *Cp, *Ci, *cr, *cc, *mapC, *mapCP, *mapCM;
     ptrdiff_t Cnz;
     double *cq, *cv, *Cqx, *Cvx;
     /* the augmented matrix A (NA x NA) */
@@ -79,12 +88,16 @@ struct mb_index1_sparse {
 
 const char *mb_index1_sparse_unavailable(const mb_mech *me)
 {
-    if (!me->sparse)
-        return "the mechanism has no sparse kernels (mb_mech.sparse): only planar models "
-               "without Python (extra) forces have them, not a MechanicalSystem or a "
-               "spatial model";
-    if (!me->mass_constant)
-        return "the sparse kernels need a constant mass matrix";
+    const mb_mech_sparse *K = me->sparse;
+    if (!K)
+        return "the mechanism has no sparse kernels (mb_mech.sparse): only planar and "
+               "spatial models without Python (extra, callback) forces have them, not a "
+               "MechanicalSystem";
+    if (K->mass_diag ? !me->mass_constant : !K->mass_pattern || !K->mass)
+        return "the sparse kernels need a constant diagonal mass matrix or the pattern and "
+               "values of a block-diagonal one";
+    if (!K->mass_diag && !K->mass_x_q && !me->mass_constant)
+        return "the sparse kernels of a q-dependent mass matrix need (M x)_q (mass_x_q)";
     if (me->nc > 0 && (!me->phi || !me->gamma || !me->phi_t))
         return "the sparse mode needs the phi, phi_t and gamma kernels";
     return NULL;
@@ -142,7 +155,9 @@ void mb_index1_sparse_free(mb_index1 *f)
         if (s->Anum[k]) klu_free_numeric(&s->Anum[k], &s->com);
     if (s->Ssym) klu_free_symbolic(&s->Ssym, &s->com);
     if (s->Asym) klu_free_symbolic(&s->Asym, &s->com);
-    void *ptrs[] = {s->pr, s->pc, s->pqv, s->pqj, s->pqp, s->md, s->Sp, s->Si, s->sM, s->sA, s->sB,
+    if (s->mvj != s->mv) free(s->mvj);
+    void *ptrs[] = {s->pr, s->pc, s->pqv, s->pqj, s->pqp, s->ptq, s->mr, s->mc, s->mv, s->mq,
+                    s->mapCM, s->Sp, s->Si, s->sM, s->sA, s->sB,
                     s->Sx, s->Px, s->Cp, s->Ci, s->cr, s->cc, s->mapC, s->mapCP, s->cq, s->cv,
                     s->Cqx, s->Cvx, s->Ap, s->Ai, s->aI, s->aE, s->aC, s->aSM, s->aSA, s->aSB,
                     s->Ax, s->sol, s->ycache, s->vc1, s->vc2, s->xv, s->b, s->col};
@@ -155,6 +170,36 @@ void mb_index1_sparse_free(mb_index1 *f)
 
 #define ALLOC(p, n) (((p) = calloc((size_t)(n) + 1, sizeof *(p))) == NULL)
 
+/* M's pattern (the diagonal with its constant values, or the kernels' pattern) */
+static int read_mass(struct mb_index1_sparse *s, const mb_mech_sparse *K, void *ctx)
+{
+    if (!s->mconst) {
+        ptrdiff_t nm = s->nm;
+        int rc = K->mass_pattern(&nm, s->mr, s->mc, ctx);
+        return rc != MB_OK ? rc : nm != s->nm ? MB_ERR_ILL_INPUT : MB_OK;
+    }
+    for (ptrdiff_t i = 0; i < s->nq; i++) s->mr[i] = s->mc[i] = (int)i;
+    return K->mass_diag(s->mv, ctx);
+}
+
+/* M's pattern in range with all of M's diagonal (the projection's identity) */
+static int mass_pattern_ok(const struct mb_index1_sparse *s)
+{
+    unsigned char *diag = calloc((size_t)s->nq + 1, 1);
+    ptrdiff_t seen = 0;
+    int ok = diag != NULL;
+    for (ptrdiff_t k = 0; ok && k < s->nm; k++) {
+        int r = s->mr[k], c = s->mc[k];
+        ok = r >= 0 && r < s->nq && c >= 0 && c < s->nq;
+        if (ok && r == c && !diag[r]) {
+            diag[r] = 1;
+            seen++;
+        }
+    }
+    free(diag);
+    return ok && seen == s->nq;
+}
+
 /* the kernels' patterns and M's diagonal, checked; MB_OK or a status with f->msg */
 static int read_patterns(mb_index1 *f, struct mb_index1_sparse *s)
 {
@@ -163,13 +208,16 @@ static int read_patterns(mb_index1 *f, struct mb_index1_sparse *s)
     ptrdiff_t nq = s->nq, nc = s->nc, N = s->N, npq = s->npq, nC = s->nC;
     int rc;
     if ((rc = K->pattern(s->pr, s->pc, s->cr, s->cc, me->ctx)) != MB_OK ||
-        (rc = K->mass_diag(s->md, me->ctx)) != MB_OK)
+        (rc = read_mass(s, K, me->ctx)) != MB_OK)
         return MB_FAIL(f, rc, "mb_index1_init_ex: the mechanism's sparse kernels failed "
                        "(status %d).", rc);
-    for (ptrdiff_t k = 0; k < nq; k++)
-        if (!(s->md[k] > 0) || !isfinite(s->md[k]))
+    for (ptrdiff_t k = 0; s->mconst && k < nq; k++)
+        if (!(s->mv[k] > 0) || !isfinite(s->mv[k]))
             return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: the mass matrix is not "
-                           "positive (diagonal entry %td = %g).", k, s->md[k]);
+                           "positive (diagonal entry %td = %g).", k, s->mv[k]);
+    if (!mass_pattern_ok(s))
+        return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: mass pattern out of range or "
+                       "without all of M's diagonal.");
     for (ptrdiff_t k = 0; k < npq; k++)
         if (s->pr[k] < 0 || s->pr[k] >= nc || s->pc[k] < 0 || s->pc[k] >= nq)
             return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: Phi_q pattern out of range.");
@@ -179,48 +227,53 @@ static int read_patterns(mb_index1 *f, struct mb_index1_sparse *s)
     return MB_OK;
 }
 
-/* S: M's diagonal, Phi_q (lower left), Phi_q^T (upper right), and where each of those
+/* S: M's entries, Phi_q (lower left), Phi_q^T (upper right), and where each of those
  * entries lands; 0, or -1 out of memory */
 static int pattern_S(struct mb_index1_sparse *s)
 {
-    ptrdiff_t nq = s->nq, N = s->N, npq = s->npq, nS = nq + 2 * npq;
+    ptrdiff_t nq = s->nq, nm = s->nm, N = s->N, npq = s->npq, nS = nm + 2 * npq;
     int *r = malloc((size_t)(nS + 1) * sizeof *r), *c = malloc((size_t)(nS + 1) * sizeof *c);
     int *map = malloc((size_t)(nS + 1) * sizeof *map);
     ptrdiff_t nz = -1;
     if (r && c && map) {
-        for (ptrdiff_t i = 0; i < nq; i++) r[i] = c[i] = (int)i;
+        memcpy(r, s->mr, (size_t)nm * sizeof *r);
+        memcpy(c, s->mc, (size_t)nm * sizeof *c);
         for (ptrdiff_t k = 0; k < npq; k++) {
-            r[nq + k] = (int)nq + s->pr[k];
-            c[nq + k] = s->pc[k];
-            r[nq + npq + k] = s->pc[k];
-            c[nq + npq + k] = (int)nq + s->pr[k];
+            r[nm + k] = (int)nq + s->pr[k];
+            c[nm + k] = s->pc[k];
+            r[nm + npq + k] = s->pc[k];
+            c[nm + npq + k] = (int)nq + s->pr[k];
         }
         nz = csc_build(N, N, nS, r, c, s->Sp, s->Si, map);
         if (nz >= 0) {
-            memcpy(s->sM, map, (size_t)nq * sizeof *map);
-            memcpy(s->sA, map + nq, (size_t)npq * sizeof *map);
-            memcpy(s->sB, map + nq + npq, (size_t)npq * sizeof *map);
+            memcpy(s->sM, map, (size_t)nm * sizeof *map);
+            memcpy(s->sA, map + nm, (size_t)npq * sizeof *map);
+            memcpy(s->sB, map + nm + npq, (size_t)npq * sizeof *map);
         }
     }
     free(r); free(c); free(map);
     return nz < 0 ? -1 : 0;
 }
 
-/* C: the kernel's entries, then Phi_q's in the constraint rows (Baumgarte terms); 0 or
- * -1 out of memory */
+/* C: the kernel's entries, then Phi_q's in the constraint rows (Baumgarte terms), then
+ * M's in the force rows ((M a)_q of a q-dependent M: nCm = nm, else 0); 0 or -1 out of
+ * memory */
 static int pattern_C(struct mb_index1_sparse *s)
 {
-    ptrdiff_t nq = s->nq, N = s->N, npq = s->npq, nC = s->nC, nCt = nC + npq;
+    ptrdiff_t nq = s->nq, N = s->N, npq = s->npq, nC = s->nC, nCt = nC + npq + s->nCm;
     for (ptrdiff_t k = 0; k < npq; k++) {
         s->cr[nC + k] = (int)nq + s->pr[k];
         s->cc[nC + k] = s->pc[k];
     }
+    memcpy(s->cr + nC + npq, s->mr, (size_t)s->nCm * sizeof *s->cr);
+    memcpy(s->cc + nC + npq, s->mc, (size_t)s->nCm * sizeof *s->cc);
     int *map = malloc((size_t)(nCt + 1) * sizeof *map);
     if (!map) return -1;
     s->Cnz = csc_build(N, nq, nCt, s->cr, s->cc, s->Cp, s->Ci, map);
     if (s->Cnz >= 0) {
         memcpy(s->mapC, map, (size_t)nC * sizeof *map);
         memcpy(s->mapCP, map + nC, (size_t)npq * sizeof *map);
+        memcpy(s->mapCM, map + nC + npq, (size_t)s->nCm * sizeof *map);
     }
     free(map);
     if (s->Cnz < 0) return -1;
@@ -253,13 +306,13 @@ static ptrdiff_t entries_A(const struct mb_index1_sparse *s, int *r, int *c)
 /* A's pattern and where the entries of I, E, C and S land in it; 0 or -1 out of memory */
 static int pattern_A(struct mb_index1_sparse *s)
 {
-    ptrdiff_t nq = s->nq, NA = s->NA, npq = s->npq;
+    ptrdiff_t nq = s->nq, NA = s->NA, npq = s->npq, nm = s->nm;
     ptrdiff_t Snz = s->Sp[s->N], Cnz = s->Cnz, nt = 2 * nq + Cnz + Snz;
     int *r = malloc((size_t)(nt + 1) * sizeof *r), *c = malloc((size_t)(nt + 1) * sizeof *c);
     int *map = malloc((size_t)(nt + 1) * sizeof *map);
     ptrdiff_t nz = -1;
     if (r && c && map && !ALLOC(s->Ap, NA + 1) && !ALLOC(s->Ai, nt) && !ALLOC(s->aI, nq) &&
-        !ALLOC(s->aE, nq) && !ALLOC(s->aC, Cnz) && !ALLOC(s->aSM, nq) &&
+        !ALLOC(s->aE, nq) && !ALLOC(s->aC, Cnz) && !ALLOC(s->aSM, nm) &&
         !ALLOC(s->aSA, npq) && !ALLOC(s->aSB, npq)) {
         entries_A(s, r, c);
         nz = csc_build(NA, NA, nt, r, c, s->Ap, s->Ai, map);
@@ -269,7 +322,7 @@ static int pattern_A(struct mb_index1_sparse *s)
             memcpy(s->aC, map + 2 * nq, (size_t)Cnz * sizeof *map);
             /* S's entries in A: through S's own positions */
             const int *mS = map + 2 * nq + Cnz;
-            for (ptrdiff_t i = 0; i < nq; i++) s->aSM[i] = mS[s->sM[i]];
+            for (ptrdiff_t k = 0; k < nm; k++) s->aSM[k] = mS[s->sM[k]];
             for (ptrdiff_t k = 0; k < npq; k++) {
                 s->aSA[k] = mS[s->sA[k]];
                 s->aSB[k] = mS[s->sB[k]];
@@ -282,15 +335,25 @@ static int pattern_A(struct mb_index1_sparse *s)
     return ALLOC(s->Ax, 2 * s->Anz) || ALLOC(s->b, 2 * s->NA) ? -1 : 0;
 }
 
-/* the arrays of the patterns' sizes; 0 or -1 out of memory */
+/* the arrays of the patterns' sizes; 0 or -1 out of memory.  Every size is one of
+ *   nq, nc, N = nq + nc, npq, nm, nC (the kernels'), nS = nm + 2 npq (S's entries),
+ *   nCt = nC + npq + nCm (C's entries: the kernel's, Phi_q's, M's when q-dependent),
+ * and (pattern_A) NA = nq + N, A's entries 2 nq + Cnz + Snz (Cnz <= nCt, Snz <= nS). */
 static int alloc_arrays(struct mb_index1_sparse *s)
 {
-    ptrdiff_t nq = s->nq, nc = s->nc, N = s->N, npq = s->npq, nC = s->nC;
-    ptrdiff_t nS = nq + 2 * npq;              /* S entries */
-    ptrdiff_t nCt = nC + npq;                 /* C entries: kernel's, then Phi_q's */
+    ptrdiff_t nq = s->nq, nc = s->nc, N = s->N, npq = s->npq, nC = s->nC, nm = s->nm;
+    ptrdiff_t nS = nm + 2 * npq;              /* S entries */
+    ptrdiff_t nCt = nC + npq + s->nCm;        /* C entries: kernel's, Phi_q's, M's */
+    if (ALLOC(s->mr, nm) || ALLOC(s->mc, nm) || ALLOC(s->mv, nm) || ALLOC(s->mapCM, s->nCm) ||
+        (s->nCm > 0 && ALLOC(s->mq, nm)) || (s->tq && ALLOC(s->ptq, npq)))
+        return -1;
+    if (s->mconst)
+        s->mvj = s->mv;
+    else if (ALLOC(s->mvj, nm))
+        return -1;
     return ALLOC(s->pr, npq) || ALLOC(s->pc, npq) || ALLOC(s->pqv, npq) || ALLOC(s->pqj, npq) ||
-           ALLOC(s->pqp, npq) || ALLOC(s->md, nq) || ALLOC(s->Sp, N + 1) || ALLOC(s->Si, nS) ||
-           ALLOC(s->sM, nq) || ALLOC(s->sA, npq) || ALLOC(s->sB, npq) || ALLOC(s->Sx, nS) ||
+           ALLOC(s->pqp, npq) || ALLOC(s->Sp, N + 1) || ALLOC(s->Si, nS) ||
+           ALLOC(s->sM, nm) || ALLOC(s->sA, npq) || ALLOC(s->sB, npq) || ALLOC(s->Sx, nS) ||
            ALLOC(s->Px, nS) || ALLOC(s->Cp, nq + 1) || ALLOC(s->Ci, nCt) || ALLOC(s->cr, nCt) ||
            ALLOC(s->cc, nCt) || ALLOC(s->mapC, nC) || ALLOC(s->mapCP, npq) || ALLOC(s->cq, nC) ||
            ALLOC(s->cv, nC) || ALLOC(s->sol, N) || ALLOC(s->ycache, 2 * nq) ||
@@ -328,11 +391,19 @@ int mb_index1_sparse_init(mb_index1 *f)
     s->nc = f->nc;
     s->N = s->nq + s->nc;
     s->NA = s->nq + s->N;
-    int rc = me->sparse->sizes(&s->npq, &s->nC, me->ctx);
+    const mb_mech_sparse *K = me->sparse;
+    s->mconst = K->mass_diag != NULL;
+    s->tq = K->phi_tq != NULL && !me->autonomous;
+    s->nm = s->nq;
+    int rc = K->sizes(&s->npq, &s->nC, me->ctx);
+    if (rc == MB_OK && !s->mconst)
+        rc = K->mass_pattern(&s->nm, NULL, NULL, me->ctx);
+    s->nCm = K->mass_x_q && !s->mconst ? s->nm : 0;
     if (rc != MB_OK)
         rc = MB_FAIL(f, rc, "mb_index1_init_ex: the mechanism's sparse kernels refuse it "
                      "(status %d).", rc);
-    else if (s->N + s->NA > 0x3fffffff || s->npq > 0x3fffffff || s->nC > 0x3fffffff)
+    else if (s->N + s->NA > 0x3fffffff || s->npq > 0x3fffffff || s->nC > 0x3fffffff ||
+             s->nm > 0x3fffffff || s->nm < s->nq)
         rc = MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init_ex: too large for the sparse mode.");
     else if (alloc_arrays(s))
         rc = MB_FAIL(f, MB_ERR_MEM, "mb_index1_init_ex: out of memory.");
@@ -352,12 +423,14 @@ int mb_index1_sparse_init(mb_index1 *f)
     return MB_OK;
 }
 
-/* values of S (diag = M's diagonal, or ones for the projection) with Phi_q = pq */
-static void fill_S(const struct mb_index1_sparse *s, const double *diag, double one,
-                   const double *pq, double *x)
+/* values of S (mv = M's entries, or NULL: the identity for the projection) with
+ * Phi_q = pq */
+static void fill_S(const struct mb_index1_sparse *s, const double *mv, const double *pq,
+                   double *x)
 {
     memset(x, 0, (size_t)s->Sp[s->N] * sizeof *x);
-    for (ptrdiff_t i = 0; i < s->nq; i++) x[s->sM[i]] += diag ? diag[i] : one;
+    for (ptrdiff_t k = 0; k < s->nm; k++)
+        x[s->sM[k]] += mv ? mv[k] : s->mr[k] == s->mc[k] ? 1.0 : 0.0;
     for (ptrdiff_t k = 0; k < s->npq; k++) {
         x[s->sA[k]] += pq[k];
         x[s->sB[k]] += pq[k];
@@ -422,7 +495,8 @@ int mb_index1_sparse_saddle(mb_index1 *f, double t, const double *q, const doubl
             for (ptrdiff_t k = 0; k < nc; k++) g[k] -= f->beta * f->beta * s->vc2[k];
         }
     }
-    fill_S(s, s->md, 0.0, s->pqv, s->Sx);
+    if (!s->mconst && (rc = me->sparse->mass(q, s->mv, me->ctx)) != 0) return rc;
+    fill_S(s, s->mv, s->pqv, s->Sx);
     if ((rc = factor_S(s, s->Sx, &s->Snum, &s->Src)) != MB_OK) {
         if (rc == MB_ERR_MEM) return MB_FAIL(f, rc, "index1 (sparse): out of memory in KLU.");
         return MB_FAIL(f, rc,
@@ -440,6 +514,24 @@ int mb_index1_sparse_saddle(mb_index1 *f, double t, const double *q, const doubl
 }
 
 /* ---- the Jacobian ---- */
+
+/* the terms of a q-dependent M and of a t-dependent Phi_q in C_q: -(M a)_q and
+ * -2 alpha Phi_tq; M's values kept for the iteration matrices */
+static int jac_mass_tq(mb_index1 *f, struct mb_index1_sparse *s, double t, const double *q)
+{
+    const mb_mech *me = f->mech;
+    int rc;
+    if (!s->mconst) memcpy(s->mvj, s->mv, (size_t)s->nm * sizeof(double));
+    if (s->nCm > 0) {
+        if ((rc = me->sparse->mass_x_q(q, s->sol, s->mq, me->ctx)) != 0) return rc;
+        for (ptrdiff_t k = 0; k < s->nCm; k++) s->Cqx[s->mapCM[k]] -= s->mq[k];
+    }
+    if (s->tq && f->alpha != 0) {
+        if ((rc = me->sparse->phi_tq(t, q, s->ptq, me->ctx)) != 0) return rc;
+        for (ptrdiff_t k = 0; k < s->npq; k++) s->Cqx[s->mapCP[k]] -= 2 * f->alpha * s->ptq[k];
+    }
+    return MB_OK;
+}
 
 /* evaluate and keep C_q, C_v (with the Baumgarte terms) and Phi_q at (t, y) */
 static int sparse_jac_eval(mb_index1 *f, double t, const double *y)
@@ -466,6 +558,7 @@ static int sparse_jac_eval(mb_index1 *f, double t, const double *y)
         s->Cqx[s->mapCP[k]] -= b2 * s->pqv[k];
         s->Cvx[s->mapCP[k]] -= a2 * s->pqv[k];
     }
+    if ((rc = jac_mass_tq(f, s, t, q)) != MB_OK) return rc;
     s->jac_ok = 1;
     return MB_OK;
 }
@@ -522,8 +615,8 @@ static int ls_factor(int slot, double ar, double ai, void *ctx)
         x[st * s->aI[i]] += ar;
         if (cplx) x[2 * s->aI[i] + 1] += ai;
         x[st * s->aE[i]] -= 1.0;
-        x[st * s->aSM[i]] += s->md[i];
     }
+    for (ptrdiff_t k = 0; k < s->nm; k++) x[st * s->aSM[k]] += s->mvj[k];
     for (ptrdiff_t p = 0; p < s->Cnz; p++) {  /* -(C_v + C_q / a) */
         x[st * s->aC[p]] -= s->Cvx[p] + s->Cqx[p] * ir;
         if (cplx) x[2 * s->aC[p] + 1] -= s->Cqx[p] * ii;
@@ -630,7 +723,7 @@ static int proj_setup(double t, const double *q, void *ctx)
     const mb_mech *me = f->mech;
     int rc = me->sparse->phi_q(t, q, s->pqp, me->ctx);
     if (rc != 0) return rc;
-    fill_S(s, NULL, 1.0, s->pqp, s->Px);
+    fill_S(s, NULL, s->pqp, s->Px);
     if ((rc = factor_S(s, s->Px, &s->Pnum, &s->Prc)) != MB_OK) {
         if (rc == MB_ERR_MEM) return MB_FAIL(f, rc, "index1 (sparse): out of memory in KLU.");
         return MB_FAIL(f, rc, "Phi_q Phi_q^T is singular at t = %.17g (sparse KLU factorization "

@@ -19,16 +19,20 @@
 #include <stddef.h>
 
 /* Optional sparse kernels of a mechanism (the sparse index-1 formulation,
- * index1_sparse.c), all called with the mb_mech's ctx.  They describe two fixed
- * sparsity patterns, built once from the topology, as lists of (row, col) entries
- * (0-based; an entry may repeat: its values are summed):
+ * index1_sparse.c), all called with the mb_mech's ctx.  They describe fixed sparsity
+ * patterns, built once from the topology, as lists of (row, col) entries (0-based; an
+ * entry may repeat: its values are summed):
  *   Phi_q             nc x nq, nnz_pq entries;
  *   C = [Q_q - (Phi_q^T lam)_q ; gamma_q - (Phi_q x)_q] (the derivative blocks of the
- *       index-1 formulation) and C_v = [Q_q' ; gamma_q'], (nq + nc) x nq on one shared
- *       pattern of nnz_c entries.
- * The value kernels write the entries in the order of the patterns.  A mechanism
- * with this table has a constant diagonal positive mass matrix (mass_diag) and a
- * Phi_q that does not depend on t explicitly (Phi_tq = 0). */
+ *       index-1 formulation, without the mass term) and C_v = [Q_q' ; gamma_q'],
+ *       (nq + nc) x nq on one shared pattern of nnz_c entries;
+ *   M                 nq x nq, nnz_m entries (mass_pattern), when mass_diag is NULL.
+ * The value kernels write the entries in the order of the patterns.  The mass matrix
+ * is either constant, diagonal and positive (mass_diag: planar models), or (mass_diag
+ * NULL) block diagonal and q-dependent on a pattern that holds all of M's diagonal and
+ * whose blocks depend on their own coordinates only, so that (M x)_q lies on M's
+ * pattern (mass, mass_x_q: spatial models; index1_sparse.c adds -(M q'')_q to C_q).
+ * Phi_tq is zero unless phi_tq is given. */
 typedef struct mb_mech_sparse {
     int (*sizes)(ptrdiff_t *nnz_pq, ptrdiff_t *nnz_c, void *ctx);
     int (*pattern)(int *pq_row, int *pq_col, int *c_row, int *c_col, void *ctx);
@@ -37,6 +41,13 @@ typedef struct mb_mech_sparse {
     /* cq, cv (nnz_c each) at (t, q, q') for the vectors x (nq) and lam (nc) */
     int (*jac)(double t, const double *q, const double *qd, const double *x,
                const double *lam, double *cq, double *cv, void *ctx);
+    /* the q-dependent mass (NULL with mass_diag): its pattern (m_row, m_col NULL: only
+     * *nnz_m), M(q) and (M(q) x)_q on it (nnz_m values each) */
+    int (*mass_pattern)(ptrdiff_t *nnz_m, int *m_row, int *m_col, void *ctx);
+    int (*mass)(const double *q, double *m, void *ctx);
+    int (*mass_x_q)(const double *q, const double *x, double *mq, void *ctx);
+    /* Phi_tq on Phi_q's pattern (nnz_pq), or NULL: Phi_q does not depend on t */
+    int (*phi_tq)(double t, const double *q, double *ptq, void *ctx);
 } mb_mech_sparse;
 
 typedef struct mb_mech {
@@ -75,8 +86,8 @@ typedef struct mb_mech {
      * forces), so every partial derivative in t vanishes and formulations skip them;
      * 0 (the safe default): they are formed by differences in t */
     int autonomous;
-    /* sparse kernels (above) or NULL: planar models without Python forces have them
-     * (mb_planar_mech); MechanicalSystem and spatial models do not */
+    /* sparse kernels (above) or NULL: planar and spatial models without Python forces
+     * have them (mb_planar_mech, mb_spatial_mech); a MechanicalSystem does not */
     const mb_mech_sparse *sparse;
     /* optional fused kernels (NULL: the separate kernels above), each giving exactly
      * what the separate kernels it stands for give, in one pass over the elements (a

@@ -1,6 +1,6 @@
-/* Spatial model: Euler-parameter kinematics, the constraint primitives of RN section 3
- * and their derivatives up to third order, the constraint kernels, the mass matrix and
- * the model as an mb_mech (spatial.h).
+/* Spatial model: Euler-parameter kinematics, the constraint kernels (the primitives of
+ * RN section 3 and their derivatives up to third order: spatial_con.c), the model's
+ * checks and the model as an mb_mech (spatial.h).
  *
  * Kinematics.  A(p) s = (p^T K_x(s) p, p^T K_y(s) p, p^T K_z(s) p) with
  * K_c(s) = sum_d N_cd s_d, A_cd = p^T N_cd p (the entries of A = E G^T):
@@ -24,123 +24,10 @@
  * where G(a)^T w = L(w) a, L(w) = [0 -w^T; w -w~] (4 x 4), G(a) b = -G(b) a. */
 #include <math.h>
 #include <string.h>
-#include "assemble.h" /* mb_timefn_eval */
 #include "spatial_elem.h"
 #include "status.h"
 
-/* ------------------------------------------------------------------ constraint elements */
-
-int mb_spatial_con_rows(int type)
-{
-    switch (type) {
-    case MB_SC_DOT1: case MB_SC_DOT2: case MB_SC_DIST: case MB_SC_ANGLE: return 1;
-    case MB_SC_POINT: return 3;
-    default: return 0;
-    }
-}
-
-/* one row with its time terms (see the header comment) */
-typedef struct crow {
-    sp_row r;
-    double pt, ptt;
-    double gt[SP_NL], gtt[SP_NL], Htw[SP_NL];
-    int timed;  /* gt, gtt, Htw nonzero */
-} crow;
-
-static int con_eval(const mb_spatial_con *C, double t, const sp_pair *p, unsigned what, crow out[3])
-{
-    int nr = mb_spatial_con_rows(C->type);
-    if (nr == 0) return MB_ERR_ILL_INPUT;
-    for (int k = 0; k < nr; k++) {
-        sp_row_zero(&out[k].r, what);
-        out[k].pt = out[k].ptt = 0;
-        out[k].timed = 0;
-    }
-    double f0, f1, f2;
-    mb_timefn_eval(&C->f, t, &f0, &f1, &f2);
-    sp_vec u, v, Pi, Pj, d;
-    switch (C->type) {
-    case MB_SC_DOT1:
-        sp_vec_body(p, 0, C->ai, 0, &u);
-        sp_vec_body(p, 1, C->aj, 0, &v);
-        sp_row_dot(&out[0].r, 1.0, &u, &v, what);
-        out[0].r.phi -= f0;
-        out[0].pt = -f1;
-        out[0].ptt = -f2;
-        break;
-    case MB_SC_DOT2:
-        sp_vec_body(p, 0, C->ai, 0, &u);
-        sp_vec_body(p, 0, C->si, 1, &Pi);
-        sp_vec_body(p, 1, C->sj, 1, &Pj);
-        sp_vec_sub(&Pj, &Pi, &d);
-        sp_row_dot(&out[0].r, 1.0, &u, &d, what);
-        out[0].r.phi -= f0;
-        out[0].pt = -f1;
-        out[0].ptt = -f2;
-        break;
-    case MB_SC_POINT:
-        sp_vec_body(p, 0, C->si, 1, &Pi);
-        sp_vec_body(p, 1, C->sj, 1, &Pj);
-        sp_vec_sub(&Pj, &Pi, &d);
-        for (int c = 0; c < 3; c++) sp_row_comp(&out[c].r, 1.0, &d, c, what);
-        break;
-    case MB_SC_DIST:
-        sp_vec_body(p, 0, C->si, 1, &Pi);
-        sp_vec_body(p, 1, C->sj, 1, &Pj);
-        sp_vec_sub(&Pj, &Pi, &d);
-        sp_row_dot(&out[0].r, 0.5, &d, &d, what);
-        out[0].r.phi -= 0.5 * f0 * f0;
-        out[0].pt = -f0 * f1;
-        out[0].ptt = -(f1 * f1 + f0 * f2);
-        break;
-    case MB_SC_ANGLE: {
-        /* cos f (b_i . a_j) - sin f (a_i . a_j) */
-        sp_vec bi, aj;
-        sp_row r1, r2;
-        sp_row_zero(&r1, what);
-        sp_row_zero(&r2, what);
-        sp_vec_body(p, 0, C->ai, 0, &u);
-        sp_vec_body(p, 0, C->bi, 0, &bi);
-        sp_vec_body(p, 1, C->aj, 0, &aj);
-        sp_row_dot(&r1, 1.0, &bi, &aj, what);
-        sp_row_dot(&r2, 1.0, &u, &aj, what);
-        double cs = cos(f0), sn = sin(f0);
-        double c1 = -sn * f1, s1 = cs * f1;
-        double c2 = -cs * f1 * f1 - sn * f2, s2 = -sn * f1 * f1 + cs * f2;
-        sp_row_axpy(&out[0].r, cs, &r1, what);
-        sp_row_axpy(&out[0].r, -sn, &r2, what);
-        out[0].pt = c1 * r1.phi - s1 * r2.phi;
-        out[0].ptt = c2 * r1.phi - s2 * r2.phi;
-        out[0].timed = 1;
-        for (int k = 0; k < SP_NL; k++) {
-            out[0].gt[k] = c1 * r1.g[k] - s1 * r2.g[k];
-            out[0].gtt[k] = c2 * r1.g[k] - s2 * r2.g[k];
-            out[0].Htw[k] = (what & (SP_W | SP_T)) ? c1 * r1.Hw[k] - s1 * r2.Hw[k] : 0.0;
-        }
-        break;
-    }
-    }
-    if (!out[0].timed)
-        for (int k = 0; k < nr; k++) {
-            memset(out[k].gt, 0, sizeof out[k].gt);
-            memset(out[k].gtt, 0, sizeof out[k].gtt);
-            memset(out[k].Htw, 0, sizeof out[k].Htw);
-        }
-    return MB_OK;
-}
-
 /* ------------------------------------------------------------------ assembly */
-
-static int elem_at(const mb_spatial_model *m, int k, double t, const double *q, const double *w,
-                   unsigned what, sp_pair *p, crow out[3], int *nr)
-{
-    const mb_spatial_con *C = &m->cons[k];
-    int rc = sp_pair_gather(m, C->i, C->j, q, w, p);
-    if (rc != MB_OK) return rc;
-    *nr = mb_spatial_con_rows(C->type);
-    if (*nr == 0 || C->row < m->nb || C->row + *nr > m->nc) return MB_ERR_ILL_INPUT;
-    return con_eval(C, t, p, what, out);
-}
 
 /* out[row0 + r, gcol(c)] += L[r][c] for one local row vector */
 static void scatter_row(const double L[SP_NL], int i, int j, ptrdiff_t row, double *out,
@@ -155,7 +42,7 @@ static void scatter_row(const double L[SP_NL], int i, int j, ptrdiff_t row, doub
 int mb_spatial_phi(double t, const double *q, double *phi, void *ctx)
 {
     const mb_spatial_model *m = ctx;
-    crow L[3];
+    sp_crow L[3];
     sp_pair p;
     int nr;
     for (int b = 0; b < m->nb; b++) {
@@ -163,7 +50,7 @@ int mb_spatial_phi(double t, const double *q, double *phi, void *ctx)
         phi[b] = pp[0] * pp[0] + pp[1] * pp[1] + pp[2] * pp[2] + pp[3] * pp[3] - 1.0;
     }
     for (int k = 0; k < m->ncon; k++) {
-        int rc = elem_at(m, k, t, q, NULL, SP_PHI, &p, L, &nr);
+        int rc = sp_con_at(m, k, t, q, NULL, SP_PHI, &p, L, &nr);
         if (rc != MB_OK) return rc;
         for (int r = 0; r < nr; r++) phi[m->cons[k].row + r] = L[r].r.phi;
     }
@@ -173,7 +60,7 @@ int mb_spatial_phi(double t, const double *q, double *phi, void *ctx)
 int mb_spatial_phi_q(double t, const double *q, double *Pq, ptrdiff_t ld, void *ctx)
 {
     const mb_spatial_model *m = ctx;
-    crow L[3];
+    sp_crow L[3];
     sp_pair p;
     int nr;
     sp_zero_block(m->nc, 7 * (ptrdiff_t)m->nb, Pq, ld);
@@ -181,7 +68,7 @@ int mb_spatial_phi_q(double t, const double *q, double *Pq, ptrdiff_t ld, void *
         for (int a = 0; a < 4; a++) Pq[b + ld * (7 * b + 3 + a)] = 2 * q[7 * b + 3 + a];
     for (int k = 0; k < m->ncon; k++) {
         const mb_spatial_con *C = &m->cons[k];
-        int rc = elem_at(m, k, t, q, NULL, SP_G, &p, L, &nr);
+        int rc = sp_con_at(m, k, t, q, NULL, SP_G, &p, L, &nr);
         if (rc != MB_OK) return rc;
         for (int r = 0; r < nr; r++) scatter_row(L[r].r.g, C->i, C->j, C->row + r, Pq, ld);
     }
@@ -191,12 +78,12 @@ int mb_spatial_phi_q(double t, const double *q, double *Pq, ptrdiff_t ld, void *
 int mb_spatial_phi_t(double t, const double *q, double *pt, void *ctx)
 {
     const mb_spatial_model *m = ctx;
-    crow L[3];
+    sp_crow L[3];
     sp_pair p;
     int nr;
     memset(pt, 0, (size_t)m->nc * sizeof(double));
     for (int k = 0; k < m->ncon; k++) {
-        int rc = elem_at(m, k, t, q, NULL, SP_PHI, &p, L, &nr);
+        int rc = sp_con_at(m, k, t, q, NULL, SP_PHI, &p, L, &nr);
         if (rc != MB_OK) return rc;
         for (int r = 0; r < nr; r++) pt[m->cons[k].row + r] = L[r].pt;
     }
@@ -207,7 +94,7 @@ int mb_spatial_gamma(double t, const double *q, const double *qd,
                      double *g, void *ctx)
 {
     const mb_spatial_model *m = ctx;
-    crow L[3];
+    sp_crow L[3];
     sp_pair p;
     int nr;
     for (int b = 0; b < m->nb; b++) {
@@ -215,7 +102,7 @@ int mb_spatial_gamma(double t, const double *q, const double *qd,
         g[b] = -2 * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
     }
     for (int k = 0; k < m->ncon; k++) {
-        int rc = elem_at(m, k, t, q, qd, SP_G | SP_W, &p, L, &nr);
+        int rc = sp_con_at(m, k, t, q, qd, SP_G | SP_W, &p, L, &nr);
         if (rc != MB_OK) return rc;
         for (int r = 0; r < nr; r++) {
             double gw = 0;
@@ -230,7 +117,7 @@ int mb_spatial_phiq_x_q(double t, const double *q, const double *x,
                         double *out, ptrdiff_t ld, void *ctx)
 {
     const mb_spatial_model *m = ctx;
-    crow L[3];
+    sp_crow L[3];
     sp_pair p;
     int nr;
     sp_zero_block(m->nc, 7 * (ptrdiff_t)m->nb, out, ld);
@@ -238,7 +125,7 @@ int mb_spatial_phiq_x_q(double t, const double *q, const double *x,
         for (int a = 0; a < 4; a++) out[b + ld * (7 * b + 3 + a)] = 2 * x[7 * b + 3 + a];
     for (int k = 0; k < m->ncon; k++) {
         const mb_spatial_con *C = &m->cons[k];
-        int rc = elem_at(m, k, t, q, x, SP_G | SP_W, &p, L, &nr);
+        int rc = sp_con_at(m, k, t, q, x, SP_G | SP_W, &p, L, &nr);
         if (rc != MB_OK) return rc;
         for (int r = 0; r < nr; r++) scatter_row(L[r].r.Hw, C->i, C->j, C->row + r, out, ld);
     }
@@ -249,7 +136,7 @@ int mb_spatial_phiqT_lam_q(double t, const double *q,
                            const double *lam, double *out, ptrdiff_t ld, void *ctx)
 {
     const mb_spatial_model *m = ctx;
-    crow L[3];
+    sp_crow L[3];
     sp_pair p;
     int nr;
     ptrdiff_t nq = 7 * (ptrdiff_t)m->nb;
@@ -261,7 +148,7 @@ int mb_spatial_phiqT_lam_q(double t, const double *q,
         }
     for (int k = 0; k < m->ncon; k++) {
         const mb_spatial_con *C = &m->cons[k];
-        int rc = elem_at(m, k, t, q, NULL, SP_H, &p, L, &nr);
+        int rc = sp_con_at(m, k, t, q, NULL, SP_H, &p, L, &nr);
         if (rc != MB_OK) return rc;
         for (int r = 0; r < nr; r++) {
             double lr = lam[C->row + r];
@@ -283,14 +170,14 @@ int mb_spatial_gamma_q(double t, const double *q, const double *qd,
                        double *out, ptrdiff_t ld, void *ctx)
 {
     const mb_spatial_model *m = ctx;
-    crow L[3];
+    sp_crow L[3];
     sp_pair p;
     int nr;
     double row[SP_NL];
     sp_zero_block(m->nc, 7 * (ptrdiff_t)m->nb, out, ld);  /* normalization rows: 0 */
     for (int k = 0; k < m->ncon; k++) {
         const mb_spatial_con *C = &m->cons[k];
-        int rc = elem_at(m, k, t, q, qd, SP_G | SP_W | SP_T, &p, L, &nr);
+        int rc = sp_con_at(m, k, t, q, qd, SP_G | SP_W | SP_T, &p, L, &nr);
         if (rc != MB_OK) return rc;
         for (int r = 0; r < nr; r++) {
             for (int c = 0; c < SP_NL; c++)
@@ -305,7 +192,7 @@ int mb_spatial_gamma_qd(double t, const double *q, const double *qd,
                         double *out, ptrdiff_t ld, void *ctx)
 {
     const mb_spatial_model *m = ctx;
-    crow L[3];
+    sp_crow L[3];
     sp_pair p;
     int nr;
     double row[SP_NL];
@@ -314,7 +201,7 @@ int mb_spatial_gamma_qd(double t, const double *q, const double *qd,
         for (int a = 0; a < 4; a++) out[b + ld * (7 * b + 3 + a)] = -4 * qd[7 * b + 3 + a];
     for (int k = 0; k < m->ncon; k++) {
         const mb_spatial_con *C = &m->cons[k];
-        int rc = elem_at(m, k, t, q, qd, SP_G | SP_W, &p, L, &nr);
+        int rc = sp_con_at(m, k, t, q, qd, SP_G | SP_W, &p, L, &nr);
         if (rc != MB_OK) return rc;
         for (int r = 0; r < nr; r++) {
             for (int c = 0; c < SP_NL; c++) row[c] = -2 * L[r].r.Hw[c] - 2 * L[r].gt[c];
@@ -413,6 +300,7 @@ void mb_spatial_mech(const mb_spatial_model *m, mb_mech *mech)
     mech->gamma_q = mb_spatial_gamma_q;
     mech->gamma_qd = mb_spatial_gamma_qd;
     mech->energy = mb_spatial_energy;
+    mech->sparse = m->ncb > 0 ? NULL : &mb_spatial_sparse;  /* spatial_sparse.c */
     mech->autonomous = mb_spatial_autonomous(m);
     mech->mass_reg = m->nb;  /* the normalization rows (dae.c) */
     for (int k = 0; k < m->nf; k++)  /* only a road with a bump bounds the step */

@@ -125,8 +125,12 @@ int mb_spatial_con_rows(int type);
 int mb_spatial_autonomous(const mb_spatial_model *m);
 /* check the tables (types, indices, rows, finite values): MB_OK or MB_ERR_ILL_INPUT */
 int mb_spatial_check(const mb_spatial_model *m);
-/* Fill mech with the spatial kernels (nq = 7 nb, nc = m->nc, mass_constant 0). */
+/* Fill mech with the spatial kernels (nq = 7 nb, nc = m->nc, mass_constant 0; the
+ * sparse kernels below unless the model has callback forces). */
 void mb_spatial_mech(const mb_spatial_model *m, mb_mech *mech);
+/* The sparse kernels of the spatial model (spatial_sparse.c; mech.h mb_mech_sparse,
+ * ctx = the model); they refuse a model with callback forces (MB_ERR_NOT_SUPPORTED). */
+extern const mb_mech_sparse mb_spatial_sparse;
 
 /* the kernels of the mb_mech table (mech.h), the model as their last argument ctx;
  * column-major outputs */

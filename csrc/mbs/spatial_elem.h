@@ -51,6 +51,34 @@ typedef struct sp_row {
     double T[SP_NL];
 } sp_row;
 
+/* one constraint row of an element with its time terms pt = phi_t, ptt = phi_tt,
+ * gt = phi_qt, gtt = phi_qtt, Htw = (phi_qt w)_q (spatial_con.c; spatial.c's header
+ * comment) */
+typedef struct sp_crow {
+    sp_row r;
+    double pt, ptt;
+    double gt[SP_NL], gtt[SP_NL], Htw[SP_NL];
+    int timed;  /* gt, gtt, Htw nonzero */
+} sp_crow;
+
+/* constraint element k of m at (t, q) with direction w (may be NULL): its pair in *p,
+ * its rows (*nr of them) in out (spatial_con.c); MB_OK or MB_ERR_ILL_INPUT */
+int sp_con_at(const mb_spatial_model *m, int k, double t, const double *q, const double *w,
+              unsigned what, sp_pair *p, sp_crow out[3], int *nr);
+
+/* a force element's local values (spatial_forces.c): what = SP_FQ | SP_FQQ | SP_FQQD |
+ * SP_FV asks for Q, Q_q, Q_q' (14 local coordinates) and the potential energy */
+enum { SP_FQ = 1, SP_FQQ = 2, SP_FQQD = 4, SP_FV = 8 };
+typedef struct sp_flocal {
+    double Q[SP_NL];
+    double Qq[SP_NL][SP_NL], Qqd[SP_NL][SP_NL];
+    double V;
+} sp_flocal;
+
+/* force element k of m at (t, q, q') (spatial_forces.c); MB_OK or MB_ERR_ILL_INPUT */
+int sp_force_at(const mb_spatial_model *m, int k, double t, const double *q, const double *qd,
+                unsigned what, sp_flocal *out);
+
 /* gather the pair (i, j) from the global q and direction w (may be NULL: zeros) */
 int sp_pair_gather(const mb_spatial_model *m, int i, int j, const double *q, const double *w,
                    sp_pair *p);
@@ -85,6 +113,10 @@ static inline void sp_zero_block(ptrdiff_t rows, ptrdiff_t cols, double *A, ptrd
 void sp_G(const double p[4], double G[3][4]);
 void sp_E(const double p[4], double E[3][4]);
 
+/* the mass of body b (spatial_mass.c): its p-block B = 4 G^T J' G and (M x)_q's p-block
+ * D (each when non-NULL; x the global vector) */
+void sp_body_mass(const mb_spatial_model *m, int b, const double *q, const double *x,
+                  double B[4][4], double D[4][4]);
 /* quadratic velocity term of body b (spatial_mass.c): Q_p = 8 G(p')^T J' G(p') p and,
  * when wanted (non-NULL), its derivatives in p (Dq) and p' (Dv) (4 x 4) */
 void sp_body_qv(const mb_spatial_model *m, int b, const double *q, const double *qd,

@@ -42,14 +42,6 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-enum { F_Q = 1, F_QQ = 2, F_QQD = 4, F_V = 8 };
-
-typedef struct flocal {
-    double Q[SP_NL];
-    double Qq[SP_NL][SP_NL], Qqd[SP_NL][SP_NL];
-    double V;
-} flocal;
-
 static double wrap_pi(double x)
 {
     return x - 2 * M_PI * ceil((x - M_PI) / (2 * M_PI));
@@ -74,30 +66,30 @@ void mb_spatial_road(const mb_spatial_force *F, double x, double *h, double *h1,
 }
 
 /* F = k x + c s' + fa(t), Q = -F g, ... for a scalar s with rate s' = g.q', gradient
- * s->g, Hessian s->H (with F_QQ) and s->Hw = H q' */
+ * s->g, Hessian s->H (with SP_FQQ) and s->Hw = H q' */
 static void scalar_law(const mb_spatial_force *Fe, double t, double x, double rate,
-                       const sp_row *s, unsigned what, flocal *out)
+                       const sp_row *s, unsigned what, sp_flocal *out)
 {
     double fa;
     mb_timefn_eval(&Fe->fa, t, &fa, NULL, NULL);
     double F = Fe->k * x + Fe->c * rate + fa;
-    if (what & F_Q)
+    if (what & SP_FQ)
         for (int a = 0; a < SP_NL; a++) out->Q[a] = -F * s->g[a];
-    if (what & F_QQ)
+    if (what & SP_FQQ)
         for (int a = 0; a < SP_NL; a++)
             for (int b = 0; b < SP_NL; b++)
                 out->Qq[a][b] = -s->g[a] * (Fe->k * s->g[b] + Fe->c * s->Hw[b]) - F * s->H[a][b];
-    if (what & F_QQD)
+    if (what & SP_FQQD)
         for (int a = 0; a < SP_NL; a++)
             for (int b = 0; b < SP_NL; b++) out->Qqd[a][b] = -Fe->c * s->g[a] * s->g[b];
-    if (what & F_V) out->V = 0.5 * Fe->k * x * x;
+    if (what & SP_FV) out->V = 0.5 * Fe->k * x * x;
 }
 
 /* the row flags a force evaluation needs */
 static unsigned row_flags(unsigned what)
 {
     unsigned f = SP_G | SP_W;  /* g and H q' (rate s' = g.q') */
-    if (what & F_QQ) f |= SP_H;
+    if (what & SP_FQQ) f |= SP_H;
     return f;
 }
 
@@ -109,7 +101,7 @@ static double dotw(const double g[SP_NL], const double w[SP_NL])
 }
 
 static int tsda(const mb_spatial_force *Fe, double t, const sp_pair *p, unsigned what,
-                flocal *out)
+                sp_flocal *out)
 {
     unsigned rf = row_flags(what);
     sp_vec Pi, Pj, d;
@@ -121,14 +113,14 @@ static int tsda(const mb_spatial_force *Fe, double t, const sp_pair *p, unsigned
     sp_row_dot(&r, 0.5, &d, &d, rf);
     double l = sqrt(d.v[0] * d.v[0] + d.v[1] * d.v[1] + d.v[2] * d.v[2]);
     if (!(l > 0)) {
-        if ((what & F_QQ) && Fe->L0 == 0.0)  /* -k d is smooth: Q_q = -k J_d^T J_d */
+        if ((what & SP_FQQ) && Fe->L0 == 0.0)  /* -k d is smooth: Q_q = -k J_d^T J_d */
             for (int a = 0; a < SP_NL; a++)
                 for (int b = 0; b < SP_NL; b++) {
                     double s = 0;
                     for (int c = 0; c < 3; c++) s += d.J[c][a] * d.J[c][b];
                     out->Qq[a][b] = -Fe->k * s;
                 }
-        if (what & F_V) out->V = 0.5 * Fe->k * Fe->L0 * Fe->L0;
+        if (what & SP_FV) out->V = 0.5 * Fe->k * Fe->L0 * Fe->L0;
         return MB_OK;
     }
     /* s = l: g = g_r / l, H = (H_r - g g^T) / l, H q' = (H_r q' - g (g.q')) / l */
@@ -136,7 +128,7 @@ static int tsda(const mb_spatial_force *Fe, double t, const sp_pair *p, unsigned
     for (int k = 0; k < SP_NL; k++) s.g[k] = r.g[k] / l;
     double rate = dotw(s.g, p->w);
     for (int k = 0; k < SP_NL; k++) s.Hw[k] = (r.Hw[k] - s.g[k] * rate) / l;
-    if (what & F_QQ)
+    if (what & SP_FQQ)
         for (int a = 0; a < SP_NL; a++)
             for (int b = 0; b < SP_NL; b++) s.H[a][b] = (r.H[a][b] - s.g[a] * s.g[b]) / l;
     scalar_law(Fe, t, l - Fe->L0, rate, &s, what, out);
@@ -144,7 +136,7 @@ static int tsda(const mb_spatial_force *Fe, double t, const sp_pair *p, unsigned
 }
 
 static int rsda(const mb_spatial_force *Fe, double t, const sp_pair *p, unsigned what,
-                flocal *out)
+                sp_flocal *out)
 {
     unsigned rf = row_flags(what);
     sp_vec ai, bi, aj;
@@ -165,7 +157,7 @@ static int rsda(const mb_spatial_force *Fe, double t, const sp_pair *p, unsigned
     for (int k = 0; k < SP_NL; k++)
         s.Hw[k] = (ra.g[k] * bd - rb.g[k] * ad + b * ra.Hw[k] - a * rb.Hw[k]) / rho -
                   s.g[k] * drho / rho;
-    if (what & F_QQ)
+    if (what & SP_FQQ)
         for (int x = 0; x < SP_NL; x++)
             for (int y = 0; y < SP_NL; y++) {
                 double h = (ra.g[x] * rb.g[y] - rb.g[x] * ra.g[y] + b * ra.H[x][y] -
@@ -173,7 +165,7 @@ static int rsda(const mb_spatial_force *Fe, double t, const sp_pair *p, unsigned
                            s.g[x] * 2 * (a * ra.g[y] + b * rb.g[y]) / rho;
                 s.H[x][y] = h;
             }
-    if (what & F_QQ)  /* symmetric in exact arithmetic: remove the rounding asymmetry */
+    if (what & SP_FQQ)  /* symmetric in exact arithmetic: remove the rounding asymmetry */
         for (int x = 0; x < SP_NL; x++)
             for (int y = 0; y < x; y++) {
                 double h = 0.5 * (s.H[x][y] + s.H[y][x]);
@@ -184,7 +176,7 @@ static int rsda(const mb_spatial_force *Fe, double t, const sp_pair *p, unsigned
 }
 
 static int bushing(const mb_spatial_force *Fe, double t, const sp_pair *p, unsigned what,
-                   flocal *out)
+                   sp_flocal *out)
 {
     unsigned rf = row_flags(what);
     sp_row s;
@@ -209,7 +201,7 @@ static int bushing(const mb_spatial_force *Fe, double t, const sp_pair *p, unsig
     return MB_OK;
 }
 
-static int tire(const mb_spatial_force *Fe, const sp_pair *p, unsigned what, flocal *out)
+static int tire(const mb_spatial_force *Fe, const sp_pair *p, unsigned what, sp_flocal *out)
 {
     sp_vec P;
     sp_vec_body(p, 0, Fe->si, 1, &P);
@@ -218,12 +210,12 @@ static int tire(const mb_spatial_force *Fe, const sp_pair *p, unsigned what, flo
     double x = P.v[2] - h - Fe->L0;
     double xd = P.Jw[2] - h1 * P.Jw[0];
     double F = -(Fe->k * x + Fe->c * xd);
-    if (what & F_V) out->V = 0.5 * Fe->k * x * x;
+    if (what & SP_FV) out->V = 0.5 * Fe->k * x * x;
     if (Fe->unilateral && !(F > 0)) return MB_OK;
     const double *gz = P.J[2], *gx = P.J[0];
-    if (what & F_Q)
+    if (what & SP_FQ)
         for (int a = 0; a < SP_NL; a++) out->Q[a] = F * gz[a];
-    if (what & F_QQ) {
+    if (what & SP_FQQ) {
         double dF[SP_NL], Hz[SP_NL][SP_NL];
         for (int b = 0; b < SP_NL; b++) {
             double xq = gz[b] - h1 * gx[b];
@@ -236,14 +228,14 @@ static int tire(const mb_spatial_force *Fe, const sp_pair *p, unsigned what, flo
         for (int a = 0; a < SP_NL; a++)
             for (int b = 0; b < SP_NL; b++) out->Qq[a][b] = gz[a] * dF[b] + F * Hz[a][b];
     }
-    if (what & F_QQD)
+    if (what & SP_FQQD)
         for (int a = 0; a < SP_NL; a++)
             for (int b = 0; b < SP_NL; b++) out->Qqd[a][b] = -Fe->c * gz[a] * (gz[b] - h1 * gx[b]);
     return MB_OK;
 }
 
-static int force_at(const mb_spatial_model *m, int k, double t, const double *q, const double *qd,
-                    unsigned what, flocal *out)
+int sp_force_at(const mb_spatial_model *m, int k, double t, const double *q, const double *qd,
+                unsigned what, sp_flocal *out)
 {
     const mb_spatial_force *Fe = &m->forces[k];
     sp_pair p;
@@ -322,7 +314,7 @@ int mb_spatial_forces(double t, const double *q, const double *qd,
                       double *Q, void *ctx)
 {
     const mb_spatial_model *m = ctx;
-    flocal L;
+    sp_flocal L;
     for (int b = 0; b < m->nb; b++) {
         double mass = m->body[7 * b], Qp[4];
         for (int c = 0; c < 3; c++) Q[7 * b + c] = mass * m->g[c];
@@ -331,7 +323,7 @@ int mb_spatial_forces(double t, const double *q, const double *qd,
     }
     for (int k = 0; k < m->nf; k++) {
         const mb_spatial_force *Fe = &m->forces[k];
-        int rc = force_at(m, k, t, q, qd, F_Q, &L);
+        int rc = sp_force_at(m, k, t, q, qd, SP_FQ, &L);
         if (rc != MB_OK) return rc;
         for (int c = 0; c < SP_NL; c++) {
             int gc = sp_gcol(Fe->i, Fe->j, c);
@@ -345,7 +337,7 @@ int mb_spatial_forces(double t, const double *q, const double *qd,
 static int forces_deriv(const mb_spatial_model *m, double t, const double *q, const double *qd,
                         int wrt, double *out, ptrdiff_t ld)
 {
-    flocal L;
+    sp_flocal L;
     ptrdiff_t nq = 7 * (ptrdiff_t)m->nb;
     sp_zero_block(nq, nq, out, ld);
     for (int b = 0; b < m->nb; b++) {
@@ -360,7 +352,7 @@ static int forces_deriv(const mb_spatial_model *m, double t, const double *q, co
     }
     for (int k = 0; k < m->nf; k++) {
         const mb_spatial_force *Fe = &m->forces[k];
-        int rc = force_at(m, k, t, q, qd, wrt == 0 ? F_QQ : F_QQD, &L);
+        int rc = sp_force_at(m, k, t, q, qd, wrt == 0 ? SP_FQQ : SP_FQQD, &L);
         if (rc != MB_OK) return rc;
         for (int b = 0; b < SP_NL; b++) {
             int gb = sp_gcol(Fe->i, Fe->j, b);
@@ -394,7 +386,7 @@ int mb_spatial_energy(double t, const double *q, const double *qd,
 {
     const mb_spatial_model *m = ctx;
     double T = 0, V = 0;
-    flocal L;
+    sp_flocal L;
     for (int b = 0; b < m->nb; b++) {
         const double *x = m->body + 7 * b, *r = q + 7 * b, *v = qd + 7 * b;
         double G[3][4], w[3], J[3][3];
@@ -412,7 +404,7 @@ int mb_spatial_energy(double t, const double *q, const double *qd,
         V -= x[0] * (m->g[0] * r[0] + m->g[1] * r[1] + m->g[2] * r[2]);
     }
     for (int k = 0; k < m->nf; k++) {
-        int rc = force_at(m, k, t, q, qd, F_V, &L);
+        int rc = sp_force_at(m, k, t, q, qd, SP_FV, &L);
         if (rc != MB_OK) return rc;
         V += L.V;
     }

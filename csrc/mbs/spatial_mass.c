@@ -50,6 +50,28 @@ static void mat3_vec(const double J[3][3], const double x[3], double y[3])
     for (int r = 0; r < 3; r++) y[r] = J[r][0] * x[0] + J[r][1] * x[1] + J[r][2] * x[2];
 }
 
+/* the p-block of body b: B = 4 G^T J' G (B non-NULL) and (M x)_q = 4 L(u) - 4 G^T J' G(x_p),
+ * u = J' G x_p (D non-NULL, x the global vector) */
+void sp_body_mass(const mb_spatial_model *m, int b, const double *q, const double *x,
+                  double B[4][4], double D[4][4])
+{
+    ptrdiff_t o = 7 * (ptrdiff_t)b + 3;
+    double J[3][3], G[3][4];
+    inertia(m, b, J);
+    sp_G(q + o, G);
+    if (B) atjb(4.0, G, J, G, B);
+    if (D) {
+        double Gx[3][4], Bx[4][4], Lu[4][4], gx[3], u[3];
+        sp_G(x + o, Gx);
+        mat3x4_vec(G, x + o, gx);
+        mat3_vec(J, gx, u);
+        lmat(u, Lu);
+        atjb(4.0, G, J, Gx, Bx);
+        for (int a = 0; a < 4; a++)
+            for (int c = 0; c < 4; c++) D[a][c] = 4 * Lu[a][c] - Bx[a][c];
+    }
+}
+
 int mb_spatial_mass(const double *q, double *M, ptrdiff_t ld, void *ctx)
 {
     const mb_spatial_model *m = ctx;
@@ -57,10 +79,8 @@ int mb_spatial_mass(const double *q, double *M, ptrdiff_t ld, void *ctx)
     sp_zero_block(nq, nq, M, ld);
     for (int b = 0; b < m->nb; b++) {
         ptrdiff_t o = 7 * b;
-        double J[3][3], G[3][4], B[4][4];
-        inertia(m, b, J);
-        sp_G(q + o + 3, G);
-        atjb(4.0, G, J, G, B);
+        double B[4][4];
+        sp_body_mass(m, b, q, NULL, B, NULL);
         for (int a = 0; a < 3; a++) M[o + a + ld * (o + a)] = m->body[7 * b];
         for (int a = 0; a < 4; a++)
             for (int c = 0; c < 4; c++) M[o + 3 + a + ld * (o + 3 + c)] = B[a][c];
@@ -76,16 +96,10 @@ int mb_spatial_mass_x_q(const double *q, const double *x, double *out,
     sp_zero_block(nq, nq, out, ld);
     for (int b = 0; b < m->nb; b++) {
         ptrdiff_t o = 7 * b + 3;
-        double J[3][3], G[3][4], Gx[3][4], B[4][4], Lu[4][4], gx[3], u[3];
-        inertia(m, b, J);
-        sp_G(q + o, G);
-        sp_G(x + o, Gx);
-        mat3x4_vec(G, x + o, gx);
-        mat3_vec(J, gx, u);
-        lmat(u, Lu);
-        atjb(4.0, G, J, Gx, B);
+        double D[4][4];
+        sp_body_mass(m, b, q, x, NULL, D);
         for (int a = 0; a < 4; a++)
-            for (int c = 0; c < 4; c++) out[o + a + ld * (o + c)] = 4 * Lu[a][c] - B[a][c];
+            for (int c = 0; c < 4; c++) out[o + a + ld * (o + c)] = D[a][c];
     }
     return MB_OK;
 }

@@ -66,11 +66,11 @@ class Kernels:
         dense factorization (through the Schur complement Phi_q M^-1 Phi_q^T when M is
         constant and diagonal) and gives the implicit methods a dense Jacobian: O(n^3)
         per f and per Newton matrix, the right choice for small mechanisms.
-        ``"sparse"`` (planar models only) assembles the saddle-point matrix sparse and
+        ``"sparse"`` (planar and spatial models without callback forces) assembles the saddle-point matrix sparse and
         factors it with SuiteSparse KLU, and the implicit methods that support it
         (``MethodInfo.sparse``: radau_iia, bdf, rodas4, ros4, ros2, the SUNDIALS methods)
         solve their Newton systems through a sparse augmented system: O(n) per f and
-        per step for a chain.  ``"auto"`` is sparse for planar models with at least
+        per step for a chain.  ``"auto"`` is sparse for those models with at least
         :data:`mbint.SPARSE_MIN_NQ` coordinates.  Applies to the kernels
         (:meth:`rhs`, :meth:`jacobian`, ...) and to :func:`mbint.simulate` (which can
         override it per run).

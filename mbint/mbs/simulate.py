@@ -154,16 +154,37 @@ def _sparse_phi_q(model, handle, t0, q0):
     return sp.csr_matrix((vals, (rows, cols)), shape=(model.nc, model.nq))  # sums repeats
 
 
+def _first_columns(A, empty):
+    """The first column of every row of the CSR matrix A (``empty`` for an empty row)."""
+    if not A.nnz:
+        return np.full(A.shape[0], empty)
+    first = np.minimum.reduceat(A.indices, np.minimum(A.indptr[:-1], A.nnz - 1))
+    return np.where(np.diff(A.indptr) > 0, first, empty)
+
+
+def _envelope(G):
+    """The size of the lower envelope of the symmetric CSR matrix G (envelope.h)."""
+    i = np.arange(G.shape[0])
+    return int((i - np.minimum(_first_columns(G, G.shape[0]), i)).sum())
+
+
 def _dependent_rows_sparse(P):
     """(rank, indices of the rows of the CSR matrix P that depend on earlier rows) by the
-    envelope LDL^T of P P^T in the natural order (``_core.gram_dependent``,
-    csrc/linalg/envelope.h): O(nnz) memory and time for a chain or tree whose joints
-    are numbered along its bodies."""
+    envelope LDL^T of P P^T (``_core.gram_dependent``, csrc/linalg/envelope.h): O(nnz)
+    memory and time for a chain or tree whose joints are numbered along its bodies.  The
+    rows are taken in their natural order, or, when that gives G a larger envelope, by
+    their first column (a spatial model's normalization rows come first, one per body,
+    and would couple with every joint row after them)."""
     G = (P @ P.T).tocsr()
     G.sum_duplicates()
+    order = np.arange(P.shape[0])
+    by_col = np.argsort(_first_columns(P, P.shape[1]), kind="stable")
+    Gs = G[by_col][:, by_col].tocsr()
+    if _envelope(Gs) < _envelope(G):
+        order, G = by_col, Gs
     dep, rank = _core.gram_dependent(G.indptr.astype(np.intp), G.indices.astype(np.intp),
                                      G.data, GRAM_RTOL2)
-    return rank, np.flatnonzero(dep).tolist()
+    return rank, sorted(order[np.flatnonzero(dep)].tolist())
 
 
 def check_initial_conditions(model, q0=None, qd0=None, t0=0.0, tol=None):
@@ -343,10 +364,12 @@ def _check_sparse_kernels(model, handle, linear_algebra):
     if _core.mech_info(handle)["sparse"]:
         return
     kind = {"planar": "a PlanarModel with Python forces (add_force)",
-            "spatial": "a SpatialModel", "system": "a MechanicalSystem"}[model.kind]
+            "spatial": "a SpatialModel with callback forces (add_force: their derivatives are "
+                       "differences over the whole state)",
+            "system": "a MechanicalSystem"}[model.kind]
     raise ValueError(f"{where}='sparse': {model.name!r} is {kind}, which has no sparse kernels; "
-                     f"only a PlanarModel without Python forces has them.  Use "
-                     f"linear_algebra='dense' or 'auto'.")
+                     f"only PlanarModels and SpatialModels without callback forces have them.  "
+                     f"Use linear_algebra='dense' or 'auto'.")
 
 
 def _state(model, name, v, default):
