@@ -251,9 +251,10 @@ def relative_control_weights(atol, y0, names=None):
                          f"components that are or may become zero ({len(bad)} of them).")
 
 
-def tolerances(rtol, atol, n, y0=None):
+def tolerances(rtol, atol, n, y0=None, stacklevel=3):
     """``(rtol, atol)``: rtol a positive scalar or an array of shape (n,) (entries below
-    100 machine epsilons raised to that floor with a warning, as SciPy does), atol as
+    100 machine epsilons raised to that floor with a warning, as SciPy does, pointing
+    ``stacklevel`` frames up: the user's line), atol as
     :func:`atol_vector` (with y0: checked by :func:`relative_control_weights`).  rtol
     is returned as a float when all entries are equal (1e-3 when n = 0), else as an
     array of n floats.  A scalar is checked as given, also when n = 0."""
@@ -275,7 +276,7 @@ def tolerances(rtol, atol, n, y0=None):
     if low:
         warnings.warn(f"At least one element of `rtol` is too small. Setting "
                       f"`rtol = np.maximum(rtol, {RTOL_FLOOR:.3g})` (100 machine epsilons).",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=stacklevel)
         r = float(RTOL_FLOOR) if type(r) is float else np.maximum(r, RTOL_FLOOR)
     if type(atol) is float:  # the common case: one float
         if not 0.0 <= atol < _INF:

@@ -175,7 +175,7 @@ def _solve_args(info, mname, fun, t0, tf, y0a, rtol, atol, t_eval, events, args,
     pieces of :class:`mbint.OdeSimulator`): rtol, atol, the right-hand side and the
     keywords."""
     n = y0a.size
-    rtol, atol_a = check.tolerances(rtol, atol, n, y0a)
+    rtol, atol_a = check.tolerances(rtol, atol, n, y0a, stacklevel=4)  # the caller's line
     kw = _step_kw(info, mname, t0, tf, method_options, steps)  # kw of _core.solve
     cfun, call = _calls(info, mname, fun, t0, tf, n, t_eval, args, events, pieces)
     kw.update(call, **_matrices(info, mname, n, jac, mass, dfdt, autonomous, jac_sparsity),
