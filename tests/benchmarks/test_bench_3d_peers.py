@@ -9,13 +9,13 @@ Only what the measurements support (out/bench_3d_peers.md, 2026-11-27):
 * the three codes describe the same physics: MuJoCo's RK4 tip error against mbint's
   reference falls as the step halves and ends below 1e-8 m, Exudyn's trapezoidal rule
   falls as the step quarters and ends below 1e-4 m;
-* at N = 10 and matched error 1e-5 m, mbint's cheapest setting (dop853, 0.14 s) is ahead
-  of Exudyn's cheapest (trapezoidal h = T/1600, 0.29-0.34 s): 2.2x in two full runs.
-  Nothing else is asserted about speed, because nothing else favours mbint: at N = 10 and
-  1e-3 m Exudyn is even to 2x ahead (Exudyn / mbint 0.92 and 0.49), at N = 30 Exudyn is
-  4-25x ahead (mbint's dense spatial index-1 f grows as N^3), and MuJoCo (RK4 in 3 N
-  joint coordinates, no constraints) is ahead of both at N = 10 and 30 (9-200x against
-  mbint).
+* with the sparse spatial index-1 path (linear_algebra="auto" from nq = 60), mbint's
+  cheapest setting meeting a target tip error is ahead of Exudyn's at every N = 10 ... 300
+  and target 1e-3 ... 1e-7 m where both reach it: Exudyn / mbint 2.2-12 (2026-11-27,
+  load ~4); asserted > 1.  MuJoCo (RK4 in 3 N joint coordinates, fixed step, no error
+  control) is ahead of mbint at N = 10 and 30 (mbint / MuJoCo 1.2-7), behind at N = 100
+  (MuJoCo / mbint 2.2-6.2; its joint-space mass matrix is dense): not asserted either
+  way (the N = 30 margin is near the noise of a shared machine).
 """
 from __future__ import annotations
 
@@ -69,12 +69,12 @@ def test_exudyn_same_physics(res):
         assert errs[-1] < 1e-4, (n, errs)
 
 
-def test_mbint_ahead_of_exudyn_at_1e5_n10(res):
+def test_mbint_ahead_of_exudyn_at_every_size_and_error(res):
     if "exudyn" not in res["peers"]:
         pytest.skip("exudyn not installed")
-    for e in res["matched"]:
-        if e["mbint"] and e["exudyn"]:
-            print(f"N={e['N']}, {e['target']:.0e} m: Exudyn / mbint {e['exudyn_over_mbint']:.2f}")
-    (e,) = [e for e in res["matched"] if e["N"] == 10 and e["target"] == 1e-5]
-    assert e["mbint"] and e["exudyn"], e
-    assert e["exudyn_over_mbint"] > 1.0, e
+    both = [e for e in res["matched"] if e["mbint"] and e["exudyn"]]
+    for e in both:
+        print(f"N={e['N']}, {e['target']:.0e} m: Exudyn / mbint {e['exudyn_over_mbint']:.2f}")
+    assert {e["N"] for e in both} >= {10, 30, 100, 300}
+    for e in both:
+        assert e["exudyn_over_mbint"] > 1.0, e
