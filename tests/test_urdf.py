@@ -396,12 +396,6 @@ def test_import_mbint_does_not_import_yourdfpy():
     assert out.stdout.strip() == "False", out.stderr
 
 
-def test_from_urdf_is_load_urdf(tmp_path):
-    path = _write(tmp_path, _link("base") + _link("arm") + _joint("j1", "base", "arm"))
-    m = mbint.SpatialModel.from_urdf(path, q=[0.3])
-    assert isinstance(m, mbint.SpatialModel) and abs(m.joint_state(m.q0)[0][0] - 0.3) <= 1e-15
-
-
 def test_a_loaded_model_pickles(tmp_path):
     """For mbint.ensemble: a model with a C torque, a prismatic joint's callback force and
     the outputs pickles, and the copy has the same accelerations and joint state."""

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .planar import _timefn
-from .spatial import SpatialModel, _E, matrix_from_quat, quat_from_matrix
+from ._rotations import _E, matrix_from_quat, quat_from_matrix
+from .spatial import SpatialModel
 from ._spatial_elements import _perp_basis
 
 __all__ = ["UrdfModel", "UrdfJoint"]

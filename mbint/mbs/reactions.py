@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._rotations import matrix_from_quat
+
 __all__ = ["BodyWrench", "JointReaction", "DriverEffort", "joint_reactions",
            "driver_effort", "driver_quantity", "UNITS"]
 
@@ -164,7 +166,6 @@ def _body_wrench(model, body, Qb, qb):
     """
     if model.kind == "planar":
         return Qb[:2], Qb[2], _rot2(qb[2])
-    from .spatial import matrix_from_quat
 
     p = qb[3:7]
     A = matrix_from_quat(p)
