@@ -372,7 +372,7 @@ def test_errors(tmp_path, monkeypatch):
     with pytest.raises(FileNotFoundError, match="no URDF file"):
         mbint.load_urdf(tmp_path / "missing.urdf")
     planar = _write(tmp_path, _link("base") + _link("arm") + _joint("p", "base", "arm", "planar"))
-    with pytest.raises(NotImplementedError, match="'p' is of type 'planar'"):
+    with pytest.raises(ValueError, match="'p' is of type 'planar'"):
         mbint.load_urdf(planar)
     (tmp_path / "robot.urdf").unlink()
     massless = _write(tmp_path, _link("base") + '<link name="mid"/>' + _link("arm")

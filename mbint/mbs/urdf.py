@@ -19,7 +19,8 @@ The tree is reduced as Pinocchio's URDF parser reduces it
 - ``revolute`` and ``continuous`` joints become :meth:`~SpatialModel.add_revolute`
   (5 rows), ``prismatic`` joints :meth:`~SpatialModel.add_translational` (5 rows: no
   relative rotation, no transverse translation).  ``planar`` and ``floating`` joints
-  inside the tree raise NotImplementedError.  Mimic tags are ignored (the joint is an
+  inside the tree are not supported: a ValueError names the joint (a floating base is
+  ``floating_base=True``).  Mimic tags are ignored (the joint is an
   independent joint, as Pinocchio's default).
 - The root link is the ground (welded to it) unless ``floating_base=True``: then
   the root group is a free body.
@@ -136,7 +137,7 @@ def _parse_tree(robot, path):
                 visit(gi, j.child, Rj, tj)
                 continue
             if j.type not in _MOVING:
-                raise NotImplementedError(
+                raise ValueError(
                     f"load_urdf {path}: joint {j.name!r} is of type {j.type!r}; only revolute, "
                     f"continuous, prismatic and fixed joints are supported inside the tree "
                     f"(a floating base: floating_base=True).")
@@ -228,11 +229,10 @@ def load_urdf(path, *, q=None, qd=None, floating_base=False, base_pose=None,
         yourdfpy is missing (``pip install mbint[urdf]``).
     FileNotFoundError
         No file at ``path``.
-    NotImplementedError
-        A planar or floating joint inside the tree.
     ValueError
-        A massless link that moves others, a non positive definite inertia, a
-        configuration of the wrong size.
+        A planar or floating joint inside the tree (not supported), a massless
+        link that moves others, a non positive definite inertia, a configuration
+        of the wrong size.
     """
     yourdfpy = _require_yourdfpy()
     path = os.fspath(path)
