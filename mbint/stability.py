@@ -1,4 +1,4 @@
-"""Stability functions R(z) and stability regions {z : |R(z)| <= 1}.
+"""Stability functions R(z) and stability regions {z : ``|R(z)|`` <= 1}.
 
 For a one-step method applied to y' = lambda y with z = h lambda,
 y_{n+1} = R(z) y_n.  Explicit Runge-Kutta methods use their tableau (the same
@@ -86,7 +86,7 @@ def amplification_from_tableau(method, z):
 
 
 def region(method, re=(-5.0, 1.0), im=(-4.0, 4.0), n=401):
-    """|R(z)| on a grid, for contour plots of the stability region (level 1).
+    """``|R(z)|`` on a grid, for contour plots of the stability region (level 1).
 
     Returns
     -------
@@ -101,7 +101,7 @@ def region(method, re=(-5.0, 1.0), im=(-4.0, 4.0), n=401):
 
 
 def imaginary_axis_limit(method, b_max=10.0, n=200001):
-    """Largest b such that |R(i s)| <= 1 for all 0 <= s <= b (0 if none):
+    """Largest b such that ``|R(i s)|`` <= 1 for all 0 <= s <= b (0 if none):
     the step limit h w < b for an undamped oscillator (LN 7.3: 2.8 for RK4)."""
     s = np.linspace(0.0, b_max, n)
     ok = np.abs(amplification(method, 1j * s)) <= 1.0 + 1e-12
@@ -110,7 +110,7 @@ def imaginary_axis_limit(method, b_max=10.0, n=200001):
 
 
 def real_axis_limit(method, a_max=10.0, n=200001):
-    """Largest a such that |R(-s)| <= 1 for all 0 <= s <= a."""
+    """Largest a such that ``|R(-s)|`` <= 1 for all 0 <= s <= a."""
     s = np.linspace(0.0, a_max, n)
     ok = np.abs(amplification(method, -s)) <= 1.0 + 1e-12
     bad = np.nonzero(~ok)[0]

@@ -174,7 +174,7 @@ class SpatialElements:
             sj=self._pt(where, "s_j", bj, s_j, frame))])
 
     def add_distance(self, body_i, s_i, body_j, s_j, length=None, frame="global", name=None):
-        """Distance primitive Phi^dist: |P_j - P_i| = length, written (d.d - L^2)/2 = 0
+        """Distance primitive Phi^dist: ``|P_j - P_i|`` = length, written (d.d - L^2)/2 = 0
         (1 row, m^2); default length: the initial distance."""
         name = self._name("distance", name)
         where = f"distance {name!r}"
