@@ -22,14 +22,10 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 PRIVATE = {"_status"}          # in mbint.__all__ for the C status codes, not documented
 
 
-@pytest.fixture(scope="module")
-def html(tmp_path_factory):
-    """The site built into a temporary directory: ``sphinx -W --keep-going -b html``."""
-    pytest.importorskip("sphinx")
+def _build(out, doctrees):
+    """``sphinx -W --keep-going -b html docs out`` with the sockets closed; its status."""
     from sphinx.cmd.build import build_main
 
-    out = tmp_path_factory.mktemp("html")
-    doctrees = tmp_path_factory.mktemp("doctrees")
     mp = pytest.MonkeyPatch()
 
     def no_network(*args, **kwargs):
@@ -37,24 +33,22 @@ def html(tmp_path_factory):
     mp.setattr(socket.socket, "connect", no_network)
     mp.setattr(socket, "create_connection", no_network)
     try:
-        status = build_main(["-W", "--keep-going", "-q", "-E", "-b", "html", "-d",
-                             str(doctrees), str(DOCS), str(out)])
+        return build_main(["-W", "--keep-going", "-q", "-E", "-b", "html", "-d", str(doctrees),
+                           str(DOCS), str(out)])
     finally:
         mp.undo()
-    assert status == 0, "sphinx -W reported warnings (see the captured stderr)"
-    return out
 
 
-def test_the_site_builds(html):
+def _check_pages(html):
     assert (html / "index.html").exists()
     for page in ("installation", "guide", "choosing", "api", "notebooks", "design",
                  "changelog"):
         assert (html / f"{page}.html").exists(), page
-    assert "Unreleased" in (html / "changelog.html").read_text()
+    assert "Unreleased" in (html / "changelog.html").read_text()        # CHANGELOG.md
     assert "The source papers" in (html / "design.html").read_text()    # docs/design.md
 
 
-def test_every_notebook_is_a_page_with_figures(html):
+def _check_notebooks(html):
     assert NOTEBOOKS
     for nb in NOTEBOOKS:
         page = html / "notebooks" / f"{nb.stem}.html"
@@ -64,7 +58,7 @@ def test_every_notebook_is_a_page_with_figures(html):
         assert "Traceback" not in text, f"{nb.name}: an error output"
 
 
-def test_every_public_name_has_an_api_page(html):
+def _check_api(html):
     import mbint
 
     names = [n for n in mbint.__all__ if n not in PRIVATE]
@@ -72,9 +66,22 @@ def test_every_public_name_has_an_api_page(html):
     assert not missing, f"not in docs/api.rst: {missing}"
     solve = (html / "generated" / "mbint.solve_ivp.html").read_text()
     assert "Parameters" in solve and "t_span" in solve
-    # intersphinx from the local inventories: a link to SciPy's page, not a bare name
+    # intersphinx from the local inventories: a link to NumPy's glossary, not a bare name
     sim = (html / "generated" / "mbint.simulate.html").read_text()
     assert "https://numpy.org/doc/stable/glossary.html#term-array_like" in sim
+
+
+def test_make_docs(tmp_path):
+    """The whole site, built once (one test, so that parallel workers never build it
+    twice into the same source tree): no warning, every page, every notebook with its
+    figures, an API page for every public name."""
+    pytest.importorskip("sphinx")
+    status = _build(tmp_path / "html", tmp_path / "doctrees")
+    assert status == 0, "sphinx -W reported warnings (see the captured stderr)"
+    html = tmp_path / "html"
+    _check_pages(html)
+    _check_notebooks(html)
+    _check_api(html)
 
 
 def _blocks(page):

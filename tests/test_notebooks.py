@@ -13,7 +13,6 @@ each still runs.
 import copy
 import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import nbformat
