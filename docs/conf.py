@@ -41,8 +41,6 @@ myst_enable_extensions = ["dollarmath", "colon_fence"]
 myst_heading_anchors = 3
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 exclude_patterns = ["_build", "_inv", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints"]
-# design.md and the README link files of the repository (csrc/..., tests/...): not pages
-suppress_warnings = ["myst.xref_missing", "mystnb.unknown_mime_type"]
 
 autosummary_generate = True
 autodoc_default_options = {"members": False}
