@@ -149,11 +149,8 @@ int mb_driver_restart_at(mb_driver_state *st, double t, const double *y)
                 r->k_fixed--;
     }
     /* the method restarts at (t, y) (method.h "Restarts") */
-    res->stats.nrestart++;
-    s->order = r->m->order;
-    if (r->m->init && (rc = r->m->init(s)) != MB_OK)
+    if ((rc = mb_drv_restart_method(r)) != MB_OK)
         return stop(st, rc, 0);
-    r->ctl.has_prev = 0;
     s->f0_ok = 0;
     s->f1_ok = 0;
     r->h_bound_ok = 0;
