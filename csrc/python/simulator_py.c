@@ -6,8 +6,9 @@
  *       (t_eval None): the session opened, the driver set up (the first step size)
  *   step()          one accepted step  -> (status, t, y)
  *   advance(t)      up to t, the state there by the dense output -> (status, t, y)
- *   set_force(row, value, t)  the constant term c0 of the generalized force in row
- *                   `row` of the planar force table becomes value at time t: the run
+ *   set_force(row, value, t)  the constant term c0 of the time function of row `row`
+ *                   of the force table (a planar generalized force or TSDA actuator, a
+ *                   spatial TSDA or RSDA actuator) becomes value at time t: the run
  *                   moves back to t when it stepped past it, the formulation forgets
  *                   its cached Q, the method restarts at t -> status
  *   restart(t)      the same without a force: the problem changed at t (a parameter
@@ -87,7 +88,11 @@ static int piece_set_force(run_ctx *r, void *arg)
     int rc = mb_driver_advance(o->st, o->t_arg, o->y);
     if (rc == MB_OK) {
         if (o->row >= 0) {
-            o->S->s.mh->forces[o->row].fa.c0 = o->value;
+            mech_handle *mh = o->S->s.mh;
+            if (mh->spatial)
+                mh->sforces[o->row].fa.c0 = o->value;
+            else
+                mh->forces[o->row].fa.c0 = o->value;
             mb_form_changed(&o->S->F);
         }
         rc = mb_driver_restart_at(o->st, o->t_arg, o->y);
@@ -274,10 +279,15 @@ static PyObject *stepper_set_force(stepper_obj *o, PyObject *args)
         return NULL;
     }
     mech_handle *mh = o->S->s.mh;
-    if (!mh->planar || row < 0 || row >= mh->pm.nf ||
-        mh->forces[row].type != MB_FORCE_GENERALIZED) {
-        PyErr_Format(PyExc_ValueError, "set_force: row %zd is not a generalized force of a "
-                     "planar model.", row);
+    int input = 0;  /* a force element with a time function of its own (mb_timefn fa) */
+    if (mh->planar && row >= 0 && row < mh->pm.nf)
+        input = mh->forces[row].type == MB_FORCE_GENERALIZED ||
+                mh->forces[row].type == MB_FORCE_TSDA;
+    else if (mh->spatial && row >= 0 && row < mh->sm.nf)
+        input = mh->sforces[row].type == MB_SF_TSDA || mh->sforces[row].type == MB_SF_RSDA;
+    if (!input) {
+        PyErr_Format(PyExc_ValueError, "set_force: row %zd is not a generalized force or "
+                     "the actuator of a spring-damper.", row);
         return NULL;
     }
     if (o->S->F.kind != MB_FORM_INDEX1 && mb_form_changed(&o->S->F) != MB_OK) {
