@@ -5,9 +5,11 @@ co-simulation.
 same run in pieces: :meth:`Simulator.step` takes one step of the method,
 :meth:`Simulator.advance` integrates up to a time, :meth:`Simulator.set_input` changes
 an input of the model between two pieces.  It is the one driver of mbint (csrc/core,
-driver.h "Piecewise runs"): the steps are those that :func:`mbint.simulate` takes over
-the same span ``(t0, t_end)``; the state at ``advance(t)`` comes from the last step's
-dense output exactly as a ``t_eval`` point of :func:`mbint.simulate` does, so a loop of
+driver.h "Piecewise runs"; for a SUNDIALS method its adapter, sundials.h "Piecewise
+runs"): the steps are those that :func:`mbint.simulate` takes over the same span
+``(t0, t_end)``; the state at ``advance(t)`` comes from the last step's dense output
+(SUNDIALS: the integrator's interpolant) exactly as a ``t_eval`` point of
+:func:`mbint.simulate` does, so a loop of
 ``advance(t_k)`` reproduces ``simulate(..., t_eval=t_k)`` bit for bit (as long as no
 input changes).  Nothing is re-validated per call: a piece is one C call, the GIL
 released while the method steps (Python forces and kernels keep it), Ctrl-C
@@ -181,10 +183,12 @@ class Simulator(_Pieces):
     ----------
     model : PlanarModel, SpatialModel or MechanicalSystem
     method : str
-        Any method of mbint's own driver (:func:`mbint.methods` with backend
-        ``"mbint"``), adaptive or fixed-step (``h=``).  The SUNDIALS methods
-        (``cvode_*``, ``ida``, ``arkode_*``) run their own step loop and are refused
-        (ValueError).
+        Any method of :func:`mbint.methods`, adaptive or fixed-step (``h=``), as
+        :func:`mbint.simulate` takes it.  A SUNDIALS method (``cvode_*``, ``ida``,
+        ``arkode_*``) steps one internal step of its integrator per :meth:`step`; an
+        input change starts the integrator anew at t (``CVodeReInit`` and its
+        counterparts: order 1 and its own first step; IDA's y' made consistent by
+        ``IDACalcIC``).
     formulation : str
         As in :func:`mbint.simulate`.  Inputs can be changed on ``"index1"`` and the
         DAE formulations, not on ``"state_space"``.
@@ -251,10 +255,6 @@ class Simulator(_Pieces):
                                  f"(advance(t) gives the state at t).")
         run = _sim._validate(model, method, formulation, baumgarte, project, independent,
                              linear_algebra, consistent)
-        if run.info.backend != "mbint":
-            raise ValueError(f"Simulator: method {run.mname!r} is a SUNDIALS method, which "
-                             f"runs its own step loop; the Simulator steps mbint's own driver "
-                             f"only (the methods of mbint.methods() with backend 'mbint').")
         t0, t_end = _span("Simulator", t0, t_end, h)
         self._run, self._inputs = _own_handle(run)
         self.model = model
@@ -464,7 +464,8 @@ class OdeSimulator(_Pieces):
     y0 : array_like, shape (n,)
         Initial state (real).
     method : str
-        A method of mbint's own driver (the SUNDIALS methods are refused: ValueError).
+        A method of :func:`mbint.solve_ivp`, the SUNDIALS ones included (their
+        integrator starts anew at :meth:`restart`).
     t_end : float
         The end of the span [s] (default +inf; a fixed step ``h`` needs a finite one):
         the steps are those of ``solve_ivp(fun, (t0, t_end), y0, ...)``.
@@ -503,10 +504,6 @@ class OdeSimulator(_Pieces):
                 raise ValueError(f"OdeSimulator: {bad} is not an option of the OdeSimulator "
                                  f"(advance(t) gives the state at t).")
         mname, info = _method(method)
-        if info.backend != "mbint":
-            raise ValueError(f"OdeSimulator: method {mname!r} is a SUNDIALS method, which runs "
-                             f"its own step loop; the OdeSimulator steps mbint's own driver "
-                             f"only.")
         t0, t_end = _span("OdeSimulator", t0, t_end, h)
         self.method, self._t0, self._t_end = mname, t0, t_end
         steps = dict(first_step=first_step, max_step=max_step, min_step=min_step,
