@@ -280,7 +280,7 @@ class Simulator(_Pieces):
         control = _sim.check.step_control(run.info, run.mname, st["h"], *st["control"])
         control["method_options"] = dict(st["method_options"])
         args, kwargs, meta = _sim._core_args(run, t0, self._t_end, q0, qd0, opts, control,
-                                             None, False, st["events"], st["project"],
+                                             None, True, st["events"], st["project"],
                                              st["proj_tol"], st["proj_max_iter"],
                                              st["contact_switching"])
         self._c = _core.MechStepper(*args, **kwargs)
@@ -381,11 +381,12 @@ class Simulator(_Pieces):
     def trajectory(self):
         """Everything computed so far, as the :class:`~mbint.Trajectory` that
         :func:`mbint.simulate` returns: every accepted step from t0 up to the solver's
-        current point (which may lie past :attr:`t`)."""
+        current point (which may lie past :attr:`t`), with its dense output
+        (``traj.sol``, as ``simulate(..., dense_output=True)``) across input changes."""
         out = self._c.result()
         out, options = _sim._with_meta(out, self._meta, self._opts, self._settings["h"])
         st = self._settings
-        return _sim._trajectory(self._run, out, options, dict(self._initial), False,
+        return _sim._trajectory(self._run, out, options, dict(self._initial), True,
                                 st["project"], st["proj_tol"], st["proj_max_iter"])
 
     def __repr__(self):

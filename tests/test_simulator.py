@@ -93,16 +93,25 @@ def test_fixed_step_advance_on_and_off_the_grid():
         mbint.Simulator(m, method="rk4", h=0.01)
 
 
-def test_free_fall_closed_form():
-    """A free body under gravity: y(t) = -g t^2 / 2 at every advance."""
+@pytest.mark.parametrize("method", ["dopri5", "radau_iia", "cvode_bdf", "ida"])
+def test_free_fall_closed_form(method):
+    """A free body under gravity: y(t) = -g t^2 / 2 at every advance, and in the dense
+    output of the trajectory so far (across a restart of the method at t = 1)."""
     m = mbint.PlanarModel(gravity=(0.0, -9.81))
     m.add_body(2.0, 0.1)
-    sim = mbint.Simulator(m, method="dopri5", rtol=1e-10, atol=1e-12)
+    m.add_generalized_force(0, "x", 0.0, name="push")
+    sim = mbint.Simulator(m, method=method, rtol=1e-10, atol=1e-12)
     for t in np.linspace(0.05, 2.0, 40):
+        if t > 1.0:
+            sim.set_input("push", 0.0 if t < 1.5 else 1e-30)   # restarts, no force
         sim.advance(t)
         q, qd = sim.state
-        assert q[1] == pytest.approx(-0.5 * 9.81 * t * t, rel=1e-9, abs=1e-12)
-        assert qd[1] == pytest.approx(-9.81 * t, rel=1e-9)
+        assert q[1] == pytest.approx(-0.5 * 9.81 * t * t, rel=1e-8, abs=1e-12)
+        assert qd[1] == pytest.approx(-9.81 * t, rel=1e-8)
+    assert sim.stats["nrestart"] == 1
+    traj = sim.trajectory()
+    ts = np.linspace(0.0, 2.0, 57)
+    np.testing.assert_allclose(traj.sol(ts)[1], -0.5 * 9.81 * ts ** 2, rtol=1e-7, atol=1e-10)
 
 
 @pytest.mark.parametrize("method", ["dopri5", "radau_iia", "cvode_bdf", "arkode_erk", "ida"])
