@@ -327,36 +327,50 @@ static int body_ok(double v, int nb, int ground_ok)
     return v >= (ground_ok ? -1 : 0) && v < nb;
 }
 
+/* the work of mb_sensors_eval: one kin per body and the ground, and a flag per body */
+enum { KIN_DOUBLES = (int)(sizeof(kin) / sizeof(double)) };
+
+ptrdiff_t mb_sensors_work(ptrdiff_t nq, int dim)
+{
+    ptrdiff_t nb = nq / (dim == 2 ? 3 : 7);
+    return (nb + 1) * (KIN_DOUBLES + 1);
+}
+
 int mb_sensors_eval(ptrdiff_t ns, const double *table, ptrdiff_t m, const double *t,
                     ptrdiff_t nq, const double *q, const double *qd, const double *qdd,
-                    double *out)
+                    double *out, double *work)
 {
     if (ns < 0 || m < 0 || nq < 0) return MB_ERR_ILL_INPUT;
-    /* check every row before writing anything */
+    if (ns == 0) return MB_OK;
+    int dim = (int)table[MB_SC_COL_DIM];
+    int per = dim == 2 ? 3 : 7;
+    if ((dim != 2 && dim != 3) || nq % per) return MB_ERR_ILL_INPUT;
+    int nb = (int)(nq / per);
+    kin *K = (kin *)work;             /* K[b + 1]: body b, K[0] the ground */
+    double *used = work + (ptrdiff_t)(nb + 1) * KIN_DOUBLES;
+    for (int b = 0; b <= nb; b++) used[b] = 0.0;
+    /* check every row before writing anything; mark the bodies the sensors read */
     for (ptrdiff_t s = 0; s < ns; s++) {
         const double *row = table + s * MB_SENSOR_NCOL;
-        int dim = (int)row[MB_SC_COL_DIM];
-        if (mb_sensor_ncomp(row) < 0) return MB_ERR_ILL_INPUT;
-        int per = dim == 2 ? 3 : 7;
-        if (nq % per) return MB_ERR_ILL_INPUT;
-        int nb = (int)(nq / per);
+        if ((int)row[MB_SC_COL_DIM] != dim || mb_sensor_ncomp(row) < 0) return MB_ERR_ILL_INPUT;
         if (!body_ok(row[MB_SC_COL_I], nb, 1) || !body_ok(row[MB_SC_COL_J], nb, 1) ||
             !body_ok(row[MB_SC_COL_FRAME], nb, 1))
             return MB_ERR_ILL_INPUT;
+        used[(int)row[MB_SC_COL_I] + 1] = used[(int)row[MB_SC_COL_J] + 1] =
+            used[(int)row[MB_SC_COL_FRAME] + 1] = 1.0;
     }
-    ptrdiff_t off = 0;
-    for (ptrdiff_t s = 0; s < ns; s++) {
-        const double *row = table + s * MB_SENSOR_NCOL;
-        int dim = (int)row[MB_SC_COL_DIM], nc = mb_sensor_ncomp(row);
-        int i = (int)row[MB_SC_COL_I], j = (int)row[MB_SC_COL_J], f = (int)row[MB_SC_COL_FRAME];
-        for (ptrdiff_t k = 0; k < m; k++) {
-            kin bi, bj, bf;
-            body_kin(dim, i, k, m, q, qd, qdd, &bi);
-            body_kin(dim, j, k, m, q, qd, qdd, &bj);
-            body_kin(dim, f, k, m, q, qd, qdd, &bf);
-            eval_one(row, dim, t[k], &bi, &bj, &bf, out + off * m + k, m);
+    body_kin(dim, -1, 0, m, q, qd, qdd, &K[0]);
+    for (ptrdiff_t k = 0; k < m; k++) {
+        /* the motion of every body read, once per time */
+        for (int b = 0; b < nb; b++)
+            if (used[b + 1] != 0) body_kin(dim, b, k, m, q, qd, qdd, &K[b + 1]);
+        ptrdiff_t off = 0;
+        for (ptrdiff_t s = 0; s < ns; s++) {
+            const double *row = table + s * MB_SENSOR_NCOL;
+            eval_one(row, dim, t[k], &K[(int)row[MB_SC_COL_I] + 1], &K[(int)row[MB_SC_COL_J] + 1],
+                     &K[(int)row[MB_SC_COL_FRAME] + 1], out + off * m + k, m);
+            off += mb_sensor_ncomp(row);
         }
-        off += nc;
     }
     return MB_OK;
 }

@@ -83,14 +83,20 @@ const char *mb_sensor_col_name(int c);
  * or -1 when its kind or dim is not one of the above */
 int mb_sensor_ncomp(const double *row);
 
-/* Evaluate ns sensors (table: ns rows of MB_SENSOR_NCOL, row-major) at m output times.
- * t (m); q, qd, qdd component-major (nq, m): entry (c, k) at c m + k.  out, component-
- * major (ncomp_total, m), receives the components of sensor 0, then sensor 1, ...
- * (ncomp_total = the sum of mb_sensor_ncomp).  No work arrays.  Returns MB_OK, or
- * MB_ERR_ILL_INPUT for a bad kind, dim, body index or frame (nothing is read out of
- * bounds: nb = nq / 3 or nq / 7). */
+/* doubles of work mb_sensors_eval needs for a model of nq coordinates in dimension dim:
+ * (nb + 1) (sizeof(kin) / sizeof(double) + 1), nb = nq / 3 or nq / 7 */
+ptrdiff_t mb_sensors_work(ptrdiff_t nq, int dim);
+
+/* Evaluate ns sensors (table: ns rows of MB_SENSOR_NCOL, row-major, all of one dim) at m
+ * output times.  t (m); q, qd, qdd component-major (nq, m): entry (c, k) at c m + k.
+ * out, component-major (ncomp_total, m), receives the components of sensor 0, then
+ * sensor 1, ... (ncomp_total = the sum of mb_sensor_ncomp).  work: mb_sensors_work(nq,
+ * dim) doubles; the motion of each body a sensor reads is computed once per time.
+ * Returns MB_OK, or MB_ERR_ILL_INPUT for a bad kind, a dim that differs between rows or
+ * does not divide nq, a body or frame index outside [-1, nb) (checked before anything
+ * is read or written). */
 int mb_sensors_eval(ptrdiff_t ns, const double *table, ptrdiff_t m, const double *t,
                     ptrdiff_t nq, const double *q, const double *qd, const double *qdd,
-                    double *out);
+                    double *out, double *work);
 
 #endif

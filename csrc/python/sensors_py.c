@@ -92,12 +92,22 @@ PyObject *sensors_eval(PyObject *self, PyObject *args, PyObject *kw)
     npy_intp dims[2] = {ncomp, m};
     out = (PyArrayObject *)PyArray_ZEROS(2, dims, NPY_DOUBLE, 0);
     if (!out) goto fail;
-    int rc = mb_sensors_eval(ns, T, m, PyArray_DATA(t), nq, PyArray_DATA(q), PyArray_DATA(qd),
-                             PyArray_DATA(qdd), PyArray_DATA(out));
+    int dim = ns > 0 ? (int)T[MB_SC_COL_DIM] : 2;
+    double *work = PyMem_Malloc((size_t)(mb_sensors_work(nq, dim) + 1) * sizeof(double));
+    if (!work) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = mb_sensors_eval(ns, T, m, PyArray_DATA(t), nq, PyArray_DATA(q), PyArray_DATA(qd),
+                         PyArray_DATA(qdd), PyArray_DATA(out), work);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(work);
     if (rc != MB_OK) {
         PyErr_Format(PyExc_ValueError, "sensors_eval: a sensor names a body or frame outside "
-                     "the model (nq = %zd) (status %d: %s).", (Py_ssize_t)nq, rc,
-                     mb_status_str(rc));
+                     "the model, or its dimension does not fit nq = %zd (status %d: %s).",
+                     (Py_ssize_t)nq, rc, mb_status_str(rc));
         goto fail;
     }
     Py_DECREF(tab);
