@@ -285,6 +285,8 @@ def test_refusals():
         m.add_sensor("s", "position", b, element="spring")
     with pytest.raises(ValueError, match="axis is used by a spatial"):
         m.add_sensor("s", "position", b, axis=(0, 0, 1))
+    with pytest.raises(ValueError, match="without '/'"):
+        m.add_sensor("a/b", "position", b)
     m.add_sensor("s", "position", b)
     with pytest.raises(ValueError, match="already used"):
         m.add_sensor("s", "velocity", b)

@@ -87,6 +87,9 @@ def add_sensor(model, name, kind, body=None, point=None, *, frame="ground", othe
     dim = 3 if model.kind == "spatial" else 2
     name = str(name)
     where = f"add_sensor {name!r}"
+    if not name or "/" in name:
+        raise ValueError(f"{where}: name must be non-empty and without '/' (it names a "
+                         f"NetCDF variable of a saved trajectory).")
     if name in model.outputs or name in model.sensors:
         raise ValueError(f"{where}: the name is already used by an output or a sensor.")
     if kind not in SENSOR_UNITS:
