@@ -44,6 +44,7 @@ def test_pendulum_tip_against_closed_form():
     m.add_sensor("tip_a", "acceleration", b, (a, 0.0))
     m.add_sensor("omega", "angular_velocity", b)
     m.add_sensor("alpha", "angular_acceleration", b)
+    m.add_sensor("pin", "relative_rate", joint=m.joint_elements[0].name)
     traj = mbint.simulate(m, (0.0, 2.0), rtol=1e-10, atol=1e-10)
     th, w = traj.q[2], traj.qd[2]
     # theta'' from the moment of gravity about the pivot (not from the trajectory)
@@ -56,6 +57,7 @@ def test_pendulum_tip_against_closed_form():
     np.testing.assert_allclose(traj.sensor("tip_a"),
                                L * (al[:, None] * n - w[:, None] ** 2 * e), atol=1e-6)
     np.testing.assert_allclose(traj.sensor("omega")[:, 0], w, atol=1e-12)
+    np.testing.assert_allclose(traj.sensor("pin")[:, 0], w, atol=1e-12)
     np.testing.assert_allclose(traj.sensor("alpha")[:, 0], al, atol=1e-6)
     # shapes and units; output() is the component-major view
     assert traj.sensor("tip").shape == (len(traj.t), 2)
@@ -220,12 +222,13 @@ def test_spatial_revolute_angle_spring_and_tire():
     m = mbint.SpatialModel(gravity=(0.0, 0.0, -G))
     wheel = m.add_body(mass=1.0, inertia=(0.1, 0.1, 0.2), r=(0, 0, 0), omega=(0, 0, 3.0),
                        name="wheel")
-    m.add_revolute(m.ground, wheel, (0, 0, 0), (0, 0, 1))
+    m.add_revolute(m.ground, wheel, (0, 0, 0), (0, 0, 1), name="hub")
     m.add_rotational_spring_damper(m.ground, wheel, (0, 0, 1), k=2.0, c=0.05, angle0=0.2,
                                    name="rs")
     m.add_sensor("angle", "relative_angle", "ground", other=wheel, axis=(0, 0, 1))
     m.add_sensor("rate", "relative_rate", "ground", other=wheel, axis=(0, 0, 1))
     m.add_sensor("T", "force", element="rs")
+    m.add_sensor("hub_angle", "relative_angle", joint="hub")
     # a second, unconstrained body bouncing on a vertical tire
     car = m.add_body(mass=3.0, inertia=(1, 1, 1), r=(0, 2.0, 0.5), v=(0.4, 0, 0), name="car")
     m.add_tire(car, (0, 2.0, 0.5), k=900.0, c=20.0, length0=0.55, road_height=0.0, name="tire")
@@ -235,6 +238,7 @@ def test_spatial_revolute_angle_spring_and_tire():
     th = 2 * np.arctan2(p[3], p[0])
     th = np.angle(np.exp(1j * th))
     np.testing.assert_allclose(traj.sensor("angle")[:, 0], th, atol=1e-8)
+    np.testing.assert_allclose(traj.sensor("hub_angle")[:, 0], th, atol=1e-8)
     wz = traj.sensor("rate")[:, 0]
     R = _quat_rot(traj.q[:7])
     # omega_z from the Euler parameters: 2 (e0 e3' - e3 e0' + e1 e2' - e2 e1')
@@ -299,6 +303,15 @@ def test_refusals():
     sb = sm.add_body(mass=1.0, inertia=(1, 1, 1), name="b")
     with pytest.raises(ValueError, match="needs axis"):
         sm.add_sensor("s", "relative_angle", "ground", other=sb)
+    sm.add_spherical("ground", sb, (0, 0, 0), name="ball")
+    with pytest.raises(ValueError, match="needs a 'revolute'"):
+        sm.add_sensor("s", "relative_angle", joint="ball")
+    with pytest.raises(ValueError, match="is not a joint of the model"):
+        sm.add_sensor("s", "relative_rate", joint="nothing")
+    with pytest.raises(ValueError, match="either joint or body"):
+        sm.add_sensor("s", "relative_rate", "ground", joint="ball")
+    with pytest.raises(ValueError, match="joint does not apply"):
+        sm.add_sensor("s", "position", sb, joint="ball")
     # the C kernel refuses a row naming a body outside the model (a status, no crash)
     T = sensor_table(m)
     T[0, 2] = 5

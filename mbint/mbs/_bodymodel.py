@@ -143,7 +143,7 @@ class BodyModel(Kernels):
             self.output_units[str(name)] = str(unit)
 
     def add_sensor(self, name, kind, body=None, point=None, *, frame="ground", other=None,
-                   other_point=None, element=None, axis=None):
+                   other_point=None, element=None, axis=None, joint=None):
         """A named sensor, evaluated in C at the output times of a trajectory
         (:meth:`Trajectory.sensor`, :meth:`Trajectory.output`, saved with its unit).
 
@@ -172,6 +172,10 @@ class BodyModel(Kernels):
         axis : array_like, shape (3,)
             The rotation axis of a spatial ``relative_angle`` / ``relative_rate``
             (global, at the initial configuration).
+        joint : str, optional
+            Instead of body, other and axis: the name of a revolute joint, whose angle
+            (body_j relative to body_i, about its axis) a ``relative_angle`` /
+            ``relative_rate`` reports.
 
         Returns
         -------
@@ -187,7 +191,7 @@ class BodyModel(Kernels):
         from .sensors import add_sensor
 
         return add_sensor(self, name, kind, body, point, frame=frame, other=other,
-                          other_point=other_point, element=element, axis=axis)
+                          other_point=other_point, element=element, axis=axis, joint=joint)
 
     def _add_driver_output(self, e):
         """The output ``"<driver>.torque"`` (N m) or ``"<driver>.force"`` (N) of driver

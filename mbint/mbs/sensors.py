@@ -33,6 +33,7 @@ given in the body's frame (s').  A spatial ``relative_angle`` is the rotation of
 ``other`` relative to ``body`` about ``axis`` (global, at the initial configuration),
 ``atan2(a_j . b_i, a_j . a_i)`` in (-pi, pi] as for a revolute joint or an RSDA,
 0 at the initial configuration; a planar one is theta_j - theta_i (not wrapped).
+``joint=`` names a revolute joint instead: its two bodies (and, in 3-D, its axis).
 """
 from __future__ import annotations
 
@@ -82,7 +83,7 @@ class Sensor:
 
 
 def add_sensor(model, name, kind, body=None, point=None, *, frame="ground", other=None,
-               other_point=None, element=None, axis=None):
+               other_point=None, element=None, axis=None, joint=None):
     """Implementation of :meth:`PlanarModel.add_sensor` / :meth:`SpatialModel.add_sensor`."""
     dim = 3 if model.kind == "spatial" else 2
     name = str(name)
@@ -140,6 +141,8 @@ def add_sensor(model, name, kind, body=None, point=None, *, frame="ground", othe
         row["frame"] = the_frame()
         code, comps = codes[kind], (("z",) if dim == 2 else xyz)
     elif kind in ("relative_angle", "relative_rate"):
+        if joint is not None:
+            body, other, axis = _revolute(model, where, joint, dim, body, other, axis)
         bi = the_body(body, "body", ground_ok=True)
         bj = the_body(other, "other", ground_ok=True)
         if bi is bj:
@@ -171,7 +174,9 @@ def add_sensor(model, name, kind, body=None, point=None, *, frame="ground", othe
                                                    "distance", "distance_rate") else None),
                    ("other_point", other_point if kind not in ("distance", "distance_rate")
                     else None),
-                   ("element", element if kind not in ("force", "contact") else None)):
+                   ("element", element if kind not in ("force", "contact") else None),
+                   ("joint", joint if kind not in ("relative_angle", "relative_rate")
+                    else None)):
         if v is not None:
             raise ValueError(f"{where}: {key} does not apply to kind {kind!r}.")
     if kind not in ("position", "velocity", "acceleration", "angular_velocity",
@@ -184,6 +189,26 @@ def add_sensor(model, name, kind, body=None, point=None, *, frame="ground", othe
     model.sensors[name] = s
     model.output_units[name] = unit
     return s
+
+
+def _revolute(model, where, joint, dim, body, other, axis):
+    """(body_i, body_j, axis) of the revolute joint named ``joint``: a relative angle
+    about its axis (global at the initial configuration)."""
+    if body is not None or other is not None or axis is not None:
+        raise ValueError(f"{where}: give either joint or body, other (and axis), not both.")
+    e = next((j for j in model.joint_elements if j.name == str(joint)), None)
+    if e is None:
+        raise ValueError(f"{where}: joint {joint!r} is not a joint of the model (joints: "
+                         f"{[j.name for j in model.joint_elements]}).")
+    if e.kind != "revolute":
+        raise ValueError(f"{where}: joint {e.name!r} is a {e.kind!r}; the relative angle of "
+                         f"a joint needs a 'revolute'.")
+    bi, bj = model._body(where, e.i, "body"), model._body(where, e.j, "other")
+    if dim == 2:
+        return bi, bj, None
+    f_i, g_i = (np.asarray(e.prims[k]["ai"], float) for k in (1, 2))
+    A = bi.rotation()
+    return bi, bj, A @ np.cross(f_i, g_i)  # h = f x g, global at the initial configuration
 
 
 def _element_row(model, where, kind, element, row, codes, dim):
