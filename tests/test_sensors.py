@@ -345,9 +345,13 @@ def test_every_saved_unit_parses_with_pint(tmp_path):
     m.add_output("height", lambda t, q, qd: q[1], unit="m")
     spatial, _, _, _ = _top()
     spatial.add_sensor("w", "angular_velocity", "top", frame="top")
+    system = mbint.MechanicalSystem(np.eye(2), lambda t, q, qd: -4.0 * q, q0=[1.0, 0.5],
+                                    units=["m", "rad"], energy=lambda t, q, qd: (
+                                        0.5 * (qd ** 2).sum(0), 2.0 * (q ** 2).sum(0)))
     runs = [mbint.simulate(planar, (0.0, 0.2), dense_output=True),
             mbint.simulate(m, (0.0, 0.2)),
-            mbint.simulate(spatial, (0.0, 0.2), dense_output=True)]
+            mbint.simulate(spatial, (0.0, 0.2), dense_output=True),
+            mbint.simulate(system, (0.0, 0.2))]
     seen = set()
     for k, traj in enumerate(runs):
         path = traj.save(tmp_path / f"run{k}.nc")
@@ -372,6 +376,8 @@ def test_every_saved_unit_parses_with_pint(tmp_path):
                 assert pint.Unit(rows["qdd"][2]) == pint.Unit("rad/s**2")
             if k == 2:
                 assert rows["q"][3:] == ["1"] * 4 and rows["lam"] == ["J"]
+            if k == 3:  # a MechanicalSystem with its units=
+                assert rows["qd"] == ["m/s", "rad/s"] and "units" not in ds["q"].attrs
     assert {"time", "sensor_tip_a", "lam", "violation_velocity"} <= seen
     # a loaded trajectory keeps its sensors, and saves them again with their units
     t1 = mbint.load(tmp_path / "run1.nc")
