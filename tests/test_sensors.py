@@ -289,6 +289,12 @@ def test_refusals():
         m.add_sensor("s", "position", b, element="spring")
     with pytest.raises(ValueError, match="axis is used by a spatial"):
         m.add_sensor("s", "position", b, axis=(0, 0, 1))
+    with pytest.raises(ValueError, match="axis is used by a spatial"):
+        m.add_sensor("s", "relative_angle", "ground", other=b, axis=(0, 0, 1))
+    with pytest.raises(ValueError, match="point does not apply"):
+        m.add_sensor("s", "relative_angle", "ground", (0.1, 0.0), other=b)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        m.add_sensor("s", ["position"], b)
     with pytest.raises(ValueError, match="without '/'"):
         m.add_sensor("a/b", "position", b)
     m.add_sensor("s", "position", b)

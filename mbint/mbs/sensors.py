@@ -93,7 +93,7 @@ def add_sensor(model, name, kind, body=None, point=None, *, frame="ground", othe
                          f"NetCDF variable of a saved trajectory).")
     if name in model.outputs or name in model.sensors:
         raise ValueError(f"{where}: the name is already used by an output or a sensor.")
-    if kind not in SENSOR_UNITS:
+    if not isinstance(kind, str) or kind not in SENSOR_UNITS:
         raise ValueError(f"{where}: kind must be one of {sorted(SENSOR_UNITS)}, got {kind!r}.")
     _, codes = _layout()
     xyz = ("x", "y", "z")[:dim]
@@ -126,7 +126,7 @@ def add_sensor(model, name, kind, body=None, point=None, *, frame="ground", othe
             raise ValueError(f"{where}: frame must be 'ground' or a body of the model, got "
                              f"{frame!r}.") from None
 
-    if kind not in ("relative_angle", "relative_rate") and axis is not None:
+    if axis is not None and (dim == 2 or kind not in ("relative_angle", "relative_rate")):
         raise ValueError(f"{where}: axis is used by a spatial relative_angle or "
                          f"relative_rate only.")
     if kind in ("position", "velocity", "acceleration"):
@@ -169,7 +169,8 @@ def add_sensor(model, name, kind, body=None, point=None, *, frame="ground", othe
     else:  # force, contact: read an element
         code, unit = _element_row(model, where, kind, element, row, codes, dim)
     for key, v in (("body", body if kind in ("force", "contact") else None),
-                   ("point", point if kind in ("force", "contact") else None),
+                   ("point", point if kind not in ("position", "velocity", "acceleration",
+                                                   "distance", "distance_rate") else None),
                    ("other", other if kind not in ("relative_angle", "relative_rate",
                                                    "distance", "distance_rate") else None),
                    ("other_point", other_point if kind not in ("distance", "distance_rate")
