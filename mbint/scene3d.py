@@ -359,7 +359,7 @@ def view3d(obj, path=None, *, max_frames=150, fps=25.0, colors=None, opacity=0.4
         joints are opaque).
     radius : float, optional
         Radius of the links in m; the joint markers are 2.2 times it.  Default: 0.6 %
-        of the scene's size (its bounding box over every frame).
+        of the mechanism's size (the diagonal of its bounding box at the first frame).
     follow : body or str, optional
         The camera follows this body's centre of mass (a vehicle leaving the view).
     view : (float, float), optional
@@ -481,8 +481,9 @@ class View3D:
             pts, joints, lines, circles, clines = _planar_items(model)
             tires = []
         lo, hi = _size(model, R, r, pts, joints)
-        if radius is None:
-            radius = 0.006 * max(float(np.linalg.norm(hi - lo)), 1e-3)
+        if radius is None:   # from the mechanism's size at the first frame, not its travel
+            lo0, hi0 = _size(model, R[:, :1], r[:, :1], pts, joints)
+            radius = 0.006 * max(float(np.linalg.norm(hi0 - lo0)), 1e-3)
         self.radius = rad = _positive("radius", radius)
         parts = _body_parts(model, pts, tires, circles, rad, opacity, colors)
         parts += [_Part(b, *_sphere(s, 2.2 * rad), JOINT_COLOR) for b, s in joints if b >= 0]
