@@ -37,6 +37,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -335,8 +336,11 @@ def _ground_parts(joints, clines, lo, hi, rad):
 
 
 # ---------------------------------------------------------------- the view
-def view3d(obj, path=None, *, max_frames=150, fps=25.0, colors=None, opacity=0.45,
-           radius=None, follow=None, view=None, camera_fov=45.0, grid=True, height=520):
+def view3d(obj: Any, path: str | os.PathLike | None = None, *, max_frames: int = 150,
+           fps: float = 25.0, colors: Sequence[int] | None = None, opacity: float = 0.45,
+           radius: float | None = None, follow: Any = None,
+           view: tuple[float, float] | None = None, camera_fov: float = 45.0,
+           grid: bool = True, height: int = 520) -> View3D:
     """An interactive 3-D view of a mechanism or of its motion (K3D / three.js).
 
     Parameters
@@ -425,8 +429,10 @@ def _positive_int(name, x):
 
 
 def _require_k3d():
-    try:
-        import k3d
+    import importlib
+
+    try:   # import_module: k3d ships no type information, and it stays optional
+        k3d = importlib.import_module("k3d")
     except ImportError:
         raise ImportError("mbint.view3d needs K3D-jupyter: pip install k3d "
                           "(or pip install mbint[view3d]).") from None
@@ -561,10 +567,10 @@ class View3D:
 
     # ------------------------------------------------------------ output
     @property
-    def n_frames(self):
+    def n_frames(self) -> int:
         return self.times.size
 
-    def to_html(self, time=None):
+    def to_html(self, time: float | None = None) -> str:
         """The standalone page (str): K3D's JavaScript inlined, no network needed.
 
         Parameters
@@ -586,19 +592,21 @@ class View3D:
         finally:
             self.plot.time, self.plot.camera = t_old, cam_old
 
-    def save(self, path, time=None):
+    def save(self, path: str | os.PathLike, time: float | None = None) -> Path:
         """Write the standalone HTML page to ``path`` (parents created); returns the path."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(self.to_html(time), encoding="utf-8")
         return path
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         doc = _html.escape(self.to_html(), quote=True)
         return (f'<iframe srcdoc="{doc}" style="width: 100%; height: {self.height}px; '
                 f'border: 0" allowfullscreen></iframe>')
 
-    def screenshot(self, path, size=(800, 600), time=None, browser=None, timeout=120.0):
+    def screenshot(self, path: str | os.PathLike, size: tuple[int, int] = (800, 600),
+                   time: float | None = None, browser: str | None = None,
+                   timeout: float = 120.0) -> Path:
         """Render the page in a headless Chromium to a PNG.
 
         Parameters
@@ -650,7 +658,7 @@ class View3D:
         path.write_bytes(png)
         return path
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<View3D of {self.model.name!r}: {len(self.model.bodies)} bodies, "
                 f"{self.n_frames} frames, t = {self.times[0]:g}..{self.times[-1]:g} s>")
 
@@ -751,7 +759,7 @@ def _cdp_screenshot(exe, url, w, h, timeout, tmp):
             proc.wait()
 
 
-def find_browser():
+def find_browser() -> str | None:
     """The path of a Chromium on PATH (``chromium``, ``chromium-browser``,
     ``google-chrome``), or None."""
     for name in BROWSERS:
