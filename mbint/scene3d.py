@@ -350,14 +350,14 @@ def view3d(obj: Any, path: str | os.PathLike | None = None, *, max_frames: int =
         run has one) or a model (its initial configuration).  A planar model is
         drawn in the z = 0 plane.
     path : str or path-like, optional
-        Also write the standalone HTML page there (as :meth:`View3D.save`).
+        Also write the standalone HTML page there (as ``View3D.save``).
     max_frames : int
         At most this many frames (the file holds one 4 x 4 matrix per body and frame).
     fps : float
         Frames per second of simulated time before ``max_frames`` caps them; also
         the viewer's playback rate.
     colors : sequence of int, optional
-        Body colours 0xRRGGBB, cycled (default :data:`PALETTE`).
+        Body colours 0xRRGGBB, cycled (default ``mbint.scene3d.PALETTE``).
     opacity : float
         Opacity of the inertia boxes and contact discs, 0..1 (links, wheels and
         joints are opaque).
@@ -451,7 +451,7 @@ def _time_keys(times):
 class View3D:
     """A 3-D scene of a mechanism over time, drawn by K3D (three.js).
 
-    Made by :func:`view3d`.  Jupyter shows it as an iframe holding the standalone
+    Made by :func:`mbint.view3d`.  Jupyter shows it as an iframe holding the standalone
     page (no widget extension needed); ``plot`` is the K3D widget itself.
 
     Attributes
@@ -568,6 +568,7 @@ class View3D:
     # ------------------------------------------------------------ output
     @property
     def n_frames(self) -> int:
+        """The number of frames."""
         return self.times.size
 
     def to_html(self, time: float | None = None) -> str:
@@ -618,7 +619,7 @@ class View3D:
         time : float, optional
             The time in s to show (default: the first frame).
         browser : str, optional
-            A Chromium executable (default: :func:`find_browser`).
+            A Chromium executable (default: ``mbint.scene3d.find_browser()``).
         timeout : float
             Seconds before the browser is given up (wall time).
 
