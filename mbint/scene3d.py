@@ -397,6 +397,14 @@ def view3d(obj: Any, path: str | os.PathLike | None = None, *, max_frames: int =
     camera_fov = _positive("camera_fov", camera_fov)
     if camera_fov >= 180:
         raise ValueError(f"view3d: camera_fov must be below 180 degrees, got {camera_fov!r}.")
+    if view is not None:
+        try:
+            view = tuple(float(a) for a in view)
+        except (TypeError, ValueError):
+            view = ()
+        if len(view) != 2 or not all(map(math.isfinite, view)):
+            raise ValueError("view3d: view must be (azimuth, elevation) in degrees, two "
+                             "finite numbers.")
     model, times, Q = _frames(obj, max_frames, fps)
     if not model.bodies:
         raise ValueError("view3d: the model has no bodies.")

@@ -169,6 +169,8 @@ def test_bad_arguments_are_named():
         mbint.view3d(m, opacity=1.5)
     with pytest.raises(ValueError, match="fps"):
         mbint.view3d(m, fps=-1)
+    with pytest.raises(ValueError, match="view"):
+        mbint.view3d(m, view=(30.0,))
     with pytest.raises(ValueError, match="ground"):
         mbint.view3d(m, follow=m.ground)
 
