@@ -113,6 +113,16 @@ def test_spatial_frames_move_the_bodies_as_the_trajectory(pendulum_run):
     assert np.linalg.norm(Mb[-1, :3, 3] - Mb[0, :3, 3]) > 0.5
 
 
+def test_a_saved_and_loaded_trajectory_draws_the_same_frames(pendulum_run, tmp_path):
+    m, traj = pendulum_run
+    traj.save(tmp_path / "pendulum.nc")
+    back = mbint.load(tmp_path / "pendulum.nc")      # the SpatialModel rebuilt from the file
+    v0, v1 = mbint.view3d(traj, max_frames=9), mbint.view3d(back, max_frames=9)
+    assert np.array_equal(v0.times, v1.times)
+    for body in m.bodies:
+        assert np.array_equal(_matrices(v0, body.name), _matrices(v1, body.name))
+
+
 def test_planar_model_is_drawn_in_the_plane():
     sc = mbint.PlanarModel(gravity=(0, -9.81), name="slider-crank")
     crank = sc.add_body(1.0, 0.003, q=(0.1, 0, 0), name="crank")
