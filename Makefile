@@ -2,7 +2,8 @@
 # make demo  : same set-up, then simulate the papers' mechanisms into out/
 # make bench : benchmarks against SciPy / SUNDIALS (long; not part of make test)
 PY      := .venv/bin/python
-APT_PKGS := libsundials-dev liblapack-dev libblas-dev libsuitesparse-dev
+# chromium: the headless browser of tests/test_view3d.py's screenshot (WebGL on SwiftShader)
+APT_PKGS := libsundials-dev liblapack-dev libblas-dev libsuitesparse-dev chromium
 CC      ?= cc
 
 .PHONY: deps venv build test demo bench ctest asan clean

@@ -680,6 +680,12 @@ class Trajectory:
         return animate(self, path=path, fps=fps, max_frames=max_frames, size=size, dpi=dpi,
                        trace=trace)
 
+    def view3d(self, path=None, **options):
+        """An interactive 3-D view of the motion: :func:`mbint.view3d` (see there)."""
+        from ..scene3d import view3d
+
+        return view3d(self, path, **options)
+
 
 def __getattr__(name):
     """``Animation`` lives in :mod:`mbint.animation`; it is named here too (imported on
