@@ -3,7 +3,8 @@
 # make bench : benchmarks against SciPy / SUNDIALS (long; not part of make test)
 # make docs  : the documentation (Sphinx, warnings as errors) in docs/_build/html
 PY      := .venv/bin/python
-APT_PKGS := libsundials-dev liblapack-dev libblas-dev libsuitesparse-dev
+# chromium: the headless browser of tests/test_view3d.py's screenshot (WebGL on SwiftShader)
+APT_PKGS := libsundials-dev liblapack-dev libblas-dev libsuitesparse-dev chromium
 CC      ?= cc
 
 .PHONY: deps venv build test demo bench docs ctest asan clean
