@@ -26,7 +26,7 @@ C tables (the model itself is left unchanged):
   ``add_rotational_spring_damper``: N m, in the element's own sign convention);
 * a :class:`~mbint.UrdfModel`'s revolute joints driven by a constant or a time function
   (:meth:`~mbint.UrdfModel.set_joint_torques`; ``load_urdf(..., torques=...)``), by
-  joint name: the joint torque [N m] on the child link about the joint axis.
+  joint name: the joint torque [N m] on the child link about the joint axis;
 """
 from __future__ import annotations
 
@@ -303,7 +303,7 @@ class Simulator(_Pieces):
     def inputs(self):
         """{name: value}: the model's inputs and their current values [N or N m]
         (:meth:`set_input`)."""
-        return {name: v for name, (_, _, v) in self._inputs.items()}
+        return {name: inp.value for name, inp in self._inputs.items()}
 
     def set_input(self, name, value):
         """Set an input of the model: the constant term of a force element's time
@@ -316,8 +316,8 @@ class Simulator(_Pieces):
             spring-damper's actuator by element name, a URDF robot's driven joint by
             joint name.
         value : float
-            Its new constant term c0 [N or N m; for a URDF joint, the joint torque];
-            the element's other coefficients (c1 t, a sin(w t + psi)) stay.
+            Its new constant term c0 [N or N m; for a URDF joint, the joint torque]; the
+            element's other coefficients (c1 t, a sin(w t + psi)) stay.
 
         Notes
         -----
@@ -347,15 +347,15 @@ class Simulator(_Pieces):
         value = float(value)
         if not math.isfinite(value):
             raise ValueError(f"Simulator.set_input: {name!r} must be finite, got {value}.")
-        row, sign, old = self._inputs[name]
-        if value == old:
+        inp = self._inputs[name]
+        if value == inp.value:
             return
         if self._finished:
             self._check_open("set_input")
-        status = self._c.set_force(row, sign * value, self._t)
+        status = self._c.set_force(inp.row, inp.sign * value, self._t)
         if status < 0:
             self._stopped(status, self._t, None, "set_input")
-        self._inputs[name] = (row, sign, value)
+        inp.value = value
 
     def reset(self, t0=None, q=None, qd=None):
         """Start a new run (a new trajectory, statistics from zero) from (t0, q, qd).
@@ -410,7 +410,7 @@ def _inputs_of(model):
         table = [e for e in model.force_elements if e.kind != "python"]
         for row, e in enumerate(table):
             if e.kind in ("generalized", "tsda"):
-                inputs[e.name] = (row, 1.0, float(e.params.get("fa_c0", 0.0)))
+                inputs[e.name] = _Input("force", row, 1.0, float(e.params.get("fa_c0", 0.0)))
         return inputs
     if kind != "spatial":
         return inputs
@@ -422,11 +422,22 @@ def _inputs_of(model):
         if e.kind in ("tsda", "rsda"):
             c0 = float(e.prims[0].get("fa_c0", 0.0))
             if e.name in joints:
-                inputs[joints[e.name]] = (row, -1.0, -c0)
+                inputs[joints[e.name]] = _Input("force", row, -1.0, -c0)
             else:
-                inputs[e.name] = (row, 1.0, c0)
+                inputs[e.name] = _Input("force", row, 1.0, c0)
         row += len(e.prims)
     return inputs
+
+
+@dataclasses.dataclass
+class _Input:
+    """An input of a Simulator: what it sets (``"force"``: the constant term of a force
+    element's time function), the row of the C table, and its value (``sign * c0``)."""
+
+    kind: str
+    row: int
+    sign: float
+    value: float
 
 
 def _own_handle(run):

@@ -119,3 +119,34 @@ def test_urdf_joint_torques_hold_the_arm_by_gravity_compensation():
     assert np.max(np.abs(xf - x0)) > 1e-2
     with pytest.raises(ValueError, match="shoulder_pan_joint"):
         sim.set_input("shoulder_pan", 1.0)          # the message lists the joint names
+
+
+
+@pytest.mark.parametrize("method,formulation", [("dopri5", "index1"), ("cvode_bdf", "index1"),
+                                                ("radau_iia", "index1_dae"),
+                                                ("ida", "index1_dae")])
+def test_trajectory_outputs_use_the_input_each_point_had(method, formulation):
+    """Regression: q'' and lambda of the Simulator's trajectory were computed after the run
+    with the inputs' last values, so points before a change reported the new force.  A rod
+    (1 kg, 1 m) pinned at the origin, no gravity, torque 1 N m for t < 0.1 then 0:
+    theta'' = 1 / (1/12 + 1/4) = 3 rad/s**2 then 0, and the pin force on the rod is
+    m (L/2) sqrt(theta''**2 + theta'**4) (tangential and centripetal)."""
+    m = mbint.PlanarModel(gravity=(0.0, 0.0), name="spun")
+    rod = m.add_body(1.0, 1.0 / 12.0, q=(0.5, 0.0, 0.0))
+    m.add_revolute(m.ground, (0.0, 0.0), rod, (-0.5, 0.0), name="pin")
+    m.add_generalized_force(rod, "theta", 0.0, name="tau")
+    sim = mbint.Simulator(m, method=method, formulation=formulation, rtol=1e-10, atol=1e-12)
+    sim.set_input("tau", 1.0)
+    sim.advance(0.1)
+    sim.set_input("tau", 0.0)
+    sim.advance(0.2)
+    traj = sim.trajectory()
+    before, after = traj.t < 0.1 - 1e-12, traj.t >= 0.1
+    assert before.sum() >= 2 and after.sum() >= 2
+    np.testing.assert_allclose(traj.qdd[2, before], 3.0, rtol=1e-7)
+    np.testing.assert_allclose(traj.qdd[2, after], 0.0, atol=1e-7)
+    w = np.minimum(traj.t, 0.1) * 3.0                      # theta' (rad/s)
+    acc = np.where(before, 3.0, 0.0)
+    F = traj.reactions("pin").on_j.force                    # N, on the rod
+    np.testing.assert_allclose(np.hypot(F[0], F[1]), 0.5 * np.hypot(acc, w ** 2),
+                               rtol=1e-6, atol=1e-9)

@@ -228,7 +228,8 @@ done:
  * point where they cannot be computed is NaN; 0, or -1 when a callback raised or memory
  * ran out */
 static int outputs(mb_formulation *F, int python, ptrdiff_t m, const double *t, const double *y,
-                   PyObject **yf, PyObject **qdd, PyObject **lam)
+                   PyObject **yf, PyObject **qdd, PyObject **lam,
+                   void (*at)(double t, void *ctx), void *at_ctx)
 {
     ptrdiff_t nq = F->nq, nc = F->nc, n = F->n;
     int full = mb_form_maps_state(F);
@@ -250,6 +251,8 @@ static int outputs(mb_formulation *F, int python, ptrdiff_t m, const double *t, 
     PyThreadState *ts = python ? NULL : PyEval_SaveThread();
     for (ptrdiff_t i = 0; i < m && !failed; i++) {
         double *q = Q ? Q + i * 2 * nq : NULL;
+        if (at)
+            at(t[i], at_ctx);
         int rc = mb_form_outputs(F, t[i], y + i * n, q, q ? q + nq : NULL, row, row + nq);
         if (rc != MB_OK) {
             for (ptrdiff_t c = 0; q && c < 2 * nq; c++) q[c] = NAN;
@@ -352,9 +355,15 @@ int mech_session_open(mech_session *S, PyObject *a, PyObject *kw)
 
 PyObject *mech_session_result(mech_session *S)
 {
+    return mech_session_result_at(S, NULL, NULL);
+}
+
+PyObject *mech_session_result_at(mech_session *S, void (*at)(double t, void *ctx), void *ctx)
+{
     PyObject *out = NULL, *yf = NULL, *qdd = NULL, *lam = NULL;
     run_ctx *r = &S->r;
-    if (!outputs(&S->F, S->s.mh->python, r->res.nt, r->res.t, r->res.y, &yf, &qdd, &lam))
+    if (!outputs(&S->F, S->s.mh->python, r->res.nt, r->res.t, r->res.y, &yf, &qdd, &lam, at,
+                 ctx))
         out = result(r, &S->F, yf, qdd, lam);
     Py_XDECREF(yf);
     Py_XDECREF(qdd);

@@ -46,6 +46,10 @@ typedef struct mech_session {
 
 int mech_session_open(mech_session *S, PyObject *a, PyObject *kw);
 PyObject *mech_session_result(mech_session *S);
+/* the same with at(t, ctx) called before the outputs (q'', lambda) of each point at t: a
+ * run whose problem changed during it (the stepper's inputs) puts its tables as they
+ * were at t */
+PyObject *mech_session_result_at(mech_session *S, void (*at)(double t, void *ctx), void *ctx);
 void mech_session_close(mech_session *S);
 
 /* The session of _core.solve (module.c), the same way: ode_session_open parses solve's

@@ -29,6 +29,7 @@
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
+#include <math.h>
 #include <string.h>
 #include "status.h"
 #include "sundials.h"
@@ -46,12 +47,44 @@ typedef struct stepper_obj {
                              * (the events, the method's name, the handle's capsule) */
     double *y;              /* n: the formulation's state at the last stop */
     int busy;
+    /* the inputs' changes so far (set_force), for the outputs of result() */
+    struct input_change *hist;
+    ptrdiff_t nhist, cap;
     /* the arguments and result of the current piece */
     double t_arg;
     ptrdiff_t row;
     double value;
     int rc;
 } stepper_obj;
+
+/* ---- the inputs: a row's value, and the tables as they were at a time ---- */
+
+typedef struct input_change {
+    double t;               /* the change took effect at t */
+    ptrdiff_t row;          /* of the force table */
+    double before, after;   /* c0 */
+} input_change;
+
+static double *input_slot(mech_handle *mh, ptrdiff_t row)
+{
+    return mh->spatial ? &mh->sforces[row].fa.c0 : &mh->forces[row].fa.c0;
+}
+
+/* the force table as it was at time t (at(t) of mech_session_result_at): the changes
+ * after t undone, last first, then those at or before t applied in order (a point at
+ * the time of a change holds the state the new value acts on from there) */
+static void inputs_at(double t, void *ctx)
+{
+    stepper_obj *o = ctx;
+    mech_handle *mh = o->S->s.mh;
+    for (ptrdiff_t k = o->nhist - 1; k >= 0; k--)
+        if (o->hist[k].t > t)
+            *input_slot(mh, o->hist[k].row) = o->hist[k].before;
+    for (ptrdiff_t k = 0; k < o->nhist; k++)
+        if (o->hist[k].t <= t)
+            *input_slot(mh, o->hist[k].row) = o->hist[k].after;
+    mb_form_changed(&o->S->F);
+}
 
 /* ---- the piecewise run: the driver's or a SUNDIALS method's ---- */
 
@@ -118,24 +151,47 @@ static int piece_advance(run_ctx *r, void *arg)
     return o->rc;
 }
 
+/* y at t made consistent by the formulation from its (q, q') (mb_form_initial: the DAEs'
+ * multipliers for the problem as it is now) */
+static int consistent_at(mech_session *S, double t, double *y)
+{
+    mb_formulation *F = &S->F;
+    ptrdiff_t nq = F->nq;
+    double *q = malloc((size_t)(2 * nq > 0 ? 2 * nq : 1) * sizeof(double));
+    if (!q)
+        return MB_ERR_MEM;
+    int rc = mb_form_maps_state(F) ? mb_form_full(F, t, y, q, q + nq) : MB_OK;
+    if (!mb_form_maps_state(F))
+        memcpy(q, y, (size_t)(2 * nq) * sizeof(double));
+    const double *atol_y;
+    if (rc == MB_OK)
+        rc = mb_form_initial(F, t, q, q + nq, PyArray_DATA((PyArrayObject *)S->atol_in), y,
+                             &atol_y);
+    if (rc != MB_OK)
+        snprintf(S->r.res.message, sizeof S->r.res.message, "set_input at t = %.17g: %s", t,
+                 F->msg);
+    free(q);
+    return rc;
+}
+
 /* the force changes at t (inside the last step or at its end): the state at t, the new
  * value, the formulation's cache dropped, the method restarted there */
 static int piece_set_force(run_ctx *r, void *arg)
 {
     stepper_obj *o = arg;
-    (void)r;
     int rc = pw_advance(o, o->t_arg, o->y);
-    if (rc == MB_OK) {
-        if (o->row >= 0) {
-            mech_handle *mh = o->S->s.mh;
-            if (mh->spatial)
-                mh->sforces[o->row].fa.c0 = o->value;
-            else
-                mh->forces[o->row].fa.c0 = o->value;
-            mb_form_changed(&o->S->F);
-        }
-        rc = pw_restart_at(o, o->t_arg, o->y);
+    mech_session *S = o->S;
+    if (rc == MB_OK && o->row >= 0) {
+        *input_slot(S->s.mh, o->row) = o->value;
+        mb_form_changed(&S->F);
+        if (S->F.n > 2 * S->F.nq)  /* a DAE: its multipliers at t anew, for the new force */
+            rc = consistent_at(S, o->t_arg, o->y);
     }
+    if (rc == MB_OK)
+        rc = pw_restart_at(o, o->t_arg, o->y);
+    mb_result *res = &r->res;
+    if (rc == MB_OK && res->nt > 0 && res->t[res->nt - 1] == o->t_arg)  /* the point at t */
+        memcpy(res->y + (res->nt - 1) * res->n, o->y, (size_t)res->n * sizeof(double));
     o->rc = rc;
     return rc;
 }
@@ -277,6 +333,7 @@ static void stepper_dealloc(stepper_obj *o)
         PyMem_Free(o->O);
     }
     PyMem_Free(o->y);
+    PyMem_Free(o->hist);
     Py_XDECREF(o->args);
     Py_XDECREF(o->kw);
     Py_TYPE(o)->tp_free((PyObject *)o);
@@ -329,11 +386,22 @@ static PyObject *stepper_set_force(stepper_obj *o, PyObject *args)
                      "formulation.", mb_form_name(o->S->F.kind));
         return NULL;
     }
+    if (o->nhist == o->cap) {
+        ptrdiff_t cap = o->cap ? 2 * o->cap : 16;
+        input_change *h = PyMem_Realloc(o->hist, (size_t)cap * sizeof *h);
+        if (!h)
+            return PyErr_NoMemory();
+        o->hist = h;
+        o->cap = cap;
+    }
+    double before = *input_slot(mh, row);
     o->row = row;
     o->value = value;
     o->t_arg = t;
     if (run_one(o, piece_set_force))
         return NULL;
+    if (*input_slot(mh, row) != before)
+        o->hist[o->nhist++] = (input_change){t, row, before, value};
     return PyLong_FromLong(o->rc);
 }
 
@@ -368,7 +436,14 @@ static PyObject *stepper_result(stepper_obj *o, PyObject *noargs)
     (void)noargs;
     if (o->sun)
         mb_sundials_sync(o->sun);
-    return o->S ? mech_session_result(o->S) : result_dict_of_run(o->r);
+    if (!o->S)
+        return result_dict_of_run(o->r);
+    if (o->nhist == 0)
+        return mech_session_result(o->S);
+    /* q'' and lambda of each point with the inputs it had; then the current ones */
+    PyObject *out = mech_session_result_at(o->S, inputs_at, o);
+    inputs_at(INFINITY, o);
+    return out;
 }
 
 static PyMethodDef stepper_methods[] = {
