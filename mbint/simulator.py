@@ -284,6 +284,10 @@ class Simulator(_Pieces):
                                              st["proj_tol"], st["proj_max_iter"],
                                              st["contact_switching"])
         self._c = _core.MechStepper(*args, **kwargs)
+        # the inputs' changes in this run (t, element, c0 in the table) and their values
+        # at its start: for the force sensors of trajectory()
+        self._history = []
+        self._c0_start = {inp.element: inp.sign * inp.value for inp in self._inputs.values()}
         self._meta, self._opts, self._initial = meta, opts, initial
         self._t = t0
         self._q, self._qd = q0.copy(), qd0.copy()
@@ -355,6 +359,7 @@ class Simulator(_Pieces):
         status = self._c.set_force(inp.row, inp.sign * value, self._t)
         if status < 0:
             self._stopped(status, self._t, None, "set_input")
+        self._history.append((self._t, inp.element, inp.sign * value))
         inp.value = value
 
     def reset(self, t0=None, q=None, qd=None):
@@ -386,8 +391,31 @@ class Simulator(_Pieces):
         out = self._c.result()
         out, options = _sim._with_meta(out, self._meta, self._opts, self._settings["h"])
         st = self._settings
-        return _sim._trajectory(self._run, out, options, dict(self._initial), True,
+        traj = _sim._trajectory(self._run, out, options, dict(self._initial), True,
                                 st["project"], st["proj_tol"], st["proj_max_iter"])
+        offsets = self._sensor_offsets(traj.t)
+        if offsets:
+            traj._sensor_offsets = offsets
+        return traj
+
+    def _sensor_offsets(self, t):
+        """{sensor: array over t} for the force sensors of the elements whose actuator an
+        input changed: c0 as it was at each t minus the model's own c0 (the sensors'
+        tables hold the model's), which the law adds (F = ... + fa(t))."""
+        sensors = getattr(self.model, "sensors", {}) or {}
+        wanted = {s.element for s in sensors.values() if s.kind == "force"}
+        if not self._history or not wanted & {e for _, e, _ in self._history}:
+            return {}
+        model_c0 = {inp.element: inp.sign * inp.value for inp in _inputs_of(self.model).values()}
+        per_element = {}
+        for element in wanted & {e for _, e, _ in self._history}:
+            c0 = np.full(len(t), self._c0_start[element])
+            for tc, e, v in self._history:  # in order; a point at tc has the new value
+                if e == element:
+                    c0[t >= tc] = v
+            per_element[element] = c0 - model_c0[element]
+        return {name: per_element[s.element] for name, s in sensors.items()
+                if s.kind == "force" and s.element in per_element}
 
     def __repr__(self):
         return (f"<Simulator {self.model.name!r} {self.method} {self.formulation} "
@@ -410,7 +438,8 @@ def _inputs_of(model):
         table = [e for e in model.force_elements if e.kind != "python"]
         for row, e in enumerate(table):
             if e.kind in ("generalized", "tsda"):
-                inputs[e.name] = _Input("force", row, 1.0, float(e.params.get("fa_c0", 0.0)))
+                inputs[e.name] = _Input("force", row, 1.0, float(e.params.get("fa_c0", 0.0)),
+                                        e.name)
         return inputs
     if kind != "spatial":
         return inputs
@@ -422,9 +451,9 @@ def _inputs_of(model):
         if e.kind in ("tsda", "rsda"):
             c0 = float(e.prims[0].get("fa_c0", 0.0))
             if e.name in joints:
-                inputs[joints[e.name]] = _Input("force", row, -1.0, -c0)
+                inputs[joints[e.name]] = _Input("force", row, -1.0, -c0, e.name)
             else:
-                inputs[e.name] = _Input("force", row, 1.0, c0)
+                inputs[e.name] = _Input("force", row, 1.0, c0, e.name)
         row += len(e.prims)
     return inputs
 
@@ -438,6 +467,7 @@ class _Input:
     row: int
     sign: float
     value: float
+    element: str = ""      # the force element's name
 
 
 def _own_handle(run):

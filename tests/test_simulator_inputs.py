@@ -150,3 +150,27 @@ def test_trajectory_outputs_use_the_input_each_point_had(method, formulation):
     F = traj.reactions("pin").on_j.force                    # N, on the rod
     np.testing.assert_allclose(np.hypot(F[0], F[1]), 0.5 * np.hypot(acc, w ** 2),
                                rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("method", ["dopri5", "cvode_bdf"])
+def test_force_sensor_of_an_input_actuator(method):
+    """A force sensor on a spring-damper whose actuator is a Simulator input reads the
+    actuator the element had at each point: the hanging mass's tension equals
+    m (y'' + g) (Newton, from the trajectory's q'') before and after the change, and m g
+    while held."""
+    m = hanging_mass()
+    m.add_sensor("tension", "force", element="hoist")
+    sim = mbint.Simulator(m, method=method, rtol=1e-10, atol=1e-12)
+    sim.set_input("hoist", G)                     # held at the free length
+    sim.advance(0.3)
+    sim.set_input("hoist", 2.0)                   # then mostly released
+    sim.advance(0.6)
+    traj = sim.trajectory()
+    F = traj.sensor("tension")[:, 0]
+    np.testing.assert_allclose(F, 1.0 * (traj.qdd[1] + G), rtol=1e-7, atol=1e-7)
+    held = traj.t < 0.3 - 1e-12
+    np.testing.assert_allclose(F[held], G, rtol=1e-7)
+    k = np.searchsorted(traj.t, 0.3)               # at the change: still at rest, at the
+    assert F[k] == pytest.approx(2.0, rel=1e-7)    # free length: the new actuator alone
+    # the model's own trajectory (no input) keeps its sensor as it is
+    assert m.force_elements[-1].params["fa_c0"] == 0.0

@@ -80,6 +80,7 @@ class Sensor:
     unit: str
     components: tuple
     row: dict = field(default_factory=dict)
+    element: str | None = None   # the force element a force or contact sensor reads
 
 
 def add_sensor(model, name, kind, body=None, point=None, *, frame="ground", other=None,
@@ -186,7 +187,8 @@ def add_sensor(model, name, kind, body=None, point=None, *, frame="ground", othe
         raise ValueError(f"{where}: frame applies to the vector kinds only, got {frame!r} "
                          f"for kind {kind!r}.")
     row["kind"] = code
-    s = Sensor(name, kind, unit, tuple(comps), row)
+    s = Sensor(name, kind, unit, tuple(comps), row,
+               str(element) if kind in ("force", "contact") else None)
     model.sensors[name] = s
     model.output_units[name] = unit
     return s

@@ -418,6 +418,10 @@ class Trajectory:
             from .sensors import evaluate
 
             cache = evaluate(self.model, self.t, self.q, self.qd, self.qdd)
+            # a Simulator's inputs changed an actuator during the run: its force
+            # sensors read the model's own constant term, plus what the input added
+            for key, offset in getattr(self, "_sensor_offsets", {}).items():
+                cache[key] = cache[key] + offset[:, None]
             self._sensor_values = cache
         return cache[name]
 
