@@ -204,7 +204,7 @@ def _table():
     return {d["name"]: _info(d) for d in _core.methods()}
 
 
-def methods():
+def methods() -> list[MethodInfo]:
     """Every registered integrator with its properties.
 
     Returns
@@ -214,12 +214,12 @@ def methods():
     return list(_table().values())
 
 
-def method_info(name):
+def method_info(name: str | type) -> MethodInfo:
     """Properties of one method (``ValueError`` naming ``method`` when unknown)."""
     return _table()[resolve(name)]
 
 
-def resolve(name):
+def resolve(name: str | type) -> str:
     """Canonical method name for ``name``.
 
     Aliases (case-insensitive): SciPy's ``RK45`` (dopri5), ``RK23``, ``DOP853``,

@@ -53,7 +53,7 @@ class Kernels:
     #: ``"spatial"`` (:class:`SpatialModel`) or ``"system"`` (:class:`MechanicalSystem`);
     #: a loaded trajectory's stand-in model (``StoredModel``) has ``"stored"``.
     #: Code that depends on the kind of model asks this, not ``hasattr``.
-    kind = None
+    kind: str | None = None
 
     _linear_algebra = "auto"
 

@@ -59,8 +59,8 @@ class UrdfJoint:
     t: np.ndarray
     axis: np.ndarray
     damping: float = 0.0
-    lower: float = None
-    upper: float = None
+    lower: float | None = None
+    upper: float | None = None
 
     @property
     def revolute(self):
