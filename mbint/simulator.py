@@ -24,11 +24,17 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import math
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from . import _core
 from .mbs._kernels import linalg_code
+from ._typing import ArrayLike, Events, FloatArray, Model, RhsFun
+
+if TYPE_CHECKING:
+    from .ivp import OdeResult
+    from .mbs.trajectory import Trajectory
 
 # the module mbint.mbs.simulate (the package exports its function under the same name)
 _sim = importlib.import_module(".mbs.simulate", __package__)
@@ -47,7 +53,7 @@ class SimulationFailed(RuntimeError):
         ``message`` saying why).
     """
 
-    def __init__(self, message, result):
+    def __init__(self, message: str, result: Any) -> None:
         super().__init__(message)
         self.result = result
 
@@ -57,23 +63,28 @@ class _Pieces:
     the time and the statistics.  A subclass opens ``self._c`` (a ``_core`` stepper)
     and keeps the state handed out (``_take(y)``)."""
 
+    _c: _core.MechStepper | _core.OdeStepper
+    _t: float
+    _t_end: float
+    _finished: bool
+
     @property
-    def t(self):
+    def t(self) -> float:
         """The current time [s]."""
         return self._t
 
     @property
-    def t_end(self):
+    def t_end(self) -> float:
         """The end of the span [s] (inf: none)."""
         return self._t_end
 
     @property
-    def finished(self):
+    def finished(self) -> bool:
         """The run reached t_end or a terminal event."""
         return self._finished
 
     @property
-    def stats(self):
+    def stats(self) -> dict[str, Any]:
         """Counts of the run so far: nsteps, nfev, njev, nlu, nreject, nfail, nrestart."""
         s = self._c.stats()
         s.pop("t")
@@ -95,7 +106,7 @@ class _Pieces:
             raise RuntimeError(f"{type(self).__name__}.{what}: the run ended at t = {self._t!r} "
                                f"(t_end or a terminal event); reset() starts a new one.")
 
-    def step(self):
+    def step(self) -> float:
         """Take one step of the method (with the attempts it needs).
 
         Returns
@@ -115,7 +126,7 @@ class _Pieces:
         status, t, y = self._c.step()
         return self._stopped(status, t, y, "step")
 
-    def advance(self, t):
+    def advance(self, t: float) -> float:
         """Integrate up to exactly ``t``.
 
         The method steps as in one run of the whole span until a step ends at or past
@@ -229,13 +240,20 @@ class Simulator(_Pieces):
     0.1
     """
 
-    def __init__(self, model, method="dopri5", formulation="index1", *, t0=0.0, t_end=math.inf,
-                 q0=None, qd0=None, project=False, baumgarte=None, consistent="check",
-                 events=None, rtol=None, atol=None, h=None, first_step=None, max_step=None,
-                 min_step=None, max_steps=None, controller=None, error_per_unit_step=False,
-                 safety=None, fac_min=None, fac_max=None, tol=None, proj_tol=None,
-                 proj_max_iter=None, contact_switching=True, independent=None,
-                 linear_algebra=None, **method_options):
+    def __init__(self, model: Model, method: str | type = "dopri5", formulation: str = "index1",
+                 *, t0: float = 0.0, t_end: float = math.inf, q0: ArrayLike | None = None,
+                 qd0: ArrayLike | None = None, project: bool = False,
+                 baumgarte: float | tuple[float, float] | None = None, consistent: str = "check",
+                 events: Events = None, rtol: float | None = None, atol: ArrayLike | None = None,
+                 h: float | None = None, first_step: float | None = None,
+                 max_step: float | None = None, min_step: float | None = None,
+                 max_steps: int | None = None, controller: str | None = None,
+                 error_per_unit_step: bool = False, safety: float | None = None,
+                 fac_min: float | None = None, fac_max: float | None = None,
+                 tol: float | None = None, proj_tol: float | None = None,
+                 proj_max_iter: int | None = None, contact_switching: bool = True,
+                 independent: Sequence[int | str] | None = None,
+                 linear_algebra: str | None = None, **method_options: Any) -> None:
         for bad in ("t_eval", "dense_output", "progress"):
             if bad in method_options:
                 raise ValueError(f"Simulator: {bad} is not an option of the Simulator "
@@ -286,16 +304,16 @@ class Simulator(_Pieces):
 
     # ------------------------------------------------------------------ state
     @property
-    def state(self):
+    def state(self) -> tuple[FloatArray, FloatArray]:
         """(q, qd) at :attr:`t`: copies of shape (nq,) [m, rad; m/s, rad/s]."""
         return self._q.copy(), self._qd.copy()
 
     @property
-    def inputs(self):
+    def inputs(self) -> dict[str, float]:
         """{name: value}: the model's generalized forces [N or N m] (set_input)."""
         return {name: v for name, (_, v) in self._inputs.items()}
 
-    def set_input(self, name, value):
+    def set_input(self, name: str, value: float) -> None:
         """Set an input of the model: the constant term of a generalized force.
 
         Parameters
@@ -343,7 +361,8 @@ class Simulator(_Pieces):
             self._stopped(status, self._t, None, "set_input")
         self._inputs[name] = (row, value)
 
-    def reset(self, t0=None, q=None, qd=None):
+    def reset(self, t0: float | None = None, q: ArrayLike | None = None,
+              qd: ArrayLike | None = None) -> None:
         """Start a new run (a new trajectory, statistics from zero) from (t0, q, qd).
 
         Parameters
@@ -364,7 +383,7 @@ class Simulator(_Pieces):
                              f"{self._t_end!r}, got {t0!r}.")
         self._open(t0, q, qd)
 
-    def trajectory(self):
+    def trajectory(self) -> Trajectory:
         """Everything computed so far, as the :class:`~mbint.Trajectory` that
         :func:`mbint.simulate` returns: every accepted step from t0 up to the solver's
         current point (which may lie past :attr:`t`)."""
@@ -440,11 +459,17 @@ class OdeSimulator(_Pieces):
     True
     """
 
-    def __init__(self, fun, t0, y0, method="dopri5", *, t_end=math.inf, args=None, rtol=1e-3,
-                 atol=1e-6, first_step=None, max_step=np.inf, min_step=0.0, max_steps=None,
-                 h=None, jac=None, jac_sparsity=None, mass=None, dfdt=None, autonomous=False,
-                 events=None, controller=None, error_per_unit_step=False, safety=None,
-                 fac_min=None, fac_max=None, nq=None, **method_options):
+    def __init__(self, fun: RhsFun, t0: float, y0: ArrayLike, method: str | type = "dopri5", *,
+                 t_end: float = math.inf, args: Sequence[Any] | None = None,
+                 rtol: float = 1e-3, atol: ArrayLike = 1e-6, first_step: float | None = None,
+                 max_step: float = np.inf, min_step: float = 0.0, max_steps: int | None = None,
+                 h: float | None = None, jac: ArrayLike | RhsFun | None = None,
+                 jac_sparsity: ArrayLike | None = None, mass: ArrayLike | None = None,
+                 dfdt: RhsFun | None = None, autonomous: bool = False, events: Events = None,
+                 controller: str | None = None, error_per_unit_step: bool = False,
+                 safety: float | None = None, fac_min: float | None = None,
+                 fac_max: float | None = None, nq: int | None = None,
+                 **method_options: Any) -> None:
         from . import _validate as check
         from .ivp import _method, _solve_args
         for bad in ("t_eval", "dense_output", "progress"):
@@ -483,11 +508,11 @@ class OdeSimulator(_Pieces):
         self._y = np.array(y)
 
     @property
-    def y(self):
+    def y(self) -> FloatArray:
         """The state at :attr:`t` (a copy, shape (n,))."""
         return self._y.copy()
 
-    def restart(self):
+    def restart(self) -> None:
         """The right-hand side changed at :attr:`t` (a parameter ``fun`` reads, changed by
         the caller): the run goes on from t with the method restarted, as
         :meth:`Simulator.set_input` does (the part of the last step past t dropped,
@@ -497,7 +522,7 @@ class OdeSimulator(_Pieces):
             self._stopped(status, self._t, None, "restart")
         self._finished = False
 
-    def reset(self, t0=None, y0=None):
+    def reset(self, t0: float | None = None, y0: ArrayLike | None = None) -> None:
         """Start a new run from (t0, y0) (defaults: the first run's)."""
         t0 = self._t0 if t0 is None else float(t0)
         if not (math.isfinite(t0) and t0 < self._t_end):
@@ -505,7 +530,7 @@ class OdeSimulator(_Pieces):
                              f"{self._t_end!r}, got {t0!r}.")
         self._open(t0, self._y0_first if y0 is None else y0)
 
-    def trajectory(self):
+    def trajectory(self) -> OdeResult:
         """Everything so far as the :class:`~mbint.OdeResult` of :func:`mbint.solve_ivp`:
         every accepted step from t0 up to the solver's current point."""
         from ._interrupt import raise_if_interrupted
