@@ -5,18 +5,19 @@ read by type checkers and by ``inspect``, never evaluated at import time.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, Union
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 if TYPE_CHECKING:
     from .mbs.mechanical import MechanicalSystem
-    from .mbs.planar import PlanarModel
-    from .mbs.spatial import SpatialModel
+    from .mbs.planar import Body, PlanarModel
+    from .mbs.spatial import SpatialBody, SpatialModel
 
 __all__ = ["ArrayLike", "FloatArray", "ComplexArray", "IntArray", "BoolArray", "Model", "TSpan",
-           "RhsFun", "EventFun", "Events", "OutputFun", "Progress"]
+           "RhsFun", "EventFun", "Events", "OutputFun", "Progress", "FloatOrArray", "TimeFn",
+           "PlanarBody", "SpatialBodyRef"]
 
 #: a float64 array (every state, time series and matrix mbint returns)
 FloatArray = NDArray[np.float64]
@@ -27,6 +28,10 @@ IntArray = NDArray[np.intp]
 #: a boolean mask
 BoolArray = NDArray[np.bool_]
 
+#: a body of a PlanarModel: the Body, its name or index ("ground" / -1: the ground)
+PlanarBody = Union["Body", str, int]
+#: a body of a SpatialModel: the SpatialBody, its name or index
+SpatialBodyRef = Union["SpatialBody", str, int]
 #: a mechanism that :func:`mbint.simulate` runs (a URDF model is a SpatialModel)
 Model = Union["PlanarModel", "SpatialModel", "MechanicalSystem"]
 
@@ -43,3 +48,8 @@ Events = Union[EventFun, Sequence[EventFun], None]
 OutputFun = Callable[[Any, Any, Any], Any]
 #: ``progress=``: False, True (a bar) or a callable ``progress(t, t0, tf)``
 Progress = Union[bool, None, Callable[[float], Any]]
+#: a float for one state, an array for m states (the kernels' convention)
+FloatOrArray = Union[float, FloatArray]
+#: the coefficients of a prescribed time function c0 + c1 t + c2 t^2 + a sin(w t + psi):
+#: a constant, a sequence (c0, c1, c2, a, w, psi) or a mapping
+TimeFn = Union[float, Sequence[float], Mapping[str, float], None]
