@@ -4,10 +4,12 @@ outputs, the compiled C tables and pickling (the description only)."""
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 
 from ._kernels import Kernels
+from .._typing import FloatArray, OutputFun
 
 
 class BodyModel(Kernels):
@@ -19,17 +21,17 @@ class BodyModel(Kernels):
     _coords: tuple = ()  # the names of a body's coordinates, in the order of q
 
     @property
-    def q0(self):
+    def q0(self) -> FloatArray:
         """Initial coordinates of all bodies, shape (nq,)."""
         return np.concatenate([b.q0 for b in self.bodies]) if self.bodies else np.zeros(0)
 
     @property
-    def qd0(self):
+    def qd0(self) -> FloatArray:
         """Initial velocities of all bodies, shape (nq,)."""
         return np.concatenate([b.qd0 for b in self.bodies]) if self.bodies else np.zeros(0)
 
     @property
-    def coordinate_names(self):
+    def coordinate_names(self) -> list[str]:
         """Names of the entries of q: ``"<body>.<coordinate>"`` (planar: x, y, theta;
         spatial: x, y, z, e0, e1, e2, e3)."""
         return [f"{b.name}.{c}" for b in self.bodies for c in self._coords]
@@ -67,7 +69,7 @@ class BodyModel(Kernels):
             raise ValueError(f"{where}: mass must be positive, got {mass}.")
         return name, where, mass
 
-    def body(self, ref):
+    def body(self, ref: Any) -> Any:
         """The body named or indexed by ``ref`` (``"ground"`` / -1: the ground)."""
         return self._body("body", ref, "ref")
 
@@ -117,7 +119,7 @@ class BodyModel(Kernels):
             names += [f"{e.name}[{r}]" if e.rows > 1 else e.name for r in range(e.rows)]
         return names
 
-    def add_output(self, name, fn, unit=None):
+    def add_output(self, name: str, fn: OutputFun, unit: str | None = None) -> None:
         """A named output ``fn(t, q, qd)``, evaluated by :meth:`Trajectory.output`.
 
         Parameters

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import _core
+from .._typing import ArrayLike, FloatArray
 
 __all__ = ["Kernels", "baumgarte_pair", "linalg_code", "LINEAR_ALGEBRA"]
 
@@ -28,7 +30,7 @@ __all__ = ["Kernels", "baumgarte_pair", "linalg_code", "LINEAR_ALGEBRA"]
 LINEAR_ALGEBRA = {"auto": 0, "dense": 1, "sparse": 2}
 
 
-def linalg_code(mode, where="linear_algebra"):
+def linalg_code(mode: str, where: str = "linear_algebra") -> int:
     """The ``_core`` code of a ``linear_algebra`` setting ("auto", "dense", "sparse")."""
     if isinstance(mode, str) and mode in LINEAR_ALGEBRA:
         return LINEAR_ALGEBRA[mode]
@@ -55,10 +57,16 @@ class Kernels:
     #: Code that depends on the kind of model asks this, not ``hasattr``.
     kind: str | None = None
 
+    if TYPE_CHECKING:  # every model has them
+        @property
+        def nq(self) -> int: ...
+        @property
+        def nc(self) -> int: ...
+
     _linear_algebra = "auto"
 
     @property
-    def linear_algebra(self):
+    def linear_algebra(self) -> str:
         """Linear algebra of the index-1 formulation: ``"auto"`` (the default),
         ``"dense"`` or ``"sparse"``.
 
@@ -78,7 +86,7 @@ class Kernels:
         return self._linear_algebra
 
     @linear_algebra.setter
-    def linear_algebra(self, mode):
+    def linear_algebra(self, mode: str) -> None:
         linalg_code(mode)
         self._linear_algebra = mode
 
@@ -115,7 +123,7 @@ class Kernels:
             out = np.ascontiguousarray(np.moveaxis(out, 0, -1))
         return out
 
-    def phi(self, t=0.0, q=None):
+    def phi(self, t: ArrayLike = 0.0, q: ArrayLike | None = None) -> FloatArray:
         """Constraint residuals Phi(t, q).
 
         Parameters
@@ -131,7 +139,7 @@ class Kernels:
         """
         return self._eval("phi", t, self._q(q))
 
-    def constraint_jacobian(self, t=0.0, q=None):
+    def constraint_jacobian(self, t: ArrayLike = 0.0, q: ArrayLike | None = None) -> FloatArray:
         """Constraint Jacobian Phi_q(t, q).
 
         Parameters
@@ -148,7 +156,7 @@ class Kernels:
 
     phi_q = constraint_jacobian
 
-    def phi_t(self, t=0.0, q=None):
+    def phi_t(self, t: ArrayLike = 0.0, q: ArrayLike | None = None) -> FloatArray:
         """Partial time derivative Phi_t(t, q) (nonzero for drivers), per s.
 
         Returns
@@ -157,7 +165,8 @@ class Kernels:
         """
         return self._eval("phi_t", t, self._q(q))
 
-    def gamma(self, t=0.0, q=None, qd=None):
+    def gamma(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+              qd: ArrayLike | None = None) -> FloatArray:
         """gamma(t, q, qd) = -(Phi_q qd)_q qd - 2 Phi_qt qd - Phi_tt, the right-hand
         side of Phi_q q'' = gamma.
 
@@ -174,7 +183,7 @@ class Kernels:
         """
         return self._eval("gamma", t, self._q(q), self._qd(qd))
 
-    def mass(self, q=None):
+    def mass(self, q: ArrayLike | None = None) -> FloatArray:
         """Mass matrix M(q) (kg, kg m^2 for rotations).
 
         Parameters
@@ -187,7 +196,8 @@ class Kernels:
         """
         return self._eval("mass", 0.0, self._q(q))
 
-    def forces(self, t=0.0, q=None, qd=None):
+    def forces(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+               qd: ArrayLike | None = None) -> FloatArray:
         """Generalized forces Q(t, q, qd) (N, N m for rotations).
 
         Returns
@@ -196,7 +206,8 @@ class Kernels:
         """
         return self._eval("forces", t, self._q(q), self._qd(qd))
 
-    def forces_q(self, t=0.0, q=None, qd=None):
+    def forces_q(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+                 qd: ArrayLike | None = None) -> FloatArray:
         """dQ/dq at (t, q, qd).
 
         Returns
@@ -205,7 +216,8 @@ class Kernels:
         """
         return self._eval("forces_q", t, self._q(q), self._qd(qd))
 
-    def forces_qd(self, t=0.0, q=None, qd=None):
+    def forces_qd(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+                  qd: ArrayLike | None = None) -> FloatArray:
         """dQ/dqd at (t, q, qd).
 
         Returns
@@ -214,7 +226,8 @@ class Kernels:
         """
         return self._eval("forces_qd", t, self._q(q), self._qd(qd))
 
-    def phiq_x_q(self, t=0.0, q=None, x=None):
+    def phiq_x_q(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+                 x: ArrayLike | None = None) -> FloatArray:
         """(Phi_q x)_q for a fixed vector x.
 
         Parameters
@@ -230,7 +243,8 @@ class Kernels:
         """
         return self._eval("phiq_x_q", t, self._q(q), self._qd(x))
 
-    def phiqT_lam_q(self, t=0.0, q=None, lam=None):
+    def phiqT_lam_q(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+                    lam: ArrayLike | None = None) -> FloatArray:
         """(Phi_q^T lam)_q for fixed multipliers lam.
 
         Parameters
@@ -245,7 +259,8 @@ class Kernels:
         """
         return self._eval("phiqT_lam_q", t, self._q(q), lam)
 
-    def gamma_q(self, t=0.0, q=None, qd=None):
+    def gamma_q(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+                qd: ArrayLike | None = None) -> FloatArray:
         """d gamma / dq at (t, q, qd).
 
         Returns
@@ -254,7 +269,8 @@ class Kernels:
         """
         return self._eval("gamma_q", t, self._q(q), self._qd(qd))
 
-    def gamma_qd(self, t=0.0, q=None, qd=None):
+    def gamma_qd(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+                 qd: ArrayLike | None = None) -> FloatArray:
         """d gamma / dqd at (t, q, qd).
 
         Returns
@@ -263,7 +279,9 @@ class Kernels:
         """
         return self._eval("gamma_qd", t, self._q(q), self._qd(qd))
 
-    def accelerations(self, t=0.0, q=None, qd=None, baumgarte=None):
+    def accelerations(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+                      qd: ArrayLike | None = None,
+                      baumgarte: float | tuple[float, float] | None = None) -> tuple[FloatArray, FloatArray]:
         """Accelerations and multipliers of the index-1 system (LLM eq 9).
 
         Parameters
@@ -283,7 +301,8 @@ class Kernels:
         out = self._eval("acc", t, self._q(q), self._qd(qd), a, b)
         return out[:self.nq], out[self.nq:]
 
-    def rhs(self, t, y, baumgarte=None):
+    def rhs(self, t: ArrayLike, y: ArrayLike,
+            baumgarte: float | tuple[float, float] | None = None) -> FloatArray:
         """f(t, y) of the index-1 ODE, y = (q, qd).
 
         Parameters
@@ -299,7 +318,8 @@ class Kernels:
         a, b = baumgarte_pair(baumgarte)
         return self._eval("rhs", t, y[:self.nq], y[self.nq:], a, b)
 
-    def jacobian(self, t, y, baumgarte=None):
+    def jacobian(self, t: ArrayLike, y: ArrayLike,
+                 baumgarte: float | tuple[float, float] | None = None) -> FloatArray:
         """df/dy of the index-1 ODE (LLM eqs 10-15).
 
         Parameters
@@ -315,7 +335,8 @@ class Kernels:
         a, b = baumgarte_pair(baumgarte)
         return self._eval("jac", t, y[:self.nq], y[self.nq:], a, b)
 
-    def violation(self, t=0.0, q=None, qd=None):
+    def violation(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+                  qd: ArrayLike | None = None) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Constraint residuals at position, velocity and acceleration level.
 
         Parameters

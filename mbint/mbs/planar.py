@@ -893,7 +893,7 @@ class PlanarModel(BodyModel):
         return ([np.array(p) for p in pts], np.array(ground).reshape(-1, 2), circles, lines)
 
     def kinetic_potential(self, t: ArrayLike, q: ArrayLike,
-                          qd: ArrayLike) -> tuple[FloatOrArray, FloatOrArray]:
+                          qd: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Kinetic and potential energy in J at m points (used by :class:`Trajectory`).
 
         Parameters

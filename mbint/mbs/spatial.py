@@ -459,7 +459,7 @@ class SpatialModel(SpatialElements, BodyModel):
         return E[0], E[1]
 
     def kinetic_potential(self, t: ArrayLike, q: ArrayLike,
-                          qd: ArrayLike) -> tuple[FloatOrArray, FloatOrArray]:
+                          qd: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Kinetic and potential energy in J at m points (used by :class:`Trajectory`)."""
         E = self._eval("energy", t, q, qd)
         if E.ndim == 1:
