@@ -172,7 +172,7 @@ def hmmwv(speed_mph: float = 10.0, t_front: float = 0.5, t_rear: float = 1.2,
     springs = [spring for spring, _ in corners] + [tire for _, tire in corners]
     _equilibrate(m, springs)
     _describe(m, speed_mph, bump_diameter, layout)
-    m.params = dict(  # type: ignore[attr-defined]  (a SpatialModel has no params of its own)
+    m.params = dict(  # type: ignore[attr-defined]
                     speed=road["speed"], wheelbase=road["wheelbase"], track=TRACK,
                     bump_x=road["bump_x"], bump_radius=road["bump_radius"],
                     wheel_radius=WHEEL_RADIUS, wheel_z=WHEEL_Z, chassis_height=chassis_height,
