@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ArrayLike", "FloatArray", "ComplexArray", "IntArray", "BoolArray", "Model", "TSpan",
            "RhsFun", "EventFun", "Events", "OutputFun", "Progress", "FloatOrArray", "TimeFn",
-           "PlanarBody", "SpatialBodyRef"]
+           "PlanarBody", "SpatialBodyRef", "BodyModel"]
 
 #: a float64 array (every state, time series and matrix mbint returns)
 FloatArray = NDArray[np.float64]
@@ -32,6 +32,8 @@ BoolArray = NDArray[np.bool_]
 PlanarBody = Union["Body", str, int]
 #: a body of a SpatialModel: the SpatialBody, its name or index
 SpatialBodyRef = Union["SpatialBody", str, int]
+#: a mechanism built of bodies and joints (joint reactions, drawing)
+BodyModel = Union["PlanarModel", "SpatialModel"]
 #: a mechanism that :func:`mbint.simulate` runs (a URDF model is a SpatialModel)
 Model = Union["PlanarModel", "SpatialModel", "MechanicalSystem"]
 

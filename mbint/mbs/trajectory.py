@@ -226,6 +226,8 @@ class Trajectory:
     t_events: list[FloatArray] | None
     q_events: list[FloatArray] | None
     qd_events: list[FloatArray] | None
+    t_contacts: list[FloatArray] | None  # simulate with contact switching, or loaded
+    _stored_outputs: dict[str, FloatArray]  # a loaded trajectory's outputs
     _energy: Energy | None
     _violation: Violation | None
     _dissipated: FloatArray | None
