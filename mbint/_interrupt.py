@@ -18,6 +18,8 @@ from the callback up), with the partial result attached as ``exc.result``::
 """
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["IntegrationInterrupted", "raise_if_interrupted"]
 
 
@@ -39,7 +41,7 @@ class IntegrationInterrupted(KeyboardInterrupt):
         (``status = -1``, ``message`` says where it stopped).
     """
 
-    def __init__(self, result):
+    def __init__(self, result: Any) -> None:
         t_last = result.t[-1] if len(result.t) else float("nan")
         super().__init__(f"integration interrupted at t = {t_last:.17g} s; the partial "
                          f"result is in .result")

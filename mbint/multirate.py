@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import numbers
+from typing import Any, Callable
 
 import numpy as np
 
 from . import _core
 from . import _validate as check
+from ._typing import ArrayLike, IntArray, Model
 
 __all__ = ["SplitProposal", "propose_split", "fast_state_indices", "MIN_RATIO"]
 
@@ -83,8 +85,10 @@ def _fd_jacobian(fun, t0, y0, args):
     return J
 
 
-def propose_split(source, t0=0.0, y0=None, *, jac=None, args=(), q0=None, qd0=None,
-                  min_ratio=MIN_RATIO):
+def propose_split(source: Any, t0: float = 0.0, y0: ArrayLike | None = None, *,
+                  jac: ArrayLike | Callable[..., Any] | None = None, args: tuple[Any, ...] = (),
+                  q0: ArrayLike | None = None, qd0: ArrayLike | None = None,
+                  min_ratio: float = MIN_RATIO) -> SplitProposal:
     """Propose the fast variables of ``singular_perturbation`` from the Jacobian at t0.
 
     The eigenvalues of J = df/dy are sorted by modulus; the split is at the largest
@@ -177,7 +181,8 @@ def propose_split(source, t0=0.0, y0=None, *, jac=None, args=(), q0=None, qd0=No
                          coordinates=coords)
 
 
-def fast_state_indices(model, fast, t0=0.0, q0=None, qd0=None):
+def fast_state_indices(model: Model, fast: Any, t0: float = 0.0, q0: ArrayLike | None = None,
+                       qd0: ArrayLike | None = None) -> IntArray:
     """Indices into y = (q, q') of the fast variables of a mechanism.
 
     Parameters
@@ -225,7 +230,7 @@ def fast_state_indices(model, fast, t0=0.0, q0=None, qd0=None):
                              f"a sequence of them, got {fast!r}.") from None
     names = list(model.coordinate_names)
     coords = []
-    acted = []  # per coordinate: something acts on it (computed for the first body)
+    acted: list[bool] = []  # per coordinate: something acts on it (computed for the first body)
 
     def add(c, item):
         if c in coords:
@@ -257,7 +262,7 @@ def fast_state_indices(model, fast, t0=0.0, q0=None, qd0=None):
             body = None
             if model.kind in ("planar", "spatial"):
                 try:
-                    body = model.body(item)
+                    body = model.body(item)  # type: ignore[union-attr]
                 except (ValueError, KeyError, IndexError, TypeError):
                     body = None
             if body is not None and body.is_ground:

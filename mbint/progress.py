@@ -26,15 +26,19 @@ import contextlib
 import contextvars
 import math
 import warnings
+from typing import Any, Callable, Iterator
+
+from ._typing import Progress
 
 __all__ = ["run_progress", "bar", "cancel_scope", "run_cancel"]
 
 #: the cancel check of the runs of this context (see :func:`cancel_scope`), or None
-_CANCEL = contextvars.ContextVar("mbint_cancel", default=None)
+_CANCEL: contextvars.ContextVar[Callable[[], Any] | None] = contextvars.ContextVar(
+    "mbint_cancel", default=None)
 
 
 @contextlib.contextmanager
-def cancel_scope(check):
+def cancel_scope(check: Callable[[], Any]) -> Iterator[None]:
     """Within the block, every run of this thread (context) calls ``check()`` at most
     every 5 ms of wall time; an exception it raises stops the run (a
     KeyboardInterrupt: as Ctrl-C, with the partial result)."""
@@ -45,7 +49,7 @@ def cancel_scope(check):
         _CANCEL.reset(token)
 
 
-def run_cancel():
+def run_cancel() -> Callable[[], Any] | None:
     """The ``cancel`` of the C entry points: the check of the enclosing
     :func:`cancel_scope`, or None."""
     return _CANCEL.get()
@@ -54,7 +58,7 @@ def run_cancel():
 RUN_BAR_DELAY = 1.0
 
 
-def bar(**kwargs):
+def bar(**kwargs: Any) -> Any:
     """A ``tqdm.auto`` bar (a widget in Jupyter, text elsewhere).
 
     Without ipywidgets tqdm falls back to text in Jupyter; its warning about that
@@ -93,7 +97,8 @@ def _noop():
     return None
 
 
-def run_progress(progress, t0, tf, desc):
+def run_progress(progress: Progress, t0: float, tf: float,
+                 desc: str) -> tuple[Callable[[float], Any] | None, Callable[[], Any]]:
     """The callback the C run calls and the function closing it afterwards.
 
     Parameters
