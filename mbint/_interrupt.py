@@ -48,7 +48,7 @@ class IntegrationInterrupted(KeyboardInterrupt):
         self.result = result
 
 
-def raise_if_interrupted(out, result):
+def raise_if_interrupted(out: dict[str, Any], result: Any) -> None:
     """Raise the exception that stopped the run of the C entry point that returned
     ``out``, with ``result`` attached: :class:`IntegrationInterrupted` (from the
     original KeyboardInterrupt) for Ctrl-C, the user's own exception (as it was

@@ -29,10 +29,11 @@ from . import _validate as check
 from ._interrupt import raise_if_interrupted
 from .progress import run_cancel, run_progress
 from .ivp import OdeResult, _make_result
-from ._typing import ArrayLike, Events, Progress, RhsFun, TSpan
+from ._typing import ArrayLike, Events, FloatArray, Progress, RhsFun, TSpan
+from .dense import DenseOutput
 
 
-def _derivative(sol, t):
+def _derivative(sol: DenseOutput, t: Any) -> FloatArray:
     """dy/dt of the dense output at times t (shape (m,)), each from the step that
     ends at or contains t; returns shape (n, m)."""
     ends = sol.t_min_step + sol.h

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from . import _core
 
@@ -165,7 +166,7 @@ class MethodInfo:
     sparse: bool = False
 
 
-def _info(d):
+def _info(d: Any) -> MethodInfo:
     f = d["flags"]
     if f & _core.MB_VARIABLE_ORDER:
         adaptive = "variable order"
@@ -199,7 +200,7 @@ def _info(d):
 
 
 @lru_cache(maxsize=None)
-def _table():
+def _table() -> dict[str, MethodInfo]:
     # the registry is fixed at build time: read it once
     return {d["name"]: _info(d) for d in _core.methods()}
 

@@ -74,7 +74,7 @@ def bar(**kwargs: Any) -> Any:
 class _RunBar:
     """progress(t) for one run from t0 to tf: a bar of simulated time in s."""
 
-    def __init__(self, t0, tf, desc):
+    def __init__(self, t0: float, tf: float, desc: str) -> None:
         self.t0 = float(t0)
         span = abs(float(tf) - self.t0)
         self.total = span if math.isfinite(span) and span > 0 else None
@@ -83,17 +83,17 @@ class _RunBar:
         self.bar = bar(total=self.total, desc=desc, unit="s", delay=RUN_BAR_DELAY,
                        leave=False, bar_format=fmt)
 
-    def __call__(self, t):
+    def __call__(self, t: float) -> None:
         done = abs(float(t) - self.t0)
         if self.total is not None:
             done = min(done, self.total)
         self.bar.update(done - self.bar.n)
 
-    def close(self):
+    def close(self) -> None:
         self.bar.close()
 
 
-def _noop():
+def _noop() -> None:
     return None
 
 

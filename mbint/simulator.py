@@ -68,6 +68,10 @@ class _Pieces:
     _t_end: float
     _finished: bool
 
+    if TYPE_CHECKING:  # what each subclass provides
+        def _take(self, y: Any) -> None: ...
+        def trajectory(self) -> Any: ...
+
     @property
     def t(self) -> float:
         """The current time [s]."""
@@ -90,7 +94,7 @@ class _Pieces:
         s.pop("t")
         return s
 
-    def _stopped(self, status, t, y, what):
+    def _stopped(self, status: int, t: float, y: Any, what: str) -> float:
         """Take the outcome of a piece: the time and state, or the failure."""
         if status < 0:
             res = self.trajectory()  # raises the user's exception / Ctrl-C, result attached
@@ -101,7 +105,7 @@ class _Pieces:
             self._finished = True
         return t
 
-    def _check_open(self, what):
+    def _check_open(self, what: str) -> None:
         if self._finished:
             raise RuntimeError(f"{type(self).__name__}.{what}: the run ended at t = {self._t!r} "
                                f"(t_end or a terminal event); reset() starts a new one.")
@@ -165,7 +169,7 @@ class _Pieces:
         return self._stopped(status, tr, y, "advance")
 
 
-def _span(where, t0, t_end, h):
+def _span(where: str, t0: float, t_end: float, h: float | None) -> tuple[float, float]:
     """(t0, t_end) as floats, forwards; a fixed step needs a finite end."""
     t0, t_end = float(t0), float(t_end)
     if not math.isfinite(t0) or not t_end > t0:
@@ -240,6 +244,8 @@ class Simulator(_Pieces):
     0.1
     """
 
+    _settings: dict[str, Any]
+
     def __init__(self, model: Model, method: str | type = "dopri5", formulation: str = "index1",
                  *, t0: float = 0.0, t_end: float = math.inf, q0: ArrayLike | None = None,
                  qd0: ArrayLike | None = None, project: bool = False,
@@ -280,7 +286,7 @@ class Simulator(_Pieces):
         self._open(t0, q0, qd0)
 
     # ------------------------------------------------------------------ set-up
-    def _open(self, t0, q0, qd0):
+    def _open(self, t0: float, q0: Any, qd0: Any) -> None:
         """A new run from (t0, q0, qd0): simulate's phases up to the C core's set-up."""
         run, st = self._run, self._settings
         q0, qd0, initial = _sim._initial_state(run, t0, q0, qd0, st["consistent"], st["tol"],
@@ -298,7 +304,7 @@ class Simulator(_Pieces):
         self._q, self._qd = q0.copy(), qd0.copy()
         self._finished = False
 
-    def _take(self, y):
+    def _take(self, y: Any) -> None:
         nq = self.model.nq
         self._q, self._qd = y[:nq].copy(), y[nq:2 * nq].copy()
 
@@ -393,12 +399,12 @@ class Simulator(_Pieces):
         return _sim._trajectory(self._run, out, options, dict(self._initial), False,
                                 st["project"], st["proj_tol"], st["proj_max_iter"])
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<Simulator {self.model.name!r} {self.method} {self.formulation} "
                 f"t={self._t!r}>")
 
 
-def _own_handle(run):
+def _own_handle(run: Any) -> tuple[Any, dict[str, tuple[int, float]]]:
     """The run with a handle of its own (a planar model's C tables copied, so that the
     inputs change the Simulator's copy, not the model's) and the inputs
     {name: (row of the force table, value)}."""
@@ -488,7 +494,7 @@ class OdeSimulator(_Pieces):
                      error_per_unit_step=error_per_unit_step, safety=safety, fac_min=fac_min,
                      fac_max=fac_max)
 
-        def open_(t0, y0):
+        def open_(t0: float, y0: Any) -> None:
             y0a = check.float_vector("y0", y0)
             if y0a.size == 0:
                 raise ValueError("OdeSimulator: y0 must not be empty.")
@@ -504,7 +510,7 @@ class OdeSimulator(_Pieces):
         self._y0_first = y0
         open_(t0, y0)
 
-    def _take(self, y):
+    def _take(self, y: Any) -> None:
         self._y = np.array(y)
 
     @property
@@ -541,5 +547,5 @@ class OdeSimulator(_Pieces):
         raise_if_interrupted(out, res)
         return res
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<OdeSimulator {self.method} t={self._t!r}>"

@@ -17,7 +17,7 @@ the boundary of the region lies on the boundary locus
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -26,10 +26,10 @@ from .methods import resolve
 from ._typing import ArrayLike, ComplexArray, FloatArray
 
 
-def _erk_R(tab, z):
+def _erk_R(tab: dict[str, Any], z: Any) -> Any:
     A, b = tab["A"], tab["b"]
     s = len(b)
-    g = []
+    g: list[Any] = []
     for i in range(s):
         acc = np.ones_like(z)
         for j in range(i):
@@ -41,7 +41,7 @@ def _erk_R(tab, z):
     return R
 
 
-def _nystrom_rho(z):
+def _nystrom_rho(z: Any) -> Any:
     # oscillator with eigenvalues z, conj(z) (scaled by h): a = |z|^2 = (h w)^2,
     # b = -2 Re z = 2 beta h w; step matrix on (q, h q')
     a = np.abs(z) ** 2
@@ -136,7 +136,7 @@ _MULTISTEP_ALIASES = {"ab": "adams_bashforth", "am": "adams_moulton", "abm": "pe
                       "adams_pece": "pece"}
 
 
-def _multistep_name(method, order):
+def _multistep_name(method: str, order: int) -> tuple[str, int]:
     if not isinstance(method, str):
         raise ValueError(f"method must be a string, got {type(method).__name__}.")
     name = _MULTISTEP_ALIASES.get(method.lower(), method.lower())
@@ -148,7 +148,7 @@ def _multistep_name(method, order):
     return name, int(order)
 
 
-def _poly_mul(p, q):
+def _poly_mul(p: Sequence[Fraction], q: Sequence[Fraction]) -> list[Fraction]:
     """Product of two polynomials given as coefficient lists, lowest power first."""
     out = [Fraction(0)] * (len(p) + len(q) - 1)
     for i, a in enumerate(p):
@@ -157,7 +157,7 @@ def _poly_mul(p, q):
     return out
 
 
-def _quadrature_weights(nodes):
+def _quadrature_weights(nodes: Sequence[Any]) -> list[Fraction]:
     """Exact weights w with sum_m w_m p(s_m) = int_0^1 p(s) ds for deg p < len(nodes).
 
     The nodes are in units of h from t_n (s = 1 is t_{n+1}, s = -j is t_{n-j}):
@@ -176,7 +176,7 @@ def _quadrature_weights(nodes):
     return weights
 
 
-def _adams(order, implicit):
+def _adams(order: int, implicit: bool) -> tuple[list[Fraction], list[Fraction]]:
     """(alpha, beta) of the Adams-Bashforth (explicit) or -Moulton method of ``order``.
 
     Adams-Bashforth of order k uses f_n, ..., f_{n-k+1} (k steps); Adams-Moulton
@@ -198,7 +198,7 @@ def _adams(order, implicit):
     return alpha, beta
 
 
-def _bdf(order):
+def _bdf(order: int) -> tuple[list[Fraction], list[Fraction]]:
     """(alpha, beta) of BDF ``order``: sum_{j=1}^{k} (1/j) nabla^j y_{n+1} = h f_{n+1},
     normalized to alpha_k = 1."""
     k = order
@@ -249,7 +249,7 @@ def multistep_coefficients(method: str, order: int) -> tuple[list[Fraction], lis
     return _adams(order, implicit=(name == "adams_moulton"))
 
 
-def _char_poly(method, order):
+def _char_poly(method: str, order: int) -> Any:
     """P0, P1, P2 (float arrays, lowest power of zeta first) with
     pi(zeta, z) = P0 + z P1 + z^2 P2."""
     name, order = _multistep_name(method, order)
@@ -394,7 +394,7 @@ def bdf_stability_angle(order: int, n: int = 20001) -> float:
     """
     name, order = _multistep_name("bdf", order)
 
-    def arg_max(lo, hi):
+    def arg_max(lo: float, hi: float) -> tuple[Any, int, Any]:
         theta = np.linspace(lo, hi, int(n))
         w = 1.0 - np.exp(-1j * theta)
         a = np.abs(np.angle(sum(w**j / j for j in range(1, order + 1))))
@@ -416,7 +416,7 @@ def bdf_stability_angle(order: int, n: int = 20001) -> float:
 # the spectral radius rho(M) <= 1 (eq 58).
 
 
-def _rk4_R(s):
+def _rk4_R(s: Any) -> Any:
     return 1.0 + s + s * s / 2.0 + s ** 3 / 6.0 + s ** 4 / 24.0
 
 

@@ -4,6 +4,7 @@ G(p) of the spatial model (a leaf module: :mod:`mbint.mbs.spatial` re-exports th
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -64,11 +65,11 @@ def quat_from_matrix(R: ArrayLike, tol: float = 1e-9) -> FloatArray:
     return -pa if pa[0] < 0 else pa
 
 
-def _E(p):
+def _E(p: Any) -> FloatArray:
     e0, e1, e2, e3 = p
     return np.array([[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]])
 
 
-def _G(p):
+def _G(p: Any) -> FloatArray:
     e0, e1, e2, e3 = p
     return np.array([[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]])

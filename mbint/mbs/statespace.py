@@ -113,7 +113,7 @@ class StateSpace:
         self.vd = self.qd0[self.independent].copy()
         self.cond = float(r["cond"])
 
-    def _rows_in(self, msg):
+    def _rows_in(self, msg: str) -> list[str]:
         """Names of the constraint rows listed after 'dependent rows:' in a C message."""
         if "dependent rows:" not in msg:
             return []
@@ -126,7 +126,7 @@ class StateSpace:
                 out.append(names[int(tok)])
         return out
 
-    def _eval(self, t, v, vd, jac=True):
+    def _eval(self, t: float, v: Any, vd: Any, jac: bool = True) -> dict[str, Any]:
         return _core.mech_ss_eval(self._handle, self.t0, self.q0, self.qd0, float(t),
                                   None if v is None else np.asarray(v, float),
                                   None if vd is None else np.asarray(vd, float),
@@ -173,6 +173,6 @@ class StateSpace:
         r = self.evaluate(v, vd, t, jacobians=False)
         return r["q"], r["qd"]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<StateSpace of {self.model.name!r}: independent {self.names}, "
                 f"cond(Phi_u) = {self.cond:.3g}>")
