@@ -49,10 +49,10 @@ def _derivative(sol: DenseOutput, t: Any) -> FloatArray:
 
 def solve_dae(residual: RhsFun, t_span: TSpan, y0: ArrayLike, yp0: ArrayLike | None = None,
               algebraic_vars: ArrayLike | None = None, t_eval: ArrayLike | None = None,
-              dense_output: bool = False, events: Events = None,
-              args: Sequence[Any] | None = None, *, rtol: float = 1e-3, atol: ArrayLike = 1e-6,
-              jac: RhsFun | None = None, calc_ic: bool = True, first_step: float | None = None,
-              max_step: float = np.inf, min_step: float = 0.0, max_steps: int | None = None,
+              dense_output: bool = False, events: Events = None, args: Sequence[Any] | None = None,
+              *, rtol: float = 1e-3, atol: ArrayLike = 1e-6, jac: RhsFun | None = None,
+              calc_ic: bool = True, first_step: float | None = None, max_step: float = np.inf,
+              min_step: float = 0.0, max_steps: int | None = None,
               progress: Progress = False) -> OdeResult:
     """Solve the implicit DAE ``residual(t, y, y') = 0`` with SUNDIALS IDA.
 

@@ -52,11 +52,10 @@ _STATUS_PUBLIC = {_status.MB_OK: 0, _status.MB_TERMINATED: 1}
 
 
 def solve_ivp(fun: RhsFun, t_span: TSpan, y0: ArrayLike, method: str | type = "dopri5",
-              t_eval: ArrayLike | None = None, dense_output: bool = False,
-              events: Events = None, vectorized: bool = False,
-              args: Sequence[Any] | None = None, *, rtol: float = 1e-3, atol: ArrayLike = 1e-6,
-              first_step: float | None = None, max_step: float = np.inf, min_step: float = 0.0,
-              max_steps: int | None = None, h: float | None = None,
+              t_eval: ArrayLike | None = None, dense_output: bool = False, events: Events = None,
+              vectorized: bool = False, args: Sequence[Any] | None = None, *, rtol: float = 1e-3,
+              atol: ArrayLike = 1e-6, first_step: float | None = None, max_step: float = np.inf,
+              min_step: float = 0.0, max_steps: int | None = None, h: float | None = None,
               jac: ArrayLike | RhsFun | None = None, jac_sparsity: ArrayLike | None = None,
               mass: ArrayLike | None = None, dfdt: RhsFun | None = None, autonomous: bool = False,
               controller: str | None = None, error_per_unit_step: bool = False,
