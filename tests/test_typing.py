@@ -22,7 +22,6 @@ import re
 import runpy
 import subprocess
 import sys
-import tomllib
 import types
 
 import numpy as np
@@ -227,6 +226,7 @@ def test_the_stub_declares_only_what_the_extension_has():
 
 
 def test_py_typed_and_the_stub_are_package_data():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())
     data = cfg["tool"]["setuptools"]["package-data"]["mbint"]
     assert "py.typed" in data and "_core.pyi" in data
