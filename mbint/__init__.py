@@ -23,6 +23,8 @@ models      the source papers' mechanisms
 load        a trajectory saved by Trajectory.save (NetCDF)
 load_urdf   a robot's URDF file as a SpatialModel (needs yourdfpy: pip install mbint[urdf])
 ensemble, SimulationTask   parameter sweeps on a local pool or a Dask cluster
+view3d, View3D  an interactive 3-D view of a model or trajectory (K3D / three.js; Jupyter and
+            standalone HTML; needs k3d: pip install mbint[view3d])
 
 Conventions (SciPy's)
 ---------------------
@@ -46,6 +48,7 @@ from .mbs.urdf import load_urdf
 from .mbs.linear import equilibrium, linearize, modes
 from . import mbs, models
 from .ensemble import EnsembleInterrupted, EnsembleResult, MemberError, SimulationTask, ensemble
+from .scene3d import View3D, view3d
 
 __all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "DenseOutput", "stability",
            "errors", "multirate", "problems", "_status", "PlanarModel", "SpatialModel",
@@ -53,7 +56,7 @@ __all__ = ["solve_ivp", "solve_dae", "methods", "MethodInfo", "OdeResult", "Dens
            "simulate", "formulations", "Trajectory", "models", "mbs", "IntegrationInterrupted", "load",
            "ensemble", "EnsembleResult", "EnsembleInterrupted", "MemberError", "SimulationTask",
            "StateSpace", "load_urdf", "equilibrium", "linearize", "modes",
-           "Simulator", "OdeSimulator", "SimulationFailed",
+           "Simulator", "OdeSimulator", "SimulationFailed", "view3d", "View3D",
            "SPARSE_MIN_NQ"]
 __version__ = "0.2.0"
 

@@ -92,7 +92,8 @@ def solve_dae(residual: RhsFun, t_span: TSpan, y0: ArrayLike, yp0: ArrayLike | N
     calc_ic : bool
         Make the initial values consistent with IDACalcIC (IDA_YA_YDP_INIT):
         solve F(t0, y0, yp0) = 0 for the algebraic components of y0 and the
-        differential components of yp0 [2]_.
+        differential components of yp0 (Brown, Hindmarsh and Petzold
+        1998: IDACalcIC; see the module's references).
     first_step, max_step, min_step : float
         Step-size bounds for IDA.
     max_steps : int, optional

@@ -5,22 +5,32 @@ co-simulation.
 same run in pieces: :meth:`Simulator.step` takes one step of the method,
 :meth:`Simulator.advance` integrates up to a time, :meth:`Simulator.set_input` changes
 an input of the model between two pieces.  It is the one driver of mbint (csrc/core,
-driver.h "Piecewise runs"): the steps are those that :func:`mbint.simulate` takes over
-the same span ``(t0, t_end)``; the state at ``advance(t)`` comes from the last step's
-dense output exactly as a ``t_eval`` point of :func:`mbint.simulate` does, so a loop of
+driver.h "Piecewise runs"; for a SUNDIALS method its adapter, sundials.h "Piecewise
+runs"): the steps are those that :func:`mbint.simulate` takes over the same span
+``(t0, t_end)``; the state at ``advance(t)`` comes from the last step's dense output
+(SUNDIALS: the integrator's interpolant) exactly as a ``t_eval`` point of
+:func:`mbint.simulate` does, so a loop of
 ``advance(t_k)`` reproduces ``simulate(..., t_eval=t_k)`` bit for bit (as long as no
 input changes).  Nothing is re-validated per call: a piece is one C call, the GIL
 released while the method steps (Python forces and kernels keep it), Ctrl-C
 interrupting it.
 
-Inputs: a :class:`~mbint.PlanarModel`'s generalized forces
-(:meth:`~mbint.PlanarModel.add_generalized_force`, by name) are the Simulator's inputs:
-``set_input(name, value)`` sets the constant term c0 of that element's
-f(t) = c0 + c1 t + ... (N for x, y; N m for theta) in the Simulator's own copy of the
-model's C tables (the model itself is left unchanged).
+Inputs are force elements whose time function f(t) = c0 + c1 t + ... the model
+declares; ``set_input(name, value)`` sets c0 in the Simulator's own copy of the model's
+C tables (the model itself is left unchanged):
+
+* a :class:`~mbint.PlanarModel`'s generalized forces
+  (:meth:`~mbint.PlanarModel.add_generalized_force`: N for x, y; N m for theta) and the
+  actuators of its spring-dampers (``add_spring_damper(..., actuator=)``: tension, N);
+* a :class:`~mbint.SpatialModel`'s spring-damper actuators (``add_spring_damper``: N,
+  ``add_rotational_spring_damper``: N m, in the element's own sign convention);
+* a :class:`~mbint.UrdfModel`'s revolute joints driven by a constant or a time function
+  (:meth:`~mbint.UrdfModel.set_joint_torques`; ``load_urdf(..., torques=...)``), by
+  joint name: the joint torque [N m] on the child link about the joint axis.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import importlib
 import math
@@ -188,10 +198,12 @@ class Simulator(_Pieces):
     ----------
     model : PlanarModel, SpatialModel or MechanicalSystem
     method : str
-        Any method of mbint's own driver (:func:`mbint.methods` with backend
-        ``"mbint"``), adaptive or fixed-step (``h=``).  The SUNDIALS methods
-        (``cvode_*``, ``ida``, ``arkode_*``) run their own step loop and are refused
-        (ValueError).
+        Any method of :func:`mbint.methods`, adaptive or fixed-step (``h=``), as
+        :func:`mbint.simulate` takes it.  A SUNDIALS method (``cvode_*``, ``ida``,
+        ``arkode_*``) steps one internal step of its integrator per :meth:`step`; an
+        input change starts the integrator anew at t (``CVodeReInit`` and its
+        counterparts: order 1 and its own first step; IDA's y' made consistent by
+        ``IDACalcIC``).
     formulation : str
         As in :func:`mbint.simulate`.  Inputs can be changed on ``"index1"`` and the
         DAE formulations, not on ``"state_space"``.
@@ -215,7 +227,8 @@ class Simulator(_Pieces):
     state : tuple of ndarray
         (q, qd) at :attr:`t` [m, rad; m/s, rad/s], copies of shape (nq,).
     inputs : dict
-        The inputs and their current values {name: value [N or N m]}.
+        The inputs and their current values {name: value [N or N m]} (the module's
+        docstring lists them for each model kind).
     stats : dict
         Counts so far: ``nsteps``, ``nfev``, ``njev``, ``nlu``, ``nreject``, ``nfail``,
         ``nrestart`` (every input change restarts the method: see :meth:`set_input`).
@@ -266,10 +279,6 @@ class Simulator(_Pieces):
                                  f"(advance(t) gives the state at t).")
         run = _sim._validate(model, method, formulation, baumgarte, project, independent,
                              linear_algebra, consistent)
-        if run.info.backend != "mbint":
-            raise ValueError(f"Simulator: method {run.mname!r} is a SUNDIALS method, which "
-                             f"runs its own step loop; the Simulator steps mbint's own driver "
-                             f"only (the methods of mbint.methods() with backend 'mbint').")
         t0, t_end = _span("Simulator", t0, t_end, h)
         self._run, self._inputs = _own_handle(run)
         self.model = model
@@ -295,7 +304,7 @@ class Simulator(_Pieces):
         control = _sim.check.step_control(run.info, run.mname, st["h"], *st["control"])
         control["method_options"] = dict(st["method_options"])
         args, kwargs, meta = _sim._core_args(run, t0, self._t_end, q0, qd0, opts, control,
-                                             None, False, st["events"], st["project"],
+                                             None, True, st["events"], st["project"],
                                              st["proj_tol"], st["proj_max_iter"],
                                              st["contact_switching"])
         self._c = _core.MechStepper(*args, **kwargs)
@@ -316,20 +325,23 @@ class Simulator(_Pieces):
 
     @property
     def inputs(self) -> dict[str, float]:
-        """{name: value}: the model's generalized forces [N or N m] (set_input)."""
-        return {name: v for name, (_, v) in self._inputs.items()}
+        """{name: value}: the model's inputs and their current values [N or N m]
+        (:meth:`set_input`)."""
+        return {name: v for name, (_, _, v) in self._inputs.items()}
 
     def set_input(self, name: str, value: float) -> None:
-        """Set an input of the model: the constant term of a generalized force.
+        """Set an input of the model: the constant term of a force element's time
+        function (the module's docstring lists the inputs of each model kind).
 
         Parameters
         ----------
         name : str
-            The name of a generalized force of the model
-            (:meth:`PlanarModel.add_generalized_force`; :attr:`inputs` lists them).
+            The name of an input (:attr:`inputs` lists them): a generalized force or a
+            spring-damper's actuator by element name, a URDF robot's driven joint by
+            joint name.
         value : float
-            Its new constant term c0 [N for x, y; N m for theta]; the element's other
-            coefficients (c1 t, a sin(w t + psi)) stay.
+            Its new constant term c0 [N or N m; for a URDF joint, the joint torque];
+            the element's other coefficients (c1 t, a sin(w t + psi)) stay.
 
         Notes
         -----
@@ -351,21 +363,23 @@ class Simulator(_Pieces):
             formulation whose cached evaluations an input cannot reach (state_space).
         """
         if name not in self._inputs:
-            known = sorted(self._inputs) or "none (add_generalized_force declares them)"
+            known = sorted(self._inputs) or ("none (a generalized force, a spring-damper's "
+                                             "actuator or a URDF joint's constant torque "
+                                             "declares one)")
             raise ValueError(f"Simulator.set_input: unknown input {name!r}; the model's "
                              f"inputs: {known}.")
         value = float(value)
         if not math.isfinite(value):
             raise ValueError(f"Simulator.set_input: {name!r} must be finite, got {value}.")
-        row, old = self._inputs[name]
+        row, sign, old = self._inputs[name]
         if value == old:
             return
         if self._finished:
             self._check_open("set_input")
-        status = self._c.set_force(row, value, self._t)
+        status = self._c.set_force(row, sign * value, self._t)
         if status < 0:
             self._stopped(status, self._t, None, "set_input")
-        self._inputs[name] = (row, value)
+        self._inputs[name] = (row, sign, value)
 
     def reset(self, t0: float | None = None, q: ArrayLike | None = None,
               qd: ArrayLike | None = None) -> None:
@@ -392,11 +406,12 @@ class Simulator(_Pieces):
     def trajectory(self) -> Trajectory:
         """Everything computed so far, as the :class:`~mbint.Trajectory` that
         :func:`mbint.simulate` returns: every accepted step from t0 up to the solver's
-        current point (which may lie past :attr:`t`)."""
+        current point (which may lie past :attr:`t`), with its dense output
+        (``traj.sol``, as ``simulate(..., dense_output=True)``) across input changes."""
         out = self._c.result()
         out, options = _sim._with_meta(out, self._meta, self._opts, self._settings["h"])
         st = self._settings
-        return _sim._trajectory(self._run, out, options, dict(self._initial), False,
+        return _sim._trajectory(self._run, out, options, dict(self._initial), True,
                                 st["project"], st["proj_tol"], st["proj_max_iter"])
 
     def __repr__(self) -> str:
@@ -404,23 +419,60 @@ class Simulator(_Pieces):
                 f"t={self._t!r}>")
 
 
-def _own_handle(run: Any) -> tuple[Any, dict[str, tuple[int, float]]]:
-    """The run with a handle of its own (a planar model's C tables copied, so that the
-    inputs change the Simulator's copy, not the model's) and the inputs
-    {name: (row of the force table, value)}."""
+def _inputs_of(model: Any) -> dict[str, tuple[int, float, float]]:
+    """The inputs of a model: {name: (row of its C force table, sign, value)}, the value
+    being ``sign * c0`` of the row's time function.
+
+    A planar model: its generalized forces and the actuators of its spring-dampers
+    (TSDA), by element name.  A spatial model: the actuators of its translational and
+    rotational spring-dampers (TSDA, RSDA), by element name; for a
+    :class:`~mbint.UrdfModel` its revolute joints driven by a C time function
+    (:meth:`~mbint.UrdfModel.set_joint_torques`), by joint name, as the joint torque
+    (the drive's actuator is minus the torque)."""
+    kind = getattr(model, "kind", None)
+    inputs = {}
+    if kind == "planar":
+        table = [e for e in model.force_elements if e.kind != "python"]
+        for row, e in enumerate(table):
+            if e.kind in ("generalized", "tsda"):
+                inputs[e.name] = (row, 1.0, float(e.params.get("fa_c0", 0.0)))
+        return inputs
+    if kind != "spatial":
+        return inputs
+    joints = {f"{j.name}.drive": j.name for j in getattr(model, "urdf_joints", ())}
+    row = 0
+    for e in model.force_elements:
+        if e.kind in ("python", "cforce"):
+            continue
+        if e.kind in ("tsda", "rsda"):
+            c0 = float(e.prims[0].get("fa_c0", 0.0))
+            if e.name in joints:
+                inputs[joints[e.name]] = (row, -1.0, -c0)
+            else:
+                inputs[e.name] = (row, 1.0, c0)
+        row += len(e.prims)
+    return inputs
+
+
+def _own_handle(run: Any) -> tuple[Any, dict[str, tuple[int, float, float]]]:
+    """The run with a handle of its own (the model's C tables built anew, so that the
+    inputs change the Simulator's copy, not the model's) and its inputs
+    (:func:`_inputs_of`)."""
     model = run.model
-    if getattr(model, "kind", None) != "planar":
-        return run, {}
-    c = model.compile()
-    table = [e for e in model.force_elements if e.kind != "python"]
-    inputs = {e.name: (row, float(e.params.get("fa_c0", 0.0)))
-              for row, e in enumerate(table) if e.kind == "generalized"}
+    inputs = _inputs_of(model)
     if not inputs:
         return run, {}
-    py = [e for e in model.force_elements if e.kind == "python"]
-    extra = model._python_forces(py) if py else None
-    handle = _core.mech_planar(c.bodies, c.gravity, c.joints, np.array(c.forces), c.nc, extra)
-    _core.mech_set_linalg(handle, linalg_code(model._linear_algebra))
+    if model.kind == "planar":
+        c = model.compile()
+        py = [e for e in model.force_elements if e.kind == "python"]
+        extra = model._python_forces(py) if py else None
+        handle = _core.mech_planar(c.bodies, c.gravity, c.joints, np.array(c.forces), c.nc,
+                                   extra)
+        _core.mech_set_linalg(handle, linalg_code(model._linear_algebra))
+    else:
+        own = copy.copy(model)      # the same elements, packed into tables of its own
+        own._compiled = None
+        handle = own._linalg_handle()
     return dataclasses.replace(run, handle=handle), inputs
 
 
@@ -438,7 +490,8 @@ class OdeSimulator(_Pieces):
     y0 : array_like, shape (n,)
         Initial state (real).
     method : str
-        A method of mbint's own driver (the SUNDIALS methods are refused: ValueError).
+        A method of :func:`mbint.solve_ivp`, the SUNDIALS ones included (their
+        integrator starts anew at :meth:`restart`).
     t_end : float
         The end of the span [s] (default +inf; a fixed step ``h`` needs a finite one):
         the steps are those of ``solve_ivp(fun, (t0, t_end), y0, ...)``.
@@ -483,10 +536,6 @@ class OdeSimulator(_Pieces):
                 raise ValueError(f"OdeSimulator: {bad} is not an option of the OdeSimulator "
                                  f"(advance(t) gives the state at t).")
         mname, info = _method(method)
-        if info.backend != "mbint":
-            raise ValueError(f"OdeSimulator: method {mname!r} is a SUNDIALS method, which runs "
-                             f"its own step loop; the OdeSimulator steps mbint's own driver "
-                             f"only.")
         t0, t_end = _span("OdeSimulator", t0, t_end, h)
         self.method, self._t0, self._t_end = mname, t0, t_end
         steps = dict(first_step=first_step, max_step=max_step, min_step=min_step,

@@ -1,4 +1,4 @@
-"""Stability functions R(z) and stability regions {z : |R(z)| <= 1}.
+"""Stability functions R(z) and stability regions {z : ``|R(z)|`` <= 1}.
 
 For a one-step method applied to y' = lambda y with z = h lambda,
 y_{n+1} = R(z) y_n.  Explicit Runge-Kutta methods use their tableau (the same
@@ -90,7 +90,7 @@ def amplification_from_tableau(method: str, z: ArrayLike) -> ComplexArray:
 def region(method: str, re: tuple[float, float] = (-5.0, 1.0),
            im: tuple[float, float] = (-4.0, 4.0),
            n: int = 401) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """|R(z)| on a grid, for contour plots of the stability region (level 1).
+    """``|R(z)|`` on a grid, for contour plots of the stability region (level 1).
 
     Returns
     -------
@@ -105,7 +105,7 @@ def region(method: str, re: tuple[float, float] = (-5.0, 1.0),
 
 
 def imaginary_axis_limit(method: str, b_max: float = 10.0, n: int = 200001) -> float:
-    """Largest b such that |R(i s)| <= 1 for all 0 <= s <= b (0 if none):
+    """Largest b such that ``|R(i s)|`` <= 1 for all 0 <= s <= b (0 if none):
     the step limit h w < b for an undamped oscillator (LN 7.3: 2.8 for RK4)."""
     s = np.linspace(0.0, b_max, n)
     ok = np.abs(amplification(method, 1j * s)) <= 1.0 + 1e-12
@@ -114,7 +114,7 @@ def imaginary_axis_limit(method: str, b_max: float = 10.0, n: int = 200001) -> f
 
 
 def real_axis_limit(method: str, a_max: float = 10.0, n: int = 200001) -> float:
-    """Largest a such that |R(-s)| <= 1 for all 0 <= s <= a."""
+    """Largest a such that ``|R(-s)|`` <= 1 for all 0 <= s <= a."""
     s = np.linspace(0.0, a_max, n)
     ok = np.abs(amplification(method, -s)) <= 1.0 + 1e-12
     bad = np.nonzero(~ok)[0]

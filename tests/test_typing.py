@@ -219,6 +219,11 @@ def test_the_stub_declares_only_what_the_extension_has():
         methods = set(declared["_Stepper"]) | set(declared[cls])
         for m in methods - {"__init__"}:
             assert callable(getattr(getattr(_core, cls), m, None)), f"{cls}.{m}"
+    # every name mbint/ takes from _core is declared (mypy checks only annotated bodies)
+    used = set()
+    for path in (ROOT / "mbint").rglob("*.py"):
+        used |= set(re.findall(r"\b_core\.([A-Za-z_][A-Za-z_0-9]*)", path.read_text()))
+    assert used - set(declared) == set(), "used in mbint/ but not in _core.pyi"
     # the constants have the types the stub gives them
     for name in declared:
         if name.startswith("MB_"):

@@ -560,21 +560,24 @@ static int project_end(run *r, attempt *a)
  * void histories and kept Jacobians. */
 static int restart(run *r, const attempt *a)
 {
-    const mb_method *m = r->m;
-    mb_stepper *s = &r->s;
-    int rc = MB_OK;
-    if (a->cut && !a->terminated) {
-        r->res->stats.nrestart++;
-        s->order = m->order;
-        if (m->init && (rc = m->init(s)) != MB_OK)
-            return rc;
-        r->ctl.has_prev = 0;
-    } else if (a->recoord) {
-        s->order = m->order;
-        if (m->init)
-            rc = m->init(s);
+    if (a->cut && !a->terminated)
+        return mb_drv_restart_method(r);
+    if (a->recoord) {
+        r->s.order = r->m->order;
+        return r->m->init ? r->m->init(&r->s) : MB_OK;
     }
-    return rc;
+    return MB_OK;
+}
+
+int mb_drv_restart_method(run *r)
+{
+    int rc;
+    r->res->stats.nrestart++;
+    r->s.order = r->m->order;
+    if (r->m->init && (rc = r->m->init(&r->s)) != MB_OK)
+        return rc;
+    r->ctl.has_prev = 0;
+    return MB_OK;
 }
 
 /* The current point moves to the step's end: y and f0 (FSAL: f1 of the step), the

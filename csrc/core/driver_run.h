@@ -89,6 +89,9 @@ typedef struct run {
 /* driver.c */
 /* one accepted step; *last: it ended the run (tf or a terminal event) */
 int mb_drv_step(run *r, int *last);
+/* The method restarts (method.h "Restarts") at the current point: counted in
+ * stats.nrestart, its order reset, init called, the controller's memory dropped */
+int mb_drv_restart_method(run *r);
 
 /* driver_setup.c */
 /* Set up the run of m on p over [t0, tf] from y0: the result, the options check, the

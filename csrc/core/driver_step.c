@@ -102,26 +102,6 @@ int mb_driver_advance(mb_driver_state *st, double t_stop, double *y)
     return rc == MB_OK ? MB_OK : stop(st, rc, 0);
 }
 
-/* drop what the result holds past t (the part of the last step beyond it) */
-static void truncate_result(run *r, double t)
-{
-    mb_result *res = r->res;
-    double dir = r->dir;
-    while (res->nt > 0 && dir * (res->t[res->nt - 1] - t) > 0)
-        res->nt--;
-    while (res->n_hist > 0 && dir * (res->hist_t[res->n_hist - 1] - t) > 0)
-        res->n_hist--;
-    for (ptrdiff_t i = 0; i < res->n_events; i++)
-        while (res->ev_count[i] > 0 && dir * (res->ev_t[i][res->ev_count[i] - 1] - t) > 0) {
-            res->ev_count[i]--;
-            if (r->ev_hits[i] > 0) r->ev_hits[i]--;
-        }
-    while (res->nsteps_d > 0 && dir * (res->d_t[res->nsteps_d - 1] - t) >= 0) {
-        res->nsteps_d--;
-        res->len_c = res->d_off[res->nsteps_d];
-    }
-}
-
 int mb_driver_restart_at(mb_driver_state *st, double t, const double *y)
 {
     run *r = &st->r;
@@ -137,7 +117,7 @@ int mb_driver_restart_at(mb_driver_state *st, double t, const double *y)
     if (moved) {
         /* the history entry of the last step, which now ends at t */
         double err = res->n_hist > 0 ? res->hist_err[res->n_hist - 1] : 0.0;
-        truncate_result(r, t);
+        mb_result_truncate(res, t, r->dir, r->ev_hits);
         if ((rc = mb_result_push_point(res, t, y)) != MB_OK ||
             (rc = mb_result_push_hist(res, t, t - r->t_dense, err)) != MB_OK)
             return stop(st, rc, 0);
@@ -149,11 +129,8 @@ int mb_driver_restart_at(mb_driver_state *st, double t, const double *y)
                 r->k_fixed--;
     }
     /* the method restarts at (t, y) (method.h "Restarts") */
-    res->stats.nrestart++;
-    s->order = r->m->order;
-    if (r->m->init && (rc = r->m->init(s)) != MB_OK)
+    if ((rc = mb_drv_restart_method(r)) != MB_OK)
         return stop(st, rc, 0);
-    r->ctl.has_prev = 0;
     s->f0_ok = 0;
     s->f1_ok = 0;
     r->h_bound_ok = 0;

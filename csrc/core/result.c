@@ -126,3 +126,21 @@ int mb_result_push_hist(mb_result *r, double t, double h, double err)
     r->n_hist++;
     return MB_OK;
 }
+
+void mb_result_truncate(mb_result *res, double t, double dir, ptrdiff_t *hits)
+{
+    while (res->nt > 0 && dir * (res->t[res->nt - 1] - t) > 0)
+        res->nt--;
+    while (res->n_hist > 0 && dir * (res->hist_t[res->n_hist - 1] - t) > 0)
+        res->n_hist--;
+    for (ptrdiff_t i = 0; i < res->n_events; i++)
+        while (res->ev_count[i] > 0 && dir * (res->ev_t[i][res->ev_count[i] - 1] - t) > 0) {
+            res->ev_count[i]--;
+            if (hits && hits[i] > 0)
+                hits[i]--;
+        }
+    while (res->nsteps_d > 0 && dir * (res->d_t[res->nsteps_d - 1] - t) >= 0) {
+        res->nsteps_d--;
+        res->len_c = res->d_off[res->nsteps_d];
+    }
+}

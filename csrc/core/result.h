@@ -9,4 +9,8 @@ int mb_result_push_dense(mb_result *r, double t, double h, int deg, const double
 int mb_result_push_record(mb_result *r, double t, double h, const double *rec, ptrdiff_t len);
 int mb_result_push_event(mb_result *r, ptrdiff_t i, double t, const double *y);
 int mb_result_push_hist(mb_result *r, double t, double h, double err);
+/* Drop what the result holds past t in the direction dir (points, step history, events
+ * with their counts in hits[n_events] when hits is not NULL, the dense records that
+ * start at or past t): a run moved back to t (driver.h "Piecewise runs"). */
+void mb_result_truncate(mb_result *res, double t, double dir, ptrdiff_t *hits);
 #endif

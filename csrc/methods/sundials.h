@@ -106,4 +106,36 @@ int mb_sundials_ida_run(const mb_problem *p, double t0, double tf, const double 
                         const mb_dae_options *d, const mb_options *o, mb_result *res,
                         double *yp0_out);
 
+/* Piecewise runs, as the driver's (driver.h "Piecewise runs"): the run of
+ * mb_sundials_run / mb_sundials_ida_run set up once and taken on one internal step of
+ * the integrator at a time, so that it takes exactly the steps of the whole run over
+ * the same [t0, tf]:
+ *   mb_sundials_open     set up (dae: as for mb_sundials_ida_run, or NULL for an ODE
+ *                        problem); *st is set also on failure (close it)
+ *   mb_sundials_step     one internal step: MB_OK, MB_TERMINATED (tf or a terminal
+ *                        event), or an error (kept: every later call returns it)
+ *   mb_sundials_advance  steps until the run reaches t_stop, y(t_stop) from the
+ *                        integrator's interpolant (as a t_eval output of the whole run)
+ *   mb_sundials_restart_at  move the run back to (t, y), t inside the last step (or at
+ *                        its end); the result past t is dropped and the integrator
+ *                        starts anew there (CVodeReInit, ERKStepReInit, ARKStepReInit,
+ *                        IDAReInit with y' made consistent by IDACalcIC): order 1, its
+ *                        own first step; the counters go on (stats.nrestart counts)
+ *   mb_sundials_sync     the result's statistics brought up to date
+ *   mb_sundials_t, mb_sundials_y, mb_sundials_status   the current point and status
+ *   mb_sundials_close    res->status and message as mb_sundials_run leaves them,
+ *                        everything freed */
+typedef struct mb_sundials_state mb_sundials_state;
+int mb_sundials_open(mb_sundials_state **st, const char *name, const mb_problem *p,
+                     const mb_dae_options *dae, double t0, double tf, const double *y0,
+                     const mb_options *o, mb_result *res);
+int mb_sundials_step(mb_sundials_state *st);
+int mb_sundials_advance(mb_sundials_state *st, double t_stop, double *y);
+int mb_sundials_restart_at(mb_sundials_state *st, double t, const double *y);
+void mb_sundials_sync(mb_sundials_state *st);
+double mb_sundials_t(const mb_sundials_state *st);
+const double *mb_sundials_y(const mb_sundials_state *st);
+int mb_sundials_status(const mb_sundials_state *st);
+int mb_sundials_close(mb_sundials_state *st);
+
 #endif

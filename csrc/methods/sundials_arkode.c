@@ -57,6 +57,12 @@ static int erk_evolve(sun_run *r, double tf, double *t_ret)
     return ERKStepEvolve(r->mem, tf, r->y, t_ret, ARK_ONE_STEP);
 }
 
+static int erk_reinit(sun_run *r, double t)
+{
+    SUN_TRY(r, ERKStepReInit(r->mem, mb_sun_rhs, t, r->y), "ERKStepReInit");
+    return MB_OK;
+}
+
 /* ------------------------------------------------------------------ ARKStep */
 
 static int ark_root_init(void *mem, int n_events)
@@ -131,6 +137,12 @@ static int dirk_evolve(sun_run *r, double tf, double *t_ret)
     return ARKStepEvolve(r->mem, tf, r->y, t_ret, ARK_ONE_STEP);
 }
 
+static int dirk_reinit(sun_run *r, double t)
+{
+    SUN_TRY(r, ARKStepReInit(r->mem, NULL, mb_sun_rhs, t, r->y), "ARKStepReInit");
+    return MB_OK;
+}
+
 /* ------------------------------------------------------------------ both */
 
 static int ark_status(int flag)
@@ -158,5 +170,7 @@ static int ark_status(int flag)
     }
 }
 
-const sun_backend mb_sun_arkode_erk = {"ARKODE", &erk_api, erk_setup, erk_evolve, ark_status};
-const sun_backend mb_sun_arkode_dirk = {"ARKODE", &ark_api, dirk_setup, dirk_evolve, ark_status};
+const sun_backend mb_sun_arkode_erk = {"ARKODE", &erk_api, erk_setup, erk_evolve, ark_status,
+                                        erk_reinit};
+const sun_backend mb_sun_arkode_dirk = {"ARKODE", &ark_api, dirk_setup, dirk_evolve,
+                                         ark_status, dirk_reinit};

@@ -68,6 +68,12 @@ static int cv_evolve(sun_run *r, double tf, double *t_ret)
     return CVode(r->mem, tf, r->y, t_ret, CV_ONE_STEP);
 }
 
+static int cv_reinit(sun_run *r, double t)
+{
+    SUN_TRY(r, CVodeReInit(r->mem, t, r->y), "CVodeReInit");
+    return MB_OK;
+}
+
 static int cv_status(int flag)
 {
     switch (flag) {
@@ -92,5 +98,7 @@ static int cv_status(int flag)
     }
 }
 
-const sun_backend mb_sun_cvode_bdf = {"CVODE", &cv_api, cv_setup_bdf, cv_evolve, cv_status};
-const sun_backend mb_sun_cvode_adams = {"CVODE", &cv_api, cv_setup_adams, cv_evolve, cv_status};
+const sun_backend mb_sun_cvode_bdf = {"CVODE", &cv_api, cv_setup_bdf, cv_evolve, cv_status,
+                                       cv_reinit};
+const sun_backend mb_sun_cvode_adams = {"CVODE", &cv_api, cv_setup_adams, cv_evolve,
+                                         cv_status, cv_reinit};

@@ -12,6 +12,7 @@
  *     y'(t0), algebraic flags, IDACalcIC on request and an optional Jacobian.
  * The run itself is in sundials_common.c. */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,6 +304,24 @@ static int ida_evolve(sun_run *r, double tf, double *t_ret)
     return IDASolve(r->mem, tf, t_ret, r->y, r->yp, IDA_ONE_STEP);
 }
 
+/* IDA anew at (t, r->y): an ODE without a mass matrix from y'(t) = f(t, y); otherwise
+ * from the old interpolant's y'(t) (r->yp), its algebraic components and y' made
+ * consistent by IDACalcIC (the problem changed at t) */
+static int ida_reinit(sun_run *r, double t)
+{
+    r->jf_nst = LONG_MIN / 2;  /* a kept df/dy is evaluated anew */
+    if (!r->dae && !r->p->mass) {
+        int calc_ic, has_alg;
+        int rc = initial_slope(r, t, r->v2, &calc_ic, &has_alg);
+        if (rc != MB_OK)
+            return rc;
+        SUN_TRY(r, IDAReInit(r->mem, t, r->y, r->yp), "IDAReInit");
+        return MB_OK;
+    }
+    SUN_TRY(r, IDAReInit(r->mem, t, r->y, r->yp), "IDAReInit");
+    return consistent_ic(r, t, r->tf);
+}
+
 static int ida_status(int flag)
 {
     switch (flag) {
@@ -328,4 +347,5 @@ static int ida_status(int flag)
     }
 }
 
-const sun_backend mb_sun_ida = {"IDA", &ida_api, ida_setup, ida_evolve, ida_status};
+const sun_backend mb_sun_ida = {"IDA", &ida_api, ida_setup, ida_evolve, ida_status,
+                                  ida_reinit};

@@ -96,6 +96,9 @@ typedef struct sun_backend {
      * (0 success, 1 tstop reached, 2 root found, < 0 failure) */
     int (*evolve)(sun_run *r, double tf, double *t_ret);
     int (*status)(int flag);  /* flag < 0 -> MB_ERR_* of status.def */
+    /* start the integrator anew at (t, r->y) (a piecewise run's restart: order 1, its
+     * histories and counters dropped); r->yp holds y'(t) from the old interpolant */
+    int (*reinit)(sun_run *r, double t);
 } sun_backend;
 
 struct sun_run {
@@ -123,6 +126,8 @@ struct sun_run {
     ptrdiff_t *hits;            /* occurrences per event */
     long extra_nfev;            /* evaluations outside the integrator's counters */
     int cb_status;              /* sticky failure of a user callback (0: none) */
+    mb_stats base;              /* the run's counters before the integrator's last
+                                 * ReInit (a piecewise run's restart), 0 before */
     /* the problem's linsys as linear solver (sundials_linsys.c) */
     unsigned long lsys_gen;     /* generation of the Jacobian the linsys keeps */
     int lsys_factored;          /* slot 0 holds a I - J, a = lsys_a */

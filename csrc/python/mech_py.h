@@ -90,6 +90,11 @@ extern const char mech_ss_recover_doc[];
 int mech_ss_rows(mb_ss *ss, ptrdiff_t m, const double *t, const double *y, double *yf,
                  double *qdd, double *lam);
 int mech_ss_export(PyObject *d, const mb_ss *ss);
+/* _core.sensor_layout and _core.sensors_eval (sensors_py.c) */
+PyObject *sensor_layout(PyObject *self, PyObject *noargs);
+extern const char sensor_layout_doc[];
+PyObject *sensors_eval(PyObject *self, PyObject *args, PyObject *kw);
+extern const char sensors_eval_doc[];
 /* _core.planar_layout and _core.mech_planar (planar_py.c) */
 PyObject *planar_layout(PyObject *self, PyObject *noargs);
 extern const char planar_layout_doc[];

@@ -398,6 +398,8 @@ static PyMethodDef mech_methods_def[] = {
     {"mech_initial_check", KW(mech_initial_check), mech_initial_check_doc},
     {"mech_phi_q_sparse", KW(mech_phi_q_sparse), mech_phi_q_sparse_doc},
     {"gram_dependent", KW(gram_dependent), gram_dependent_doc},
+    {"sensor_layout", sensor_layout, METH_NOARGS, sensor_layout_doc},
+    {"sensors_eval", KW(sensors_eval), sensors_eval_doc},
     {NULL, NULL, 0, NULL}};
 #undef KW
 

@@ -6,8 +6,9 @@
  *       (t_eval None): the session opened, the driver set up (the first step size)
  *   step()          one accepted step  -> (status, t, y)
  *   advance(t)      up to t, the state there by the dense output -> (status, t, y)
- *   set_force(row, value, t)  the constant term c0 of the generalized force in row
- *                   `row` of the planar force table becomes value at time t: the run
+ *   set_force(row, value, t)  the constant term c0 of the time function of row `row`
+ *                   of the force table (a planar generalized force or TSDA actuator, a
+ *                   spatial TSDA or RSDA actuator) becomes value at time t: the run
  *                   moves back to t when it stepped past it, the formulation forgets
  *                   its cached Q, the method restarts at t -> status
  *   restart(t)      the same without a force: the problem changed at t (a parameter
@@ -20,8 +21,9 @@
  * failed (its message in result()).  An exception of the user's code or Ctrl-C during
  * a piece is held (result()["raised"] / ["interrupted"]) with what was computed, as in
  * mech_simulate.  The GIL is released during every piece unless Python runs per step;
- * a piece runs at most once at a time per object (RuntimeError otherwise).  Only
- * mbint's own driver runs in pieces: a SUNDIALS method is refused (ValueError). */
+ * a piece runs at most once at a time per object (RuntimeError otherwise).  mbint's own
+ * methods run through the driver's piecewise entry points, the SUNDIALS ones through
+ * the adapters' (sundials.h "Piecewise runs"). */
 #include "simulate_py.h"
 #define NO_IMPORT_ARRAY
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
@@ -29,6 +31,7 @@
 #include <numpy/arrayobject.h>
 #include <string.h>
 #include "status.h"
+#include "sundials.h"
 
 typedef struct stepper_obj {
     PyObject_HEAD
@@ -37,7 +40,8 @@ typedef struct stepper_obj {
     run_ctx *r;             /* the session's run, arguments and problem */
     run_args *ra;
     const mb_problem *p;
-    mb_driver_state *st;
+    mb_driver_state *st;    /* the driver's piecewise run, */
+    mb_sundials_state *sun; /* or a SUNDIALS method's (one of the two) */
     PyObject *args, *kw;    /* the constructor's arguments: the session borrows from them
                              * (the events, the method's name, the handle's capsule) */
     double *y;              /* n: the formulation's state at the last stop */
@@ -49,13 +53,49 @@ typedef struct stepper_obj {
     int rc;
 } stepper_obj;
 
+/* ---- the piecewise run: the driver's or a SUNDIALS method's ---- */
+
+static int pw_step(stepper_obj *o)
+{
+    return o->sun ? mb_sundials_step(o->sun) : mb_driver_step(o->st);
+}
+
+static int pw_advance(stepper_obj *o, double t, double *y)
+{
+    return o->sun ? mb_sundials_advance(o->sun, t, y) : mb_driver_advance(o->st, t, y);
+}
+
+static int pw_restart_at(stepper_obj *o, double t, const double *y)
+{
+    return o->sun ? mb_sundials_restart_at(o->sun, t, y) : mb_driver_restart_at(o->st, t, y);
+}
+
+static double pw_t(const stepper_obj *o)
+{
+    return o->sun ? mb_sundials_t(o->sun) : mb_driver_t(o->st);
+}
+
+static const double *pw_y(const stepper_obj *o)
+{
+    return o->sun ? mb_sundials_y(o->sun) : mb_driver_y(o->st);
+}
+
+static int pw_status(const stepper_obj *o)
+{
+    return o->sun ? mb_sundials_status(o->sun) : mb_driver_status(o->st);
+}
+
 /* ---- pieces (run_piece: GIL released unless Python runs per step) ---- */
 
 static int piece_open(run_ctx *r, void *arg)
 {
     stepper_obj *o = arg;
     const double *y0 = PyArray_DATA((PyArrayObject *)r->y0);
-    o->rc = mb_driver_open(&o->st, r->m, o->p, o->ra->t0, o->ra->tf, y0, &r->o, &r->res);
+    if (r->m)
+        o->rc = mb_driver_open(&o->st, r->m, o->p, o->ra->t0, o->ra->tf, y0, &r->o, &r->res);
+    else  /* a SUNDIALS method: IDA on the formulation's residual view when r->dae */
+        o->rc = mb_sundials_open(&o->sun, r->name, o->p, r->dae, o->ra->t0, o->ra->tf, y0,
+                                 &r->o, &r->res);
     if (o->rc == MB_OK)
         memcpy(o->y, y0, (size_t)r->n * sizeof(double));
     return o->rc;
@@ -64,17 +104,17 @@ static int piece_open(run_ctx *r, void *arg)
 static int piece_step(run_ctx *r, void *arg)
 {
     stepper_obj *o = arg;
-    o->rc = mb_driver_step(o->st);
-    memcpy(o->y, mb_driver_y(o->st), (size_t)r->n * sizeof(double));
+    o->rc = pw_step(o);
+    memcpy(o->y, pw_y(o), (size_t)r->n * sizeof(double));
     return o->rc;
 }
 
 static int piece_advance(run_ctx *r, void *arg)
 {
     stepper_obj *o = arg;
-    o->rc = mb_driver_advance(o->st, o->t_arg, o->y);
+    o->rc = pw_advance(o, o->t_arg, o->y);
     if (o->rc != MB_OK)  /* stopped short of t: the run's own point */
-        memcpy(o->y, mb_driver_y(o->st), (size_t)r->n * sizeof(double));
+        memcpy(o->y, pw_y(o), (size_t)r->n * sizeof(double));
     return o->rc;
 }
 
@@ -84,13 +124,17 @@ static int piece_set_force(run_ctx *r, void *arg)
 {
     stepper_obj *o = arg;
     (void)r;
-    int rc = mb_driver_advance(o->st, o->t_arg, o->y);
+    int rc = pw_advance(o, o->t_arg, o->y);
     if (rc == MB_OK) {
         if (o->row >= 0) {
-            o->S->s.mh->forces[o->row].fa.c0 = o->value;
+            mech_handle *mh = o->S->s.mh;
+            if (mh->spatial)
+                mh->sforces[o->row].fa.c0 = o->value;
+            else
+                mh->forces[o->row].fa.c0 = o->value;
             mb_form_changed(&o->S->F);
         }
-        rc = mb_driver_restart_at(o->st, o->t_arg, o->y);
+        rc = pw_restart_at(o, o->t_arg, o->y);
     }
     o->rc = rc;
     return rc;
@@ -136,8 +180,8 @@ static PyObject *stop_tuple(stepper_obj *o, double t)
     }
     /* ended: only once the caller is at the run's last point (advance interpolates
      * inside the last step before that) */
-    int status = o->rc < 0 ? o->rc : mb_driver_status(o->st);
-    if (status == MB_TERMINATED && t != mb_driver_t(o->st))
+    int status = o->rc < 0 ? o->rc : pw_status(o);
+    if (status == MB_TERMINATED && t != pw_t(o))
         status = MB_OK;
     return Py_BuildValue("idN", status, t, y);
 }
@@ -149,13 +193,6 @@ static PyObject *stop_tuple(stepper_obj *o, double t)
 static PyObject *stepper_start(stepper_obj *o)
 {
     run_ctx *r = o->r;
-    if (!r->m || r->dae) {
-        PyErr_Format(PyExc_ValueError, "Simulator: method '%s' is a SUNDIALS method, which runs "
-                     "its own step loop; the Simulator steps mbint's own driver only (any "
-                     "other method of mbint.methods()).", r->name);
-        Py_DECREF(o);
-        return NULL;
-    }
     if (r->o.t_eval) {
         PyErr_SetString(PyExc_ValueError, "Simulator: t_eval is not taken (advance(t) gives "
                         "the state at t).");
@@ -230,6 +267,7 @@ static PyObject *ode_stepper_new(PyTypeObject *type, PyObject *args, PyObject *k
 static void stepper_dealloc(stepper_obj *o)
 {
     if (o->st) mb_driver_close(o->st);
+    if (o->sun) mb_sundials_close(o->sun);
     if (o->S) {
         mech_session_close(o->S);
         PyMem_Free(o->S);
@@ -249,7 +287,7 @@ static PyObject *stepper_step(stepper_obj *o, PyObject *noargs)
     (void)noargs;
     if (run_one(o, piece_step))
         return NULL;
-    return stop_tuple(o, mb_driver_t(o->st));
+    return stop_tuple(o, pw_t(o));
 }
 
 static PyObject *stepper_advance(stepper_obj *o, PyObject *arg)
@@ -260,7 +298,7 @@ static PyObject *stepper_advance(stepper_obj *o, PyObject *arg)
     o->t_arg = t;
     if (run_one(o, piece_advance))
         return NULL;
-    return stop_tuple(o, o->rc == MB_OK ? t : mb_driver_t(o->st));
+    return stop_tuple(o, o->rc == MB_OK ? t : pw_t(o));
 }
 
 static PyObject *stepper_set_force(stepper_obj *o, PyObject *args)
@@ -274,10 +312,15 @@ static PyObject *stepper_set_force(stepper_obj *o, PyObject *args)
         return NULL;
     }
     mech_handle *mh = o->S->s.mh;
-    if (!mh->planar || row < 0 || row >= mh->pm.nf ||
-        mh->forces[row].type != MB_FORCE_GENERALIZED) {
-        PyErr_Format(PyExc_ValueError, "set_force: row %zd is not a generalized force of a "
-                     "planar model.", row);
+    int input = 0;  /* a force element with a time function of its own (mb_timefn fa) */
+    if (mh->planar && row >= 0 && row < mh->pm.nf)
+        input = mh->forces[row].type == MB_FORCE_GENERALIZED ||
+                mh->forces[row].type == MB_FORCE_TSDA;
+    else if (mh->spatial && row >= 0 && row < mh->sm.nf)
+        input = mh->sforces[row].type == MB_SF_TSDA || mh->sforces[row].type == MB_SF_RSDA;
+    if (!input) {
+        PyErr_Format(PyExc_ValueError, "set_force: row %zd is not a generalized force or "
+                     "the actuator of a spring-damper.", row);
         return NULL;
     }
     if (o->S->F.kind != MB_FORM_INDEX1 && mb_form_changed(&o->S->F) != MB_OK) {
@@ -311,16 +354,20 @@ static PyObject *stepper_restart(stepper_obj *o, PyObject *arg)
 static PyObject *stepper_stats(stepper_obj *o, PyObject *noargs)
 {
     (void)noargs;
+    if (o->sun)
+        mb_sundials_sync(o->sun);
     const mb_stats *s = &o->r->res.stats;
     return Py_BuildValue("{sl,sl,sl,sl,sl,sl,sl,sd}", "nsteps", (long)s->nsteps, "nfev",
                          (long)s->nfev, "njev", (long)s->njev, "nlu", (long)s->nlu, "nreject",
                          (long)s->nreject, "nfail", (long)s->nfail, "nrestart",
-                         (long)s->nrestart, "t", mb_driver_t(o->st));
+                         (long)s->nrestart, "t", pw_t(o));
 }
 
 static PyObject *stepper_result(stepper_obj *o, PyObject *noargs)
 {
     (void)noargs;
+    if (o->sun)
+        mb_sundials_sync(o->sun);
     return o->S ? mech_session_result(o->S) : result_dict_of_run(o->r);
 }
 

@@ -4,12 +4,15 @@ outputs, the compiled C tables and pickling (the description only)."""
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._kernels import Kernels
-from .._typing import FloatArray, OutputFun
+from .._typing import ArrayLike, FloatArray, OutputFun
+
+if TYPE_CHECKING:
+    from .sensors import Sensor
 
 
 class BodyModel(Kernels):
@@ -45,6 +48,7 @@ class BodyModel(Kernels):
         self.force_elements = []
         self.outputs = {}
         self.output_units = {}
+        self.sensors = {}
         self.description = ""
         self.reference = ""
         self.t_span = None
@@ -137,9 +141,64 @@ class BodyModel(Kernels):
         """
         if not callable(fn):
             raise ValueError(f"add_output {name!r}: fn must be callable fn(t, q, qd).")
+        if str(name) in getattr(self, "sensors", {}):
+            raise ValueError(f"add_output {name!r}: the name is already used by a sensor.")
         self.outputs[str(name)] = fn
         if unit is not None:
             self.output_units[str(name)] = str(unit)
+
+    def add_sensor(self, name: str, kind: str, body: Any = None, point: ArrayLike | None = None, *,
+                   frame: Any = "ground", other: Any = None, other_point: ArrayLike | None = None,
+                   element: str | None = None, axis: ArrayLike | None = None,
+                   joint: str | None = None) -> Sensor:
+        """A named sensor, evaluated in C at the output times of a trajectory
+        (:meth:`Trajectory.sensor`, :meth:`Trajectory.output`, saved with its unit).
+
+        Parameters
+        ----------
+        name : str
+            Unique among the outputs and sensors.
+        kind : str
+            ``"position"``, ``"velocity"``, ``"acceleration"`` (of the point ``point``
+            of ``body``; m, m/s, m/s**2), ``"angular_velocity"``,
+            ``"angular_acceleration"`` (of ``body``; rad/s, rad/s**2),
+            ``"relative_angle"``, ``"relative_rate"`` (of ``other`` relative to
+            ``body``; rad, rad/s), ``"distance"``, ``"distance_rate"`` (between
+            ``point`` on ``body`` and ``other_point`` on ``other``; m, m/s),
+            ``"force"`` (the tension of a spring-damper, N, or the torque of a
+            rotational one, N*m: ``element``) or ``"contact"`` (the normal force of a
+            planar contact or the vertical force of a spatial tire, N: ``element``).
+            See :mod:`mbint.mbs.sensors`.
+        body, other : Body, name or index
+        point, other_point : array_like, shape (2,) or (3,), optional
+            Points in the body's frame [m] (default: the centre of mass).
+        frame : "ground" or Body, name or index
+            The axes of a vector quantity: global, or those of a body.
+        element : str
+            The name of a force element (``force``, ``contact``).
+        axis : array_like, shape (3,)
+            The rotation axis of a spatial ``relative_angle`` / ``relative_rate``
+            (global, at the initial configuration).
+        joint : str, optional
+            Instead of body, other and axis: the name of a revolute joint, whose angle
+            (body_j relative to body_i, about its axis) a ``relative_angle`` /
+            ``relative_rate`` reports.
+
+        Returns
+        -------
+        mbint.mbs.sensors.Sensor
+            With its ``unit`` (pint-parseable) and ``components``.
+
+        Raises
+        ------
+        ValueError
+            An unknown kind, body, frame or element, an element the kind cannot read, an
+            argument that does not apply to the kind, or a name already used.
+        """
+        from .sensors import add_sensor
+
+        return add_sensor(self, name, kind, body, point, frame=frame, other=other,
+                          other_point=other_point, element=element, axis=axis, joint=joint)
 
     def _add_driver_output(self, e):
         """The output ``"<driver>.torque"`` (N m) or ``"<driver>.force"`` (N) of driver

@@ -198,7 +198,7 @@ class SpatialElements:
     def add_distance(self, body_i: SpatialBodyRef, s_i: ArrayLike, body_j: SpatialBodyRef,
                      s_j: ArrayLike, length: float | None = None, frame: str = "global",
                      name: str | None = None) -> SpatialElement:
-        """Distance primitive Phi^dist: |P_j - P_i| = length, written (d.d - L^2)/2 = 0
+        """Distance primitive Phi^dist: ``|P_j - P_i|`` = length, written (d.d - L^2)/2 = 0
         (1 row, m^2); default length: the initial distance."""
         name = self._name("distance", name)
         where = f"distance {name!r}"

@@ -13,10 +13,14 @@ Layout (dimensions in parentheses):
 variable                    meaning
 ==========================  ============================================================
 time (time)                 output times [s]
-coordinate, coordinate_unit names and units of q (coordinate)
-constraint, constraint_unit names and units of the rows of Phi (constraint)
-q, qd, qdd                  (coordinate, time), units per coordinate: u, u/s, u/s^2
-lam                         (constraint, time), Lagrange multipliers, J per row unit
+coordinate, constraint       names of the entries of q and of the rows of Phi
+coordinate_unit, velocity_  (coordinate): the unit of each entry of q, qd, qdd
+unit, acceleration_unit     (u, u/s, u/s**2; "1" for a dimensionless coordinate)
+constraint_unit, constrai-  (constraint): the unit of each row of Phi, of its rate and
+nt_rate_unit, constraint_   of its second derivative (the violations), and of its
+acceleration_unit, lam_unit multiplier (J/u: N, N*m, N/m, J)
+q, qd, qdd                  (coordinate, time); units per row: see units_variable
+lam                         (constraint, time), Lagrange multipliers; units per row
 kinetic_energy, potential_  (time) [J], when the model has energies
 energy, total_energy
 dissipated_work             (time) [J], work done against velocity-dependent forces
@@ -24,6 +28,8 @@ dissipated_work             (time) [J], work done against velocity-dependent for
 violation_position, _velo-  (constraint, time): Phi, Phi_q qd + Phi_t, Phi_q qdd - gamma
 city, _acceleration
 output_<name>               (time) or (output_<name>_row, time): the model's outputs
+sensor_<name>               (time, sensor_<name>_component): the model's sensors, with
+                            the names of the components (x, y, z or value) and the unit
 step_time, step_size,       (step): every accepted step
 step_error
 dense_t0, dense_h,          (segment), (dense_coefficient): the dense output's records
@@ -36,6 +42,14 @@ ss_log_time, ss_log_parti-  the state space with dense output: (ss_log), (ss_log
 tion, ss_log_state,         ss_state), (ss_partition, ss_independent): the run's log
 ss_partitions               that maps the stored (v, v') records to (q, qd)
 ==========================  ============================================================
+
+Units: every ``units`` attribute is one SI unit string that pint (``pint.Unit``) and
+UDUNITS parse (``"s"``, ``"J"``, ``"m/s**2"``, ``"N*m"``, ``"1"``).  A variable whose
+rows have different units (q of a planar model: m, m, rad) has no ``units`` attribute
+(CF allows one unit per variable); its attribute ``units_variable`` names the string
+variable holding the unit of each row (itself of pint-parseable strings, ``""`` for a
+row of unknown unit, as a MechanicalSystem without ``units=``).  When every row has
+the same known unit the variable has ``units`` as well.
 
 Attributes: ``mbint_version``, ``model_name``, ``model_class``, ``model_json``
 (the description of a PlanarModel), ``method``, ``formulation``, ``status``,
@@ -77,16 +91,39 @@ def _json(obj):
 
 
 def _units(model, attr, n):
+    """The unit of every row: ``model.<attr>``, with a body model's ``""`` (Euler
+    parameters, normalization rows) written as ``"1"`` (dimensionless); ``""`` stays
+    for a row whose unit is unknown (a MechanicalSystem without ``units=``)."""
     u = list(getattr(model, attr, [""] * n))
-    return u if len(u) == n else [""] * n
+    if len(u) != n:
+        return [""] * n
+    if getattr(model, "kind", None) in ("planar", "spatial"):
+        u = [v or "1" for v in u]
+    return u
 
 
 def _per(units, suffix):
+    """``u + suffix`` (``"m/s"``; ``"1/s"`` for a dimensionless u), ``""`` when unknown."""
     return [(u + suffix) if u else "" for u in units]
 
 
 def _lam_unit(u):
-    return {"m": "N", "rad": "N m", "m^2": "N/m"}.get(u, "")
+    """The unit of the multiplier of a row in unit u: J/u (N, N*m, N/m; J for a
+    dimensionless row), ``""`` when u is unknown."""
+    if not u:
+        return ""
+    return {"m": "N", "rad": "N*m", "m^2": "N/m", "1": "J"}.get(u, f"J/({u})")
+
+
+def _unit_attrs(units, variable):
+    """The unit attributes of a variable with one unit per row (``units``, kept in the
+    coordinate variable ``variable``): ``units`` when every row has the same known unit,
+    else no ``units`` (CF has one unit per variable) and ``units_variable`` naming the
+    per-row units (each pint-parseable)."""
+    same = set(units)
+    if len(same) == 1 and "" not in same:
+        return dict(units=units[0], units_variable=variable)
+    return dict(units_variable=variable)
 
 
 def to_xarray(traj: Trajectory, steps: bool = True, dense: bool = True,
@@ -112,14 +149,16 @@ def to_xarray(traj: Trajectory, steps: bool = True, dense: bool = True,
     coords = {
         "time": ("time", np.asarray(traj.t, float), dict(units="s", long_name="time")),
         "coordinate": ("coordinate", np.array(list(m.coordinate_names), dtype=object)),
-        "coordinate_unit": ("coordinate", np.array(cu, dtype=object)),
         "constraint": ("constraint", np.array(list(m.constraint_names), dtype=object)),
-        "constraint_unit": ("constraint", np.array(ku, dtype=object)),
     }
+    for name, dim, units in _row_units(cu, ku):
+        coords[name] = (dim, np.array(units, dtype=object), dict(
+            long_name=f"unit of each {dim} row of the variables naming it in units_variable"))
     data = _state_variables(traj, cu, ku)
     _add_energies(data, traj)
-    _add_violations(data, traj)
+    _add_violations(data, traj, ku)
     _add_outputs(data, traj)
+    _add_sensors(data, coords, traj)
     attrs = _attributes(traj)
     if steps:
         data["step_time"] = (("step",), np.asarray(traj.t_steps, float), dict(units="s"))
@@ -135,22 +174,31 @@ def to_xarray(traj: Trajectory, steps: bool = True, dense: bool = True,
     return ds
 
 
+def _row_units(cu, ku):
+    """The per-row unit variables: (name, dimension, units)."""
+    return [("coordinate_unit", "coordinate", cu),
+            ("velocity_unit", "coordinate", _per(cu, "/s")),
+            ("acceleration_unit", "coordinate", _per(cu, "/s**2")),
+            ("constraint_unit", "constraint", ku),
+            ("constraint_rate_unit", "constraint", _per(ku, "/s")),
+            ("constraint_acceleration_unit", "constraint", _per(ku, "/s**2")),
+            ("lam_unit", "constraint", [_lam_unit(u) for u in ku])]
+
+
 def _state_variables(traj, cu, ku):
     """q, qd, qdd and lam with the unit of every row (``cu``, ``ku``)."""
-    see_c = "per coordinate: see coordinate_unit"
     return {
         "q": (("coordinate", "time"), traj.q,
-              dict(long_name="coordinates q", units=see_c, unit_of_each=_json(cu))),
+              dict(long_name="coordinates q", **_unit_attrs(cu, "coordinate_unit"))),
         "qd": (("coordinate", "time"), traj.qd,
-               dict(long_name="velocities dq/dt", units=see_c + " per s",
-                    unit_of_each=_json(_per(cu, "/s")))),
+               dict(long_name="velocities dq/dt",
+                    **_unit_attrs(_per(cu, "/s"), "velocity_unit"))),
         "qdd": (("coordinate", "time"), traj.qdd,
-                dict(long_name="accelerations d2q/dt2", units=see_c + " per s^2",
-                     unit_of_each=_json(_per(cu, "/s^2")))),
+                dict(long_name="accelerations d2q/dt2",
+                     **_unit_attrs(_per(cu, "/s**2"), "acceleration_unit"))),
         "lam": (("constraint", "time"), traj.lam,
                 dict(long_name="Lagrange multipliers lambda (M qdd + Phi_q^T lambda = Q)",
-                     units="J per unit of the constraint row",
-                     unit_of_each=_json([_lam_unit(u) for u in ku]))),
+                     **_unit_attrs([_lam_unit(u) for u in ku], "lam_unit"))),
     }
 
 
@@ -173,15 +221,17 @@ def _add_energies(data, traj):
                  "actuators or driven joints"))
 
 
-def _add_violations(data, traj):
+def _add_violations(data, traj, ku):
     """The constraint residuals at the three levels, every row."""
     V = traj.violation(per_row=True)
     for name, v in zip(_VIOL, V):
-        suffix = {"position": "", "velocity": "/s", "acceleration": "/s^2"}[name]
+        suffix, var = {"position": ("", "constraint_unit"),
+                       "velocity": ("/s", "constraint_rate_unit"),
+                       "acceleration": ("/s**2", "constraint_acceleration_unit")}[name]
         data[f"violation_{name}"] = (("constraint", "time"), np.asarray(v, float), dict(
             long_name={"position": "Phi", "velocity": "Phi_q qd + Phi_t",
                        "acceleration": "Phi_q qdd - gamma"}[name],
-            units=f"per constraint row: see constraint_unit{(' ' + suffix) if suffix else ''}"))
+            **_unit_attrs(_per(ku, suffix), var)))
 
 
 def _add_outputs(data, traj):
@@ -201,7 +251,29 @@ def _add_outputs(data, traj):
     for name, v in getattr(traj, "_stored_outputs", {}).items():
         if f"output_{name}" not in data:
             dims = ("time",) if v.ndim == 1 else (f"output_{name}_row", "time")
-            data[f"output_{name}"] = (dims, v, dict(long_name=name))
+            unit = getattr(traj, "_stored_output_units", {}).get(name)
+            data[f"output_{name}"] = (dims, v, dict(long_name=name,
+                                                    **({"units": unit} if unit else {})))
+
+
+def _add_sensors(data, coords, traj):
+    """The model's sensors (:meth:`Trajectory.sensor`), and those a loaded trajectory
+    stored: ``sensor_<name>`` (time, sensor_<name>_component) with its unit."""
+    sensors = getattr(traj.model, "sensors", {}) or {}
+    for name, s in sensors.items():
+        dim = f"sensor_{name}_component"
+        coords[dim] = (dim, np.array(s.components, dtype=object))
+        data[f"sensor_{name}"] = (("time", dim), np.asarray(traj.sensor(name), float), dict(
+            long_name=f"{s.kind} sensor {name}", units=s.unit, sensor_kind=s.kind))
+    for name, v in getattr(traj, "_stored_sensors", {}).items():
+        if f"sensor_{name}" not in data:
+            dim = f"sensor_{name}_component"
+            meta = getattr(traj, "_stored_sensor_meta", {}).get(name, {})
+            coords[dim] = (dim, np.array(meta.get("components", [str(k) for k in
+                                                                  range(v.shape[1])]),
+                                         dtype=object))
+            attrs = {k: meta[k] for k in ("long_name", "units", "sensor_kind") if k in meta}
+            data[f"sensor_{name}"] = (("time", dim), v, attrs)
 
 
 def _attributes(traj):
@@ -432,10 +504,22 @@ def from_xarray(ds: xarray.Dataset) -> Trajectory:
                               var("total_energy", None))
     traj._dissipated = var("dissipated_work", None)
     traj._violation = Violation(*(var(f"violation_{k}", None).reshape(nc, m) for k in _VIOL))
-    traj._stored_outputs = {}
+    traj._stored_outputs, traj._stored_output_units = {}, {}
+    traj._stored_sensors, traj._stored_sensor_meta = {}, {}
     for name in ds.data_vars:
         if str(name).startswith("output_"):
-            traj._stored_outputs[str(name)[len("output_"):]] = np.asarray(ds[name].values)
+            key = str(name)[len("output_"):]
+            traj._stored_outputs[key] = np.asarray(ds[name].values)
+            if "units" in ds[name].attrs:
+                traj._stored_output_units[key] = str(ds[name].attrs["units"])
+        elif str(name).startswith("sensor_"):
+            key = str(name)[len("sensor_"):]
+            v = ds[name]
+            traj._stored_sensors[key] = np.asarray(v.values, float).reshape(m, -1)
+            meta = {k: v.attrs[k] for k in ("long_name", "units", "sensor_kind")
+                    if k in v.attrs}
+            meta["components"] = [str(c) for c in ds[f"sensor_{key}_component"].values]
+            traj._stored_sensor_meta[key] = meta
     return traj
 
 

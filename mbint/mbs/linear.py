@@ -296,8 +296,8 @@ def equilibrium(model: Model, q0: ArrayLike | None = None, *, t: float = 0.0, to
     saddle-point system, Jacobian [Q_q - (Phi_q^T lam)_q, -Phi_q^T; Phi_q, 0] from the model's
     derivative kernels (``forces_q``, ``phiqT_lam_q``, ``constraint_jacobian``; central
     differences in C where a kernel is missing), with a backtracking line search on the
-    scaled residual max(|Q - Phi_q^T lam| / F, |Phi| / L) (F = max |Q(t, q0, 0)| or 1 N,
-    L = max(1, max |q0|)).  When Newton fails, damped dynamic relaxation: the mechanism is
+    scaled residual max(``|Q - Phi_q^T lam|`` / F, ``|Phi|`` / L) (F = max ``|Q(t, q0, 0)|`` or 1 N,
+    L = max(1, max ``|q0|``)).  When Newton fails, damped dynamic relaxation: the mechanism is
     simulated from q0 at rest with added mass-proportional damping -c M q' (c critical for
     the slowest mode of the linearization at q0, ``radau_iia``) and Newton is restarted from
     where it comes to rest.
@@ -576,7 +576,7 @@ def linearize(model: Model, q: ArrayLike | None = None, qd: ArrayLike | None = N
     - A = [0 I; J1 J2], J1 = dv''/dv, J2 = dv''/dv', analytic (RN eqs 26-35 from the
       model's derivative kernels, central differences in C only where a kernel is missing),
       or with ``jacobian="differences"`` central differences of v'' with the relative step
-      :data:`DIFF_STEP` = eps^(1/3) times max(1, |x_j|);
+      :data:`DIFF_STEP` = eps^(1/3) times max(1, ``|x_j|``);
     - B = [0; M^^-1 E^T b_k] for input k entering as the generalized force b_k u_k
       (E = dq/dv).  An input is the name of a force element with an actuator (planar
       ``add_generalized_force``, planar and spatial ``add_spring_damper``: its tension
@@ -808,7 +808,7 @@ def modes(model: Model, q: ArrayLike | None = None, *, t: float = 0.0,
     """Vibration modes of a mechanism at an equilibrium.
 
     The eigenvalues s of A of :func:`linearize` at (q, 0): undamped natural frequencies
-    |s| / 2 pi [Hz], damped |Im s| / 2 pi [Hz], damping ratios -Re s / |s|, mode shapes in
+    ``|s|`` / 2 pi [Hz], damped ``|Im s|`` / 2 pi [Hz], damping ratios -Re s / ``|s|``, mode shapes in
     the independent coordinates and in all coordinates (dq = E dv through the partition,
     E = dq/dv), sorted by frequency; rigid-body (zero) modes apart.
 
@@ -824,7 +824,7 @@ def modes(model: Model, q: ArrayLike | None = None, *, t: float = 0.0,
     independent : optional
         The independent coordinates (see :func:`linearize`).
     zero_tol : float
-        Eigenvalues with |s| <= zero_tol max(1, max |s|) [1/s] are rigid-body modes.
+        Eigenvalues with ``|s|`` <= zero_tol max(1, max ``|s|``) [1/s] are rigid-body modes.
 
     Returns
     -------

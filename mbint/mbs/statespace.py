@@ -44,7 +44,7 @@ class StateSpace:
         prefers by default the coordinates the stiff force elements act in; a run's
         partitions are ``traj.partitions``.)
     tol : float, optional
-        Tolerance of Newton for the dependent positions, max |Phi| (default 1e-10).
+        Tolerance of Newton for the dependent positions, max ``|Phi|`` (default 1e-10).
 
     Attributes
     ----------

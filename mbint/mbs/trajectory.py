@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # annotations only
     from .._typing import ArrayLike, FloatArray, Model
     from ..animation import Animation
     from .reactions import JointReaction
+    from ..scene3d import View3D
 
 from .. import _status
 from ..dense import DenseOutput
@@ -227,7 +228,10 @@ class Trajectory:
     q_events: list[FloatArray] | None
     qd_events: list[FloatArray] | None
     t_contacts: list[FloatArray] | None  # simulate with contact switching, or loaded
-    _stored_outputs: dict[str, FloatArray]  # a loaded trajectory's outputs
+    _stored_outputs: dict[str, FloatArray]  # a loaded trajectory's outputs,
+    _stored_output_units: dict[str, str]  # their units,
+    _stored_sensors: dict[str, FloatArray]  # its sensors (m, n_components)
+    _stored_sensor_meta: dict[str, Any]  # and theirs
     _energy: Energy | None
     _violation: Violation | None
     _dissipated: FloatArray | None
@@ -396,7 +400,8 @@ class Trajectory:
         """A named output of the model at the output points.
 
         Evaluates ``model.outputs[name](t, q, qd)`` with the trajectory's
-        ``t`` (m,), ``q`` and ``qd`` (nq, m); an output that has a
+        ``t`` (m,), ``q`` and ``qd`` (nq, m); a sensor's name gives
+        :meth:`sensor` transposed (a sensor of one component: shape (m,)); an output that has a
         ``from_trajectory(traj)`` method is given the trajectory instead (a driver's
         ``"<driver>.torque"`` / ``"<driver>.force"``, which takes ``traj.lam``: see
         :func:`mbint.mbs.reactions.driver_effort`).  Units are in
@@ -407,6 +412,10 @@ class Trajectory:
         ndarray
             Shape (m,) for a scalar output, (k, m) for a vector of k values.
         """
+        if name in getattr(self.model, "sensors", {}) or name in getattr(
+                self, "_stored_sensors", {}):
+            v = self.sensor(name).T  # component-major, as the outputs
+            return v[0] if v.shape[0] == 1 else v
         stored = getattr(self, "_stored_outputs", {})
         if name in stored and name not in self.model.outputs:
             return stored[name]  # a loaded trajectory: the values from the file
@@ -420,6 +429,39 @@ class Trajectory:
         if hook is not None:
             return np.asarray(hook(self))
         return np.asarray(fn(self.t, self.q, self.qd))
+
+    def sensor(self, name: str) -> FloatArray:
+        """A sensor of the model (:meth:`PlanarModel.add_sensor`) at the output points.
+
+        Every sensor of the model is evaluated in C in one call on first use (from
+        ``t``, ``q``, ``qd`` and the trajectory's ``qdd``) and kept; a loaded trajectory
+        returns the stored values.  The unit is ``model.sensors[name].unit`` (also in
+        ``model.output_units``).
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        ndarray, shape (m, n_components)
+            One row per output time (``model.sensors[name].components`` names the
+            columns: x, y[, z] or value).
+        """
+        sensors = getattr(self.model, "sensors", {}) or {}
+        if name not in sensors:
+            stored = getattr(self, "_stored_sensors", {})
+            if name in stored:
+                return stored[name]
+            raise ValueError(f"sensor: unknown sensor {name!r}; the model has "
+                             f"{sorted(set(sensors) | set(stored))}.")
+        cache = getattr(self, "_sensor_values", None)
+        if cache is None or name not in cache:
+            from .sensors import evaluate
+
+            cache = evaluate(self.model, self.t, self.q, self.qd, self.qdd)
+            self._sensor_values = cache
+        return cache[name]
 
     def reactions(self, joint: str | None = None,
                   frame: str = "ground") -> JointReaction | dict[str, JointReaction]:
@@ -684,6 +726,12 @@ class Trajectory:
 
         return animate(self, path=path, fps=fps, max_frames=max_frames, size=size, dpi=dpi,
                        trace=trace)
+
+    def view3d(self, path: str | PathLike[str] | None = None, **options: Any) -> View3D:
+        """An interactive 3-D view of the motion: :func:`mbint.view3d` (see there)."""
+        from ..scene3d import view3d
+
+        return view3d(self, path, **options)
 
 
 def __getattr__(name):

@@ -66,13 +66,13 @@ import json
 import math
 import pathlib
 import sys
-import time
 
 import numpy as np
 from scipy.integrate import solve_ivp as scipy_solve_ivp
 
 import mbint
 from mbint import models
+from mbint.benchmarks import at_error, best_time, envelope  # noqa: F401  (shared with the notebooks)
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -180,21 +180,6 @@ def runner(model, span, extra, contender, setting):
     raise ValueError(contender)
 
 
-def best_time(run, budget=BUDGET, reps=REPS):
-    t0 = time.process_time()
-    out = run()
-    best = time.process_time() - t0
-    if best > 2.0:        # a long run: once is enough, its noise is relatively small
-        return best, out
-    n, t_end = 1, time.process_time() + budget
-    while n < reps or (time.process_time() < t_end and n < 50):
-        t0 = time.process_time()
-        out = run()
-        best = min(best, time.process_time() - t0)
-        n += 1
-    return best, out
-
-
 def run(quick=False, problems=("double_pendulum_stiff_spring", "bouncing_balls"),
         progress=print, rounds=None):
     """Every contender over its sweep on every problem: a list of row dicts.
@@ -239,42 +224,6 @@ def run(quick=False, problems=("double_pendulum_stiff_spring", "bouncing_balls")
 
 
 # ---------------------------------------------------------------- matched accuracy
-
-def envelope(rows, problem, contender, metric="error"):
-    """The lower envelope of a contender's runs: array of (error, time, nfev, njev,
-    nlu), error ascending and time descending."""
-    pts = sorted((r[metric], r["time"], r["nfev"], r["njev"], r["nlu"]) for r in rows
-                 if r["problem"] == problem and r["contender"] == contender and r["ok"]
-                 and np.isfinite(r[metric]) and r[metric] > 0)
-    env = []
-    for p in pts:                       # error ascending: keep p if it is cheaper than all
-        if not env or p[1] < env[-1][1]:  # more accurate runs kept so far
-            env.append(p)
-    return np.array(env, float).reshape(-1, 5)
-
-
-def at_error(rows, problem, contender, target, metric="error"):
-    """Work of ``contender`` to reach error ``target``: dict(time, nfev, njev, nlu,
-    cheapest) with cheapest True when its cheapest run is already more accurate
-    than the target, or None when no run reaches the target."""
-    env = envelope(rows, problem, contender, metric)
-    if len(env) == 0 or target < env[0, 0] * (1 - 1e-12):
-        return None
-    if target >= env[-1, 0]:
-        e = env[-1]
-        return dict(time=e[1], nfev=e[2], njev=e[3], nlu=e[4], cheapest=target > e[0] * 1.0001)
-    le = np.log(env[:, 0])
-    k = int(np.searchsorted(le, math.log(target)))
-    k = min(max(k, 1), len(env) - 1)
-    w = (math.log(target) - le[k - 1]) / (le[k] - le[k - 1]) if le[k] > le[k - 1] else 0.0
-
-    def lin(col):
-        a, b = env[k - 1, col], env[k, col]
-        if a > 0 and b > 0:
-            return math.exp((1 - w) * math.log(a) + w * math.log(b))
-        return (1 - w) * a + w * b
-    return dict(time=lin(1), nfev=lin(2), njev=lin(3), nlu=lin(4), cheapest=False)
-
 
 def ratio_to_dopri5(rows, problem, contender, target, metric="error", quantity="time"):
     """quantity(contender) / quantity(dopri5) at the same error; nan if either

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 import platform
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,38 +35,15 @@ from scipy.integrate import solve_ivp as scipy_solve_ivp
 
 import mbint
 from mbint import _core, problems
+from mbint.benchmarks import interleaved_best  # noqa: F401
+from mbint.benchmarks.nonstiff import (MIN_REPS, MSD_T, ROUND_S, ROUNDS, Problem,  # noqa: F401
+                                       benchmark_problems)
 
 RTOL = 1e-6
 ATOL = 1e-9
-ROUNDS = 7           # interleaved rounds; the best time over all of them is kept
-ROUND_S = 0.03       # a solver faster than this runs more than MIN_REPS times per round
-MIN_REPS = 3         # runs of each solver per round, at least
 OUT_MD = Path(__file__).resolve().parents[2] / "out" / "bench_nonstiff.md"
 
-MSD_T = 10.0
 MBINT_METHODS = ("dopri5", "rk23", "adams")
-
-
-@dataclass(frozen=True)
-class Problem:
-    """A benchmark problem: Python RHS, C RHS name, interval, initial and reference final state."""
-
-    name: str
-    fun: object
-    c_name: str
-    t_span: tuple
-    y0: np.ndarray
-    y_ref: np.ndarray
-
-
-def benchmark_problems():
-    """The two problems of the benchmark, with their reference final states."""
-    return [
-        Problem("arenstorf", problems.arenstorf, "arenstorf", (0.0, problems.ARENSTORF_T),
-                problems.ARENSTORF_Y0.copy(), problems.ARENSTORF_Y0.copy()),
-        Problem("mass_spring_damper", problems.mass_spring_damper, "mass_spring_damper",
-                (0.0, MSD_T), np.zeros(2), problems.mass_spring_damper_exact([MSD_T])[:, 0]),
-    ]
 
 
 @dataclass
@@ -91,40 +67,6 @@ def find(rows, problem, solver, rhs):
         if (r.problem, r.solver, r.rhs) == (problem, solver, rhs):
             return r
     raise KeyError((problem, solver, rhs))
-
-
-def interleaved_best(runs, rounds=ROUNDS, round_s=ROUND_S, min_reps=MIN_REPS):
-    """Best CPU time of each callable in ``runs``, timed in interleaved rounds.
-
-    Parameters
-    ----------
-    runs : dict of str -> callable
-    rounds : int
-    round_s : float
-        A callable taking t seconds runs ``ceil(round_s / t)`` times per round ...
-    min_reps : int
-        ... but at least this often.
-
-    Returns
-    -------
-    best : dict of str -> float
-        Seconds.
-    n_runs : dict of str -> int
-    """
-    reps = {}
-    for key, run in runs.items():   # warm-up, and the repetitions per round
-        run()
-        t = time.process_time()
-        run()
-        reps[key] = max(min_reps, math.ceil(round_s / max(time.process_time() - t, 1e-9)))
-    best = {key: math.inf for key in runs}
-    for _ in range(rounds):
-        for key, run in runs.items():
-            for _ in range(reps[key]):
-                t = time.process_time()
-                run()
-                best[key] = min(best[key], time.process_time() - t)
-    return best, {key: rounds * reps[key] for key in runs}
 
 
 def _fun_batch(fun, t, y, batch=100):

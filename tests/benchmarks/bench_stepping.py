@@ -107,7 +107,7 @@ def ode_rows():
 def run():
     m = pendulum()
     rows = []
-    for method in ("rk4", "dopri5"):
+    for method in ("rk4", "dopri5", "cvode_bdf"):
         b, _ = simulate_per_step(m, method)
         a, steps_a = simulator_per_call(m, method)
         c, steps_c = simulator_per_call(m, method, inputs=True)
@@ -129,7 +129,7 @@ def report(rows):
         lines.append(f"| {r['method']} | {1e6 * r['B']:.2f} | {1e6 * r['A']:.2f} | "
                      f"{1e6 * r['overhead']:.2f} | {1e6 * r['C']:.2f} | "
                      f"{1e6 * r['overhead_input']:.2f} |")
-    lines += ["", "rk4: one advance(k h) per grid step; dopri5: one step() per call (max_step "
+    lines += ["", "rk4: one advance(k h) per grid step; dopri5 and cvode_bdf: one step() per call (max_step "
               "= h).  The issue's target: <= 5 us overhead per call.",
               "",
               "Read the last row for the cost of a call: with a C right-hand side and no "
