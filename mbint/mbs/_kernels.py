@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -62,6 +62,11 @@ class Kernels:
         def nq(self) -> int: ...
         @property
         def nc(self) -> int: ...
+        @property
+        def q0(self) -> FloatArray: ...
+        @property
+        def qd0(self) -> FloatArray: ...
+        def _mech_handle(self) -> Any: ...
 
     _linear_algebra = "auto"
 
@@ -90,19 +95,20 @@ class Kernels:
         linalg_code(mode)
         self._linear_algebra = mode
 
-    def _linalg_handle(self):
+    def _linalg_handle(self) -> Any:
         """The mech handle with this model's linear_algebra applied."""
         h = self._mech_handle()
         _core.mech_set_linalg(h, linalg_code(self._linear_algebra))
         return h
 
-    def _q(self, q):
+    def _q(self, q: Any) -> Any:
         return self.q0 if q is None else q
 
-    def _qd(self, qd):
+    def _qd(self, qd: Any) -> Any:
         return self.qd0 if qd is None else qd
 
-    def _eval(self, kernel, t, q, b=None, alpha=0.0, beta=0.0):
+    def _eval(self, kernel: str, t: Any, q: Any, b: Any = None, alpha: float = 0.0,
+              beta: float = 0.0) -> FloatArray:
         """Evaluate ``kernel`` at the points of q (nq,) or (nq, m) (b likewise).
 
         mech_eval wants points along the first axis and returns them there:
@@ -361,7 +367,7 @@ class Kernels:
         return self.phi(t, q), vel, acc
 
 
-def _points(what, v, n):
+def _points(what: str, v: Any, n: int) -> FloatArray:
     """v as a float array of one point (n,) or of points along the last axis (n, m)."""
     a = np.asarray(v, dtype=float)
     if a.ndim > 2 or (a.ndim == 2 and a.shape[0] != n) or (a.ndim < 2 and a.size != n):
@@ -370,7 +376,7 @@ def _points(what, v, n):
     return a
 
 
-def baumgarte_pair(b):
+def baumgarte_pair(b: Any) -> tuple[float, float]:
     """(alpha, beta) from None, a number or a pair."""
     if b is None:
         return 0.0, 0.0

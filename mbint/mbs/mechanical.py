@@ -228,7 +228,7 @@ class MechanicalSystem(Kernels):
         self._build_handle()
         self._check_shapes(where)
 
-    def _build_handle(self):
+    def _build_handle(self) -> Any:
         kernels = self._kernels
         self._handle = _core.mech_system(
             self._nq, self._nc, kernels["mass"], kernels["forces"], kernels["constraints"],
@@ -237,7 +237,7 @@ class MechanicalSystem(Kernels):
             kernels["phiq_x_q"], kernels["phiqT_lam_q"])
 
     # ---------------------------------------------------------------- pickling
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         """The kernels as given (C functions of a shared library by name, see
         :mod:`mbint._pickling`), never the C handle."""
         state = {k: v for k, v in self.__dict__.items() if k not in ("_handle", "_kernels")}
@@ -249,7 +249,7 @@ class MechanicalSystem(Kernels):
         state["_given"] = given
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         given = {k: (v.load() if isinstance(v, CFunctionRef) else v)
                  for k, v in state["_given"].items()}
         self.__dict__.update(state)
@@ -257,7 +257,7 @@ class MechanicalSystem(Kernels):
         self._kernels = _convert_kernels(given, f"MechanicalSystem {self.name!r}")
         self._build_handle()
 
-    def _state(self, where, what, v):
+    def _state(self, where: str, what: str, v: Any) -> FloatArray:
         if v is None:
             return np.zeros(self._nq)
         a = np.array(v, dtype=float).reshape(-1)
@@ -265,7 +265,7 @@ class MechanicalSystem(Kernels):
             raise ValueError(f"{where}: {what} must be {self._nq} finite numbers.")
         return a
 
-    def _check_shapes(self, where):
+    def _check_shapes(self, where: str) -> None:
         """Evaluate every Python kernel once at (q0, qd0, t = 0): a wrong shape is
         reported here, naming the kernel, rather than in the middle of a run."""
         q, qd, lam = self._q0, self._qd0, np.zeros(self._nc)
@@ -346,7 +346,7 @@ class MechanicalSystem(Kernels):
             raise ValueError(f"add_output {name!r}: fn must be callable fn(t, q, qd).")
         self.outputs[str(name)] = fn
 
-    def _mech_handle(self):
+    def _mech_handle(self) -> Any:
         return self._handle
 
     def kinetic_potential(self, t: ArrayLike, q: ArrayLike,
@@ -410,5 +410,5 @@ class MechanicalSystem(Kernels):
             return float(T[0]), float(V[0])
         return T, V
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<MechanicalSystem {self.name!r}: nq = {self._nq}, nc = {self._nc}>"
