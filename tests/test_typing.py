@@ -11,8 +11,8 @@
 - the stub of the C extension (mbint/_core.pyi) declares only names the extension has;
 - py.typed and the stub are package data (the wheel ships them).
 
-mypy runs twice, on the package and then on the snippets, with a cache in a temporary
-directory of this test's worker (nothing written into the tree, no race with another
+mypy runs twice in one test, on the package and then on the snippets, with a cache in
+the test's temporary directory (nothing written into the tree, no race with another
 worker): about 25 s of CPU in all.
 """
 import ast
@@ -50,58 +50,42 @@ def _mypy(args, cache):
     return proc.returncode, proc.stdout + proc.stderr
 
 
-@pytest.fixture(scope="module")
-def mypy_cache(tmp_path_factory):
-    """A cache of this worker's own: the package is analysed once (cold, about 20 s of
-    CPU), the snippets then reuse it."""
-    pytest.importorskip("mypy")
-    return tmp_path_factory.mktemp("mypy_cache")
-
-
-@pytest.fixture(scope="module")
-def package_run(mypy_cache):
-    """``python -m mypy mbint`` from the repository root (the options of [tool.mypy])."""
-    return _mypy(["mbint"], mypy_cache)
-
-
-@pytest.fixture(scope="module")
-def mypy_lines(package_run, mypy_cache):
-    """mypy's error lines over the two snippets, by file."""
-    code, out = _mypy(["--no-error-summary", "--show-error-codes", str(USAGE), str(ERRORS)],
-                      mypy_cache)
-    assert code in (0, 1), f"mypy did not run (exit {code}):\n{out}"
-    by_file = {}
-    for ln in out.splitlines():
-        if ": error:" in ln:
-            by_file.setdefault(pathlib.Path(ln.split(":", 1)[0]).as_posix(), []).append(ln)
-    return by_file, out
-
-
-def test_mypy_passes_on_the_package(package_run):
-    code, out = package_run
-    assert code == 0, "python -m mypy mbint:\n" + out
-    assert "Success" in out
-
-
-def test_typed_usage_passes_mypy(mypy_lines):
-    by_file, out = mypy_lines
-    assert by_file.get(USAGE.as_posix(), []) == [], out
-
-
-def test_misuses_are_reported_on_the_marked_lines(mypy_lines):
-    by_file, out = mypy_lines
+def _expected_errors():
+    """{line: error code} of the lines of tests/typing_errors.py marked ``# error: <code>``."""
     expected = {}
     for k, line in enumerate((ROOT / ERRORS).read_text().splitlines(), start=1):
         m = re.search(r"# error: ([a-z-]+)", line)
         if m:
             expected[k] = m.group(1)
+    return expected
+
+
+def test_mypy_on_the_package_the_typed_usage_and_the_misuses(tmp_path):
+    """One test, so that a parallel run analyses the package once (in one worker): mypy
+    on mbint/ (exit 0), then with the same cache on the two snippets: no error in the
+    typed usage, an error of the marked code on each marked line of the misuses and
+    nowhere else."""
+    pytest.importorskip("mypy")
+    code, out = _mypy(["mbint"], tmp_path)
+    assert code == 0 and "Success" in out, "python -m mypy mbint:\n" + out
+
+    code, out = _mypy(["--no-error-summary", "--show-error-codes", str(USAGE), str(ERRORS)],
+                      tmp_path)
+    assert code in (0, 1), f"mypy did not run (exit {code}):\n{out}"
+    by_file = {}
+    for ln in out.splitlines():
+        if ": error:" in ln:
+            by_file.setdefault(pathlib.Path(ln.split(":", 1)[0]).as_posix(), []).append(ln)
+    assert set(by_file) <= {USAGE.as_posix(), ERRORS.as_posix()}, out
+    assert by_file.get(USAGE.as_posix(), []) == [], "the typed usage:\n" + out
+    expected = _expected_errors()
     assert len(expected) >= 5
     got = {}
     for ln in by_file.get(ERRORS.as_posix(), []):
         m = re.match(r"[^:]+:(\d+): error: .*\[([a-z-]+)\]$", ln)
         assert m, ln
         got[int(m.group(1))] = m.group(2)
-    assert got == expected, out
+    assert got == expected, "the misuses:\n" + out
 
 
 def test_the_typed_usage_runs_and_its_values_have_the_annotated_types():
