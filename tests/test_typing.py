@@ -110,6 +110,16 @@ def test_the_typed_usage_runs_and_its_values_have_the_annotated_types():
     z = 1j
     assert complex(a) == pytest.approx(1 + z + z**2 / 2 + z**3 / 6 + z**4 / 24, abs=1e-14)
     assert isinstance(v["kinetic"], float)
+    from mbint.mbs.reactions import JointReaction
+
+    assert type(v["pin_reaction"]) is JointReaction
+    assert set(v["all_reactions"]) == {"pin"}
+    assert all(type(r) is JointReaction for r in v["all_reactions"].values())
+    # a uniform bar (m = 1 kg, L = 1 m) pinned at one end, released horizontal: the pin
+    # pushes it up by m g / 4 at release and by at most 5 m g / 2 (at the bottom)
+    Fy = v["pin_reaction"].on("bar").force[1]
+    assert Fy[0] == pytest.approx(9.81 / 4, rel=1e-6)
+    assert np.all(Fy > 0) and Fy.max() <= 2.5 * 9.81 * (1 + 1e-6)
     # the solution of y' = -y at t = 0.5 through the typed dense output
     assert float(v["y_half"][0]) == pytest.approx(np.exp(-0.5), rel=1e-7)
 

@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 import mbint
 from mbint.ivp import OdeResult
 from mbint.mbs.planar import Body, Element
+from mbint.mbs.reactions import JointReaction
 
 if TYPE_CHECKING:
     from typing_extensions import assert_type
@@ -34,6 +35,9 @@ assert_type(traj.t, NDArray[np.float64])
 assert_type(traj.success, bool)
 assert_type(traj.violation(), mbint.mbs.trajectory.Violation)
 kinetic, potential = model.energy(0.0)
+pin_reaction = traj.reactions("pin")
+assert_type(pin_reaction, JointReaction)
+assert_type(traj.reactions(), dict[str, JointReaction])
 
 res = mbint.solve_ivp(lambda t, y: -y, (0.0, 1.0), [1.0], method="rk45", rtol=1e-9,
                       atol=1e-12, dense_output=True)
@@ -51,4 +55,5 @@ VALUES: dict[str, Any] = dict(bar=bar, pin=pin, nq=model.nq, q0=model.q0, traj=t
                               q=traj.q, success=traj.success, res=res, infos=infos,
                               limit=mbint.stability.real_axis_limit("rk4"),
                               amplification=mbint.stability.amplification("rk4", 1j),
-                              y_half=y_half, kinetic=kinetic)
+                              y_half=y_half, kinetic=kinetic, pin_reaction=pin_reaction,
+                              all_reactions=traj.reactions())

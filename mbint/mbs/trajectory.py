@@ -13,7 +13,7 @@ matplotlib, and pillow for GIFs).
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -462,6 +462,11 @@ class Trajectory:
             cache = evaluate(self.model, self.t, self.q, self.qd, self.qdd)
             self._sensor_values = cache
         return cache[name]
+
+    @overload
+    def reactions(self, joint: str, frame: str = ...) -> JointReaction: ...
+    @overload
+    def reactions(self, joint: None = ..., frame: str = ...) -> dict[str, JointReaction]: ...
 
     def reactions(self, joint: str | None = None,
                   frame: str = "ground") -> JointReaction | dict[str, JointReaction]:
