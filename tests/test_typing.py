@@ -213,6 +213,19 @@ def test_the_stub_declares_only_what_the_extension_has():
         methods = set(declared["_Stepper"]) | set(declared[cls])
         for m in methods - {"__init__"}:
             assert callable(getattr(getattr(_core, cls), m, None)), f"{cls}.{m}"
+    # return types of the stub against what the binding returns
+    assert isinstance(_core.methods(), list) and all(isinstance(d, dict) for d in _core.methods())
+    assert all(isinstance(r, tuple) and type(r[1]) is int for r in _core.status_table())
+    for layout in (_core.formulations, _core.planar_layout, _core.spatial_layout,
+                   _core.sensor_layout):
+        assert isinstance(layout(), dict)
+    assert isinstance(_core.tableau("rk4"), dict)
+    R = _core.amplification("rk4", np.array([-1.0 + 0j]))
+    assert isinstance(R, np.ndarray) and R.dtype == np.complex128
+    assert complex(R[0]) == pytest.approx(1 - 1 + 1 / 2 - 1 / 6 + 1 / 24, abs=1e-15)
+    dep, rank = _core.gram_dependent(np.array([0, 1, 2]), np.array([0, 1]),
+                                     np.array([1.0, 1.0]), 1e-12)  # G = I (2 x 2)
+    assert dep.dtype == np.bool_ and not dep.any() and type(rank) is int and rank == 2
     # every name mbint/ takes from _core is declared (mypy checks only annotated bodies)
     used = set()
     for path in (ROOT / "mbint").rglob("*.py"):
