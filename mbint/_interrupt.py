@@ -18,6 +18,8 @@ from the callback up), with the partial result attached as ``exc.result``::
 """
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["IntegrationInterrupted", "raise_if_interrupted"]
 
 
@@ -39,14 +41,14 @@ class IntegrationInterrupted(KeyboardInterrupt):
         (``status = -1``, ``message`` says where it stopped).
     """
 
-    def __init__(self, result):
+    def __init__(self, result: Any) -> None:
         t_last = result.t[-1] if len(result.t) else float("nan")
         super().__init__(f"integration interrupted at t = {t_last:.17g} s; the partial "
                          f"result is in .result")
         self.result = result
 
 
-def raise_if_interrupted(out, result):
+def raise_if_interrupted(out: dict[str, Any], result: Any) -> None:
     """Raise the exception that stopped the run of the C entry point that returned
     ``out``, with ``result`` attached: :class:`IntegrationInterrupted` (from the
     original KeyboardInterrupt) for Ctrl-C, the user's own exception (as it was

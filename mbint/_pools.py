@@ -36,6 +36,7 @@ import sys
 import threading
 import time
 import traceback
+from typing import Any
 
 from .progress import cancel_scope
 
@@ -79,7 +80,7 @@ class MemberError:
     success = False
     status = -1
 
-    def __init__(self, index, params, exc):
+    def __init__(self, index: int, params: Any, exc: BaseException) -> None:
         self.index = int(index)
         self.params = params
         self.error = type(exc).__name__
@@ -438,7 +439,7 @@ _POOL = _Pool()
 _TASK_IDS = itertools.count(1)
 
 
-def shutdown_pool():
+def shutdown_pool() -> None:
     """Stop the idle worker processes of the pool (done at interpreter exit; the next
     process-backed ensemble starts fresh ones, e.g. to import changed modules)."""
     _POOL.shutdown()

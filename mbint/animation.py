@@ -15,13 +15,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .mbs.trajectory import Trajectory
 
 __all__ = ["Animation", "animate"]
 
 
-def animate(traj, path=None, fps=25, max_frames=250, size=(5.0, 5.0), dpi=80, trace=None):
+def animate(traj: Trajectory, path: str | os.PathLike[str] | None = None, fps: float = 25,
+            max_frames: int = 250, size: tuple[float, float] = (5.0, 5.0), dpi: int = 80,
+            trace: Sequence[Any] | None = None) -> list[Path] | Animation:
     """The body of :meth:`mbint.Trajectory.animate` (see there)."""
     if len(traj.t) < 1:
         raise ValueError("animate: the trajectory is empty.")
@@ -226,8 +232,9 @@ class Animation:
     html : {"jshtml", "video"}
     """
 
-    def __init__(self, trajectory, fps=25, max_frames=250, size=(5.0, 5.0), dpi=80, trace=None,
-                 html="jshtml"):
+    def __init__(self, trajectory: Trajectory, fps: float = 25, max_frames: int = 250,
+                 size: tuple[float, float] = (5.0, 5.0), dpi: int = 80,
+                 trace: Sequence[Any] | None = None, html: str = "jshtml") -> None:
         self.trajectory = trajectory
         self.fps = float(fps)
         self._args = (self.fps, max_frames, size, dpi, trace)
@@ -242,11 +249,11 @@ class Animation:
         fig, n, draw = _frame_drawer(self.trajectory, *self._args)
         return FuncAnimation(fig, draw, frames=n, interval=1000.0 / self.fps, blit=False)
 
-    def to_jshtml(self):
+    def to_jshtml(self) -> str:
         """The animation as an HTML page fragment with a JavaScript player."""
         return self._animation().to_jshtml(fps=self.fps)
 
-    def to_html5_video(self):
+    def to_html5_video(self) -> str:
         """The animation as an HTML5 ``<video>`` tag (H.264, needs ffmpeg)."""
         import matplotlib
 
@@ -256,7 +263,7 @@ class Animation:
     def _repr_html_(self):
         return self.to_html5_video() if self.html == "video" else self.to_jshtml()
 
-    def save(self, path):
+    def save(self, path: str | os.PathLike[str]) -> list[Path]:
         """Write the animation to ``path`` (GIF, MP4 or PNG frames, as
         :meth:`Trajectory.animate`)."""
         return _write_animation(self.trajectory, Path(path), *self._args)

@@ -20,16 +20,20 @@ References
 """
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 import numpy as np
 
 from . import _core
 from . import _validate as check
 from ._interrupt import raise_if_interrupted
 from .progress import run_cancel, run_progress
-from .ivp import _make_result
+from .ivp import OdeResult, _make_result
+from ._typing import ArrayLike, Events, FloatArray, Progress, RhsFun, TSpan
+from .dense import DenseOutput
 
 
-def _derivative(sol, t):
+def _derivative(sol: DenseOutput, t: Any) -> FloatArray:
     """dy/dt of the dense output at times t (shape (m,)), each from the step that
     ends at or contains t; returns shape (n, m)."""
     ends = sol.t_min_step + sol.h
@@ -43,10 +47,13 @@ def _derivative(sol, t):
     return (dy / sol.h[k][:, None]).T
 
 
-def solve_dae(residual, t_span, y0, yp0=None, algebraic_vars=None, t_eval=None,
-              dense_output=False, events=None, args=None, *, rtol=1e-3, atol=1e-6,
-              jac=None, calc_ic=True, first_step=None, max_step=np.inf, min_step=0.0,
-              max_steps=None, progress=False):
+def solve_dae(residual: RhsFun, t_span: TSpan, y0: ArrayLike, yp0: ArrayLike | None = None,
+              algebraic_vars: ArrayLike | None = None, t_eval: ArrayLike | None = None,
+              dense_output: bool = False, events: Events = None, args: Sequence[Any] | None = None,
+              *, rtol: float = 1e-3, atol: ArrayLike = 1e-6, jac: RhsFun | None = None,
+              calc_ic: bool = True, first_step: float | None = None, max_step: float = np.inf,
+              min_step: float = 0.0, max_steps: int | None = None,
+              progress: Progress = False) -> OdeResult:
     """Solve the implicit DAE ``residual(t, y, y') = 0`` with SUNDIALS IDA.
 
     Parameters

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
+from ._typing import ArrayLike, FloatArray
 
 
 class DenseOutput:
@@ -38,7 +39,12 @@ class DenseOutput:
         degree -1).
     """
 
-    def __init__(self, t0, h, t_end, deg, off, c, n, method=None):
+    y_const: FloatArray | None
+    t_min: float
+    t_max: float
+
+    def __init__(self, t0: ArrayLike, h: ArrayLike, t_end: float, deg: ArrayLike, off: ArrayLike,
+                 c: ArrayLike, n: int, method: str | None = None) -> None:
         self.y_const = None
         self.n = int(n)
         self.method = method
@@ -69,7 +75,7 @@ class DenseOutput:
         self.t_min, self.t_max = (self.ts.min(), self.ts.max()) if len(self.ts) else (0.0, 0.0)
 
     @classmethod
-    def constant(cls, t0, y0):
+    def constant(cls, t0: float, y0: ArrayLike) -> DenseOutput:
         """The dense output of a run that took no step (t_span of zero length, or an
         empty state): y0 at every t, as SciPy's ConstantDenseOutput."""
         y0 = np.array(y0, float).reshape(-1)
@@ -80,7 +86,7 @@ class DenseOutput:
         out.t_min = out.t_max = float(t0)
         return out
 
-    def __call__(self, t):
+    def __call__(self, t: ArrayLike) -> FloatArray:
         """Evaluate the solution.
 
         Parameters

@@ -52,8 +52,16 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
+
+from ._typing import TSpan
+
+if TYPE_CHECKING:
+    import xarray
+
+    from .mbs.trajectory import Trajectory
 
 from ._pools import (PENDING, MemberError, run_member, run_processes, run_serial, run_threads,
                      shutdown_pool)
@@ -83,7 +91,9 @@ class SimulationTask:
         Passed to :func:`mbint.simulate` (``method``, ``rtol``, ``t_eval``, ...).
     """
 
-    def __init__(self, model_factory, t_span=None, reduce=None, **simulate_options):
+    def __init__(self, model_factory: Callable[..., Any], t_span: TSpan | None = None,
+                 reduce: Callable[[Trajectory], Any] | None = None,
+                 **simulate_options: Any) -> None:
         if not callable(model_factory):
             raise ValueError("model_factory must be callable model_factory(**params).")
         if reduce is not None and not callable(reduce):
@@ -93,7 +103,7 @@ class SimulationTask:
         self.reduce = reduce
         self.simulate_options = dict(simulate_options)
 
-    def model(self, p):
+    def model(self, p: Any) -> Any:
         """The model of parameter set p."""
         if isinstance(p, Mapping):
             return self.model_factory(**p)
@@ -101,7 +111,7 @@ class SimulationTask:
             return self.model_factory(*p)
         return self.model_factory(p)
 
-    def __call__(self, p):
+    def __call__(self, p: Any) -> Any:
         from .mbs.simulate import simulate
 
         model = self.model(p)
@@ -133,7 +143,8 @@ class EnsembleResult(list):
         Seconds from the first submission to the last result.
     """
 
-    def __init__(self, results, params, backend, n_workers, wall_time):
+    def __init__(self, results: Iterable[Any], params: Sequence[Any], backend: str, n_workers: int,
+                 wall_time: float) -> None:
         super().__init__(results)
         self.params = list(params)
         self.backend = backend
@@ -141,15 +152,15 @@ class EnsembleResult(list):
         self.wall_time = wall_time
 
     @property
-    def failed(self):
+    def failed(self) -> list[int]:
         return [k for k, r in enumerate(self) if not getattr(r, "success", True)]
 
     @property
-    def errors(self):
+    def errors(self) -> list[MemberError]:
         """The :class:`MemberError` of every member whose task raised."""
         return [r for r in self if isinstance(r, MemberError)]
 
-    def to_xarray(self):
+    def to_xarray(self) -> xarray.Dataset:
         """The results as one ``xarray.Dataset`` with a ``member`` dimension (see
         :func:`ensemble`, ``dataset=True``)."""
         return _stack([_member_dataset(r) for r in self], self.params)
@@ -178,7 +189,7 @@ class EnsembleInterrupted(KeyboardInterrupt):
         others a :class:`MemberError` (``error == "KeyboardInterrupt"``).
     """
 
-    def __init__(self, result, n_finished):
+    def __init__(self, result: EnsembleResult, n_finished: int) -> None:
         super().__init__(f"ensemble interrupted: {n_finished} of {len(result)} members "
                          f"finished; the results are in .result")
         self.result = result
@@ -235,8 +246,10 @@ def _runs_in_c(task, params):
         return False
 
 
-def ensemble(task, params, *, client=None, n_workers=None, backend=None, progress=True,
-             dataset=False, timeout=None):
+def ensemble(task: Callable[[Any], Any], params: Sequence[Any], *, client: Any = None,
+             n_workers: int | None = None, backend: str | None = None, progress: bool = True,
+             dataset: bool = False,
+             timeout: float | None = None) -> EnsembleResult | xarray.Dataset:
     """Run ``task(p)`` for every parameter set p of ``params``, in parallel.
 
     Parameters

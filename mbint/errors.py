@@ -2,14 +2,18 @@
 round-off study of LN sections 7.5-7.6."""
 from __future__ import annotations
 
+from typing import Any, Iterable
+
 import numpy as np
 
 from ._validate import DEFAULT_MAX_STEPS
 from .ivp import solve_ivp
 from .methods import method_info
+from ._typing import ArrayLike, FloatArray, RhsFun, TSpan
 
 
-def richardson(fun, t_span, y0, method, h, **kwargs):
+def richardson(fun: RhsFun, t_span: TSpan, y0: ArrayLike, method: str, h: float,
+               **kwargs: Any) -> tuple[FloatArray, FloatArray]:
     """Global error estimate at t_span[1] by integrating with h and h/2 (LN eq 7.9).
 
     E = |y_{h/2} - y_h| / (2^p - 1), p the method's order.
@@ -41,7 +45,9 @@ def richardson(fun, t_span, y0, method, h, **kwargs):
     return y2, np.abs(y2 - y1) / (2.0 ** p - 1.0)
 
 
-def step_size_study(fun, t_span, y0, method, levels=range(4, 18), exact=None, **kwargs):
+def step_size_study(fun: RhsFun, t_span: TSpan, y0: ArrayLike, method: str,
+                    levels: Iterable[int] = range(4, 18), exact: ArrayLike | None = None,
+                    **kwargs: Any) -> dict[str, Any]:
     """Integrate with h = T / 2^k for k in ``levels`` (LN 7.6).
 
     Returns a dict with ``h``, the end values ``y`` (len(levels), n), the
@@ -51,7 +57,8 @@ def step_size_study(fun, t_span, y0, method, levels=range(4, 18), exact=None, **
     round-off branch rises with slope about 1 (E = C1 h^p + C2 / h).
     """
     T = t_span[1] - t_span[0]
-    hs, ys = [], []
+    hs: list[float] = []
+    ys: Any = []
     for k in levels:
         h = abs(T) / 2.0 ** k
         kw = dict(kwargs)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -12,6 +13,7 @@ from .dense import DenseOutput
 from .methods import method_info, resolve
 from .methods import methods as mbint_methods
 from .progress import run_cancel, run_progress
+from ._typing import ArrayLike, Events, Progress, RhsFun, TSpan
 
 try:  # scipy is a dependency, but keep import errors readable
     from scipy.optimize import OptimizeResult
@@ -49,12 +51,17 @@ class OdeResult(OptimizeResult):
 _STATUS_PUBLIC = {_status.MB_OK: 0, _status.MB_TERMINATED: 1}
 
 
-def solve_ivp(fun, t_span, y0, method="dopri5", t_eval=None, dense_output=False,
-              events=None, vectorized=False, args=None, *, rtol=1e-3, atol=1e-6,
-              first_step=None, max_step=np.inf, min_step=0.0, max_steps=None, h=None,
-              jac=None, jac_sparsity=None, mass=None, dfdt=None, autonomous=False,
-              controller=None, error_per_unit_step=False, safety=None, fac_min=None,
-              fac_max=None, nq=None, progress=False, **method_options):
+def solve_ivp(fun: RhsFun, t_span: TSpan, y0: ArrayLike, method: str | type = "dopri5",
+              t_eval: ArrayLike | None = None, dense_output: bool = False, events: Events = None,
+              vectorized: bool = False, args: Sequence[Any] | None = None, *, rtol: float = 1e-3,
+              atol: ArrayLike = 1e-6, first_step: float | None = None, max_step: float = np.inf,
+              min_step: float = 0.0, max_steps: int | None = None, h: float | None = None,
+              jac: ArrayLike | RhsFun | None = None, jac_sparsity: ArrayLike | None = None,
+              mass: ArrayLike | None = None, dfdt: RhsFun | None = None, autonomous: bool = False,
+              controller: str | None = None, error_per_unit_step: bool = False,
+              safety: float | None = None, fac_min: float | None = None,
+              fac_max: float | None = None, nq: int | None = None, progress: Progress = False,
+              **method_options: Any) -> OdeResult:
     """Solve an initial value problem ``y' = fun(t, y)`` with a method of mbint.
 
     Arguments and result mirror :func:`scipy.integrate.solve_ivp`, so a script
@@ -184,11 +191,11 @@ def _solve_args(info, mname, fun, t0, tf, y0a, rtol, atol, t_eval, events, args,
 
 
 #: (canonical name, MethodInfo) by the name given as method= (only names that resolve)
-_METHODS = {}
+_METHODS: dict[str, Any] = {}
 
 #: the checked step options (keywords of _core.solve) of a call that leaves every step
 #: option at its default, by method: they depend on the method alone
-_DEFAULT_STEPS = {}
+_DEFAULT_STEPS: dict[str, Any] = {}
 
 
 def _method(method):

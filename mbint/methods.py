@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from . import _core
 
@@ -165,7 +166,7 @@ class MethodInfo:
     sparse: bool = False
 
 
-def _info(d):
+def _info(d: Any) -> MethodInfo:
     f = d["flags"]
     if f & _core.MB_VARIABLE_ORDER:
         adaptive = "variable order"
@@ -199,12 +200,12 @@ def _info(d):
 
 
 @lru_cache(maxsize=None)
-def _table():
+def _table() -> dict[str, MethodInfo]:
     # the registry is fixed at build time: read it once
     return {d["name"]: _info(d) for d in _core.methods()}
 
 
-def methods():
+def methods() -> list[MethodInfo]:
     """Every registered integrator with its properties.
 
     Returns
@@ -214,12 +215,12 @@ def methods():
     return list(_table().values())
 
 
-def method_info(name):
+def method_info(name: str | type) -> MethodInfo:
     """Properties of one method (``ValueError`` naming ``method`` when unknown)."""
     return _table()[resolve(name)]
 
 
-def resolve(name):
+def resolve(name: str | type) -> str:
     """Canonical method name for ``name``.
 
     Aliases (case-insensitive): SciPy's ``RK45`` (dopri5), ``RK23``, ``DOP853``,

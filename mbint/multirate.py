@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import numbers
+from typing import Any, Callable
 
 import numpy as np
 
 from . import _core
 from . import _validate as check
+from ._typing import ArrayLike, FloatArray, IntArray, Model
 
 __all__ = ["SplitProposal", "propose_split", "fast_state_indices", "MIN_RATIO"]
 
@@ -64,13 +66,13 @@ class SplitProposal:
     names: tuple = ()
     coordinates: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         what = list(self.names) if self.names else self.fast.tolist()
         return (f"SplitProposal(fast={what}, ratio={self.ratio:.3g}, "
                 f"threshold={self.threshold:.3g} 1/s)")
 
 
-def _fd_jacobian(fun, t0, y0, args):
+def _fd_jacobian(fun: Callable[..., Any], t0: float, y0: Any, args: tuple[Any, ...]) -> FloatArray:
     """Forward differences of fun(t0, y) at y0 (n calls)."""
     f0 = np.asarray(fun(t0, y0, *args), dtype=float).reshape(-1)
     n = y0.size
@@ -83,8 +85,10 @@ def _fd_jacobian(fun, t0, y0, args):
     return J
 
 
-def propose_split(source, t0=0.0, y0=None, *, jac=None, args=(), q0=None, qd0=None,
-                  min_ratio=MIN_RATIO):
+def propose_split(source: Any, t0: float = 0.0, y0: ArrayLike | None = None, *,
+                  jac: ArrayLike | Callable[..., Any] | None = None, args: tuple[Any, ...] = (),
+                  q0: ArrayLike | None = None, qd0: ArrayLike | None = None,
+                  min_ratio: float = MIN_RATIO) -> SplitProposal:
     """Propose the fast variables of ``singular_perturbation`` from the Jacobian at t0.
 
     The eigenvalues of J = df/dy are sorted by modulus; the split is at the largest
@@ -177,7 +181,8 @@ def propose_split(source, t0=0.0, y0=None, *, jac=None, args=(), q0=None, qd0=No
                          coordinates=coords)
 
 
-def fast_state_indices(model, fast, t0=0.0, q0=None, qd0=None):
+def fast_state_indices(model: Model, fast: Any, t0: float = 0.0, q0: ArrayLike | None = None,
+                       qd0: ArrayLike | None = None) -> IntArray:
     """Indices into y = (q, q') of the fast variables of a mechanism.
 
     Parameters
@@ -225,14 +230,14 @@ def fast_state_indices(model, fast, t0=0.0, q0=None, qd0=None):
                              f"a sequence of them, got {fast!r}.") from None
     names = list(model.coordinate_names)
     coords = []
-    acted = []  # per coordinate: something acts on it (computed for the first body)
+    acted: list[bool] = []  # per coordinate: something acts on it (computed for the first body)
 
-    def add(c, item):
+    def add(c: int, item: Any) -> None:
         if c in coords:
             raise ValueError(f"fast: coordinate {names[c]!r} is given twice (by {item!r}).")
         coords.append(c)
 
-    def add_body(body, item):
+    def add_body(body: Any, item: Any) -> None:
         if not acted:
             acted.extend(_acted_on(model, t0, q0, qd0))
         chosen = [c for c in body.coords if acted[c]]
@@ -257,7 +262,7 @@ def fast_state_indices(model, fast, t0=0.0, q0=None, qd0=None):
             body = None
             if model.kind in ("planar", "spatial"):
                 try:
-                    body = model.body(item)
+                    body = model.body(item)  # type: ignore[union-attr]
                 except (ValueError, KeyError, IndexError, TypeError):
                     body = None
             if body is not None and body.is_ground:
@@ -284,7 +289,7 @@ def fast_state_indices(model, fast, t0=0.0, q0=None, qd0=None):
     return np.concatenate([c, c + nq])
 
 
-def _acted_on(model, t0, q0, qd0):
+def _acted_on(model: Any, t0: float, q0: Any, qd0: Any) -> list[bool]:
     """Per coordinate of the mechanism: whether its acceleration depends on the state
     at (t0, q0, qd0) (a nonzero row of d q''/d(q, q'), the index-1 ODE's Jacobian)."""
     q = model.q0 if q0 is None else np.asarray(q0, float)

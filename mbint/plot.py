@@ -12,8 +12,15 @@ References
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from .mbs.trajectory import Trajectory
 
 __all__ = ["plot_solution", "plot_step_sizes", "plot_stability_regions",
            "plot_error_vs_step", "plot_work_precision", "error_slopes"]
@@ -66,7 +73,7 @@ _LINESTYLES = ("-", "--", "-.", ":")
 _MARKERS = ("o", "s", "^", "v", "D", "x", "+", "*")
 
 
-def line_style(k, n_points):
+def line_style(k: int, n_points: int) -> dict[str, Any]:
     """Keyword arguments that tell curve k apart from the others on one axes even
     where they overlap: colour, line style and a sparse marker (about 10 per curve,
     offset between curves).
@@ -106,7 +113,9 @@ def _labels(labels, items, default):
     return labels
 
 
-def plot_solution(res, components=None, labels=None, ax=None, n_dense=500):
+def plot_solution(res: Any, components: int | Sequence[int] | None = None,
+                  labels: str | Sequence[str] | None = None, ax: Axes | None = None,
+                  n_dense: int = 500) -> Figure:
     """Plot the components of a solution against time.
 
     The stored points (every accepted step, or ``t_eval``) are drawn as
@@ -136,8 +145,8 @@ def plot_solution(res, components=None, labels=None, ax=None, n_dense=500):
     if components is None:
         components = list(range(y.shape[0]))
     elif np.isscalar(components):
-        components = [int(components)]
-    components = [int(i) for i in components]
+        components = [int(components)]  # type: ignore[arg-type]
+    components = [int(i) for i in components]  # type: ignore[union-attr]
     for i in components:
         if not -y.shape[0] <= i < y.shape[0]:
             raise ValueError(f"components: index {i} out of range for a state of size "
@@ -153,7 +162,7 @@ def plot_solution(res, components=None, labels=None, ax=None, n_dense=500):
     for k, (i, lab) in enumerate(zip(components, labels)):
         ls = _LINESTYLES[k % len(_LINESTYLES)]
         if yy is not None:
-            (line,) = ax.plot(tt, yy[i], ls, lw=1.2, label=lab)
+            (line,) = ax.plot(tt, yy[i], ls, lw=1.2, label=lab)  # type: ignore[arg-type]
             ax.plot(t, y[i], _MARKERS[k % len(_MARKERS)], ms=marker_size, mfc="none",
                     color=line.get_color())
         else:
@@ -166,7 +175,8 @@ def plot_solution(res, components=None, labels=None, ax=None, n_dense=500):
     return fig
 
 
-def plot_step_sizes(res_or_list, labels=None, ax=None):
+def plot_step_sizes(res_or_list: Any, labels: str | Sequence[str] | None = None,
+                    ax: Axes | None = None) -> Figure:
     """Plot the accepted step size against time on a logarithmic axis.
 
     Parameters
@@ -198,7 +208,9 @@ def plot_step_sizes(res_or_list, labels=None, ax=None):
     return fig
 
 
-def plot_stability_regions(methods, re=(-5.0, 1.0), im=(-4.0, 4.0), ax=None, n=401):
+def plot_stability_regions(methods: str | Sequence[str], re: tuple[float, float] = (-5.0, 1.0),
+                           im: tuple[float, float] = (-4.0, 4.0), ax: Axes | None = None,
+                           n: int = 401) -> Figure:
     """Fill the stability regions {z : |R(z)| <= 1} of one or more methods.
 
     Parameters
@@ -250,7 +262,7 @@ def plot_stability_regions(methods, re=(-5.0, 1.0), im=(-4.0, 4.0), ax=None, n=4
     return fig
 
 
-def error_slopes(study, n_fit=6):
+def error_slopes(study: Mapping[str, Any], n_fit: int = 6) -> dict[str, Any]:
     """Slopes of the truncation and round-off branches of a step-size study.
 
     The global error behaves as E = C1 h^p + C2 / h (LN section 7.5): on a
@@ -324,7 +336,8 @@ def _reference_line(ax, h_range, h0, e0, slope, color, label, e_floor=0.0):
         ax.loglog(hh[keep], ee[keep], ":", color=color, lw=1.2, label=label)
 
 
-def plot_error_vs_step(study_or_list, labels=None, ax=None, orders=None):
+def plot_error_vs_step(study_or_list: Any, labels: str | Sequence[str] | None = None,
+                       ax: Axes | None = None, orders: Sequence[float] | None = None) -> Figure:
     """Global error and successive differences against step size (log-log).
 
     Reproduces LN figures 7.11-7.14: the true error (when the study has an
@@ -378,7 +391,8 @@ def plot_error_vs_step(study_or_list, labels=None, ax=None, orders=None):
     return fig
 
 
-def plot_work_precision(rows, ax=None, x="nfev"):
+def plot_work_precision(rows: Sequence[Mapping[str, Any]], ax: Axes | None = None,
+                        x: str = "nfev") -> Figure:
     """Error against cost for benchmark runs, one line per method.
 
     Parameters
@@ -398,7 +412,7 @@ def plot_work_precision(rows, ax=None, x="nfev"):
     if x not in ("nfev", "time"):
         raise ValueError(f"x must be 'nfev' or 'time', got {x!r}.")
     fig, ax = _axes(ax)
-    by_method = {}
+    by_method: dict[str, Any] = {}
     for r in rows:
         by_method.setdefault(str(r["method"]), []).append((float(r[x]), float(r["error"])))
     for k, (name, pts) in enumerate(by_method.items()):
@@ -427,7 +441,9 @@ def _row_units(traj, quantity):
     return [u + suffix if u else "" for u in cu]
 
 
-def plot_trajectory(traj, quantity="q", bodies=None, coords=None, ax=None):
+def plot_trajectory(traj: Trajectory, quantity: str = "q",
+                    bodies: Sequence[str | int] | None = None, coords: Sequence[str] | None = None,
+                    ax: Axes | None = None) -> Figure:
     """The body of :meth:`mbint.Trajectory.plot`: ``quantity`` (coordinates, velocities,
     multipliers or a named output) of ``traj`` against time (see there).  Curves of
     different units go to panels of their own (one axis per unit, a shared time axis)
@@ -492,7 +508,7 @@ def plot_trajectory(traj, quantity="q", bodies=None, coords=None, ax=None):
     return fig
 
 
-def plot_energy(traj, ax=None, relative=False):
+def plot_energy(traj: Trajectory, ax: Axes | None = None, relative: bool = False) -> Figure:
     """The body of :meth:`mbint.Trajectory.plot_energy`: the energies of ``traj`` (and
     the dissipated work, with dampers) against time (see there)."""
     fig, ax = _axes(ax)
@@ -523,8 +539,9 @@ def plot_energy(traj, ax=None, relative=False):
     return fig
 
 
-def violation_lines(ax, traj, levels=("position", "velocity", "acceleration"), prefix="",
-                    style=None):
+def violation_lines(ax: Axes, traj: Trajectory,
+                    levels: Sequence[str] = ("position", "velocity", "acceleration"),
+                    prefix: str = "", style: Callable[..., dict[str, Any]] | None = None) -> bool:
     """Draw the constraint violation of ``traj`` at ``levels`` on ``ax`` (log scale
     wanted): exact zeros are left out (a log axis cannot show them; the legend counts
     them) instead of being clipped to the smallest float; units in the labels when the
@@ -551,7 +568,7 @@ def violation_lines(ax, traj, levels=("position", "velocity", "acceleration"), p
     return drawn
 
 
-def plot_violation(traj, ax=None):
+def plot_violation(traj: Trajectory, ax: Axes | None = None) -> Figure:
     """The body of :meth:`mbint.Trajectory.plot_violation`: the constraint violation of
     ``traj`` on a log axis (see there)."""
     fig, ax = _axes(ax)

@@ -9,6 +9,7 @@ import numpy as np
 from scipy import LowLevelCallable
 
 from . import _core
+from ._typing import ArrayLike, FloatArray, FloatOrArray
 
 G = 9.81
 
@@ -16,12 +17,12 @@ G = 9.81
 MSD_M, MSD_K, MSD_C = 1.0, 100.0, 1.0
 
 
-def mass_spring_damper(t, y):
+def mass_spring_damper(t: float, y: FloatArray) -> FloatArray:
     """Mass-spring-damper of LN eq 7.7 (m = 1 kg, k = 100 N/m, c = 1 N s/m, g = 9.81)."""
     return np.array([y[1], G - MSD_K / MSD_M * y[0] - MSD_C / MSD_M * y[1]])
 
 
-def mass_spring_damper_exact(t):
+def mass_spring_damper_exact(t: ArrayLike) -> FloatArray:
     """Closed form of :func:`mass_spring_damper` from rest, y0 = (0, 0); shape (2, len(t))."""
     t = np.asarray(t, float)
     w0 = math.sqrt(MSD_K / MSD_M)
@@ -34,28 +35,28 @@ def mass_spring_damper_exact(t):
     return np.array([x, v])
 
 
-def pendulum(t, y):
+def pendulum(t: float, y: FloatArray) -> FloatArray:
     """Undamped pendulum, L = 1 m: theta'' = -g sin(theta); y = (theta, theta')."""
     return np.array([y[1], -G * math.sin(y[0])])
 
 
-def pendulum_energy(y):
+def pendulum_energy(y: FloatArray) -> FloatOrArray:
     """Energy per unit mass of :func:`pendulum` (constant along exact solutions)."""
     y = np.asarray(y, float)
     return 0.5 * y[1] ** 2 + G * (1.0 - np.cos(y[0]))
 
 
-def oscillator(t, y):
+def oscillator(t: float, y: FloatArray) -> FloatArray:
     """q'' = -q; exact solution (cos t, -sin t) from (1, 0)."""
     return np.array([y[1], -y[0]])
 
 
-def damped_oscillator(t, y, beta=0.1, w=1.0):
+def damped_oscillator(t: float, y: FloatArray, beta: float = 0.1, w: float = 1.0) -> FloatArray:
     """q'' + 2 beta w q' + w^2 q = 0 (velocity-dependent: Nystrom midpoint is order 1)."""
     return np.array([y[1], -w * w * y[0] - 2.0 * beta * w * y[1]])
 
 
-def exp_decay(t, y):
+def exp_decay(t: float, y: FloatArray) -> FloatArray:
     """y' = -y."""
     return -y
 
@@ -66,7 +67,7 @@ ARENSTORF_Y0 = np.array([0.994, 0.0, 0.0, -2.00158510637908252240537862224])
 ARENSTORF_T = 17.0652165601579625588917206249
 
 
-def arenstorf(t, y):
+def arenstorf(t: float, y: FloatArray) -> FloatArray:
     """Restricted three-body problem; periodic with period ARENSTORF_T from ARENSTORF_Y0."""
     mu = ARENSTORF_MU
     mp = 1.0 - mu
@@ -80,12 +81,12 @@ def arenstorf(t, y):
 
 
 # ---- stiff problems (Hairer & Wanner II, IV.10; the IVP test set) ----
-def van_der_pol(t, y, mu=1000.0):
+def van_der_pol(t: float, y: FloatArray, mu: float = 1000.0) -> FloatArray:
     """Van der Pol: y1' = y2, y2' = mu ((1 - y1^2) y2 - y1); stiff for mu >> 1."""
     return np.array([y[1], mu * ((1.0 - y[0] ** 2) * y[1] - y[0])])
 
 
-def van_der_pol_jac(t, y, mu=1000.0):
+def van_der_pol_jac(t: float, y: FloatArray, mu: float = 1000.0) -> FloatArray:
     return np.array([[0.0, 1.0], [mu * (-2.0 * y[0] * y[1] - 1.0), mu * (1.0 - y[0] ** 2)]])
 
 
@@ -93,27 +94,27 @@ VDP_Y0 = np.array([2.0, 0.0])
 VDP_SCALED_EPS = 1e-6
 
 
-def van_der_pol_scaled(t, y, eps=VDP_SCALED_EPS):
+def van_der_pol_scaled(t: float, y: FloatArray, eps: float = VDP_SCALED_EPS) -> FloatArray:
     """Scaled form y1' = y2, y2' = ((1 - y1^2) y2 - y1) / eps (mu = 1/sqrt(eps) = 1000,
     t -> t/mu; eps = 1e-6 corresponds to mu^2 = 1e6), y0 = (2, -0.66), t in [0, 2]."""
     return np.array([y[1], ((1.0 - y[0] ** 2) * y[1] - y[0]) / eps])
 
 
-def van_der_pol_scaled_jac(t, y, eps=VDP_SCALED_EPS):
+def van_der_pol_scaled_jac(t: float, y: FloatArray, eps: float = VDP_SCALED_EPS) -> FloatArray:
     return np.array([[0.0, 1.0], [(-2.0 * y[0] * y[1] - 1.0) / eps, (1.0 - y[0] ** 2) / eps]])
 
 
 VDP_SCALED_Y0 = np.array([2.0, -0.66])
 
 
-def robertson(t, y):
+def robertson(t: float, y: FloatArray) -> FloatArray:
     """Robertson's chemical kinetics, y0 = (1, 0, 0), t up to 1e5 (or 1e11)."""
     f0 = -0.04 * y[0] + 1e4 * y[1] * y[2]
     f2 = 3e7 * y[1] ** 2
     return np.array([f0, -f0 - f2, f2])
 
 
-def robertson_jac(t, y):
+def robertson_jac(t: float, y: FloatArray) -> FloatArray:
     return np.array([[-0.04, 1e4 * y[2], 1e4 * y[1]],
                      [0.04, -1e4 * y[2] - 6e7 * y[1], -1e4 * y[1]],
                      [0.0, 6e7 * y[1], 0.0]])
@@ -122,7 +123,7 @@ def robertson_jac(t, y):
 ROBERTSON_Y0 = np.array([1.0, 0.0, 0.0])
 
 
-def hires(t, y):
+def hires(t: float, y: FloatArray) -> FloatArray:
     """HIRES (Schafer 1975), 8 components, y0 = HIRES_Y0, t in [0, 321.8122]."""
     f6 = 280.0 * y[5] * y[7] - 1.81 * y[6]
     return np.array([
@@ -137,7 +138,7 @@ def hires(t, y):
     ])
 
 
-def hires_jac(t, y):
+def hires_jac(t: float, y: FloatArray) -> FloatArray:
     """The Jacobian of :func:`hires`, 8 x 8."""
     J = np.zeros((8, 8))
     J[0, 0], J[0, 1], J[0, 2] = -1.71, 0.43, 8.32
@@ -160,7 +161,7 @@ C_PROBLEMS = ("arenstorf", "mass_spring_damper", "pendulum", "exp_decay", "oscil
 C_JACOBIANS = ("vdp1000", "vdp_scaled", "robertson", "hires")
 
 
-def c_rhs(name):
+def c_rhs(name: str) -> LowLevelCallable:
     """The C right-hand side of problem ``name`` as a LowLevelCallable.
 
     Parameters
@@ -173,7 +174,7 @@ def c_rhs(name):
     return LowLevelCallable(_core.c_problem(name))
 
 
-def c_jac(name):
+def c_jac(name: str) -> LowLevelCallable:
     """The analytic C Jacobian of stiff problem ``name`` (one of ``C_JACOBIANS``) as a
     LowLevelCallable, for ``jac=``."""
     if name not in C_JACOBIANS:

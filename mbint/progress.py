@@ -26,15 +26,19 @@ import contextlib
 import contextvars
 import math
 import warnings
+from typing import Any, Callable, Iterator
+
+from ._typing import Progress
 
 __all__ = ["run_progress", "bar", "cancel_scope", "run_cancel"]
 
 #: the cancel check of the runs of this context (see :func:`cancel_scope`), or None
-_CANCEL = contextvars.ContextVar("mbint_cancel", default=None)
+_CANCEL: contextvars.ContextVar[Callable[[], Any] | None] = contextvars.ContextVar(
+    "mbint_cancel", default=None)
 
 
 @contextlib.contextmanager
-def cancel_scope(check):
+def cancel_scope(check: Callable[[], Any]) -> Iterator[None]:
     """Within the block, every run of this thread (context) calls ``check()`` at most
     every 5 ms of wall time; an exception it raises stops the run (a
     KeyboardInterrupt: as Ctrl-C, with the partial result)."""
@@ -45,7 +49,7 @@ def cancel_scope(check):
         _CANCEL.reset(token)
 
 
-def run_cancel():
+def run_cancel() -> Callable[[], Any] | None:
     """The ``cancel`` of the C entry points: the check of the enclosing
     :func:`cancel_scope`, or None."""
     return _CANCEL.get()
@@ -54,7 +58,7 @@ def run_cancel():
 RUN_BAR_DELAY = 1.0
 
 
-def bar(**kwargs):
+def bar(**kwargs: Any) -> Any:
     """A ``tqdm.auto`` bar (a widget in Jupyter, text elsewhere).
 
     Without ipywidgets tqdm falls back to text in Jupyter; its warning about that
@@ -70,7 +74,7 @@ def bar(**kwargs):
 class _RunBar:
     """progress(t) for one run from t0 to tf: a bar of simulated time in s."""
 
-    def __init__(self, t0, tf, desc):
+    def __init__(self, t0: float, tf: float, desc: str) -> None:
         self.t0 = float(t0)
         span = abs(float(tf) - self.t0)
         self.total = span if math.isfinite(span) and span > 0 else None
@@ -79,21 +83,22 @@ class _RunBar:
         self.bar = bar(total=self.total, desc=desc, unit="s", delay=RUN_BAR_DELAY,
                        leave=False, bar_format=fmt)
 
-    def __call__(self, t):
+    def __call__(self, t: float) -> None:
         done = abs(float(t) - self.t0)
         if self.total is not None:
             done = min(done, self.total)
         self.bar.update(done - self.bar.n)
 
-    def close(self):
+    def close(self) -> None:
         self.bar.close()
 
 
-def _noop():
+def _noop() -> None:
     return None
 
 
-def run_progress(progress, t0, tf, desc):
+def run_progress(progress: Progress, t0: float, tf: float,
+                 desc: str) -> tuple[Callable[[float], Any] | None, Callable[[], Any]]:
     """The callback the C run calls and the function closing it afterwards.
 
     Parameters

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["view3d", "View3D", "find_browser", "PALETTE"]
 
@@ -339,7 +340,7 @@ def _ground_parts(joints, clines, lo, hi, rad):
 def view3d(obj: Any, path: str | os.PathLike | None = None, *, max_frames: int = 150,
            fps: float = 25.0, colors: Sequence[int] | None = None, opacity: float = 0.45,
            radius: float | None = None, follow: Any = None,
-           view: tuple[float, float] | None = None, camera_fov: float = 45.0,
+           view: Sequence[float] | None = None, camera_fov: float = 45.0,
            grid: bool = True, height: int = 520) -> View3D:
     """An interactive 3-D view of a mechanism or of its motion (K3D / three.js).
 
@@ -480,8 +481,9 @@ class View3D:
     plot : k3d.plot.Plot
     """
 
-    def __init__(self, model, times, Q, *, colors, opacity, radius, follow, view, camera_fov,
-                 grid, fps, height):
+    def __init__(self, model: Any, times: ArrayLike, Q: ArrayLike, *, colors: Sequence[int] | None,
+                 opacity: float, radius: float | None, follow: Any, view: Sequence[float] | None,
+                 camera_fov: float, grid: bool, fps: float, height: int) -> None:
         k3d = _require_k3d()
         self.model, self.times = model, np.asarray(times, float)
         self.camera_fov, self.height, self.colors = camera_fov, height, colors
@@ -500,7 +502,8 @@ class View3D:
             radius = 0.006 * max(float(np.linalg.norm(hi0 - lo0)), 1e-3)
         self.radius = rad = _positive("radius", radius)
         parts = _body_parts(model, pts, tires, circles, rad, opacity, colors)
-        parts += [_Part(b, *_sphere(s, 2.2 * rad), JOINT_COLOR) for b, s in joints if b >= 0]
+        parts += [_Part(b, *_sphere(s, 2.2 * rad), JOINT_COLOR)  # type: ignore[call-arg]
+                  for b, s in joints if b >= 0]
         static = _ground_parts(joints, clines, lo, hi, rad) + _road_parts(R, r, tires, rad)
         keys = _time_keys(self.times)
         self.plot = k3d.plot(camera_auto_fit=False, grid_auto_fit=True, grid_visible=grid,

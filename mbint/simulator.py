@@ -34,11 +34,17 @@ import copy
 import dataclasses
 import importlib
 import math
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from . import _core
 from .mbs._kernels import linalg_code
+from ._typing import ArrayLike, Events, FloatArray, Model, RhsFun
+
+if TYPE_CHECKING:
+    from .ivp import OdeResult
+    from .mbs.trajectory import Trajectory
 
 # the module mbint.mbs.simulate (the package exports its function under the same name)
 _sim = importlib.import_module(".mbs.simulate", __package__)
@@ -57,7 +63,7 @@ class SimulationFailed(RuntimeError):
         ``message`` saying why).
     """
 
-    def __init__(self, message, result):
+    def __init__(self, message: str, result: Any) -> None:
         super().__init__(message)
         self.result = result
 
@@ -67,29 +73,38 @@ class _Pieces:
     the time and the statistics.  A subclass opens ``self._c`` (a ``_core`` stepper)
     and keeps the state handed out (``_take(y)``)."""
 
+    _c: _core.MechStepper | _core.OdeStepper
+    _t: float
+    _t_end: float
+    _finished: bool
+
+    if TYPE_CHECKING:  # what each subclass provides
+        def _take(self, y: Any) -> None: ...
+        def trajectory(self) -> Any: ...
+
     @property
-    def t(self):
+    def t(self) -> float:
         """The current time [s]."""
         return self._t
 
     @property
-    def t_end(self):
+    def t_end(self) -> float:
         """The end of the span [s] (inf: none)."""
         return self._t_end
 
     @property
-    def finished(self):
+    def finished(self) -> bool:
         """The run reached t_end or a terminal event."""
         return self._finished
 
     @property
-    def stats(self):
+    def stats(self) -> dict[str, Any]:
         """Counts of the run so far: nsteps, nfev, njev, nlu, nreject, nfail, nrestart."""
         s = self._c.stats()
         s.pop("t")
         return s
 
-    def _stopped(self, status, t, y, what):
+    def _stopped(self, status: int, t: float, y: Any, what: str) -> float:
         """Take the outcome of a piece: the time and state, or the failure."""
         if status < 0:
             res = self.trajectory()  # raises the user's exception / Ctrl-C, result attached
@@ -100,12 +115,12 @@ class _Pieces:
             self._finished = True
         return t
 
-    def _check_open(self, what):
+    def _check_open(self, what: str) -> None:
         if self._finished:
             raise RuntimeError(f"{type(self).__name__}.{what}: the run ended at t = {self._t!r} "
                                f"(t_end or a terminal event); reset() starts a new one.")
 
-    def step(self):
+    def step(self) -> float:
         """Take one step of the method (with the attempts it needs).
 
         Returns
@@ -125,7 +140,7 @@ class _Pieces:
         status, t, y = self._c.step()
         return self._stopped(status, t, y, "step")
 
-    def advance(self, t):
+    def advance(self, t: float) -> float:
         """Integrate up to exactly ``t``.
 
         The method steps as in one run of the whole span until a step ends at or past
@@ -164,7 +179,7 @@ class _Pieces:
         return self._stopped(status, tr, y, "advance")
 
 
-def _span(where, t0, t_end, h):
+def _span(where: str, t0: float, t_end: float, h: float | None) -> tuple[float, float]:
     """(t0, t_end) as floats, forwards; a fixed step needs a finite end."""
     t0, t_end = float(t0), float(t_end)
     if not math.isfinite(t0) or not t_end > t0:
@@ -242,13 +257,25 @@ class Simulator(_Pieces):
     0.1
     """
 
-    def __init__(self, model, method="dopri5", formulation="index1", *, t0=0.0, t_end=math.inf,
-                 q0=None, qd0=None, project=False, baumgarte=None, consistent="check",
-                 events=None, rtol=None, atol=None, h=None, first_step=None, max_step=None,
-                 min_step=None, max_steps=None, controller=None, error_per_unit_step=False,
-                 safety=None, fac_min=None, fac_max=None, tol=None, proj_tol=None,
-                 proj_max_iter=None, contact_switching=True, independent=None,
-                 linear_algebra=None, **method_options):
+    _settings: dict[str, Any]
+    _inputs: dict[str, _Input]
+    _history: list[tuple[float, str, float]]
+    _c0_start: dict[str, float]
+
+    def __init__(self, model: Model, method: str | type = "dopri5", formulation: str = "index1",
+                 *, t0: float = 0.0, t_end: float = math.inf, q0: ArrayLike | None = None,
+                 qd0: ArrayLike | None = None, project: bool = False,
+                 baumgarte: float | tuple[float, float] | None = None, consistent: str = "check",
+                 events: Events = None, rtol: float | None = None, atol: ArrayLike | None = None,
+                 h: float | None = None, first_step: float | None = None,
+                 max_step: float | None = None, min_step: float | None = None,
+                 max_steps: int | None = None, controller: str | None = None,
+                 error_per_unit_step: bool = False, safety: float | None = None,
+                 fac_min: float | None = None, fac_max: float | None = None,
+                 tol: float | None = None, proj_tol: float | None = None,
+                 proj_max_iter: int | None = None, contact_switching: bool = True,
+                 independent: Sequence[int | str] | None = None,
+                 linear_algebra: str | None = None, **method_options: Any) -> None:
         for bad in ("t_eval", "dense_output", "progress"):
             if bad in method_options:
                 raise ValueError(f"Simulator: {bad} is not an option of the Simulator "
@@ -271,7 +298,7 @@ class Simulator(_Pieces):
         self._open(t0, q0, qd0)
 
     # ------------------------------------------------------------------ set-up
-    def _open(self, t0, q0, qd0):
+    def _open(self, t0: float, q0: Any, qd0: Any) -> None:
         """A new run from (t0, q0, qd0): simulate's phases up to the C core's set-up."""
         run, st = self._run, self._settings
         q0, qd0, initial = _sim._initial_state(run, t0, q0, qd0, st["consistent"], st["tol"],
@@ -293,23 +320,23 @@ class Simulator(_Pieces):
         self._q, self._qd = q0.copy(), qd0.copy()
         self._finished = False
 
-    def _take(self, y):
+    def _take(self, y: Any) -> None:
         nq = self.model.nq
         self._q, self._qd = y[:nq].copy(), y[nq:2 * nq].copy()
 
     # ------------------------------------------------------------------ state
     @property
-    def state(self):
+    def state(self) -> tuple[FloatArray, FloatArray]:
         """(q, qd) at :attr:`t`: copies of shape (nq,) [m, rad; m/s, rad/s]."""
         return self._q.copy(), self._qd.copy()
 
     @property
-    def inputs(self):
+    def inputs(self) -> dict[str, float]:
         """{name: value}: the model's inputs and their current values [N or N m]
         (:meth:`set_input`)."""
         return {name: inp.value for name, inp in self._inputs.items()}
 
-    def set_input(self, name, value):
+    def set_input(self, name: str, value: float) -> None:
         """Set an input of the model: the constant term of a force element's time
         function (the module's docstring lists the inputs of each model kind).
 
@@ -362,7 +389,8 @@ class Simulator(_Pieces):
         self._history.append((self._t, inp.element, inp.sign * value))
         inp.value = value
 
-    def reset(self, t0=None, q=None, qd=None):
+    def reset(self, t0: float | None = None, q: ArrayLike | None = None,
+              qd: ArrayLike | None = None) -> None:
         """Start a new run (a new trajectory, statistics from zero) from (t0, q, qd).
 
         Parameters
@@ -383,7 +411,7 @@ class Simulator(_Pieces):
                              f"{self._t_end!r}, got {t0!r}.")
         self._open(t0, q, qd)
 
-    def trajectory(self):
+    def trajectory(self) -> Trajectory:
         """Everything computed so far, as the :class:`~mbint.Trajectory` that
         :func:`mbint.simulate` returns: every accepted step from t0 up to the solver's
         current point (which may lie past :attr:`t`), with its dense output
@@ -398,7 +426,7 @@ class Simulator(_Pieces):
             traj._sensor_offsets = offsets
         return traj
 
-    def _sensor_offsets(self, t):
+    def _sensor_offsets(self, t: FloatArray) -> dict[str, FloatArray]:
         """{sensor: array over t} for the force sensors of the elements whose actuator an
         input changed: c0 as it was at each t minus the model's own c0 (the sensors'
         tables hold the model's), which the law adds (F = ... + fa(t))."""
@@ -417,12 +445,12 @@ class Simulator(_Pieces):
         return {name: per_element[s.element] for name, s in sensors.items()
                 if s.kind == "force" and s.element in per_element}
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<Simulator {self.model.name!r} {self.method} {self.formulation} "
                 f"t={self._t!r}>")
 
 
-def _inputs_of(model):
+def _inputs_of(model: Any) -> dict[str, _Input]:
     """The inputs of a model: {name: (row of its C force table, sign, value)}, the value
     being ``sign * c0`` of the row's time function.
 
@@ -470,7 +498,7 @@ class _Input:
     element: str = ""      # the force element's name
 
 
-def _own_handle(run):
+def _own_handle(run: Any) -> tuple[Any, dict[str, _Input]]:
     """The run with a handle of its own (the model's C tables built anew, so that the
     inputs change the Simulator's copy, not the model's) and its inputs
     (:func:`_inputs_of`)."""
@@ -534,11 +562,17 @@ class OdeSimulator(_Pieces):
     True
     """
 
-    def __init__(self, fun, t0, y0, method="dopri5", *, t_end=math.inf, args=None, rtol=1e-3,
-                 atol=1e-6, first_step=None, max_step=np.inf, min_step=0.0, max_steps=None,
-                 h=None, jac=None, jac_sparsity=None, mass=None, dfdt=None, autonomous=False,
-                 events=None, controller=None, error_per_unit_step=False, safety=None,
-                 fac_min=None, fac_max=None, nq=None, **method_options):
+    def __init__(self, fun: RhsFun, t0: float, y0: ArrayLike, method: str | type = "dopri5", *,
+                 t_end: float = math.inf, args: Sequence[Any] | None = None,
+                 rtol: float = 1e-3, atol: ArrayLike = 1e-6, first_step: float | None = None,
+                 max_step: float = np.inf, min_step: float = 0.0, max_steps: int | None = None,
+                 h: float | None = None, jac: ArrayLike | RhsFun | None = None,
+                 jac_sparsity: ArrayLike | None = None, mass: ArrayLike | None = None,
+                 dfdt: RhsFun | None = None, autonomous: bool = False, events: Events = None,
+                 controller: str | None = None, error_per_unit_step: bool = False,
+                 safety: float | None = None, fac_min: float | None = None,
+                 fac_max: float | None = None, nq: int | None = None,
+                 **method_options: Any) -> None:
         from . import _validate as check
         from .ivp import _method, _solve_args
         for bad in ("t_eval", "dense_output", "progress"):
@@ -553,7 +587,7 @@ class OdeSimulator(_Pieces):
                      error_per_unit_step=error_per_unit_step, safety=safety, fac_min=fac_min,
                      fac_max=fac_max)
 
-        def open_(t0, y0):
+        def open_(t0: float, y0: Any) -> None:
             y0a = check.float_vector("y0", y0)
             if y0a.size == 0:
                 raise ValueError("OdeSimulator: y0 must not be empty.")
@@ -569,15 +603,15 @@ class OdeSimulator(_Pieces):
         self._y0_first = y0
         open_(t0, y0)
 
-    def _take(self, y):
+    def _take(self, y: Any) -> None:
         self._y = np.array(y)
 
     @property
-    def y(self):
+    def y(self) -> FloatArray:
         """The state at :attr:`t` (a copy, shape (n,))."""
         return self._y.copy()
 
-    def restart(self):
+    def restart(self) -> None:
         """The right-hand side changed at :attr:`t` (a parameter ``fun`` reads, changed by
         the caller): the run goes on from t with the method restarted, as
         :meth:`Simulator.set_input` does (the part of the last step past t dropped,
@@ -587,7 +621,7 @@ class OdeSimulator(_Pieces):
             self._stopped(status, self._t, None, "restart")
         self._finished = False
 
-    def reset(self, t0=None, y0=None):
+    def reset(self, t0: float | None = None, y0: ArrayLike | None = None) -> None:
         """Start a new run from (t0, y0) (defaults: the first run's)."""
         t0 = self._t0 if t0 is None else float(t0)
         if not (math.isfinite(t0) and t0 < self._t_end):
@@ -595,7 +629,7 @@ class OdeSimulator(_Pieces):
                              f"{self._t_end!r}, got {t0!r}.")
         self._open(t0, self._y0_first if y0 is None else y0)
 
-    def trajectory(self):
+    def trajectory(self) -> OdeResult:
         """Everything so far as the :class:`~mbint.OdeResult` of :func:`mbint.solve_ivp`:
         every accepted step from t0 up to the solver's current point."""
         from ._interrupt import raise_if_interrupted
@@ -606,5 +640,5 @@ class OdeSimulator(_Pieces):
         raise_if_interrupted(out, res)
         return res
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<OdeSimulator {self.method} t={self._t!r}>"

@@ -17,17 +17,19 @@ the boundary of the region lies on the boundary locus
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any, Sequence
 
 import numpy as np
 
 from . import _core
 from .methods import resolve
+from ._typing import ArrayLike, ComplexArray, FloatArray
 
 
-def _erk_R(tab, z):
+def _erk_R(tab: dict[str, Any], z: Any) -> Any:
     A, b = tab["A"], tab["b"]
     s = len(b)
-    g = []
+    g: list[Any] = []
     for i in range(s):
         acc = np.ones_like(z)
         for j in range(i):
@@ -39,7 +41,7 @@ def _erk_R(tab, z):
     return R
 
 
-def _nystrom_rho(z):
+def _nystrom_rho(z: Any) -> Any:
     # oscillator with eigenvalues z, conj(z) (scaled by h): a = |z|^2 = (h w)^2,
     # b = -2 Re z = 2 beta h w; step matrix on (q, h q')
     a = np.abs(z) ** 2
@@ -54,7 +56,7 @@ def _nystrom_rho(z):
     return np.where(np.abs(l1) >= np.abs(l2), l1, l2)
 
 
-def amplification(method, z):
+def amplification(method: str, z: ArrayLike) -> ComplexArray:
     """Stability function R(z) of ``method`` at complex z (array or scalar).
 
     For ``nystrom_midpoint`` the dominant eigenvalue of the step matrix on the
@@ -79,13 +81,15 @@ def amplification(method, z):
         raise ValueError(f"method: no stability function available for {name!r}.") from None
 
 
-def amplification_from_tableau(method, z):
+def amplification_from_tableau(method: str, z: ArrayLike) -> ComplexArray:
     """R(z) computed in Python from the explicit Runge-Kutta tableau the C kernel
     integrates with (an independent check of the C stability function)."""
     return _erk_R(_core.tableau(resolve(method)), np.asarray(z, dtype=complex))
 
 
-def region(method, re=(-5.0, 1.0), im=(-4.0, 4.0), n=401):
+def region(method: str, re: tuple[float, float] = (-5.0, 1.0),
+           im: tuple[float, float] = (-4.0, 4.0),
+           n: int = 401) -> tuple[FloatArray, FloatArray, FloatArray]:
     """``|R(z)|`` on a grid, for contour plots of the stability region (level 1).
 
     Returns
@@ -100,7 +104,7 @@ def region(method, re=(-5.0, 1.0), im=(-4.0, 4.0), n=401):
     return X, Y, np.abs(amplification(method, X + 1j * Y))
 
 
-def imaginary_axis_limit(method, b_max=10.0, n=200001):
+def imaginary_axis_limit(method: str, b_max: float = 10.0, n: int = 200001) -> float:
     """Largest b such that ``|R(i s)|`` <= 1 for all 0 <= s <= b (0 if none):
     the step limit h w < b for an undamped oscillator (LN 7.3: 2.8 for RK4)."""
     s = np.linspace(0.0, b_max, n)
@@ -109,7 +113,7 @@ def imaginary_axis_limit(method, b_max=10.0, n=200001):
     return float(s[bad[0] - 1]) if len(bad) and bad[0] > 0 else (0.0 if len(bad) else float(b_max))
 
 
-def real_axis_limit(method, a_max=10.0, n=200001):
+def real_axis_limit(method: str, a_max: float = 10.0, n: int = 200001) -> float:
     """Largest a such that ``|R(-s)|`` <= 1 for all 0 <= s <= a."""
     s = np.linspace(0.0, a_max, n)
     ok = np.abs(amplification(method, -s)) <= 1.0 + 1e-12
@@ -132,7 +136,7 @@ _MULTISTEP_ALIASES = {"ab": "adams_bashforth", "am": "adams_moulton", "abm": "pe
                       "adams_pece": "pece"}
 
 
-def _multistep_name(method, order):
+def _multistep_name(method: str, order: int) -> tuple[str, int]:
     if not isinstance(method, str):
         raise ValueError(f"method must be a string, got {type(method).__name__}.")
     name = _MULTISTEP_ALIASES.get(method.lower(), method.lower())
@@ -144,7 +148,7 @@ def _multistep_name(method, order):
     return name, int(order)
 
 
-def _poly_mul(p, q):
+def _poly_mul(p: Sequence[Fraction], q: Sequence[Fraction]) -> list[Fraction]:
     """Product of two polynomials given as coefficient lists, lowest power first."""
     out = [Fraction(0)] * (len(p) + len(q) - 1)
     for i, a in enumerate(p):
@@ -153,7 +157,7 @@ def _poly_mul(p, q):
     return out
 
 
-def _quadrature_weights(nodes):
+def _quadrature_weights(nodes: Sequence[Any]) -> list[Fraction]:
     """Exact weights w with sum_m w_m p(s_m) = int_0^1 p(s) ds for deg p < len(nodes).
 
     The nodes are in units of h from t_n (s = 1 is t_{n+1}, s = -j is t_{n-j}):
@@ -172,7 +176,7 @@ def _quadrature_weights(nodes):
     return weights
 
 
-def _adams(order, implicit):
+def _adams(order: int, implicit: bool) -> tuple[list[Fraction], list[Fraction]]:
     """(alpha, beta) of the Adams-Bashforth (explicit) or -Moulton method of ``order``.
 
     Adams-Bashforth of order k uses f_n, ..., f_{n-k+1} (k steps); Adams-Moulton
@@ -194,7 +198,7 @@ def _adams(order, implicit):
     return alpha, beta
 
 
-def _bdf(order):
+def _bdf(order: int) -> tuple[list[Fraction], list[Fraction]]:
     """(alpha, beta) of BDF ``order``: sum_{j=1}^{k} (1/j) nabla^j y_{n+1} = h f_{n+1},
     normalized to alpha_k = 1."""
     k = order
@@ -211,7 +215,7 @@ def _bdf(order):
     return alpha, beta
 
 
-def multistep_coefficients(method, order):
+def multistep_coefficients(method: str, order: int) -> tuple[list[Fraction], list[Fraction]]:
     """Coefficients of a linear multistep method, exact fractions.
 
     The method is sum_i alpha_i y_{n+1-k+i} = h sum_i beta_i f_{n+1-k+i}
@@ -245,7 +249,7 @@ def multistep_coefficients(method, order):
     return _adams(order, implicit=(name == "adams_moulton"))
 
 
-def _char_poly(method, order):
+def _char_poly(method: str, order: int) -> Any:
     """P0, P1, P2 (float arrays, lowest power of zeta first) with
     pi(zeta, z) = P0 + z P1 + z^2 P2."""
     name, order = _multistep_name(method, order)
@@ -268,7 +272,7 @@ def _char_poly(method, order):
     return rho, -sig_c + c0 * rho, -c0 * sig_p
 
 
-def multistep_amplification(method, order, z):
+def multistep_amplification(method: str, order: int, z: ArrayLike) -> FloatArray:
     """Spectral radius of the characteristic roots of a multistep method at z.
 
     The stability region is {z : rho(z) <= 1}; on its boundary one root has
@@ -310,7 +314,9 @@ def multistep_amplification(method, order, z):
     return np.where(dead, np.inf, rad)
 
 
-def multistep_region(method, order, re=(-5.0, 1.0), im=(-4.0, 4.0), n=401):
+def multistep_region(method: str, order: int, re: tuple[float, float] = (-5.0, 1.0),
+                     im: tuple[float, float] = (-4.0, 4.0),
+                     n: int = 401) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Spectral radius on a grid, for contour plots of a multistep stability region
     (level 1); the multistep counterpart of :func:`region`.
 
@@ -325,7 +331,7 @@ def multistep_region(method, order, re=(-5.0, 1.0), im=(-4.0, 4.0), n=401):
     return X, Y, multistep_amplification(method, order, X + 1j * Y)
 
 
-def multistep_region_boundary(method, order, n=2000):
+def multistep_region_boundary(method: str, order: int, n: int = 2000) -> ComplexArray:
     """Boundary locus: the z at which a characteristic root is zeta = e^{i theta}.
 
     The boundary of the stability region is part of this curve (the curve may also
@@ -376,7 +382,7 @@ def multistep_region_boundary(method, order, n=2000):
     return np.concatenate([z1, [np.nan + 0j], z2])
 
 
-def bdf_stability_angle(order, n=20001):
+def bdf_stability_angle(order: int, n: int = 20001) -> float:
     """A(alpha) angle of BDF ``order`` in degrees (90 for the A-stable orders 1, 2).
 
     The stability region of BDF is the exterior of its boundary locus, so the
@@ -388,7 +394,7 @@ def bdf_stability_angle(order, n=20001):
     """
     name, order = _multistep_name("bdf", order)
 
-    def arg_max(lo, hi):
+    def arg_max(lo: float, hi: float) -> tuple[Any, int, Any]:
         theta = np.linspace(lo, hi, int(n))
         w = 1.0 - np.exp(-1j * theta)
         a = np.abs(np.angle(sum(w**j / j for j in range(1, order + 1))))
@@ -410,11 +416,11 @@ def bdf_stability_angle(order, n=20001):
 # the spectral radius rho(M) <= 1 (eq 58).
 
 
-def _rk4_R(s):
+def _rk4_R(s: Any) -> Any:
     return 1.0 + s + s * s / 2.0 + s ** 3 / 6.0 + s ** 4 / 24.0
 
 
-def sp_step_matrix(xi, alpha, beta):
+def sp_step_matrix(xi: ArrayLike, alpha: float, beta: float) -> ComplexArray:
     """The step matrix M of the singular-perturbation scheme on the test system (SP
     eqs 55-57).
 
@@ -459,7 +465,7 @@ def sp_step_matrix(xi, alpha, beta):
     return M
 
 
-def sp_spectral_radius(xi, alpha, beta):
+def sp_spectral_radius(xi: ArrayLike, alpha: float, beta: float) -> FloatArray:
     """rho(M) of the singular-perturbation scheme on the test system (SP eq 58): the
     scheme is absolutely stable at xi = h lambda_s where it is <= 1.
 
@@ -476,7 +482,9 @@ def sp_spectral_radius(xi, alpha, beta):
     return np.where(np.isfinite(r), r, np.inf)
 
 
-def sp_region(alpha, beta, re=(-4.0, 1.0), im=(0.0, 4.0), n=401):
+def sp_region(alpha: float, beta: float, re: tuple[float, float] = (-4.0, 1.0),
+              im: tuple[float, float] = (0.0, 4.0),
+              n: int = 401) -> tuple[FloatArray, FloatArray, FloatArray]:
     """rho(M) on a grid of xi = h lambda_s, for contour plots of the stability region
     of the singular-perturbation scheme (level 1; SP Figs 2 and 3 show the upper half).
 
@@ -492,7 +500,7 @@ def sp_region(alpha, beta, re=(-4.0, 1.0), im=(0.0, 4.0), n=401):
     return X, Y, sp_spectral_radius(X + 1j * Y, alpha, beta)
 
 
-def sp_real_axis_limit(alpha, beta, a_max=10.0, n=100001):
+def sp_real_axis_limit(alpha: float, beta: float, a_max: float = 10.0, n: int = 100001) -> float:
     """Largest a with rho(M(-s)) <= 1 for all 0 < s <= a (the stability interval on the
     negative real axis of xi)."""
     s = np.linspace(0.0, a_max, n)[1:]
@@ -502,7 +510,9 @@ def sp_real_axis_limit(alpha, beta, a_max=10.0, n=100001):
 
 
 # ---- the L-stable block methods of the LS paper (csrc/methods/block_lstable.c) ----
-def block_coefficients(method="lstable_block", r=None, nodes=None, pade=None):
+def block_coefficients(method: str = "lstable_block", r: int | None = None,
+                       nodes: str | None = None,
+                       pade: tuple[int, int] | None = None) -> dict[str, Any]:
     """B, d of the block method's solution formula (LS eq 5) for h = 1.
 
     Computed by the C kernel (csrc/methods/block_lstable.c) from eq 9 with the
@@ -529,7 +539,9 @@ def block_coefficients(method="lstable_block", r=None, nodes=None, pade=None):
     return _core.block_coefficients(resolve(method), opts)
 
 
-def block_amplification(z, method="lstable_block", r=None, nodes=None, pade=None):
+def block_amplification(z: ArrayLike, method: str = "lstable_block", r: int | None = None,
+                        nodes: str | None = None,
+                        pade: tuple[int, int] | None = None) -> ComplexArray:
     """R(z) = e_r^T (I - z B)^-1 (e + z d) (LS eq 7) of a block method, evaluated in
     Python from :func:`block_coefficients` (complex ndarray of z's shape)."""
     co = block_coefficients(method, r, nodes, pade)

@@ -4,10 +4,15 @@ outputs, the compiled C tables and pickling (the description only)."""
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._kernels import Kernels
+from .._typing import ArrayLike, FloatArray, OutputFun
+
+if TYPE_CHECKING:
+    from .sensors import Sensor
 
 
 class BodyModel(Kernels):
@@ -19,17 +24,17 @@ class BodyModel(Kernels):
     _coords: tuple = ()  # the names of a body's coordinates, in the order of q
 
     @property
-    def q0(self):
+    def q0(self) -> FloatArray:
         """Initial coordinates of all bodies, shape (nq,)."""
         return np.concatenate([b.q0 for b in self.bodies]) if self.bodies else np.zeros(0)
 
     @property
-    def qd0(self):
+    def qd0(self) -> FloatArray:
         """Initial velocities of all bodies, shape (nq,)."""
         return np.concatenate([b.qd0 for b in self.bodies]) if self.bodies else np.zeros(0)
 
     @property
-    def coordinate_names(self):
+    def coordinate_names(self) -> list[str]:
         """Names of the entries of q: ``"<body>.<coordinate>"`` (planar: x, y, theta;
         spatial: x, y, z, e0, e1, e2, e3)."""
         return [f"{b.name}.{c}" for b in self.bodies for c in self._coords]
@@ -68,7 +73,7 @@ class BodyModel(Kernels):
             raise ValueError(f"{where}: mass must be positive, got {mass}.")
         return name, where, mass
 
-    def body(self, ref):
+    def body(self, ref: Any) -> Any:
         """The body named or indexed by ``ref`` (``"ground"`` / -1: the ground)."""
         return self._body("body", ref, "ref")
 
@@ -118,7 +123,7 @@ class BodyModel(Kernels):
             names += [f"{e.name}[{r}]" if e.rows > 1 else e.name for r in range(e.rows)]
         return names
 
-    def add_output(self, name, fn, unit=None):
+    def add_output(self, name: str, fn: OutputFun, unit: str | None = None) -> None:
         """A named output ``fn(t, q, qd)``, evaluated by :meth:`Trajectory.output`.
 
         Parameters
@@ -142,8 +147,10 @@ class BodyModel(Kernels):
         if unit is not None:
             self.output_units[str(name)] = str(unit)
 
-    def add_sensor(self, name, kind, body=None, point=None, *, frame="ground", other=None,
-                   other_point=None, element=None, axis=None, joint=None):
+    def add_sensor(self, name: str, kind: str, body: Any = None, point: ArrayLike | None = None, *,
+                   frame: Any = "ground", other: Any = None, other_point: ArrayLike | None = None,
+                   element: str | None = None, axis: ArrayLike | None = None,
+                   joint: str | None = None) -> Sensor:
         """A named sensor, evaluated in C at the output times of a trajectory
         (:meth:`Trajectory.sensor`, :meth:`Trajectory.output`, saved with its unit).
 

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import _core
+from .._typing import ArrayLike, FloatArray
 
 __all__ = ["Kernels", "baumgarte_pair", "linalg_code", "LINEAR_ALGEBRA"]
 
@@ -28,7 +30,7 @@ __all__ = ["Kernels", "baumgarte_pair", "linalg_code", "LINEAR_ALGEBRA"]
 LINEAR_ALGEBRA = {"auto": 0, "dense": 1, "sparse": 2}
 
 
-def linalg_code(mode, where="linear_algebra"):
+def linalg_code(mode: str, where: str = "linear_algebra") -> int:
     """The ``_core`` code of a ``linear_algebra`` setting ("auto", "dense", "sparse")."""
     if isinstance(mode, str) and mode in LINEAR_ALGEBRA:
         return LINEAR_ALGEBRA[mode]
@@ -53,12 +55,23 @@ class Kernels:
     #: ``"spatial"`` (:class:`SpatialModel`) or ``"system"`` (:class:`MechanicalSystem`);
     #: a loaded trajectory's stand-in model (``StoredModel``) has ``"stored"``.
     #: Code that depends on the kind of model asks this, not ``hasattr``.
-    kind = None
+    kind: str | None = None
+
+    if TYPE_CHECKING:  # every model has them
+        @property
+        def nq(self) -> int: ...
+        @property
+        def nc(self) -> int: ...
+        @property
+        def q0(self) -> FloatArray: ...
+        @property
+        def qd0(self) -> FloatArray: ...
+        def _mech_handle(self) -> Any: ...
 
     _linear_algebra = "auto"
 
     @property
-    def linear_algebra(self):
+    def linear_algebra(self) -> str:
         """Linear algebra of the index-1 formulation: ``"auto"`` (the default),
         ``"dense"`` or ``"sparse"``.
 
@@ -78,23 +91,24 @@ class Kernels:
         return self._linear_algebra
 
     @linear_algebra.setter
-    def linear_algebra(self, mode):
+    def linear_algebra(self, mode: str) -> None:
         linalg_code(mode)
         self._linear_algebra = mode
 
-    def _linalg_handle(self):
+    def _linalg_handle(self) -> Any:
         """The mech handle with this model's linear_algebra applied."""
         h = self._mech_handle()
         _core.mech_set_linalg(h, linalg_code(self._linear_algebra))
         return h
 
-    def _q(self, q):
+    def _q(self, q: Any) -> Any:
         return self.q0 if q is None else q
 
-    def _qd(self, qd):
+    def _qd(self, qd: Any) -> Any:
         return self.qd0 if qd is None else qd
 
-    def _eval(self, kernel, t, q, b=None, alpha=0.0, beta=0.0):
+    def _eval(self, kernel: str, t: Any, q: Any, b: Any = None, alpha: float = 0.0,
+              beta: float = 0.0) -> FloatArray:
         """Evaluate ``kernel`` at the points of q (nq,) or (nq, m) (b likewise).
 
         mech_eval wants points along the first axis and returns them there:
@@ -115,7 +129,7 @@ class Kernels:
             out = np.ascontiguousarray(np.moveaxis(out, 0, -1))
         return out
 
-    def phi(self, t=0.0, q=None):
+    def phi(self, t: ArrayLike = 0.0, q: ArrayLike | None = None) -> FloatArray:
         """Constraint residuals Phi(t, q).
 
         Parameters
@@ -131,7 +145,7 @@ class Kernels:
         """
         return self._eval("phi", t, self._q(q))
 
-    def constraint_jacobian(self, t=0.0, q=None):
+    def constraint_jacobian(self, t: ArrayLike = 0.0, q: ArrayLike | None = None) -> FloatArray:
         """Constraint Jacobian Phi_q(t, q).
 
         Parameters
@@ -148,7 +162,7 @@ class Kernels:
 
     phi_q = constraint_jacobian
 
-    def phi_t(self, t=0.0, q=None):
+    def phi_t(self, t: ArrayLike = 0.0, q: ArrayLike | None = None) -> FloatArray:
         """Partial time derivative Phi_t(t, q) (nonzero for drivers), per s.
 
         Returns
@@ -157,7 +171,8 @@ class Kernels:
         """
         return self._eval("phi_t", t, self._q(q))
 
-    def gamma(self, t=0.0, q=None, qd=None):
+    def gamma(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+              qd: ArrayLike | None = None) -> FloatArray:
         """gamma(t, q, qd) = -(Phi_q qd)_q qd - 2 Phi_qt qd - Phi_tt, the right-hand
         side of Phi_q q'' = gamma.
 
@@ -174,7 +189,7 @@ class Kernels:
         """
         return self._eval("gamma", t, self._q(q), self._qd(qd))
 
-    def mass(self, q=None):
+    def mass(self, q: ArrayLike | None = None) -> FloatArray:
         """Mass matrix M(q) (kg, kg m^2 for rotations).
 
         Parameters
@@ -187,7 +202,8 @@ class Kernels:
         """
         return self._eval("mass", 0.0, self._q(q))
 
-    def forces(self, t=0.0, q=None, qd=None):
+    def forces(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+               qd: ArrayLike | None = None) -> FloatArray:
         """Generalized forces Q(t, q, qd) (N, N m for rotations).
 
         Returns
@@ -196,7 +212,8 @@ class Kernels:
         """
         return self._eval("forces", t, self._q(q), self._qd(qd))
 
-    def forces_q(self, t=0.0, q=None, qd=None):
+    def forces_q(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+                 qd: ArrayLike | None = None) -> FloatArray:
         """dQ/dq at (t, q, qd).
 
         Returns
@@ -205,7 +222,8 @@ class Kernels:
         """
         return self._eval("forces_q", t, self._q(q), self._qd(qd))
 
-    def forces_qd(self, t=0.0, q=None, qd=None):
+    def forces_qd(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+                  qd: ArrayLike | None = None) -> FloatArray:
         """dQ/dqd at (t, q, qd).
 
         Returns
@@ -214,7 +232,8 @@ class Kernels:
         """
         return self._eval("forces_qd", t, self._q(q), self._qd(qd))
 
-    def phiq_x_q(self, t=0.0, q=None, x=None):
+    def phiq_x_q(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+                 x: ArrayLike | None = None) -> FloatArray:
         """(Phi_q x)_q for a fixed vector x.
 
         Parameters
@@ -230,7 +249,8 @@ class Kernels:
         """
         return self._eval("phiq_x_q", t, self._q(q), self._qd(x))
 
-    def phiqT_lam_q(self, t=0.0, q=None, lam=None):
+    def phiqT_lam_q(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+                    lam: ArrayLike | None = None) -> FloatArray:
         """(Phi_q^T lam)_q for fixed multipliers lam.
 
         Parameters
@@ -245,7 +265,8 @@ class Kernels:
         """
         return self._eval("phiqT_lam_q", t, self._q(q), lam)
 
-    def gamma_q(self, t=0.0, q=None, qd=None):
+    def gamma_q(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+                qd: ArrayLike | None = None) -> FloatArray:
         """d gamma / dq at (t, q, qd).
 
         Returns
@@ -254,7 +275,8 @@ class Kernels:
         """
         return self._eval("gamma_q", t, self._q(q), self._qd(qd))
 
-    def gamma_qd(self, t=0.0, q=None, qd=None):
+    def gamma_qd(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+                 qd: ArrayLike | None = None) -> FloatArray:
         """d gamma / dqd at (t, q, qd).
 
         Returns
@@ -263,7 +285,9 @@ class Kernels:
         """
         return self._eval("gamma_qd", t, self._q(q), self._qd(qd))
 
-    def accelerations(self, t=0.0, q=None, qd=None, baumgarte=None):
+    def accelerations(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+                      qd: ArrayLike | None = None,
+                      baumgarte: float | tuple[float, float] | None = None) -> tuple[FloatArray, FloatArray]:
         """Accelerations and multipliers of the index-1 system (LLM eq 9).
 
         Parameters
@@ -283,7 +307,8 @@ class Kernels:
         out = self._eval("acc", t, self._q(q), self._qd(qd), a, b)
         return out[:self.nq], out[self.nq:]
 
-    def rhs(self, t, y, baumgarte=None):
+    def rhs(self, t: ArrayLike, y: ArrayLike,
+            baumgarte: float | tuple[float, float] | None = None) -> FloatArray:
         """f(t, y) of the index-1 ODE, y = (q, qd).
 
         Parameters
@@ -299,7 +324,8 @@ class Kernels:
         a, b = baumgarte_pair(baumgarte)
         return self._eval("rhs", t, y[:self.nq], y[self.nq:], a, b)
 
-    def jacobian(self, t, y, baumgarte=None):
+    def jacobian(self, t: ArrayLike, y: ArrayLike,
+                 baumgarte: float | tuple[float, float] | None = None) -> FloatArray:
         """df/dy of the index-1 ODE (LLM eqs 10-15).
 
         Parameters
@@ -315,7 +341,8 @@ class Kernels:
         a, b = baumgarte_pair(baumgarte)
         return self._eval("jac", t, y[:self.nq], y[self.nq:], a, b)
 
-    def violation(self, t=0.0, q=None, qd=None):
+    def violation(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+                  qd: ArrayLike | None = None) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Constraint residuals at position, velocity and acceleration level.
 
         Parameters
@@ -340,7 +367,7 @@ class Kernels:
         return self.phi(t, q), vel, acc
 
 
-def _points(what, v, n):
+def _points(what: str, v: Any, n: int) -> FloatArray:
     """v as a float array of one point (n,) or of points along the last axis (n, m)."""
     a = np.asarray(v, dtype=float)
     if a.ndim > 2 or (a.ndim == 2 and a.shape[0] != n) or (a.ndim < 2 and a.size != n):
@@ -349,7 +376,7 @@ def _points(what, v, n):
     return a
 
 
-def baumgarte_pair(b):
+def baumgarte_pair(b: Any) -> tuple[float, float]:
     """(alpha, beta) from None, a number or a pair."""
     if b is None:
         return 0.0, 0.0

@@ -4,13 +4,16 @@ G(p) of the spatial model (a leaf module: :mod:`mbint.mbs.spatial` re-exports th
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
+
+from .._typing import ArrayLike, FloatArray
 
 __all__ = ["matrix_from_quat", "quat_from_axis_angle", "quat_from_matrix"]
 
 
-def matrix_from_quat(p):
+def matrix_from_quat(p: ArrayLike) -> FloatArray:
     """Rotation matrix of the Euler parameters p = (e0, e1, e2, e3), shape (3, 3)
     (or (3, 3, m) for p of shape (4, m)): A = (e0^2 - e.e) I + 2 e e^T + 2 e0 e~."""
     p = np.asarray(p, float)
@@ -21,7 +24,7 @@ def matrix_from_quat(p):
         [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3]])
 
 
-def quat_from_axis_angle(axis, angle):
+def quat_from_axis_angle(axis: ArrayLike, angle: float) -> FloatArray:
     """Euler parameters of the rotation by ``angle`` (rad) about ``axis`` (3,)."""
     a = np.asarray(axis, float).reshape(-1)
     n = np.linalg.norm(a)
@@ -30,7 +33,7 @@ def quat_from_axis_angle(axis, angle):
     return np.concatenate([[math.cos(angle / 2)], math.sin(angle / 2) * a / n])
 
 
-def quat_from_matrix(R, tol=1e-9):
+def quat_from_matrix(R: ArrayLike, tol: float = 1e-9) -> FloatArray:
     """Euler parameters (e0 >= 0) of a rotation matrix R (3, 3); ValueError when R is
     not orthonormal with determinant +1 to ``tol``."""
     R = np.asarray(R, float)
@@ -58,15 +61,15 @@ def quat_from_matrix(R, tol=1e-9):
         e3 = math.sqrt(1 + 2 * R[2, 2] - tr) / 2
         p = [(R[1, 0] - R[0, 1]) / (4 * e3), (R[0, 2] + R[2, 0]) / (4 * e3),
              (R[1, 2] + R[2, 1]) / (4 * e3), e3]
-    p = np.array(p)
-    return -p if p[0] < 0 else p
+    pa = np.array(p)
+    return -pa if pa[0] < 0 else pa
 
 
-def _E(p):
+def _E(p: Any) -> FloatArray:
     e0, e1, e2, e3 = p
     return np.array([[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]])
 
 
-def _G(p):
+def _G(p: Any) -> FloatArray:
     e0, e1, e2, e3 = p
     return np.array([[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]])

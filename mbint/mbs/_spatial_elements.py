@@ -14,13 +14,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from .. import _core
+from .._typing import ArrayLike, FloatArray, SpatialBodyRef, TimeFn
 from .._validate import as_capsule
 from .planar import _finite, _timefn
 from .planar import _vec as _planar_vec
+
+if TYPE_CHECKING:
+    from .spatial import SpatialBody
 
 __all__ = ["SpatialElements", "SpatialElement"]
 
@@ -41,12 +46,12 @@ def _perp_basis(h):
     return f, np.cross(h, f)
 
 
-def _vec(where, what, v, n=3):
+def _vec(where: str, what: str, v: Any, n: int = 3) -> FloatArray:
     """``v`` as n finite floats (ValueError naming ``where`` and ``what``)."""
     return _planar_vec(where, what, v, n)
 
 
-def _unit(where, what, v):
+def _unit(where: str, what: str, v: Any) -> FloatArray:
     a = _vec(where, what, v)
     n = np.linalg.norm(a)
     if not n > 1e-300:
@@ -93,6 +98,17 @@ class SpatialElements:
     provides ``_name``, ``_pair``, ``_body``, ``ground``, ``joint_elements``,
     ``force_elements`` and ``_compiled``)."""
 
+    if TYPE_CHECKING:  # what the host model provides (declared for the type checker)
+        ground: SpatialBody
+        joint_elements: list[SpatialElement]
+        force_elements: list[SpatialElement]
+        _compiled: Any
+
+        def _name(self, kind: str, name: str | None, pool: Any = None) -> str: ...
+        def _pair(self, where: str, bi: Any, bj: Any) -> tuple[SpatialBody, SpatialBody]: ...
+        def _body(self, where: str, ref: Any, role: str) -> SpatialBody: ...
+        def _add_driver_output(self, e: SpatialElement) -> None: ...
+
     # frame conversions: global (initial configuration) or body frame
     @staticmethod
     def _frame(where, frame):
@@ -125,7 +141,9 @@ class SpatialElements:
         return e
 
     # ---------------------------------------------------------------- primitives
-    def add_dot1(self, body_i, a_i, body_j, a_j, frame="global", value=0.0, name=None):
+    def add_dot1(self, body_i: SpatialBodyRef, a_i: ArrayLike, body_j: SpatialBodyRef,
+                 a_j: ArrayLike, frame: str = "global", value: float = 0.0,
+                 name: str | None = None) -> SpatialElement:
         """Dot-1 primitive (RN section 3): a_i . a_j = value (1 row; 0: perpendicular).
 
         Parameters
@@ -146,7 +164,9 @@ class SpatialElements:
         return self._joint("dot1", name, bi, bj,
                            [dict(type="dot1", ai=ai, aj=aj, c0=_finite(where, "value", value))])
 
-    def add_dot2(self, body_i, a_i, s_i, body_j, s_j, frame="global", value=0.0, name=None):
+    def add_dot2(self, body_i: SpatialBodyRef, a_i: ArrayLike, s_i: ArrayLike,
+                 body_j: SpatialBodyRef, s_j: ArrayLike, frame: str = "global", value: float = 0.0,
+                 name: str | None = None) -> SpatialElement:
         """Dot-2 primitive: a_i . (P_j - P_i) = value (1 row, m), a_i a unit vector of
         body_i, P_i = s_i on body_i, P_j = s_j on body_j."""
         name = self._name("dot2", name)
@@ -158,7 +178,9 @@ class SpatialElements:
             si=self._pt(where, "s_i", bi, s_i, frame), sj=self._pt(where, "s_j", bj, s_j, frame),
             c0=_finite(where, "value", value))])
 
-    def add_point(self, body_i, s_i, body_j, s_j=None, frame="global", name=None):
+    def add_point(self, body_i: SpatialBodyRef, s_i: ArrayLike, body_j: SpatialBodyRef,
+                  s_j: ArrayLike | None = None, frame: str = "global",
+                  name: str | None = None) -> SpatialElement:
         """Spherical (point) primitive Phi^s: P_j - P_i = 0 (3 rows).  With
         ``frame="global"`` s_j defaults to s_i (one global point)."""
         name = self._name("point", name)
@@ -173,7 +195,9 @@ class SpatialElements:
             type="point", si=self._pt(where, "s_i", bi, s_i, frame),
             sj=self._pt(where, "s_j", bj, s_j, frame))])
 
-    def add_distance(self, body_i, s_i, body_j, s_j, length=None, frame="global", name=None):
+    def add_distance(self, body_i: SpatialBodyRef, s_i: ArrayLike, body_j: SpatialBodyRef,
+                     s_j: ArrayLike, length: float | None = None, frame: str = "global",
+                     name: str | None = None) -> SpatialElement:
         """Distance primitive Phi^dist: ``|P_j - P_i|`` = length, written (d.d - L^2)/2 = 0
         (1 row, m^2); default length: the initial distance."""
         name = self._name("distance", name)
@@ -190,7 +214,8 @@ class SpatialElements:
         return self._joint("distance", name, bi, bj, [dict(type="dist", si=si, sj=sj, c0=length)])
 
     # ---------------------------------------------------------------- joints
-    def add_spherical(self, body_i, body_j, point, frame="global", name=None):
+    def add_spherical(self, body_i: SpatialBodyRef, body_j: SpatialBodyRef, point: ArrayLike,
+                      frame: str = "global", name: str | None = None) -> SpatialElement:
         """Ball joint at ``point`` (3 rows: the point primitive)."""
         name = self._name("spherical", name)
         where = f"spherical {name!r}"
@@ -206,7 +231,9 @@ class SpatialElements:
         f, g = _perp_basis(h)
         return P, f, g, h
 
-    def add_revolute(self, body_i, body_j, point, axis, frame="global", name=None):
+    def add_revolute(self, body_i: SpatialBodyRef, body_j: SpatialBodyRef, point: ArrayLike,
+                     axis: ArrayLike, frame: str = "global",
+                     name: str | None = None) -> SpatialElement:
         """Revolute joint (5 rows: point + 2 dot-1): body_j turns relative to body_i
         about ``axis`` through ``point`` (in body_i's frame with ``frame="body"``)."""
         name = self._name("revolute", name)
@@ -220,7 +247,9 @@ class SpatialElements:
             dict(type="dot1", ai=V(f), aj=bj.vector_to_body(h)),
             dict(type="dot1", ai=V(g), aj=bj.vector_to_body(h))])
 
-    def add_universal(self, body_i, body_j, point, axis_i, axis_j, frame="global", name=None):
+    def add_universal(self, body_i: SpatialBodyRef, body_j: SpatialBodyRef, point: ArrayLike,
+                      axis_i: ArrayLike, axis_j: ArrayLike, frame: str = "global",
+                      name: str | None = None) -> SpatialElement:
         """Universal (Hooke) joint (4 rows: point + dot-1): body_i's ``axis_i`` and
         body_j's ``axis_j`` stay perpendicular (they must be at the initial
         configuration, to 1e-8)."""
@@ -238,7 +267,9 @@ class SpatialElements:
             dict(type="point", si=bi.to_body(P), sj=bj.to_body(P)),
             dict(type="dot1", ai=bi.vector_to_body(ai), aj=bj.vector_to_body(aj))])
 
-    def add_cylindrical(self, body_i, body_j, point, axis, frame="global", name=None):
+    def add_cylindrical(self, body_i: SpatialBodyRef, body_j: SpatialBodyRef, point: ArrayLike,
+                        axis: ArrayLike, frame: str = "global",
+                        name: str | None = None) -> SpatialElement:
         """Cylindrical joint (4 rows: 2 dot-1 + 2 dot-2): body_j slides along and
         turns about the line through ``point`` along ``axis`` of body_i."""
         name = self._name("cylindrical", name)
@@ -255,7 +286,9 @@ class SpatialElements:
         return [dict(type="dot1", ai=V(f), aj=hj), dict(type="dot1", ai=V(g), aj=hj),
                 dict(type="dot2", ai=V(f), si=si, sj=sj), dict(type="dot2", ai=V(g), si=si, sj=sj)]
 
-    def add_translational(self, body_i, body_j, point, axis, frame="global", name=None):
+    def add_translational(self, body_i: SpatialBodyRef, body_j: SpatialBodyRef, point: ArrayLike,
+                          axis: ArrayLike, frame: str = "global",
+                          name: str | None = None) -> SpatialElement:
         """Translational (prismatic) joint (5 rows: cylindrical + 1 dot-1 that stops
         the rotation about the axis): body_j slides along ``axis`` of body_i."""
         name = self._name("translational", name)
@@ -267,7 +300,9 @@ class SpatialElements:
         prims.append(dict(type="dot1", ai=bi.vector_to_body(f), aj=bj.vector_to_body(g)))
         return self._joint("translational", name, bi, bj, prims)
 
-    def add_fixed(self, body_i, body_j, point=None, frame="global", name=None):
+    def add_fixed(self, body_i: SpatialBodyRef, body_j: SpatialBodyRef,
+                  point: ArrayLike | None = None, frame: str = "global",
+                  name: str | None = None) -> SpatialElement:
         """Weld (6 rows: point + 3 dot-1) holding the initial relative pose; ``point``
         defaults to body_j's centre of mass."""
         name = self._name("fixed", name)
@@ -284,8 +319,10 @@ class SpatialElements:
             dict(type="dot1", ai=Vi(e[1]), aj=Vj(e[2])),
             dict(type="dot1", ai=Vi(e[2]), aj=Vj(e[0]))])
 
-    def add_driver(self, body_i, body_j, kind, point, axis, f=None, *, point_j=None,
-                   frame="global", name=None, **coefficients):
+    def add_driver(self, body_i: SpatialBodyRef, body_j: SpatialBodyRef, kind: str,
+                   point: ArrayLike, axis: ArrayLike, f: TimeFn = None, *,
+                   point_j: ArrayLike | None = None, frame: str = "global", name: str | None = None,
+                   **coefficients: float) -> SpatialElement:
         """Prescribe a relative coordinate in time (1 row).
 
         ``kind="rotation"``: the angle theta of body_j relative to body_i about
@@ -332,8 +369,10 @@ class SpatialElements:
         self._compiled = None
         return e
 
-    def add_spring_damper(self, body_i, point_i, body_j, point_j, k, c=0.0, length0=None,
-                          actuator=0.0, frame="global", name=None):
+    def add_spring_damper(self, body_i: SpatialBodyRef, point_i: ArrayLike, body_j: SpatialBodyRef,
+                          point_j: ArrayLike, k: float, c: float = 0.0,
+                          length0: float | None = None, actuator: TimeFn = 0.0,
+                          frame: str = "global", name: str | None = None) -> SpatialElement:
         """Translational spring-damper-actuator (TSDA) between two points: tension
         F = k (l - length0) + c l' + actuator(t) along the line (N; k in N/m, c in
         N s/m); length0 defaults to the initial distance; potential k/2 (l - L0)^2."""
@@ -353,8 +392,10 @@ class SpatialElements:
         return self._force("tsda", name, bi, bj, [dict(type="tsda", si=si, sj=sj, k=k, c=c,
                                                        L0=length0, **_fa(fa))])
 
-    def add_rotational_spring_damper(self, body_i, body_j, axis, k, c=0.0, angle0=0.0,
-                                     actuator=0.0, frame="global", name=None):
+    def add_rotational_spring_damper(self, body_i: SpatialBodyRef, body_j: SpatialBodyRef,
+                                     axis: ArrayLike, k: float, c: float = 0.0, angle0: float = 0.0,
+                                     actuator: TimeFn = 0.0, frame: str = "global",
+                                     name: str | None = None) -> SpatialElement:
         """Rotational spring-damper-actuator (RSDA) about a revolute axis: torque
         T = k (theta - angle0) + c theta' + actuator(t) (N m) restoring the angle
         theta of body_j relative to body_i about ``axis`` (0 at the initial
@@ -371,7 +412,9 @@ class SpatialElements:
             type="rsda", ai=bi.vector_to_body(f), bi=bi.vector_to_body(g),
             aj=bj.vector_to_body(f), k=k, c=c, L0=_finite(where, "angle0", angle0), **_fa(fa))])
 
-    def add_bushing(self, body_i, body_j, point, k, c=0.0, axes=None, frame="global", name=None):
+    def add_bushing(self, body_i: SpatialBodyRef, body_j: SpatialBodyRef, point: ArrayLike,
+                    k: float, c: float = 0.0, axes: ArrayLike | None = None, frame: str = "global",
+                    name: str | None = None) -> SpatialElement:
         """Bushing: a linear spring-damper in all six relative coordinates of two
         frames that coincide at the initial configuration (at ``point``, axes the
         rows of ``axes``, default the global axes): the displacement components
@@ -410,8 +453,11 @@ class SpatialElements:
                               k=kv[3 + a], c=cv[3 + a]))
         return self._force("bushing", name, bi, bj, prims)
 
-    def add_tire(self, body, point, k, c=0.0, length0=None, *, road_height=0.0, bump_x=None,
-                 bump_radius=0.0, wheel_radius=0.0, unilateral=False, frame="global", name=None):
+    def add_tire(self, body: SpatialBodyRef, point: ArrayLike, k: float, c: float = 0.0,
+                 length0: float | None = None, *, road_height: float = 0.0,
+                 bump_x: float | None = None, bump_radius: float = 0.0, wheel_radius: float = 0.0,
+                 unilateral: bool = False, frame: str = "global",
+                 name: str | None = None) -> SpatialElement:
         """A vertical tire spring-damper between a body point (a spindle) and the
         road height under it (RN section 5.2).
 
@@ -451,7 +497,10 @@ class SpatialElements:
         prim["L0"] = _finite(where, "length0", length0)
         return self._force("tire", name, b, self.ground, [prim])
 
-    def add_force(self, body, fn, point=(0.0, 0.0, 0.0), frame="global", name=None):
+    def add_force(self, body: SpatialBodyRef,
+                  fn: Callable[[float, FloatArray, FloatArray], ArrayLike] | Any,
+                  point: ArrayLike = (0.0, 0.0, 0.0), frame: str = "global",
+                  name: str | None = None) -> SpatialElement:
         """A point force and torque from a function: ``fn(t, q, qd)`` returns
         (F_x, F_y, F_z, n_x, n_y, n_z) in the global frame (N, N m), F applied at
         ``point`` of ``body``.

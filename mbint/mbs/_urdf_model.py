@@ -13,9 +13,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, Sequence
 
 import numpy as np
 
+from .._typing import ArrayLike, FloatArray
 from .planar import _timefn
 from ._rotations import _E, matrix_from_quat, quat_from_matrix
 from .spatial import SpatialModel
@@ -59,14 +61,14 @@ class UrdfJoint:
     t: np.ndarray
     axis: np.ndarray
     damping: float = 0.0
-    lower: float = None
-    upper: float = None
+    lower: float | None = None
+    upper: float | None = None
 
     @property
-    def revolute(self):
+    def revolute(self) -> bool:
         return self.type != "prismatic"
 
-    def motion(self, x):
+    def motion(self, x: float) -> tuple[FloatArray, FloatArray]:
         """Child frame in the joint frame at coordinate x: (R, t)."""
         if self.revolute:
             return _rot(self.axis, x), np.zeros(3)
@@ -175,16 +177,16 @@ class UrdfModel(SpatialModel):
 
     # ---------------------------------------------------------------- joint vectors
     @property
-    def joint_names(self):
+    def joint_names(self) -> list[str]:
         """Names of the moving joints, in the order of joint vectors."""
         return [j.name for j in self.urdf_joints]
 
     @property
-    def joint_units(self):
+    def joint_units(self) -> list[str]:
         """``"rad"`` (revolute, continuous) or ``"m"`` (prismatic) per joint."""
         return ["rad" if j.revolute else "m" for j in self.urdf_joints]
 
-    def _joint_vector(self, what, x):
+    def _joint_vector(self, what: str, x: Any) -> FloatArray:
         n = len(self.urdf_joints)
         if x is None:
             return np.zeros(n)
@@ -244,7 +246,10 @@ class UrdfModel(SpatialModel):
             return 0.0, 0.0
         return float(qj[k]), float(qdj[k])
 
-    def body_state(self, q_joint=None, qd_joint=None, base_pose=None, base_velocity=None):
+    def body_state(self, q_joint: Mapping[str, float] | ArrayLike | None = None,
+                   qd_joint: Mapping[str, float] | ArrayLike | None = None,
+                   base_pose: tuple[ArrayLike, ArrayLike] | None = None,
+                   base_velocity: tuple[ArrayLike, ArrayLike] | None = None) -> tuple[FloatArray, FloatArray]:
         """Body coordinates and velocities of a joint state (forward kinematics).
 
         Parameters
@@ -273,7 +278,10 @@ class UrdfModel(SpatialModel):
             qd[o:o + 3], qd[o + 3:o + 7] = v[k], 0.5 * _E(p).T @ w[k]
         return q, qd
 
-    def set_joint_state(self, q_joint=None, qd_joint=None, base_pose=None, base_velocity=None):
+    def set_joint_state(self, q_joint: Mapping[str, float] | ArrayLike | None = None,
+                        qd_joint: Mapping[str, float] | ArrayLike | None = None,
+                        base_pose: tuple[ArrayLike, ArrayLike] | None = None,
+                        base_velocity: tuple[ArrayLike, ArrayLike] | None = None) -> None:
         """Make a joint state the initial state (:meth:`body_state`, then
         :meth:`set_initial`)."""
         self.set_initial(*self.body_state(q_joint, qd_joint, base_pose, base_velocity))
@@ -309,7 +317,9 @@ class UrdfModel(SpatialModel):
     def _com(self, fr, k):
         return fr[k].o + _mv(fr[k].A, self._groups[k].com)
 
-    def joint_state(self, q, qd=None, qdd=None, unwrap=False, joints=None):
+    def joint_state(self, q: ArrayLike, qd: ArrayLike | None = None, qdd: ArrayLike | None = None,
+                    unwrap: bool = False,
+                    joints: Sequence[int] | None = None) -> tuple[Any, ...]:
         """Joint coordinates, rates and accelerations of a body state.
 
         Revolute and continuous joints: the angle theta (rad) of the child link about
@@ -377,7 +387,8 @@ class UrdfModel(SpatialModel):
         res = [x, None if QD is None else xd, None if QDD is None else xdd]
         return tuple(r if r is None or not one else r[:, 0] for r in res)
 
-    def base_acceleration(self, q, qd, qdd):
+    def base_acceleration(self, q: ArrayLike, qd: ArrayLike,
+                          qdd: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """The floating base's link frame: acceleration (3,) of its origin in m/s^2 and
         angular acceleration (3,) in rad/s^2, global frame."""
         if not self.floating_base:
@@ -385,8 +396,11 @@ class UrdfModel(SpatialModel):
         f = self._frames(*(np.asarray(x, float)[:, None] for x in (q, qd, qdd)))[0]
         return f.a[:, 0], f.al[:, 0]
 
-    def joint_accelerations(self, q_joint, qd_joint, tau, t=0.0, base_pose=None,
-                            base_velocity=None):
+    def joint_accelerations(self, q_joint: Mapping[str, float] | ArrayLike | None,
+                            qd_joint: Mapping[str, float] | ArrayLike | None,
+                            tau: Mapping[str, float] | ArrayLike | None, t: float = 0.0,
+                            base_pose: tuple[ArrayLike, ArrayLike] | None = None,
+                            base_velocity: tuple[ArrayLike, ArrayLike] | None = None) -> FloatArray:
         """Joint accelerations of the model under joint torques: forward kinematics
         (:meth:`body_state`), the index-1 accelerations q'' of the model
         (:meth:`accelerations`: the saddle-point system with M(q), Phi_q and gamma, in C)
@@ -424,7 +438,8 @@ class UrdfModel(SpatialModel):
         return xdd
 
     # ---------------------------------------------------------------- inputs, outputs
-    def set_joint_torques(self, torques, damping=None):
+    def set_joint_torques(self, torques: Mapping[str, Any] | None,
+                          damping: bool | None = None) -> None:
         """Replace the joint torques (revolute, N m) and forces (prismatic, N).
 
         Each acts on the child link about (along) the joint axis, its reaction on
@@ -476,7 +491,7 @@ class UrdfModel(SpatialModel):
                 self.add_force(bi, _Drive(self, k, f, c, -1), point=(0, 0, 0), frame="body",
                                name=f"{j.name}.reaction")
 
-    def set_joint_limits(self, k, c=0.0):
+    def set_joint_limits(self, k: float, c: float = 0.0) -> None:
         """Enforce the ``<limit lower upper>`` of the revolute and prismatic joints by
         one-sided penalty torques (forces): past a limit by delta, -k delta - c x'
         (N m with k in N m/rad and c in N m s/rad; N, N/m, N s/m for prismatic joints),

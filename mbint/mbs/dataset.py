@@ -63,8 +63,16 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:  # annotations only
+    from pathlib import Path
+
+    import xarray
+
+    from .trajectory import Trajectory
 
 __all__ = ["to_xarray", "from_xarray", "save", "load", "StoredModel"]
 
@@ -118,7 +126,8 @@ def _unit_attrs(units, variable):
     return dict(units_variable=variable)
 
 
-def to_xarray(traj, steps=True, dense=True, events=True):
+def to_xarray(traj: Trajectory, steps: bool = True, dense: bool = True,
+              events: bool = True) -> xarray.Dataset:
     """The trajectory as an ``xarray.Dataset`` (see the module docstring).
 
     Parameters
@@ -387,9 +396,11 @@ class StoredModel:
     name, sizes, names and units (no kernels)."""
 
     kind = "stored"
+    outputs: dict[str, Any]
 
-    def __init__(self, name, nq, nc, coordinate_names, constraint_names, coordinate_units,
-                 constraint_units, description=""):
+    def __init__(self, name: str, nq: int, nc: int, coordinate_names: Sequence[str],
+                 constraint_names: Sequence[str], coordinate_units: Sequence[str],
+                 constraint_units: Sequence[str], description: str = "") -> None:
         self.name, self.nq, self.nc = name, int(nq), int(nc)
         self.coordinate_names = list(coordinate_names)
         self.constraint_names = list(constraint_names)
@@ -402,7 +413,7 @@ class StoredModel:
         return f"<StoredModel {self.name!r}: nq = {self.nq}, nc = {self.nc} (no kernels)>"
 
 
-def from_xarray(ds):
+def from_xarray(ds: xarray.Dataset) -> Trajectory:
     """Rebuild a :class:`Trajectory` from :func:`to_xarray`'s dataset.
 
     Parameters
@@ -424,6 +435,7 @@ def from_xarray(ds):
     a = ds.attrs
     names = [str(v) for v in ds["coordinate"].values]
     cnames = [str(v) for v in ds["constraint"].values]
+    model: Any  # a PlanarModel, a SpatialModel or a StoredModel
     if "model_json" in a:
         d = json.loads(a["model_json"])
         if d.get("dim") == 3:
@@ -511,7 +523,7 @@ def from_xarray(ds):
     return traj
 
 
-def save(traj, path):
+def save(traj: Trajectory, path: str | os.PathLike[str]) -> Path:
     """Write :func:`to_xarray` of the trajectory to a NetCDF-4 file.
 
     Parameters
@@ -534,7 +546,7 @@ def save(traj, path):
     return path
 
 
-def load(path):
+def load(path: str | os.PathLike[str]) -> Trajectory:
     """Read a trajectory written by :meth:`Trajectory.save`.
 
     Parameters

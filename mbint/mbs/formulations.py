@@ -41,6 +41,7 @@ from typing import Callable
 
 from .. import _core
 from ..methods import MethodInfo, method_info, methods as _all_methods
+from .._typing import Model
 
 __all__ = ["Formulation", "TABLE", "formulations", "formulation", "supported_formulations"]
 
@@ -113,16 +114,16 @@ class Formulation:
     sparse: bool = False
 
     @property
-    def code(self):
+    def code(self) -> int:
         return _codes()[self.name]
 
-    def size(self, model):
+    def size(self, model: Model) -> int:
         """The size of the integrated state for ``model``: 2 nq, or 2 nq + k nc for the
         DAEs with k blocks of multipliers (what ``atol`` is given over: the state space
         takes it over (q, q') too and carries it over to its coordinates)."""
         return 2 * model.nq + self.multipliers * model.nc
 
-    def methods(self):
+    def methods(self) -> list[str]:
         """Names of the methods that solve it."""
         return [m.name for m in _all_methods() if self.solves(m)]
 
@@ -158,7 +159,7 @@ TABLE = {f.name: f for f in (
 )}
 
 
-def formulations():
+def formulations() -> list[Formulation]:
     """Every formulation of :func:`mbint.simulate`.
 
     Returns
@@ -168,7 +169,7 @@ def formulations():
     return list(TABLE.values())
 
 
-def formulation(name):
+def formulation(name: str) -> Formulation:
     """The :class:`Formulation` called ``name`` (ValueError naming the choices)."""
     if name not in TABLE:
         raise ValueError(f"formulation: {name!r} is not available; simulate builds "
@@ -176,7 +177,7 @@ def formulation(name):
     return TABLE[name]
 
 
-def supported_formulations(method):
+def supported_formulations(method: str | type | MethodInfo) -> tuple[str, ...]:
     """The formulations :func:`mbint.simulate` runs with a method.
 
     Every method integrates the index-1 ODE (``"index1"``) and every method of mbint's

@@ -18,10 +18,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from .statespace import StateSpace
+from .._typing import ArrayLike, ComplexArray, FloatArray, Model
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["equilibrium", "linearize", "modes", "Equilibrium", "Linearization",
            "ModalAnalysis"]
@@ -36,7 +41,7 @@ def _check_model(model, where):
                          f"MechanicalSystem, got {type(model).__name__}.")
 
 
-def _vector(model, what, v, where, default):
+def _vector(model: Any, what: str, v: Any, where: str, default: Any) -> FloatArray:
     """v as a finite float vector of nq entries (default when None)."""
     a = np.array(default if v is None else v, dtype=float).reshape(-1)
     if a.size != model.nq:
@@ -282,8 +287,9 @@ def _relax(st, q, tol, max_iter, chunks=8):
                               f"{c:.3g} 1/s) did not come to rest")
 
 
-def equilibrium(model, q0=None, *, t=0.0, tol=1e-10, max_iter=50, fixed=None, stability=False,
-                relaxation=True):
+def equilibrium(model: Model, q0: ArrayLike | None = None, *, t: float = 0.0, tol: float = 1e-10,
+                max_iter: int = 50, fixed: Sequence[int] | Sequence[str] | None = None,
+                stability: bool = False, relaxation: bool = True) -> Equilibrium:
     """The static equilibrium of a mechanism under gravity, springs and constant forces.
 
     Solves Q(t, q, 0) - Phi_q(t, q)^T lam = 0, Phi(t, q) = 0 for (q, lam) by Newton on the
@@ -415,13 +421,13 @@ class Linearization:
     t: float
     jacobian: str
 
-    def to_scipy(self):
+    def to_scipy(self) -> Any:
         """The system as a :class:`scipy.signal.StateSpace` (continuous time)."""
         from scipy.signal import StateSpace as _SciPySS
 
         return _SciPySS(self.A, self.B, self.C, self.D)
 
-    def eigenvalues(self):
+    def eigenvalues(self) -> ComplexArray:
         """Eigenvalues of A [1/s], complex, in the order of :func:`numpy.linalg.eigvals`."""
         return np.linalg.eigvals(self.A)
 
@@ -556,8 +562,11 @@ def _named_output_row(model, ss, fn, v, vd, t):
     return row
 
 
-def linearize(model, q=None, qd=None, *, t=0.0, inputs=None, outputs=None, independent=None,
-              jacobian="analytic"):
+def linearize(model: Model, q: ArrayLike | None = None, qd: ArrayLike | None = None, *,
+              t: float = 0.0, inputs: Sequence[str] | None = None,
+              outputs: Sequence[str] | None = None,
+              independent: Sequence[int | str] | str | None = None,
+              jacobian: str = "analytic") -> Linearization:
     """The linearized motion (A, B, C, D) in the independent coordinates at (t, q, qd).
 
     The state-space formulation's partition (RN eqs 4-10; :class:`mbint.StateSpace`) splits
@@ -705,13 +714,13 @@ class ModalAnalysis:
     q: np.ndarray
     names: list
     units: list
-    model: object
+    model: Any
     linearization: object
 
     def __len__(self):
         return self.frequencies.size
 
-    def plot(self, k=0, scale=None, ax=None):
+    def plot(self, k: int = 0, scale: float | None = None, ax: Axes | None = None) -> Axes:
         """Draw mode k's shape.
 
         A planar model is drawn at q (grey) and at q +- scale Re(dq_k) (coloured); any
@@ -793,7 +802,9 @@ def _warn_off_equilibrium(model, q, t, tol=1e-6):
                       f"linearization at q, not vibration modes.", RuntimeWarning, stacklevel=3)
 
 
-def modes(model, q=None, *, t=0.0, independent=None, zero_tol=1e-6):
+def modes(model: Model, q: ArrayLike | None = None, *, t: float = 0.0,
+          independent: Sequence[int | str] | str | None = None,
+          zero_tol: float = 1e-6) -> ModalAnalysis:
     """Vibration modes of a mechanism at an equilibrium.
 
     The eigenvalues s of A of :func:`linearize` at (q, 0): undamped natural frequencies

@@ -16,18 +16,20 @@ are taken by central differences in C.
 from __future__ import annotations
 
 import numbers
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from .. import _core
 from ._kernels import Kernels
+from .._typing import ArrayLike, FloatArray, FloatOrArray, OutputFun
 from .._pickling import CFunctionRef, c_function_ref
 from .._validate import as_capsule
 
 __all__ = ["MechanicalSystem"]
 
 
-def _columns(v, n):
+def _columns(v: Any, n: int) -> FloatArray:
     """v as (n, m): one point (n,) becomes one column."""
     a = np.asarray(v, float)
     if a.ndim == 1:
@@ -146,15 +148,29 @@ class MechanicalSystem(Kernels):
     only C kernels a run releases the GIL.
     """
 
+    outputs: dict[str, OutputFun]
+    settings: dict[str, Any]
+
     _SLOTS = ("mass", "forces", "constraints", "constraint_jacobian", "constraint_t", "gamma",
               "forces_q", "forces_qd", "gamma_q", "gamma_qd", "phiq_x_q", "phiqT_lam_q")
 
     kind = "system"
 
-    def __init__(self, mass, forces, constraints=None, constraint_jacobian=None, gamma=None, *,
-                 nq=None, q0=None, qd0=None, energy=None, constraint_t=None, forces_q=None,
-                 forces_qd=None, gamma_q=None, gamma_qd=None, phiq_x_q=None, phiqT_lam_q=None,
-                 nc=None, names=None, units=None, geometry=None, name="system"):
+    def __init__(self, mass: ArrayLike | Callable[..., Any], forces: Callable[..., Any],
+                 constraints: Callable[..., Any] | None = None,
+                 constraint_jacobian: Callable[..., Any] | None = None,
+                 gamma: Callable[..., Any] | None = None, *, nq: int | None = None,
+                 q0: ArrayLike | None = None, qd0: ArrayLike | None = None,
+                 energy: Callable[..., Any] | None = None,
+                 constraint_t: Callable[..., Any] | None = None,
+                 forces_q: Callable[..., Any] | None = None,
+                 forces_qd: Callable[..., Any] | None = None,
+                 gamma_q: Callable[..., Any] | None = None,
+                 gamma_qd: Callable[..., Any] | None = None,
+                 phiq_x_q: Callable[..., Any] | None = None,
+                 phiqT_lam_q: Callable[..., Any] | None = None, nc: int | None = None,
+                 names: Sequence[str] | None = None, units: Sequence[str] | None = None,
+                 geometry: Callable[..., Any] | None = None, name: str = "system") -> None:
         self.name = str(name)
         where = f"MechanicalSystem {self.name!r}"
         given = dict(mass=mass, forces=forces, constraints=constraints,
@@ -212,7 +228,7 @@ class MechanicalSystem(Kernels):
         self._build_handle()
         self._check_shapes(where)
 
-    def _build_handle(self):
+    def _build_handle(self) -> Any:
         kernels = self._kernels
         self._handle = _core.mech_system(
             self._nq, self._nc, kernels["mass"], kernels["forces"], kernels["constraints"],
@@ -221,7 +237,7 @@ class MechanicalSystem(Kernels):
             kernels["phiq_x_q"], kernels["phiqT_lam_q"])
 
     # ---------------------------------------------------------------- pickling
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         """The kernels as given (C functions of a shared library by name, see
         :mod:`mbint._pickling`), never the C handle."""
         state = {k: v for k, v in self.__dict__.items() if k not in ("_handle", "_kernels")}
@@ -233,7 +249,7 @@ class MechanicalSystem(Kernels):
         state["_given"] = given
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         given = {k: (v.load() if isinstance(v, CFunctionRef) else v)
                  for k, v in state["_given"].items()}
         self.__dict__.update(state)
@@ -241,7 +257,7 @@ class MechanicalSystem(Kernels):
         self._kernels = _convert_kernels(given, f"MechanicalSystem {self.name!r}")
         self._build_handle()
 
-    def _state(self, where, what, v):
+    def _state(self, where: str, what: str, v: Any) -> FloatArray:
         if v is None:
             return np.zeros(self._nq)
         a = np.array(v, dtype=float).reshape(-1)
@@ -249,7 +265,7 @@ class MechanicalSystem(Kernels):
             raise ValueError(f"{where}: {what} must be {self._nq} finite numbers.")
         return a
 
-    def _check_shapes(self, where):
+    def _check_shapes(self, where: str) -> None:
         """Evaluate every Python kernel once at (q0, qd0, t = 0): a wrong shape is
         reported here, naming the kernel, rather than in the middle of a run."""
         q, qd, lam = self._q0, self._qd0, np.zeros(self._nc)
@@ -273,40 +289,40 @@ class MechanicalSystem(Kernels):
 
     # ---------------------------------------------------------------- sizes
     @property
-    def nq(self):
+    def nq(self) -> int:
         return self._nq
 
     @property
-    def nc(self):
+    def nc(self) -> int:
         return self._nc
 
     @property
-    def q0(self):
+    def q0(self) -> FloatArray:
         return self._q0.copy()
 
     @property
-    def qd0(self):
+    def qd0(self) -> FloatArray:
         return self._qd0.copy()
 
     @property
-    def coordinate_names(self):
+    def coordinate_names(self) -> list[str]:
         return list(self.names)
 
     @property
-    def constraint_names(self):
+    def constraint_names(self) -> list[str]:
         return [f"constraint[{k}]" for k in range(self._nc)]
 
     @property
-    def coordinate_units(self):
+    def coordinate_units(self) -> list[str]:
         """Unit of every coordinate (``units=``; ``""`` when not given)."""
         return list(getattr(self, "units", [""] * self._nq))
 
     @property
-    def constraint_units(self):
+    def constraint_units(self) -> list[str]:
         """Unit of every constraint row: unknown (``""``) for a MechanicalSystem."""
         return [""] * self._nc
 
-    def set_initial(self, q=None, qd=None):
+    def set_initial(self, q: ArrayLike | None = None, qd: ArrayLike | None = None) -> None:
         """Replace the initial coordinates and/or velocities."""
         where = f"MechanicalSystem {self.name!r}"
         if q is not None:
@@ -314,7 +330,7 @@ class MechanicalSystem(Kernels):
         if qd is not None:
             self._qd0 = self._state(where, "qd", qd)
 
-    def add_output(self, name, fn):
+    def add_output(self, name: str, fn: OutputFun) -> None:
         """A named output ``fn(t, q, qd)``, evaluated by :meth:`Trajectory.output`.
 
         Parameters
@@ -330,10 +346,11 @@ class MechanicalSystem(Kernels):
             raise ValueError(f"add_output {name!r}: fn must be callable fn(t, q, qd).")
         self.outputs[str(name)] = fn
 
-    def _mech_handle(self):
+    def _mech_handle(self) -> Any:
         return self._handle
 
-    def kinetic_potential(self, t, q, qd):
+    def kinetic_potential(self, t: ArrayLike, q: ArrayLike,
+                          qd: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """(kinetic, potential) energy in J at m points from the user's energy function.
 
         Parameters
@@ -372,7 +389,8 @@ class MechanicalSystem(Kernels):
                 T[k], V[k] = (float(v) for v in e)
         return T, V
 
-    def energy(self, t=0.0, q=None, qd=None):
+    def energy(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+               qd: ArrayLike | None = None) -> tuple[FloatOrArray, FloatOrArray]:
         """Kinetic and potential energy in J from the user's energy function.
 
         Parameters
@@ -392,5 +410,5 @@ class MechanicalSystem(Kernels):
             return float(T[0]), float(V[0])
         return T, V
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<MechanicalSystem {self.name!r}: nq = {self._nq}, nc = {self._nc}>"

@@ -8,6 +8,8 @@ another function does not with :mod:`pickle` (it has no importable name), though
 """
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["Coordinate", "Difference"]
 
 
@@ -22,11 +24,11 @@ class Coordinate:
         Factor (-1 for a coordinate counted the other way).
     """
 
-    def __init__(self, index, scale=1.0):
+    def __init__(self, index: int, scale: float = 1.0) -> None:
         self.index = int(index)
         self.scale = float(scale)
 
-    def __call__(self, t, q, qd):
+    def __call__(self, t: Any, q: Any, qd: Any) -> Any:
         v = q[self.index]
         return v if self.scale == 1.0 else self.scale * v
 
@@ -40,10 +42,10 @@ class Coordinate:
 class Difference:
     """The output ``q[j] - q[i]`` (a relative angle or distance)."""
 
-    def __init__(self, i, j):
+    def __init__(self, i: int, j: int) -> None:
         self.i, self.j = int(i), int(j)
 
-    def __call__(self, t, q, qd):
+    def __call__(self, t: Any, q: Any, qd: Any) -> Any:
         return q[self.j] - q[self.i]
 
     def __eq__(self, other):

@@ -40,9 +40,11 @@ import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .._typing import ArrayLike, EventFun, FloatArray, FloatOrArray, PlanarBody, TimeFn
 from .. import _core
 from ._bodymodel import BodyModel
 from ._description import check_planar
@@ -94,7 +96,8 @@ class Body:
         Initial (x, y, theta) and their rates.
     """
 
-    def __init__(self, model, index, name, mass, inertia, q0, qd0):
+    def __init__(self, model: PlanarModel, index: int, name: str, mass: float, inertia: float,
+                 q0: ArrayLike, qd0: ArrayLike) -> None:
         self.model = model
         self.index = index
         self.name = name
@@ -104,15 +107,15 @@ class Body:
         self.qd0 = np.array(qd0, dtype=float)
 
     @property
-    def is_ground(self):
+    def is_ground(self) -> bool:
         return self.index < 0
 
     @property
-    def coords(self):
+    def coords(self) -> list[int]:
         """Indices of (x, y, theta) of this body in q (empty for the ground)."""
         return [] if self.is_ground else [3 * self.index, 3 * self.index + 1, 3 * self.index + 2]
 
-    def point(self, s, q=None):
+    def point(self, s: ArrayLike, q: ArrayLike | None = None) -> FloatArray:
         """Global position (x, y) in m of the body point s' at q (default: the initial q).
 
         Parameters
@@ -185,7 +188,7 @@ class CompiledModel:
     handle: object
 
 
-def _finite(where, what, v):
+def _finite(where: str, what: str, v: Any) -> float:
     try:
         v = float(v)
     except (TypeError, ValueError):
@@ -195,7 +198,7 @@ def _finite(where, what, v):
     return v
 
 
-def _vec(where, what, v, n=2):
+def _vec(where: str, what: str, v: Any, n: int = 2) -> FloatArray:
     try:
         a = np.array(v, dtype=float).reshape(-1)
     except (TypeError, ValueError):
@@ -282,7 +285,7 @@ class PlanarModel(BodyModel):
 
     kind = "planar"
 
-    def __init__(self, gravity=(0.0, -9.81), name="model"):
+    def __init__(self, gravity: Sequence[float] = (0.0, -9.81), name: str = "model") -> None:
         self.name = str(name)
         self.gravity = _vec("PlanarModel", "gravity", gravity)
         self.ground = Body(self, -1, "ground", math.nan, math.nan, (0, 0, 0), (0, 0, 0))
@@ -290,20 +293,20 @@ class PlanarModel(BodyModel):
 
     # ---------------------------------------------------------------- sizes
     @property
-    def nq(self):
+    def nq(self) -> int:
         return 3 * len(self.bodies)
 
     @property
-    def nc(self):
+    def nc(self) -> int:
         return sum(j.rows for j in self.joint_elements)
 
     @property
-    def coordinate_units(self):
+    def coordinate_units(self) -> list[str]:
         """Unit of every entry of q: ``"m"`` for x and y, ``"rad"`` for theta."""
         return ["m", "m", "rad"] * len(self.bodies)
 
     @property
-    def constraint_units(self):
+    def constraint_units(self) -> list[str]:
         """Unit of every row of Phi: ``"m"`` (positions), ``"rad"`` (angles) or
         ``"m^2"`` (a distance joint's (d.d - L^2)/2); a multiplier of a row in unit
         u has unit J/u (N, N m or N/m)."""
@@ -316,18 +319,18 @@ class PlanarModel(BodyModel):
         return units
 
     @property
-    def constraint_names(self):
+    def constraint_names(self) -> list[str]:
         """One name per row of Phi: ``"<joint>[r]"`` (r = 0, 1, ...) for the rows of a
         joint of several rows, the joint's name alone for a one-row joint (a driver
         named ``"motor"`` has the row ``"motor"``, not ``"motor[0]"``)."""
         return self._joint_row_names()
 
     @property
-    def contacts(self):
+    def contacts(self) -> list[Element]:
         """The contact elements, in the order of :meth:`contact_gaps`."""
         return [f for f in self.force_elements if f.kind in ("contact_line", "contact_circles")]
 
-    def set_initial(self, q=None, qd=None):
+    def set_initial(self, q: ArrayLike | None = None, qd: ArrayLike | None = None) -> None:
         """Replace the initial coordinates and/or velocities of all bodies."""
         if q is not None:
             q = _vec(self.name, "q", q, self.nq)
@@ -339,7 +342,8 @@ class PlanarModel(BodyModel):
                 b.qd0 = qd[3 * b.index:3 * b.index + 3].copy()
 
     # ---------------------------------------------------------------- bodies
-    def add_body(self, mass, inertia, q=(0.0, 0.0, 0.0), qd=(0.0, 0.0, 0.0), name=None):
+    def add_body(self, mass: float, inertia: float, q: ArrayLike = (0.0, 0.0, 0.0),
+                 qd: ArrayLike = (0.0, 0.0, 0.0), name: str | None = None) -> Body:
         """Add a rigid body.
 
         Parameters
@@ -376,7 +380,8 @@ class PlanarModel(BodyModel):
         self._compiled = None
         return e
 
-    def add_revolute(self, body_i, si, body_j, sj, name=None):
+    def add_revolute(self, body_i: PlanarBody, si: ArrayLike, body_j: PlanarBody, sj: ArrayLike,
+                     name: str | None = None) -> Element:
         """Pin joint: point si of body_i coincides with point sj of body_j (2 rows)."""
         name = self._name("revolute", name, self.joint_elements)
         where = f"revolute {name!r}"
@@ -385,7 +390,9 @@ class PlanarModel(BodyModel):
         return self._add_joint("revolute", name, bi, bj,
                                dict(si_x=si[0], si_y=si[1], sj_x=sj[0], sj_y=sj[1]))
 
-    def add_translational(self, body_i, si, body_j, sj, axis=(1.0, 0.0), phi0=None, name=None):
+    def add_translational(self, body_i: PlanarBody, si: ArrayLike, body_j: PlanarBody,
+                          sj: ArrayLike, axis: ArrayLike = (1.0, 0.0), phi0: float | None = None,
+                          name: str | None = None) -> Element:
         """Prismatic joint (2 rows): sj on body_j slides along the line through si of
         body_i with direction ``axis`` (in body_i's frame); the relative angle
         theta_j - theta_i stays ``phi0`` (default: its initial value)."""
@@ -402,7 +409,8 @@ class PlanarModel(BodyModel):
                                dict(si_x=si[0], si_y=si[1], sj_x=sj[0], sj_y=sj[1],
                                     ni_x=ax[0], ni_y=ax[1], phi0=phi0))
 
-    def add_distance(self, body_i, si, body_j, sj, length=None, name=None):
+    def add_distance(self, body_i: PlanarBody, si: ArrayLike, body_j: PlanarBody, sj: ArrayLike,
+                     length: float | None = None, name: str | None = None) -> Element:
         """Rigid link of length ``length`` between si on body_i and sj on body_j
         (1 row; default length: the initial distance)."""
         name = self._name("distance", name, self.joint_elements)
@@ -417,7 +425,9 @@ class PlanarModel(BodyModel):
         return self._add_joint("distance", name, bi, bj,
                                dict(si_x=si[0], si_y=si[1], sj_x=sj[0], sj_y=sj[1], L=length))
 
-    def add_fixed(self, body_i, si, body_j, sj=(0.0, 0.0), phi0=None, name=None):
+    def add_fixed(self, body_i: PlanarBody, si: ArrayLike, body_j: PlanarBody,
+                  sj: ArrayLike = (0.0, 0.0), phi0: float | None = None,
+                  name: str | None = None) -> Element:
         """Weld (3 rows): si on body_i coincides with sj on body_j and the relative
         angle stays phi0.  ``si=None`` takes the initial position of sj expressed in
         body_i's frame; phi0 defaults to the initial relative angle."""
@@ -438,8 +448,9 @@ class PlanarModel(BodyModel):
         return self._add_joint("fixed", name, bi, bj,
                                dict(si_x=si[0], si_y=si[1], sj_x=sj[0], sj_y=sj[1], phi0=phi0))
 
-    def add_driver(self, body, coord="theta", f=None, *, relative_to=None, name=None,
-                   **coefficients):
+    def add_driver(self, body: PlanarBody, coord: str | int = "theta", f: TimeFn = None, *,
+                   relative_to: PlanarBody | None = None, name: str | None = None,
+                   **coefficients: float) -> Element:
         """Prescribe a coordinate or a relative angle as a function of time (1 row).
 
         ``q[body, coord] = f(t)``, or with ``relative_to``:
@@ -507,8 +518,9 @@ class PlanarModel(BodyModel):
         self._compiled = None
         return e
 
-    def add_spring_damper(self, body_i, si, body_j, sj, k, c=0.0, length0=None, actuator=0.0,
-                          name=None):
+    def add_spring_damper(self, body_i: PlanarBody, si: ArrayLike, body_j: PlanarBody,
+                          sj: ArrayLike, k: float, c: float = 0.0, length0: float | None = None,
+                          actuator: float = 0.0, name: str | None = None) -> Element:
         """Translational spring-damper-actuator (TSDA) between si on body_i and sj on
         body_j: tension F = k (l - length0) + c l' + actuator(t) along the line.
 
@@ -531,8 +543,9 @@ class PlanarModel(BodyModel):
                                dict(si_x=si[0], si_y=si[1], sj_x=sj[0], sj_y=sj[1], k=k, c=c,
                                     L0=length0, **{"fa_" + key: v for key, v in fa.items()}))
 
-    def add_rotational_spring_damper(self, body_i, body_j, k, c=0.0, angle0=None, wrap=False,
-                                     name=None):
+    def add_rotational_spring_damper(self, body_i: PlanarBody, body_j: PlanarBody, k: float,
+                                     c: float = 0.0, angle0: float | None = None,
+                                     wrap: bool = False, name: str | None = None) -> Element:
         """Rotational spring-damper (RSDA) between body_i (or the ground) and body_j:
         torque T = k (theta - angle0) + c theta', theta = theta_j - theta_i.
 
@@ -552,7 +565,9 @@ class PlanarModel(BodyModel):
         return self._add_force("rsda", name, bi, bj,
                                dict(k=k, c=c, L0=angle0, wrap=int(bool(wrap))))
 
-    def add_force(self, body, fn, name=None):
+    def add_force(self, body: PlanarBody | None,
+                  fn: Callable[[float, FloatArray, FloatArray], ArrayLike],
+                  name: str | None = None) -> Element:
         """A force computed by a Python function (slow path: called at every
         evaluation of Q, with the GIL held).
 
@@ -579,7 +594,8 @@ class PlanarModel(BodyModel):
             raise ValueError(f"{where}: a force on the ground has no effect; give a body or None.")
         return self._add_force("python", name, b, self.ground, {}, fn=fn)
 
-    def add_generalized_force(self, body, coord, f=None, name=None, **coefficients):
+    def add_generalized_force(self, body: PlanarBody, coord: str, f: TimeFn = None,
+                              name: str | None = None, **coefficients: float) -> Element:
         """A prescribed generalized force Q[body, coord] += f(t), constant or harmonic:
         f(t) = c0 + c1 t + c2 t^2 + a sin(w t + psi) (given as in :meth:`add_driver`)."""
         name = self._name("generalized", name, self.force_elements)
@@ -594,9 +610,11 @@ class PlanarModel(BodyModel):
                                dict(coord=3 * b.index + _COORDS[coord],
                                     **{"fa_" + key: v for key, v in fa.items()}))
 
-    def add_contact(self, body, point=(0.0, 0.0), radius=0.0, *, other=None,
-                    other_point=(0.0, 0.0), other_radius=0.0, line_point=(0.0, 0.0),
-                    normal=(0.0, 1.0), K, damping=0.0, exponent=1.0, name=None):
+    def add_contact(self, body: PlanarBody, point: ArrayLike = (0.0, 0.0), radius: float = 0.0, *,
+                    other: PlanarBody | None = None, other_point: ArrayLike = (0.0, 0.0),
+                    other_radius: float = 0.0, line_point: ArrayLike = (0.0, 0.0),
+                    normal: ArrayLike = (0.0, 1.0), K: float, damping: float = 0.0,
+                    exponent: float = 1.0, name: str | None = None) -> Element:
         """Penalty contact (LLM paper, section 3).
 
         Without ``other`` (or with the ground): the circle of ``radius`` (0: a
@@ -646,7 +664,7 @@ class PlanarModel(BodyModel):
         return self._add_force(kind, name, bi, bj, params)
 
     # ---------------------------------------------------------------- compile
-    def compile(self):
+    def compile(self) -> CompiledModel:
         """Pack the model into flat tables and build the C handle (cached).
 
         Returns
@@ -713,7 +731,7 @@ class PlanarModel(BodyModel):
         return extra
 
     # ---------------------------------------------------------------- description
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         """The model as plain data (JSON-serializable): what :func:`mbint.load`
         rebuilds a model from.
 
@@ -743,7 +761,7 @@ class PlanarModel(BodyModel):
             description=self.description, reference=self.reference)
 
     @classmethod
-    def from_description(cls, d):
+    def from_description(cls, d: dict[str, Any]) -> PlanarModel:
         """Rebuild a model from :meth:`describe` (without Python forces and
         outputs, which plain data cannot hold).
 
@@ -782,7 +800,8 @@ class PlanarModel(BodyModel):
         return m
 
     # ---------------------------------------------------------------- pickling
-    def energy(self, t=0.0, q=None, qd=None):
+    def energy(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+               qd: ArrayLike | None = None) -> tuple[FloatOrArray, FloatOrArray]:
         """Kinetic and potential energy in J (gravity, springs, contacts).
 
         Parameters
@@ -801,7 +820,7 @@ class PlanarModel(BodyModel):
             return float(E[0]), float(E[1])
         return E[0], E[1]
 
-    def contact_gaps(self, q=None):
+    def contact_gaps(self, q: ArrayLike | None = None) -> FloatArray:
         """Penetration in m of every contact (> 0 in contact; LLM eq 19), in the
         order of :attr:`contacts`.
 
@@ -815,7 +834,7 @@ class PlanarModel(BodyModel):
         """
         return self._eval("contact_gaps", 0.0, self._q(q))
 
-    def contact_events(self, terminal=False):
+    def contact_events(self, terminal: bool = False) -> list[EventFun]:
         """Event functions ``g(t, q, qd)`` (one per contact) whose zeros are the
         instants of first contact and separation (LLM eq 17-19), for
         :func:`mbint.simulate` ``events=``."""
@@ -823,20 +842,20 @@ class PlanarModel(BodyModel):
         for k, e in enumerate(self.contacts):
             def g(t, q, qd, k=k):
                 return float(self.contact_gaps(q)[k])
-            g.terminal = terminal
-            g.direction = 0
+            g.terminal = terminal  # type: ignore[attr-defined]
+            g.direction = 0  # type: ignore[attr-defined]
             g.__name__ = f"gap_{e.name}"
             evs.append(g)
         return evs
 
-    def joint_of_row(self, r):
+    def joint_of_row(self, r: int) -> Element:
         """The joint that owns row r of Phi."""
         for j in self.joint_elements:
             if j.row <= r < j.row + j.rows:
                 return j
         raise IndexError(f"row {r} is outside Phi (nc = {self.nc}).")
 
-    def geometry(self):
+    def geometry(self) -> tuple[list[FloatArray], FloatArray, list[Any], list[Any]]:
         """Points to draw: per body, the body-frame points its joints and forces
         use (always including the centre of mass), and the ground points.
 
@@ -873,7 +892,8 @@ class PlanarModel(BodyModel):
                                   np.array([p["nrm_x"], p["nrm_y"]])))
         return ([np.array(p) for p in pts], np.array(ground).reshape(-1, 2), circles, lines)
 
-    def kinetic_potential(self, t, q, qd):
+    def kinetic_potential(self, t: ArrayLike, q: ArrayLike,
+                          qd: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Kinetic and potential energy in J at m points (used by :class:`Trajectory`).
 
         Parameters

@@ -24,10 +24,15 @@ Units: forces in N, torques in N m, points in m, times in s.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from ._rotations import matrix_from_quat
+from .._typing import ArrayLike, BodyModel, FloatArray, FloatOrArray
+
+if TYPE_CHECKING:
+    from .trajectory import Trajectory
 
 __all__ = ["BodyWrench", "JointReaction", "DriverEffort", "joint_reactions",
            "driver_effort", "driver_quantity", "UNITS"]
@@ -112,7 +117,7 @@ class JointReaction:
         return (f"<JointReaction {self.joint!r} ({self.kind}, frame {self.frame!r}, "
                 f"{len(self.t)} times): on {self.on_i.body!r} and {self.on_j.body!r}>")
 
-    def on(self, body):
+    def on(self, body: Any) -> BodyWrench:
         """The :class:`BodyWrench` on ``body`` (its name, or a Body of the model)."""
         name = getattr(body, "name", body)
         for w in (self.on_i, self.on_j):
@@ -239,7 +244,15 @@ def _reaction(model, e, Qc, q, t, frame):
     return JointReaction(e.name, e.kind, frame, t, wrenches["i"], wrenches["j"])
 
 
-def joint_reactions(model, t, q, lam, joint=None, frame="ground"):
+@overload
+def joint_reactions(model: BodyModel, t: ArrayLike, q: ArrayLike, lam: ArrayLike, joint: str,
+                    frame: str = ...) -> JointReaction: ...
+@overload
+def joint_reactions(model: BodyModel, t: ArrayLike, q: ArrayLike, lam: ArrayLike,
+                    joint: None = ..., frame: str = ...) -> dict[str, JointReaction]: ...
+def joint_reactions(model: BodyModel, t: ArrayLike, q: ArrayLike, lam: ArrayLike,
+                    joint: str | None = None,
+                    frame: str = "ground") -> JointReaction | dict[str, JointReaction]:
     """The reaction of one joint or of every joint on its two bodies.
 
     Parameters
@@ -291,7 +304,7 @@ def _driver(model, driver):
     return e
 
 
-def driver_quantity(model, driver):
+def driver_quantity(model: BodyModel, driver: str) -> str:
     """``"torque"`` (N m) for a driver of an angle, ``"force"`` (N) for one of a
     position (planar ``driver_coord`` of x or y, spatial ``kind="translation"``)."""
     e = _driver(model, driver)
@@ -302,7 +315,8 @@ def driver_quantity(model, driver):
     return "torque" if rotational else "force"
 
 
-def driver_effort(model, driver, t, q, lam):
+def driver_effort(model: BodyModel, driver: str, t: ArrayLike, q: ArrayLike,
+                  lam: ArrayLike) -> FloatArray:
     """The effort of a driver (a motor) on the body it drives, from its multiplier.
 
     The sign convention: the torque (N m) or force (N) the driver applies to the
@@ -367,21 +381,21 @@ class DriverEffort:
         The driver's name.
     """
 
-    def __init__(self, model, driver):
+    def __init__(self, model: BodyModel, driver: str) -> None:
         self.model = model
         self.driver = str(driver)
 
     @property
-    def quantity(self):
+    def quantity(self) -> str:
         """``"torque"`` or ``"force"``."""
         return driver_quantity(self.model, self.driver)
 
     @property
-    def unit(self):
+    def unit(self) -> str:
         """``"N m"`` or ``"N"``."""
         return "N m" if self.quantity == "torque" else "N"
 
-    def __call__(self, t, q, qd):
+    def __call__(self, t: ArrayLike, q: ArrayLike, qd: ArrayLike) -> FloatOrArray:
         q = np.asarray(q, float)
         one = q.ndim == 1
         lam = self.model.accelerations(t, q, qd)[1]
@@ -390,7 +404,7 @@ class DriverEffort:
                           np.asarray(lam).reshape(self.model.nc, -1))
         return float(v[0]) if one else v
 
-    def from_trajectory(self, traj):
+    def from_trajectory(self, traj: Trajectory) -> FloatArray:
         """The effort at the trajectory's output points from its ``lam``, shape (m,)."""
         return driver_effort(self.model, self.driver, traj.t, traj.q, traj.lam)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from ..progress import run_cancel, run_progress
 from ._kernels import baumgarte_pair, linalg_code
 from .formulations import TABLE, formulation as _formulation, supported_formulations
 from .trajectory import Trajectory
+from .._typing import ArrayLike, Events, Model, Progress, TSpan
 
 __all__ = ["simulate", "check_initial_conditions", "FORMULATIONS", "DAE_FORMULATIONS",
            "supported_formulations", "SETTINGS_KEYS", "DEFAULTS"]
@@ -187,7 +189,9 @@ def _dependent_rows_sparse(P):
     return rank, sorted(order[np.flatnonzero(dep)].tolist())
 
 
-def check_initial_conditions(model, q0=None, qd0=None, t0=0.0, tol=None):
+def check_initial_conditions(model: Model, q0: ArrayLike | None = None,
+                             qd0: ArrayLike | None = None, t0: float = 0.0,
+                             tol: float | None = None) -> dict[str, Any]:
     """Residuals of the initial state and the rank of the constraint Jacobian.
 
     Parameters
@@ -536,13 +540,21 @@ def _trajectory(run, out, options, initial, dense_output, project, proj_tol, pro
     return traj
 
 
-def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=None,
-             project=False, baumgarte=None, consistent="check", *, t_eval=None,
-             dense_output=False, events=None, rtol=None, atol=None, h=None, first_step=None,
-             max_step=None, min_step=None, max_steps=None, controller=None,
-             error_per_unit_step=False, safety=None, fac_min=None, fac_max=None,
-             tol=None, proj_tol=None, proj_max_iter=None, contact_switching=True,
-             independent=None, progress=False, linear_algebra=None, **method_options):
+def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
+             formulation: str = "index1", q0: ArrayLike | None = None,
+             qd0: ArrayLike | None = None, project: bool = False,
+             baumgarte: float | tuple[float, float] | None = None, consistent: str = "check", *,
+             t_eval: ArrayLike | None = None, dense_output: bool = False, events: Events = None,
+             rtol: float | None = None, atol: ArrayLike | None = None, h: float | None = None,
+             first_step: float | None = None, max_step: float | None = None,
+             min_step: float | None = None, max_steps: int | None = None,
+             controller: str | None = None, error_per_unit_step: bool = False,
+             safety: float | None = None, fac_min: float | None = None,
+             fac_max: float | None = None, tol: float | None = None,
+             proj_tol: float | None = None, proj_max_iter: int | None = None,
+             contact_switching: bool = True, independent: Sequence[int | str] | None = None,
+             progress: Progress = False, linear_algebra: str | None = None,
+             **method_options: Any) -> Trajectory:
     """Simulate a mechanism with a method of :func:`mbint.methods`.
 
     Parameters

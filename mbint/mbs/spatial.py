@@ -49,9 +49,11 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from typing import Any, Sequence
 
 import numpy as np
 
+from .._typing import ArrayLike, FloatArray, FloatOrArray, SpatialBodyRef
 from .. import _core
 from .._validate import as_capsule
 from ._bodymodel import BodyModel
@@ -89,7 +91,8 @@ class SpatialBody:
         Initial velocity (3,) in m/s and Euler-parameter rates (4,) in 1/s.
     """
 
-    def __init__(self, model, index, name, mass, inertia, r0, p0, v0, pd0):
+    def __init__(self, model: SpatialModel, index: int, name: str, mass: float, inertia: ArrayLike,
+                 r0: ArrayLike, p0: ArrayLike, v0: ArrayLike, pd0: ArrayLike) -> None:
         self.model = model
         self.index = index
         self.name = name
@@ -101,21 +104,21 @@ class SpatialBody:
         self.pd0 = np.array(pd0, float)
 
     @property
-    def is_ground(self):
+    def is_ground(self) -> bool:
         return self.index < 0
 
     @property
-    def q0(self):
+    def q0(self) -> FloatArray:
         """Initial (x, y, z, e0, e1, e2, e3), shape (7,)."""
         return np.concatenate([self.r0, self.p0])
 
     @property
-    def qd0(self):
+    def qd0(self) -> FloatArray:
         """Initial rates, shape (7,)."""
         return np.concatenate([self.v0, self.pd0])
 
     @property
-    def coords(self):
+    def coords(self) -> list[int]:
         """Indices of this body's seven coordinates in q (empty for the ground)."""
         return [] if self.is_ground else list(range(7 * self.index, 7 * self.index + 7))
 
@@ -128,7 +131,7 @@ class SpatialBody:
         o = 7 * self.index
         return q[o:o + 3], q[o + 3:o + 7]
 
-    def rotation(self, q=None):
+    def rotation(self, q: ArrayLike | None = None) -> FloatArray:
         """Rotation matrix A (body to global) at q: (3, 3), or (3, 3, m) for q (nq, m)."""
         r, p = self._rp(q)
         if p is None:
@@ -136,7 +139,7 @@ class SpatialBody:
                 np.repeat(np.eye(3)[:, :, None], np.shape(q)[-1], axis=2)
         return matrix_from_quat(p)
 
-    def point(self, s, q=None):
+    def point(self, s: ArrayLike, q: ArrayLike | None = None) -> FloatArray:
         """Global position in m of the body point s' (3,) at q: shape (3,) or (3, m)."""
         s = np.asarray(s, float)
         r, p = self._rp(q)
@@ -146,7 +149,7 @@ class SpatialBody:
         A = matrix_from_quat(p)
         return r + np.einsum("ij...,j->i...", A, s)
 
-    def omega(self, q=None, qd=None):
+    def omega(self, q: ArrayLike | None = None, qd: ArrayLike | None = None) -> FloatArray:
         """Angular velocity in rad/s in the global frame, omega = 2 E(p) p'."""
         if self.is_ground:
             return np.zeros(3)
@@ -160,14 +163,14 @@ class SpatialBody:
         return 2 * np.einsum("ijm,jm->im", np.moveaxis(np.array([_E(p[:, k]) for k in
                                                                  range(p.shape[1])]), 0, -1), pd)
 
-    def to_body(self, P):
+    def to_body(self, P: ArrayLike) -> FloatArray:
         """The global point P at the initial configuration in this body's frame."""
         P = np.asarray(P, float)
         if self.is_ground:
             return P.copy()
         return matrix_from_quat(self.p0).T @ (P - self.r0)
 
-    def vector_to_body(self, a):
+    def vector_to_body(self, a: ArrayLike) -> FloatArray:
         """The global vector a at the initial configuration in this body's frame."""
         a = np.asarray(a, float)
         if self.is_ground:
@@ -236,7 +239,7 @@ class SpatialModel(SpatialElements, BodyModel):
     dim = 3
     kind = "spatial"
 
-    def __init__(self, gravity=(0.0, 0.0, -9.81), name="model"):
+    def __init__(self, gravity: Sequence[float] = (0.0, 0.0, -9.81), name: str = "model") -> None:
         self.name = str(name)
         self.gravity = _vec("SpatialModel", "gravity", gravity)
         self.ground = SpatialBody(self, -1, "ground", math.nan, np.full((3, 3), np.nan),
@@ -246,33 +249,33 @@ class SpatialModel(SpatialElements, BodyModel):
 
     # ---------------------------------------------------------------- sizes
     @property
-    def nq(self):
+    def nq(self) -> int:
         return 7 * len(self.bodies)
 
     @property
-    def nc(self):
+    def nc(self) -> int:
         return len(self.bodies) + sum(e.rows for e in self.joint_elements)
 
     @property
-    def ndof(self):
+    def ndof(self) -> int:
         """nq - nc: the degrees of freedom when the constraints are independent."""
         return self.nq - self.nc
 
 
     @property
-    def coordinate_units(self):
+    def coordinate_units(self) -> list[str]:
         """``"m"`` for positions, ``""`` (dimensionless) for Euler parameters."""
         return ["m", "m", "m", "", "", "", ""] * len(self.bodies)
 
     @property
-    def constraint_names(self):
+    def constraint_names(self) -> list[str]:
         """One name per row of Phi: ``"<body>.norm"`` (the normalizations), then
         ``"<joint>[r]"`` for the rows of a joint of several rows and the joint's name
         alone for a one-row joint (a driver ``"motor"``, not ``"motor[0]"``)."""
         return [f"{b.name}.norm" for b in self.bodies] + self._joint_row_names()
 
     @property
-    def constraint_units(self):
+    def constraint_units(self) -> list[str]:
         """Unit of every row of Phi: ``""`` (normalizations), ``"rad"`` (dot-1 rows of
         unit vectors and prescribed angles), ``"m"`` (points, dot-2 rows) or ``"m^2"``
         (distances, (d.d - L^2)/2)."""
@@ -283,11 +286,11 @@ class SpatialModel(SpatialElements, BodyModel):
         return units
 
     @property
-    def contacts(self):
+    def contacts(self) -> list[Any]:
         """Penalty contacts with switching events: none (the tire is a smooth force)."""
         return []
 
-    def coordinate_index(self, body, coord):
+    def coordinate_index(self, body: SpatialBodyRef, coord: str | int) -> int:
         """Index in q of coordinate ``coord`` (a name of :data:`COORDS` or 0..6) of a body."""
         b = self.body(body)
         if b.is_ground:
@@ -300,7 +303,7 @@ class SpatialModel(SpatialElements, BodyModel):
             raise ValueError(f"coordinate: coord must be one of {COORDS} or 0..6, got {coord!r}.")
         return 7 * b.index + int(coord)
 
-    def set_initial(self, q=None, qd=None):
+    def set_initial(self, q: ArrayLike | None = None, qd: ArrayLike | None = None) -> None:
         """Replace the initial coordinates and/or velocities of all bodies (elements
         already added keep their body-frame attachments)."""
         if q is not None:
@@ -314,8 +317,10 @@ class SpatialModel(SpatialElements, BodyModel):
         self._compiled = None
 
     # ---------------------------------------------------------------- bodies
-    def add_body(self, mass, inertia, r=(0.0, 0.0, 0.0), p=None, *, R=None, axis_angle=None,
-                 v=(0.0, 0.0, 0.0), omega=(0.0, 0.0, 0.0), name=None):
+    def add_body(self, mass: float, inertia: ArrayLike, r: ArrayLike = (0.0, 0.0, 0.0),
+                 p: ArrayLike | None = None, *, R: ArrayLike | None = None,
+                 axis_angle: tuple[ArrayLike, float] | None = None, v: ArrayLike = (0.0, 0.0, 0.0),
+                 omega: ArrayLike = (0.0, 0.0, 0.0), name: str | None = None) -> SpatialBody:
         """Add a rigid body.
 
         Parameters
@@ -392,7 +397,7 @@ class SpatialModel(SpatialElements, BodyModel):
         return b
 
     # ---------------------------------------------------------------- compile
-    def compile(self):
+    def compile(self) -> CompiledSpatial:
         """Pack the model into flat tables and build the C handle (cached).
 
         Returns
@@ -440,7 +445,8 @@ class SpatialModel(SpatialElements, BodyModel):
         return self._compiled
 
     # ---------------------------------------------------------------- energies
-    def energy(self, t=0.0, q=None, qd=None):
+    def energy(self, t: ArrayLike = 0.0, q: ArrayLike | None = None,
+               qd: ArrayLike | None = None) -> tuple[FloatOrArray, FloatOrArray]:
         """Kinetic and potential energy in J (gravity, springs, bushings, tires).
 
         Returns
@@ -452,19 +458,20 @@ class SpatialModel(SpatialElements, BodyModel):
             return float(E[0]), float(E[1])
         return E[0], E[1]
 
-    def kinetic_potential(self, t, q, qd):
+    def kinetic_potential(self, t: ArrayLike, q: ArrayLike,
+                          qd: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Kinetic and potential energy in J at m points (used by :class:`Trajectory`)."""
         E = self._eval("energy", t, q, qd)
         if E.ndim == 1:
             E = E[:, None]
         return E[0], E[1]
 
-    def mass_x_q(self, q=None, x=None):
+    def mass_x_q(self, q: ArrayLike | None = None, x: ArrayLike | None = None) -> FloatArray:
         """(M(q) x)_q for a fixed vector x (the Euler-parameter blocks), shape (nq, nq)
         or (nq, nq, m)."""
         return self._eval("mass_x_q", 0.0, self._q(q), self._qd(x))
 
-    def joint_of_row(self, r):
+    def joint_of_row(self, r: int) -> SpatialElement | None:
         """The joint that owns row r of Phi (None for a normalization row)."""
         if 0 <= r < len(self.bodies):
             return None
@@ -474,7 +481,7 @@ class SpatialModel(SpatialElements, BodyModel):
         raise IndexError(f"row {r} is outside Phi (nc = {self.nc}).")
 
     # ---------------------------------------------------------------- drawing
-    def project(self, P, view=None):
+    def project(self, P: ArrayLike, view: tuple[float, float] | None = None) -> FloatArray:
         """Screen coordinates (2,) or (2, m) of global points P (3,) or (3, m) in the
         orthographic view (azimuth, elevation in degrees; default ``self.view``)."""
         az, el = np.radians(self.view if view is None else view)
@@ -510,7 +517,8 @@ class SpatialModel(SpatialElements, BodyModel):
                 add(e.i, e.point)
         return pts, ground, tires
 
-    def draw_shapes(self, q, view=None):
+    def draw_shapes(self, q: ArrayLike, view: tuple[float, float] | None = None
+                    ) -> tuple[list[FloatArray], list[Any], FloatArray, list[Any], list[Any]]:
         """What :meth:`Trajectory.animate` draws at one configuration q (nq,):
         projected polylines from every centre of mass to the points its elements
         use, no circles, the ground points, no lines, and extra polylines (the road
@@ -537,7 +545,7 @@ class SpatialModel(SpatialElements, BodyModel):
         return polys, [], g2, [], extra
 
     # ---------------------------------------------------------------- description
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         """The model as plain data (JSON-serializable; Python and C forces are
         named in ``python_forces`` but cannot be described)."""
         def prim(pr):
@@ -560,7 +568,7 @@ class SpatialModel(SpatialElements, BodyModel):
             description=self.description, reference=self.reference)
 
     @classmethod
-    def from_description(cls, d):
+    def from_description(cls, d: dict[str, Any]) -> SpatialModel:
         """Rebuild a model from :meth:`describe` (without Python forces and outputs);
         ValueError for a description that lacks a field of a primitive or has one more
         (:mod:`mbint.mbs._description`)."""

@@ -16,9 +16,12 @@ mechanism's kernel table, for a :class:`PlanarModel` and a
 """
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 import numpy as np
 
 from .. import _core
+from .._typing import ArrayLike, FloatArray, Model
 
 __all__ = ["StateSpace"]
 
@@ -61,7 +64,9 @@ class StateSpace:
         configuration): the message names the dependent constraint rows.
     """
 
-    def __init__(self, model, t=0.0, q=None, qd=None, independent=None, tol=None):
+    def __init__(self, model: Model, t: float = 0.0, q: ArrayLike | None = None,
+                 qd: ArrayLike | None = None, independent: Sequence[int | str] | str | None = None,
+                 tol: float | None = None) -> None:
         if getattr(model, "kind", None) not in ("planar", "spatial", "system"):
             raise ValueError(f"model must be a PlanarModel or a MechanicalSystem, "
                              f"got {type(model).__name__}.")
@@ -108,7 +113,7 @@ class StateSpace:
         self.vd = self.qd0[self.independent].copy()
         self.cond = float(r["cond"])
 
-    def _rows_in(self, msg):
+    def _rows_in(self, msg: str) -> list[str]:
         """Names of the constraint rows listed after 'dependent rows:' in a C message."""
         if "dependent rows:" not in msg:
             return []
@@ -121,13 +126,14 @@ class StateSpace:
                 out.append(names[int(tok)])
         return out
 
-    def _eval(self, t, v, vd, jac=True):
+    def _eval(self, t: float, v: Any, vd: Any, jac: bool = True) -> dict[str, Any]:
         return _core.mech_ss_eval(self._handle, self.t0, self.q0, self.qd0, float(t),
                                   None if v is None else np.asarray(v, float),
                                   None if vd is None else np.asarray(vd, float),
                                   indep=self._indep, tol=self._tol, jac=bool(jac))
 
-    def evaluate(self, v=None, vd=None, t=None, jacobians=True):
+    def evaluate(self, v: ArrayLike | None = None, vd: ArrayLike | None = None,
+                 t: float | None = None, jacobians: bool = True) -> dict[str, Any]:
         """The state-space ODE at (t, v, v').
 
         Parameters
@@ -151,20 +157,22 @@ class StateSpace:
         """
         return self._eval(self.t0 if t is None else t, v, vd, jac=jacobians)
 
-    def acceleration(self, v, vd, t=None):
+    def acceleration(self, v: ArrayLike, vd: ArrayLike, t: float | None = None) -> FloatArray:
         """v'' at (t, v, v'), shape (nd,) [SI units of the coordinates per s^2]."""
         return self.evaluate(v, vd, t, jacobians=False)["vdd"]
 
-    def jacobians(self, v=None, vd=None, t=None):
+    def jacobians(self, v: ArrayLike | None = None, vd: ArrayLike | None = None,
+                  t: float | None = None) -> tuple[FloatArray, FloatArray]:
         """(J1, J2) = (dv''/dv, dv''/dv'), each (nd, nd), analytic (RN eqs 31, 35)."""
         r = self.evaluate(v, vd, t)
         return r["J1"], r["J2"]
 
-    def full(self, v, vd, t=None):
+    def full(self, v: ArrayLike, vd: ArrayLike,
+             t: float | None = None) -> tuple[FloatArray, FloatArray]:
         """The full coordinates and velocities (q, qd), each (nq,), of (v, v')."""
         r = self.evaluate(v, vd, t, jacobians=False)
         return r["q"], r["qd"]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<StateSpace of {self.model.name!r}: independent {self.names}, "
                 f"cond(Phi_u) = {self.cond:.3g}>")

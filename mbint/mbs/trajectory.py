@@ -13,8 +13,21 @@ matplotlib, and pillow for GIFs).
 from __future__ import annotations
 
 from collections import namedtuple
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
+
+if TYPE_CHECKING:  # annotations only
+    from os import PathLike
+    from pathlib import Path
+    from typing import Any, Sequence
+    import xarray
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from .._typing import ArrayLike, FloatArray, Model
+    from ..animation import Animation
+    from .reactions import JointReaction
+    from ..scene3d import View3D
 
 from .. import _status
 from ..dense import DenseOutput
@@ -39,8 +52,9 @@ class TimeMajor:
     """
 
     __slots__ = ("_traj",)
+    _traj: Trajectory
 
-    def __init__(self, traj):
+    def __init__(self, traj: Trajectory) -> None:
         object.__setattr__(self, "_traj", traj)
 
     def __setattr__(self, name, value):
@@ -48,27 +62,27 @@ class TimeMajor:
                              "arrays of the trajectory.")
 
     @property
-    def t(self):
+    def t(self) -> FloatArray:
         """Output times, shape (m,) [s]."""
         return self._traj.t
 
     @property
-    def q(self):
+    def q(self) -> FloatArray:
         """Coordinates, shape (m, nq)."""
         return self._traj.q.T
 
     @property
-    def qd(self):
+    def qd(self) -> FloatArray:
         """Velocities, shape (m, nq)."""
         return self._traj.qd.T
 
     @property
-    def qdd(self):
+    def qdd(self) -> FloatArray:
         """Accelerations, shape (m, nq)."""
         return self._traj.qdd.T
 
     @property
-    def lam(self):
+    def lam(self) -> FloatArray:
         """Lagrange multipliers, shape (m, nc)."""
         return self._traj.lam.T
 
@@ -196,8 +210,36 @@ class Trajectory:
     projected : bool
     """
 
-    def __init__(self, model, out, *, method, formulation, baumgarte, projected, initial,
-                 dense_output, has_events, options=None):
+    # the attributes above (a loaded trajectory's model is a dataset.StoredModel)
+    model: Any
+    t: FloatArray
+    q: FloatArray
+    qd: FloatArray
+    qdd: FloatArray
+    lam: FloatArray
+    status: int
+    status_code: int
+    message: str
+    success: bool
+    stats: dict[str, Any]
+    options: dict[str, Any]
+    sol: DenseOutput | _FullStateDense | None
+    t_events: list[FloatArray] | None
+    q_events: list[FloatArray] | None
+    qd_events: list[FloatArray] | None
+    t_contacts: list[FloatArray] | None  # simulate with contact switching, or loaded
+    _stored_outputs: dict[str, FloatArray]  # a loaded trajectory's outputs,
+    _stored_output_units: dict[str, str]  # their units,
+    _stored_sensors: dict[str, FloatArray]  # its sensors (m, n_components)
+    _stored_sensor_meta: dict[str, Any]  # and theirs
+    _energy: Energy | None
+    _violation: Violation | None
+    _dissipated: FloatArray | None
+
+    def __init__(self, model: Model, out: dict[str, Any], *, method: str, formulation: str,
+                 baumgarte: tuple[float, float], projected: bool, initial: dict[str, Any],
+                 dense_output: bool, has_events: bool,
+                 options: dict[str, Any] | None = None) -> None:
         nq, nc = model.nq, model.nc
         # the C result is time-major (row k at t[k]); store component-major
         self.model = model
@@ -277,13 +319,13 @@ class Trajectory:
                 f"({self.message})>")
 
     @property
-    def time_major(self):
+    def time_major(self) -> TimeMajor:
         """The time series with one row per output time: read-only views
         ``q``, ``qd``, ``qdd`` of shape (m, nq) and ``lam`` of shape (m, nc)."""
         return TimeMajor(self)
 
     # ---------------------------------------------------------------- values
-    def state(self, t):
+    def state(self, t: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """(q, qd) at arbitrary times from the dense output.
 
         Parameters
@@ -302,7 +344,7 @@ class Trajectory:
         nq = self.model.nq
         return y[:nq], y[nq:2 * nq]
 
-    def energy(self):
+    def energy(self) -> Energy:
         """Kinetic, potential and total energy at the output points.
 
         Returns
@@ -318,7 +360,7 @@ class Trajectory:
             self._energy = Energy(np.asarray(T), np.asarray(V), np.asarray(T) + np.asarray(V))
         return self._energy
 
-    def violation(self, per_row=False):
+    def violation(self, per_row: bool = False) -> Violation:
         """Constraint violation at position, velocity and acceleration level.
 
         The acceleration level uses the trajectory's q'': for the index-1 ODE from
@@ -354,7 +396,7 @@ class Trajectory:
         return Violation(*(np.abs(v).max(axis=0) if v.shape[0] else np.zeros(v.shape[1])
                            for v in self._violation))
 
-    def output(self, name):
+    def output(self, name: str) -> FloatArray:
         """A named output of the model at the output points.
 
         Evaluates ``model.outputs[name](t, q, qd)`` with the trajectory's
@@ -388,7 +430,7 @@ class Trajectory:
             return np.asarray(hook(self))
         return np.asarray(fn(self.t, self.q, self.qd))
 
-    def sensor(self, name):
+    def sensor(self, name: str) -> FloatArray:
         """A sensor of the model (:meth:`PlanarModel.add_sensor`) at the output points.
 
         Every sensor of the model is evaluated in C in one call on first use (from
@@ -425,7 +467,13 @@ class Trajectory:
             self._sensor_values = cache
         return cache[name]
 
-    def reactions(self, joint=None, frame="ground"):
+    @overload
+    def reactions(self, joint: str, frame: str = ...) -> JointReaction: ...
+    @overload
+    def reactions(self, joint: None = ..., frame: str = ...) -> dict[str, JointReaction]: ...
+
+    def reactions(self, joint: str | None = None,
+                  frame: str = "ground") -> JointReaction | dict[str, JointReaction]:
         """Force and torque of a joint on each of its two bodies at the output points.
 
         From the multipliers: the rows of the joint exert ``Q_c = -Phi_q^T lam`` (its
@@ -463,7 +511,7 @@ class Trajectory:
 
         return joint_reactions(self.model, self.t, self.q, self.lam, joint=joint, frame=frame)
 
-    def dissipated_work(self):
+    def dissipated_work(self) -> FloatArray | None:
         """Work done against the velocity-dependent forces (dampers) since t[0], in J.
 
         The power of the velocity-dependent part of the applied forces,
@@ -530,7 +578,8 @@ class Trajectory:
         return self._dissipated
 
     # ---------------------------------------------------------------- storage
-    def to_xarray(self, steps=True, dense=True, events=True):
+    def to_xarray(self, steps: bool = True, dense: bool = True,
+                  events: bool = True) -> xarray.Dataset:
         """The trajectory as an ``xarray.Dataset``: dims ``time``, ``coordinate``,
         ``constraint``; variables q, qd, qdd, lam, energies, dissipated work,
         violations, outputs, step history, dense records, events, each with its
@@ -550,7 +599,7 @@ class Trajectory:
 
         return to_xarray(self, steps=steps, dense=dense, events=events)
 
-    def save(self, path):
+    def save(self, path: str | PathLike[str]) -> Path:
         """Write the trajectory to a NetCDF-4 file (:meth:`to_xarray`); read it back
         with :func:`mbint.load`, or with ``xarray.open_dataset`` without mbint.
 
@@ -567,13 +616,13 @@ class Trajectory:
         return save(self, path)
 
     @classmethod
-    def from_xarray(cls, ds):
+    def from_xarray(cls, ds: xarray.Dataset) -> Trajectory:
         """A trajectory from :meth:`to_xarray`'s dataset (see :func:`mbint.load`)."""
         from .dataset import from_xarray
 
         return from_xarray(ds)
 
-    def coordinate(self, body, coord="theta"):
+    def coordinate(self, body: str | int, coord: str = "theta") -> FloatArray:
         """One coordinate of a body of a PlanarModel ("x", "y" in m or "theta" in
         rad) or of a SpatialModel ("x", "y", "z" in m, "e0" ... "e3"), shape (m,)."""
         idx = self._coord_index(body, coord)
@@ -595,7 +644,8 @@ class Trajectory:
 
     # ---------------------------------------------------------------- pictures
     # drawn by mbint.plot and mbint.animation (imported here lazily: they import matplotlib)
-    def plot(self, quantity="q", bodies=None, coords=None, ax=None):
+    def plot(self, quantity: str = "q", bodies: Sequence[str | int] | None = None,
+             coords: Sequence[str] | None = None, ax: Axes | None = None) -> Figure:
         """Plot coordinates, velocities, multipliers or a named output against time.
 
         Axes carry units (time in s; lengths in m and angles in rad, from the
@@ -623,7 +673,7 @@ class Trajectory:
 
         return plot_trajectory(self, quantity=quantity, bodies=bodies, coords=coords, ax=ax)
 
-    def plot_energy(self, ax=None, relative=False):
+    def plot_energy(self, ax: Axes | None = None, relative: bool = False) -> Figure:
         """Kinetic, potential and total energy [J] against time.
 
         With dampers (any velocity-dependent force doing work,
@@ -636,7 +686,7 @@ class Trajectory:
 
         return plot_energy(self, ax=ax, relative=relative)
 
-    def plot_violation(self, ax=None):
+    def plot_violation(self, ax: Axes | None = None) -> Figure:
         """Constraint violation at position, velocity and acceleration level on a log
         axis.
 
@@ -649,7 +699,9 @@ class Trajectory:
 
         return plot_violation(self, ax=ax)
 
-    def animate(self, path=None, fps=25, max_frames=250, size=(5.0, 5.0), dpi=80, trace=None):
+    def animate(self, path: str | PathLike[str] | None = None, fps: float = 25,
+                max_frames: int = 250, size: tuple[float, float] = (5.0, 5.0), dpi: int = 80,
+                trace: Sequence[Any] | None = None) -> list[Path] | Animation:
         """Draw the mechanism over time: inline in Jupyter, or into a GIF, an MP4 or a
         PNG image sequence.
 
@@ -684,7 +736,7 @@ class Trajectory:
         return animate(self, path=path, fps=fps, max_frames=max_frames, size=size, dpi=dpi,
                        trace=trace)
 
-    def view3d(self, path=None, **options):
+    def view3d(self, path: str | PathLike[str] | None = None, **options: Any) -> View3D:
         """An interactive 3-D view of the motion: :func:`mbint.view3d` (see there)."""
         from ..scene3d import view3d
 

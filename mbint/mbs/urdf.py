@@ -39,10 +39,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ._urdf_model import UrdfJoint, UrdfModel
+from .._typing import ArrayLike
 
 __all__ = ["load_urdf", "UrdfModel", "UrdfJoint"]
 
@@ -179,9 +181,13 @@ def _drop_massless_leaves(groups, joints, path):
     return dropped, [j for j in joints if j.name not in dropped]
 
 
-def load_urdf(path, *, q=None, qd=None, floating_base=False, base_pose=None,
-              base_velocity=None, gravity=(0.0, 0.0, -9.81), damping=True, torques=None,
-              limits=False, name=None):
+def load_urdf(path: str | os.PathLike[str], *, q: Mapping[str, float] | ArrayLike | None = None,
+              qd: Mapping[str, float] | ArrayLike | None = None, floating_base: bool = False,
+              base_pose: tuple[ArrayLike, ArrayLike] | None = None,
+              base_velocity: tuple[ArrayLike, ArrayLike] | None = None,
+              gravity: Sequence[float] = (0.0, 0.0, -9.81), damping: bool = True,
+              torques: Mapping[str, Any] | None = None, limits: bool | tuple[float, float] = False,
+              name: str | None = None) -> UrdfModel:
     """Load a URDF file as a :class:`UrdfModel` (a :class:`~mbint.SpatialModel`).
 
     Parameters

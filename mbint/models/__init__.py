@@ -26,6 +26,9 @@ pendulum_chain                  --      chain of N pendulums (the scaling model)
 ``hmmwv`` returns a :class:`mbint.SpatialModel` and is not in ``PAPER_MODELS``
 (the planar models); neither is ``pendulum_chain(n)``, which is no paper's.
 """
+from typing import Callable
+
+from ..mbs.planar import PlanarModel
 from .llm import OdeForm, bouncing_balls, bouncing_balls_ode, double_pendulum_stiff_spring
 from .chain import pendulum_chain
 from .hmmwv import hmmwv
@@ -39,7 +42,7 @@ __all__ = ["double_pendulum_stiff_spring", "bouncing_balls", "bouncing_balls_ode
            "mass_spring_damper", "hmmwv", "pendulum_chain", "OdeForm", "PAPER_MODELS"]
 
 #: name -> constructor of every PlanarModel of the papers
-PAPER_MODELS = {
+PAPER_MODELS: dict[str, Callable[..., PlanarModel]] = {
     "double_pendulum_stiff_spring": double_pendulum_stiff_spring,
     "bouncing_balls": bouncing_balls,
     "stiff_double_pendulum": stiff_double_pendulum,

@@ -9,7 +9,8 @@ from ..mbs.planar import PlanarModel
 __all__ = ["pendulum_chain"]
 
 
-def pendulum_chain(n, link=0.5, mass=1.0, k=0.0, c=0.0, angle=0.0, gravity=9.81):
+def pendulum_chain(n: int, link: float = 0.5, mass: float = 1.0, k: float = 0.0, c: float = 0.0,
+                   angle: float = 0.0, gravity: float = 9.81) -> PlanarModel:
     """A chain of ``n`` uniform bars hanging from a ground pin, joined by revolute joints.
 
     Bar i (length ``link`` m, mass ``mass`` kg, inertia m L^2 / 12 kg m^2 about its

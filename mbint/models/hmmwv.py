@@ -18,8 +18,11 @@ not the arm's 8 kg alone.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from .._typing import ArrayLike, FloatArray
 from ..mbs.spatial import SpatialModel
 
 __all__ = ["hmmwv", "MPH", "CORNERS"]
@@ -56,9 +59,10 @@ def _chassis_height(t, q, qd):
     return q[2]
 
 
-def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7,
-          c_susp=2e6, k_tire=296325.0, c_tire=3502.0, chassis_height=0.71,
-          layout="spherical", spring_top=None):
+def hmmwv(speed_mph: float = 10.0, t_front: float = 0.5, t_rear: float = 1.2,
+          bump_diameter: float = 0.1, k_susp: float = 2e7, c_susp: float = 2e6,
+          k_tire: float = 296325.0, c_tire: float = 3502.0, chassis_height: float = 0.71,
+          layout: str = "spherical", spring_top: ArrayLike | None = None) -> SpatialModel:
     """RN paper section 5.2: a 14-body HMMWV driving straight over a half-cylinder bump.
 
     Printed (used as printed): 14 bodies -- chassis; front and rear, left and right
@@ -168,7 +172,8 @@ def hmmwv(speed_mph=10.0, t_front=0.5, t_rear=1.2, bump_diameter=0.1, k_susp=2e7
     springs = [spring for spring, _ in corners] + [tire for _, tire in corners]
     _equilibrate(m, springs)
     _describe(m, speed_mph, bump_diameter, layout)
-    m.params = dict(speed=road["speed"], wheelbase=road["wheelbase"], track=TRACK,
+    m.params = dict(  # type: ignore[attr-defined]
+                    speed=road["speed"], wheelbase=road["wheelbase"], track=TRACK,
                     bump_x=road["bump_x"], bump_radius=road["bump_radius"],
                     wheel_radius=WHEEL_RADIUS, wheel_z=WHEEL_Z, chassis_height=chassis_height,
                     layout=layout, spring_top=tuple(float(v) for v in spring_top),
@@ -201,7 +206,7 @@ def _chassis_and_rack(m, road, chassis_height):
     return ch, rack
 
 
-def _spring_top(layout, spring_top):
+def _spring_top(layout: str, spring_top: Any) -> FloatArray:
     """The checked ``spring_top`` of :func:`hmmwv` (its layout's default for None)."""
     if layout not in SPRING_TOP:
         raise ValueError(f"hmmwv: layout must be 'spherical' or 'wishbone', got {layout!r}.")

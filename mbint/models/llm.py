@@ -44,7 +44,8 @@ def _balls_energy(q, qd, radius, K):
         + 0.5 * K * (p1 ** 2 + p2 ** 2)
 
 
-def double_pendulum_stiff_spring(k_deg=3000.0, mass=1.0, length=1.0, theta1=0.0, theta2=0.0):
+def double_pendulum_stiff_spring(k_deg: float = 3000.0, mass: float = 1.0, length: float = 1.0,
+                                 theta1: float = 0.0, theta2: float = 0.0) -> PlanarModel:
     """LLM paper section 2: double pendulum, torsional spring k = 3000 N m/deg.
 
     The paper prints only the spring constant and the integration settings
@@ -100,7 +101,8 @@ def double_pendulum_stiff_spring(k_deg=3000.0, mass=1.0, length=1.0, theta1=0.0,
     return m
 
 
-def bouncing_balls(K=1e5, radius=0.1, y1=2.0, y2=1.0, v1=0.0, v2=0.0):
+def bouncing_balls(K: float = 1e5, radius: float = 0.1, y1: float = 2.0, y2: float = 1.0,
+                   v1: float = 0.0, v2: float = 0.0) -> PlanarModel:
     """LLM paper section 3: two balls on a vertical line, penalty contacts.
 
     Ball 1 (upper, height y1) and ball 2 (lower, y2), unit masses, gravity
@@ -177,7 +179,8 @@ class OdeForm:
     description: str = ""
 
 
-def bouncing_balls_ode(K=1e5, radius=0.1, y1=2.0, y2=1.0, v1=0.0, v2=0.0):
+def bouncing_balls_ode(K: float = 1e5, radius: float = 0.1, y1: float = 2.0, y2: float = 1.0,
+                       v1: float = 0.0, v2: float = 0.0) -> OdeForm:
     """The bouncing balls exactly as LLM eqs 19-21: y = (y1, y2, y1', y2').
 
     Same parameters and choices as :func:`bouncing_balls`, for comparing the

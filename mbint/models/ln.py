@@ -20,7 +20,8 @@ def _energy(q, qd, m, k):
     return 0.5 * m * v ** 2 - m * problems.G * x + 0.5 * k * x ** 2
 
 
-def mass_spring_damper(m=problems.MSD_M, k=problems.MSD_K, c=problems.MSD_C, x0=0.0, v0=0.0):
+def mass_spring_damper(m: float = problems.MSD_M, k: float = problems.MSD_K,
+                       c: float = problems.MSD_C, x0: float = 0.0, v0: float = 0.0) -> PlanarModel:
     """LN eq 7.7: m x'' = m g - k x - c x', x measured downwards, from rest.
 
     The notes print the equation and the initial state (x = 0, x' = 0) but no

@@ -33,7 +33,7 @@ def _energy(q, qd, m1, m2, I1, I2):
     return T + G * (m1 * q[1] + m2 * q[4])
 
 
-def two_link_manipulator(theta1=math.pi / 3, theta2=-math.pi / 6):
+def two_link_manipulator(theta1: float = math.pi / 3, theta2: float = -math.pi / 6) -> PlanarModel:
     """LS paper section 4: a planar two-link manipulator swinging under gravity.
 
     Printed parameters, used as printed: L1 = 1 m, L2 = sqrt(3) m, m1 = 1 kg,

@@ -46,7 +46,8 @@ def _energy(q, qd, m1, m2, J1, J2, k1, k2):
     return T + V
 
 
-def stiff_double_pendulum(k1=400.0, c1=15.0, k2=3e5, c2=5e4):
+def stiff_double_pendulum(k1: float = 400.0, c1: float = 15.0, k2: float = 3e5,
+                          c2: float = 5e4) -> PlanarModel:
     """RN paper section 5.1: double pendulum with two RSDAs (k2 = 3e5, c2 = 5e4).
 
     Printed parameters, all used as printed: m1 = 3, m2 = 0.3, L1 = 1,

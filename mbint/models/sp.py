@@ -41,7 +41,8 @@ def _energy(q, qd, m1, J1, m2, k, h):
         + G * (m1 * q[1] + m2 * q[4]) + 0.5 * k * (d ** 2).sum(0)
 
 
-def pendulum_particle(theta0=math.pi / 2, m1=100.0, J1=100.0, L=1.0, m2=1e-5, k=5.0):
+def pendulum_particle(theta0: float = math.pi / 2, m1: float = 100.0, J1: float = 100.0,
+                      L: float = 1.0, m2: float = 1e-5, k: float = 5.0) -> PlanarModel:
     """SP paper eqs 63-68: a bar pendulum with a light particle on a spring at its tip.
 
     Printed parameters, used as printed: m1 = 100, J1 = 100, L = 1, m2 = 1e-5,
