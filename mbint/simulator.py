@@ -27,6 +27,16 @@ C tables (the model itself is left unchanged):
 * a :class:`~mbint.UrdfModel`'s revolute joints driven by a constant or a time function
   (:meth:`~mbint.UrdfModel.set_joint_torques`; ``load_urdf(..., torques=...)``), by
   joint name: the joint torque [N m] on the child link about the joint axis;
+* the targets of drivers (planar ``add_driver``, spatial ``add_driver(kind=
+  "translation")``), by element name: the constant term of the prescribed coordinate,
+  angle or offset f(t) [m or rad].  A new
+  target moves the driven coordinate at once (a zero-order hold on a position): the
+  state at t is projected onto the new constraints (minimum-norm corrections of q and
+  q'), the formulation's state (the DAEs' multipliers too) rebuilt from it, and the
+  trajectory's point at t holds the new state (not on ``"state_space"``).
+
+:meth:`Simulator.trajectory` evaluates q'', the multipliers, the constraint violation and
+the force sensors of every point with the inputs that point had.
 """
 from __future__ import annotations
 
@@ -40,6 +50,7 @@ import numpy as np
 
 from . import _core
 from .mbs._kernels import linalg_code
+from .mbs.trajectory import Violation
 from ._typing import ArrayLike, Events, FloatArray, Model, RhsFun
 
 if TYPE_CHECKING:
@@ -347,8 +358,9 @@ class Simulator(_Pieces):
             spring-damper's actuator by element name, a URDF robot's driven joint by
             joint name.
         value : float
-            Its new constant term c0 [N or N m; for a URDF joint, the joint torque]; the
-            element's other coefficients (c1 t, a sin(w t + psi)) stay.
+            Its new constant term c0 [N or N m; for a URDF joint, the joint torque; for a
+            driver, its target, m or rad]; the element's other coefficients (c1 t,
+            a sin(w t + psi)) stay.
 
         Notes
         -----
@@ -362,6 +374,9 @@ class Simulator(_Pieces):
         step-size controller's memory are dropped, since f jumps at t and a history
         across the jump would carry the old force into the new steps; the step size
         goes on from the last proposal.  Setting the value it has already costs nothing.
+        A driver's new target also moves the state: (q, q') at t is projected onto the
+        new constraints (minimum-norm corrections) before the restart; a target the
+        mechanism cannot reach raises :class:`SimulationFailed`.
 
         Raises
         ------
@@ -369,6 +384,13 @@ class Simulator(_Pieces):
             An unknown name (the message lists the inputs), a non-finite value, or a
             formulation whose cached evaluations an input cannot reach (state_space).
         """
+        if name not in self._inputs and any(
+                e.name == name and e.kind == "driver" for e in self.model.joint_elements):
+            raise ValueError(f"Simulator.set_input: {name!r} is a rotation driver of a "
+                             f"spatial model: its target enters the constraint (cos f, sin f) "
+                             f"and so its Jacobian, the reactions and the effort computed "
+                             f"after the run; it is not an input.  Drive the joint by a "
+                             f"torque instead (a rotational spring-damper's actuator).")
         if name not in self._inputs:
             known = sorted(self._inputs) or ("none (a generalized force, a spring-damper's "
                                              "actuator or a URDF joint's constant torque "
@@ -383,7 +405,8 @@ class Simulator(_Pieces):
             return
         if self._finished:
             self._check_open("set_input")
-        status = self._c.set_force(inp.row, inp.sign * value, self._t)
+        setter = self._c.set_driver if inp.kind == "driver" else self._c.set_force
+        status = setter(inp.row, inp.sign * value, self._t)
         if status < 0:
             self._stopped(status, self._t, None, "set_input")
         self._history.append((self._t, inp.element, inp.sign * value))
@@ -417,10 +440,13 @@ class Simulator(_Pieces):
         current point (which may lie past :attr:`t`), with its dense output
         (``traj.sol``, as ``simulate(..., dense_output=True)``) across input changes."""
         out = self._c.result()
+        violation = out.pop("violation", None)   # with the drivers' targets of each point
         out, options = _sim._with_meta(out, self._meta, self._opts, self._settings["h"])
         st = self._settings
         traj = _sim._trajectory(self._run, out, options, dict(self._initial), True,
                                 st["project"], st["proj_tol"], st["proj_max_iter"])
+        if violation is not None:
+            traj._violation = Violation(*violation)
         offsets = self._sensor_offsets(traj.t)
         if offsets:
             traj._sensor_offsets = offsets
@@ -463,6 +489,10 @@ def _inputs_of(model: Any) -> dict[str, _Input]:
     kind = getattr(model, "kind", None)
     inputs = {}
     if kind == "planar":
+        for row, e in enumerate(model.joint_elements):
+            if e.kind in ("driver_coord", "driver_angle"):
+                inputs[e.name] = _Input("driver", row, 1.0, float(e.params.get("c0", 0.0)),
+                                        e.name)
         table = [e for e in model.force_elements if e.kind != "python"]
         for row, e in enumerate(table):
             if e.kind in ("generalized", "tsda"):
@@ -471,6 +501,14 @@ def _inputs_of(model: Any) -> dict[str, _Input]:
         return inputs
     if kind != "spatial":
         return inputs
+    row = 0
+    for e in model.joint_elements:
+        # a translation driver (a_i . d - f(t)): a rotation driver's constraint, and so its
+        # Jacobian and effort after the run, depend on the target (not an input)
+        if e.kind == "driver" and e.prims[0]["type"] == "dot2":
+            inputs[e.name] = _Input("driver", row, 1.0, float(e.prims[0].get("c0", 0.0)),
+                                    e.name)
+        row += len(e.prims)
     joints = {f"{j.name}.drive": j.name for j in getattr(model, "urdf_joints", ())}
     row = 0
     for e in model.force_elements:
@@ -489,7 +527,9 @@ def _inputs_of(model: Any) -> dict[str, _Input]:
 @dataclasses.dataclass
 class _Input:
     """An input of a Simulator: what it sets (``"force"``: the constant term of a force
-    element's time function), the row of the C table, and its value (``sign * c0``)."""
+    element's time function; ``"driver"``: that of a driver's target), the row of the C
+    table (force table; joint or constraint table for a driver), and its value
+    (``sign * c0``)."""
 
     kind: str
     row: int

@@ -174,3 +174,79 @@ def test_force_sensor_of_an_input_actuator(method):
     assert F[k] == pytest.approx(2.0, rel=1e-7)    # free length: the new actuator alone
     # the model's own trajectory (no input) keeps its sensor as it is
     assert m.force_elements[-1].params["fa_c0"] == 0.0
+
+
+def held_rod(kind, free_link=False):
+    """A uniform rod (1 kg, 1 m) pinned at the origin, its angle held by a driver "hold"
+    (horizontal at first), planar; with free_link a second rod hangs from its tip.
+    ``kind="spatial"``: a 1 kg block on a vertical prismatic joint, its height held by a
+    translation driver "hold" (offset 0 at first)."""
+    if kind == "planar":
+        m = mbint.PlanarModel(gravity=(0.0, -G), name="held")
+        rod = m.add_body(1.0, 1.0 / 12.0, q=(0.5, 0.0, 0.0))
+        m.add_revolute(m.ground, (0.0, 0.0), rod, (-0.5, 0.0))
+        m.add_driver(rod, "theta", 0.0, relative_to=m.ground, name="hold")
+        if free_link:
+            link = m.add_body(1.0, 1.0 / 12.0, q=(1.5, 0.0, 0.0))
+            m.add_revolute(rod, (0.5, 0.0), link, (-0.5, 0.0))
+        return m
+    sm = mbint.SpatialModel(gravity=(0.0, 0.0, -G), name="held")
+    block = sm.add_body(1.0, (0.1, 0.1, 0.1), r=(0.0, 0.0, 1.0))
+    sm.add_translational(sm.ground, block, point=(0.0, 0.0, 1.0), axis=(0.0, 0.0, 1.0))
+    sm.add_driver(sm.ground, block, "translation", point=(0.0, 0.0, 1.0),
+                  axis=(0.0, 0.0, 1.0), name="hold")
+    return sm
+
+
+@pytest.mark.parametrize("kind,method,formulation", [
+    ("planar", "dopri5", "index1"), ("planar", "radau_iia", "index1_dae"),
+    ("planar", "ida", "index1_dae"), ("planar", "cvode_bdf", "index1"),
+    ("spatial", "radau_iia", "index1"), ("spatial", "radau_iia", "index3")])
+def test_driver_target_is_an_input(kind, method, formulation):
+    """set_input on a driver moves its target: the body jumps to it and stays, held by
+    the driver's effort in closed form (planar rod: m g (L/2) cos(angle) about the pin;
+    spatial block: m g); the trajectory's violation is measured against the target each
+    point had."""
+    m = held_rod(kind)
+    sim = mbint.Simulator(m, method=method, formulation=formulation, rtol=1e-9, atol=1e-11,
+                          t_end=0.4)
+    assert sim.inputs == {"hold": 0.0}
+    sim.advance(0.1)
+    sim.set_input("hold", 0.5)                  # rad, or m along the driver's axis
+    assert sim.inputs == {"hold": 0.5}
+    sim.advance(0.4)
+    q, qd = sim.state
+    traj = sim.trajectory()
+    k = np.searchsorted(traj.t, 0.1)             # the first point at the new target
+    assert traj.t[k] == 0.1 and np.all(np.diff(traj.t) > 0)
+    if kind == "planar":
+        assert q[2] == pytest.approx(0.5, abs=1e-9)
+        np.testing.assert_allclose(q[:2], [0.5 * np.cos(0.5), 0.5 * np.sin(0.5)], atol=1e-9)
+        effort, before, after = traj.output("hold.torque"), G * 0.5, G * 0.5 * np.cos(0.5)
+    else:
+        np.testing.assert_allclose(q[:3], [0.0, 0.0, 1.5], atol=1e-9)
+        effort, before, after = traj.output("hold.force"), G, G
+    assert np.max(np.abs(qd)) < 1e-7
+    assert abs(effort[-1]) == pytest.approx(after, rel=1e-6)
+    assert abs(effort[k - 1]) == pytest.approx(before, rel=1e-6)
+    v = traj.violation()
+    assert np.max(v.position) < 1e-8 and np.max(v.velocity) < 1e-7
+    # the model's own constraints (target 0) see the jump: the trajectory's own matters
+    assert np.max(np.abs(m.phi(traj.t[k:], traj.q[:, k:]))) > 0.1
+    assert sim.stats["nrestart"] == 1
+
+
+def test_driver_target_refusals():
+    m = held_rod("planar", free_link=True)
+    sim = mbint.Simulator(m, method="rosenbrock_nystrom", formulation="state_space",
+                          t_end=0.2)
+    with pytest.raises(ValueError, match="state-space"):
+        sim.set_input("hold", 0.3)
+    sm = mbint.SpatialModel(gravity=(0.0, 0.0, -G))
+    rod = sm.add_body(1.0, (0.001, 1 / 12, 1 / 12), r=(0.5, 0.0, 0.0))
+    sm.add_revolute(sm.ground, rod, point=(0.0, 0.0, 0.0), axis=(0.0, 1.0, 0.0))
+    sm.add_driver(sm.ground, rod, "rotation", point=(0.0, 0.0, 0.0), axis=(0.0, 1.0, 0.0),
+                  f=0.0, name="spin")
+    sim = mbint.Simulator(sm, method="radau_iia", t_end=0.2)
+    with pytest.raises(ValueError, match="rotation driver"):
+        sim.set_input("spin", 0.3)

@@ -33,6 +33,7 @@
 #include <string.h>
 #include "status.h"
 #include "sundials.h"
+#include "project.h"
 
 typedef struct stepper_obj {
     PyObject_HEAD
@@ -61,14 +62,22 @@ typedef struct stepper_obj {
 
 typedef struct input_change {
     double t;               /* the change took effect at t */
-    ptrdiff_t row;          /* of the force table */
+    ptrdiff_t row;          /* of the force table, or of the joint (constraint) table */
+    int driver;             /* a driver's target, not a force */
     double before, after;   /* c0 */
 } input_change;
 
-static double *input_slot(mech_handle *mh, ptrdiff_t row)
+/* c0 of the time function of a force element (an actuator, a generalized force) or, with
+ * driver, of a driver (planar joint row, spatial constraint primitive) */
+static double *input_slot(mech_handle *mh, ptrdiff_t row, int driver)
 {
+    if (driver)
+        return mh->spatial ? &mh->scons[row].f.c0 : &mh->joints[row].f.c0;
     return mh->spatial ? &mh->sforces[row].fa.c0 : &mh->forces[row].fa.c0;
 }
+
+/* room for one more change; 0, or -1 with MemoryError */
+static int hist_room(struct stepper_obj *o);
 
 /* the force table as it was at time t (at(t) of mech_session_result_at): the changes
  * after t undone, last first, then those at or before t applied in order (a point at
@@ -79,10 +88,10 @@ static void inputs_at(double t, void *ctx)
     mech_handle *mh = o->S->s.mh;
     for (ptrdiff_t k = o->nhist - 1; k >= 0; k--)
         if (o->hist[k].t > t)
-            *input_slot(mh, o->hist[k].row) = o->hist[k].before;
+            *input_slot(mh, o->hist[k].row, o->hist[k].driver) = o->hist[k].before;
     for (ptrdiff_t k = 0; k < o->nhist; k++)
         if (o->hist[k].t <= t)
-            *input_slot(mh, o->hist[k].row) = o->hist[k].after;
+            *input_slot(mh, o->hist[k].row, o->hist[k].driver) = o->hist[k].after;
     mb_form_changed(&o->S->F);
 }
 
@@ -182,7 +191,7 @@ static int piece_set_force(run_ctx *r, void *arg)
     int rc = pw_advance(o, o->t_arg, o->y);
     mech_session *S = o->S;
     if (rc == MB_OK && o->row >= 0) {
-        *input_slot(S->s.mh, o->row) = o->value;
+        *input_slot(S->s.mh, o->row, 0) = o->value;
         mb_form_changed(&S->F);
         if (S->F.n > 2 * S->F.nq)  /* a DAE: its multipliers at t anew, for the new force */
             rc = consistent_at(S, o->t_arg, o->y);
@@ -386,22 +395,125 @@ static PyObject *stepper_set_force(stepper_obj *o, PyObject *args)
                      "formulation.", mb_form_name(o->S->F.kind));
         return NULL;
     }
-    if (o->nhist == o->cap) {
-        ptrdiff_t cap = o->cap ? 2 * o->cap : 16;
-        input_change *h = PyMem_Realloc(o->hist, (size_t)cap * sizeof *h);
-        if (!h)
-            return PyErr_NoMemory();
-        o->hist = h;
-        o->cap = cap;
-    }
-    double before = *input_slot(mh, row);
+    if (hist_room(o))
+        return NULL;
+    double before = *input_slot(mh, row, 0);
     o->row = row;
     o->value = value;
     o->t_arg = t;
     if (run_one(o, piece_set_force))
         return NULL;
-    if (*input_slot(mh, row) != before)
-        o->hist[o->nhist++] = (input_change){t, row, before, value};
+    if (*input_slot(mh, row, 0) != before)
+        o->hist[o->nhist++] = (input_change){t, row, 0, before, value};
+    return PyLong_FromLong(o->rc);
+}
+
+static int hist_room(stepper_obj *o)
+{
+    if (o->nhist < o->cap)
+        return 0;
+    ptrdiff_t cap = o->cap ? 2 * o->cap : 16;
+    input_change *h = PyMem_Realloc(o->hist, (size_t)cap * sizeof *h);
+    if (!h) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    o->hist = h;
+    o->cap = cap;
+    return 0;
+}
+
+/* A driver's target changes at t: c0 of its time function in row o->row becomes
+ * o->value, the state at t is projected onto the new constraints (minimum-norm
+ * corrections of q and q', project.h) and the formulation's state rebuilt from it
+ * (mb_form_initial: the DAEs' multipliers too); the method restarts there, the result's
+ * point at t holding the new state. */
+static int piece_set_driver(run_ctx *r, void *arg)
+{
+    stepper_obj *o = arg;
+    mech_session *S = o->S;
+    mech_handle *mh = S->s.mh;
+    mb_formulation *F = &S->F;
+    ptrdiff_t nq = F->nq;
+    int rc = pw_advance(o, o->t_arg, o->y);
+    if (rc != MB_OK) {
+        o->rc = rc;
+        return rc;
+    }
+    double *q = malloc((size_t)(2 * nq > 0 ? 2 * nq : 1) * sizeof(double));
+    mb_proj pr;
+    memset(&pr, 0, sizeof pr);
+    if (!q) {
+        o->rc = r->res.status = MB_ERR_MEM;
+        return MB_ERR_MEM;
+    }
+    memcpy(q, o->y, (size_t)(2 * nq) * sizeof(double));  /* y begins with (q, q') */
+    *input_slot(mh, o->row, 1) = o->value;
+    rc = mb_form_changed(F);
+    if (rc == MB_OK && (rc = mb_proj_init(&pr, &mh->mech, NULL, 1)) == MB_OK &&
+        (rc = mb_proj_run(&pr, o->t_arg, q, q + nq, NULL, NULL)) != MB_OK)
+        snprintf(r->res.message, sizeof r->res.message, "set_input: the state at t = %.17g "
+                 "cannot reach the driver's new target: %s", o->t_arg, pr.msg);
+    mb_proj_free(&pr);
+    if (rc == MB_OK) {
+        memcpy(o->y, q, (size_t)(2 * nq) * sizeof(double));
+        if (F->n > 2 * nq)
+            rc = consistent_at(S, o->t_arg, o->y);
+    }
+    free(q);
+    if (rc == MB_OK)
+        rc = pw_restart_at(o, o->t_arg, o->y);
+    mb_result *res = &r->res;
+    if (rc == MB_OK && res->nt > 0 && res->t[res->nt - 1] == o->t_arg)
+        memcpy(res->y + (res->nt - 1) * res->n, o->y, (size_t)res->n * sizeof(double));
+    if (rc != MB_OK && res->status == MB_OK) {  /* the run cannot go on */
+        res->status = rc;
+        if (res->message[0] == '\0')
+            snprintf(res->message, sizeof res->message, "%s", mb_status_str(rc));
+    }
+    o->rc = rc;
+    return rc;
+}
+
+static PyObject *stepper_set_driver(stepper_obj *o, PyObject *args)
+{
+    Py_ssize_t row;
+    double value, t;
+    if (!PyArg_ParseTuple(args, "ndd", &row, &value, &t))
+        return NULL;
+    if (!o->S) {
+        PyErr_SetString(PyExc_ValueError, "set_driver: an ODE has no drivers.");
+        return NULL;
+    }
+    mech_handle *mh = o->S->s.mh;
+    int driver = 0;
+    if (mh->planar && row >= 0 && row < mh->pm.nj)
+        driver = mh->joints[row].type == MB_JOINT_DRIVER_COORD ||
+                 mh->joints[row].type == MB_JOINT_DRIVER_ANGLE;
+    else if (mh->spatial && row >= 0 && row < mh->sm.ncon)  /* a primitive with f(t) */
+        driver = mh->scons[row].type == MB_SC_ANGLE || mh->scons[row].type == MB_SC_DOT2 ||
+                 mh->scons[row].type == MB_SC_DOT1 || mh->scons[row].type == MB_SC_DIST;
+    if (!driver) {
+        PyErr_Format(PyExc_ValueError, "set_driver: row %zd is not a driver (a constraint "
+                     "with a time function).", row);
+        return NULL;
+    }
+    if (mb_form_maps_state(&o->S->F)) {
+        PyErr_SetString(PyExc_ValueError, "set_input: a driver's target cannot change on the "
+                        "state-space formulation (its partition and cached evaluations hold "
+                        "the old target); use 'index1' or a DAE formulation.");
+        return NULL;
+    }
+    if (hist_room(o))
+        return NULL;
+    double before = *input_slot(mh, row, 1);
+    o->row = row;
+    o->value = value;
+    o->t_arg = t;
+    if (run_one(o, piece_set_driver))
+        return NULL;
+    if (*input_slot(mh, row, 1) != before)
+        o->hist[o->nhist++] = (input_change){t, row, 1, before, value};
     return PyLong_FromLong(o->rc);
 }
 
@@ -431,6 +543,66 @@ static PyObject *stepper_stats(stepper_obj *o, PyObject *noargs)
                          (long)s->nrestart, "t", pw_t(o));
 }
 
+/* out["violation"] = (Phi, Phi_q q' + Phi_t, Phi_q q'' - gamma), each (nc, m), at the
+ * result's points with the drivers' targets each point had (the model's own kernels know
+ * only its initial targets); 0 or -1 with an exception */
+static int add_violation(stepper_obj *o, PyObject *out)
+{
+    mech_session *S = o->S;
+    const mb_mech *M = &S->s.mh->mech;
+    const mb_result *res = &S->r.res;
+    ptrdiff_t nq = M->nq, nc = M->nc, m = res->nt, n = res->n;
+    PyObject *qdd = PyDict_GetItemString(out, "qdd");  /* borrowed, (nq, m) */
+    if (!qdd || !M->phi || !M->phi_q || !M->gamma) {
+        PyErr_SetString(PyExc_RuntimeError, "set_driver: the violation needs q'' and the "
+                        "constraint kernels.");
+        return -1;
+    }
+    const double *A = PyArray_DATA((PyArrayObject *)qdd);
+    npy_intp d[2] = {(npy_intp)nc, (npy_intp)m};
+    PyObject *lv[3] = {PyArray_ZEROS(2, d, NPY_DOUBLE, 0), PyArray_ZEROS(2, d, NPY_DOUBLE, 0),
+                       PyArray_ZEROS(2, d, NPY_DOUBLE, 0)};
+    double *w = PyMem_Malloc((size_t)(nc * nq + 3 * nc + nq + 1) * sizeof(double));
+    int rc = (lv[0] && lv[1] && lv[2] && w) ? MB_OK : MB_ERR_MEM;
+    double *P = w, *ph = P + nc * nq, *pt = ph + nc, *g = pt + nc, *a = g + nc;
+    double *pos = rc == MB_OK ? PyArray_DATA((PyArrayObject *)lv[0]) : NULL;
+    double *vel = rc == MB_OK ? PyArray_DATA((PyArrayObject *)lv[1]) : NULL;
+    double *acc = rc == MB_OK ? PyArray_DATA((PyArrayObject *)lv[2]) : NULL;
+    for (ptrdiff_t i = 0; i < m && rc == MB_OK; i++) {
+        double t = res->t[i];
+        const double *q = res->y + i * n, *qd = q + nq;
+        inputs_at(t, o);
+        for (ptrdiff_t c = 0; c < nq; c++) a[c] = A[c * m + i];
+        for (ptrdiff_t c = 0; c < nc; c++) pt[c] = 0.0;
+        rc = M->phi(t, q, ph, M->ctx);
+        if (rc == MB_OK) rc = M->phi_q(t, q, P, nc, M->ctx);
+        if (rc == MB_OK && M->phi_t) rc = M->phi_t(t, q, pt, M->ctx);
+        if (rc == MB_OK) rc = M->gamma(t, q, qd, g, M->ctx);
+        for (ptrdiff_t r = 0; r < nc && rc == MB_OK; r++) {
+            double v = pt[r], ac = -g[r];
+            for (ptrdiff_t c = 0; c < nq; c++) {
+                v += P[c * nc + r] * qd[c];
+                ac += P[c * nc + r] * a[c];
+            }
+            pos[r * m + i] = ph[r];
+            vel[r * m + i] = v;
+            acc[r * m + i] = ac;
+        }
+    }
+    PyMem_Free(w);
+    PyObject *tup = rc == MB_OK ? Py_BuildValue("(NNN)", lv[0], lv[1], lv[2]) : NULL;
+    if (!tup) {
+        for (int k = 0; k < 3; k++) Py_XDECREF(lv[k]);
+        if (!PyErr_Occurred())
+            PyErr_Format(rc == MB_ERR_MEM ? PyExc_MemoryError : PyExc_RuntimeError,
+                         "set_driver: the constraint violation failed (status %d).", rc);
+        return -1;
+    }
+    int bad = PyDict_SetItemString(out, "violation", tup);
+    Py_DECREF(tup);
+    return bad;
+}
+
 static PyObject *stepper_result(stepper_obj *o, PyObject *noargs)
 {
     (void)noargs;
@@ -442,6 +614,11 @@ static PyObject *stepper_result(stepper_obj *o, PyObject *noargs)
         return mech_session_result(o->S);
     /* q'' and lambda of each point with the inputs it had; then the current ones */
     PyObject *out = mech_session_result_at(o->S, inputs_at, o);
+    int drivers = 0;
+    for (ptrdiff_t k = 0; k < o->nhist; k++)
+        drivers |= o->hist[k].driver;
+    if (out && drivers && add_violation(o, out) < 0)
+        Py_CLEAR(out);
     inputs_at(INFINITY, o);
     return out;
 }
@@ -451,6 +628,8 @@ static PyMethodDef stepper_methods[] = {
     {"advance", (PyCFunction)stepper_advance, METH_O, "advance(t) -> (status, t, y)"},
     {"set_force", (PyCFunction)stepper_set_force, METH_VARARGS,
      "set_force(row, value, t) -> status"},
+    {"set_driver", (PyCFunction)stepper_set_driver, METH_VARARGS,
+     "set_driver(row, value, t) -> status"},
     {"restart", (PyCFunction)stepper_restart, METH_O, "restart(t) -> status"},
     {"stats", (PyCFunction)stepper_stats, METH_NOARGS, "stats() -> dict"},
     {"result", (PyCFunction)stepper_result, METH_NOARGS, "result() -> dict (mech_simulate's)"},
