@@ -385,7 +385,8 @@ class Simulator(_Pieces):
             formulation whose cached evaluations an input cannot reach (state_space).
         """
         if name not in self._inputs and any(
-                e.name == name and e.kind == "driver" for e in self.model.joint_elements):
+                e.name == name and e.kind == "driver"
+                for e in getattr(self.model, "joint_elements", ())):
             raise ValueError(f"Simulator.set_input: {name!r} is a rotation driver of a "
                              f"spatial model: its target enters the constraint (cos f, sin f) "
                              f"and so its Jacobian, the reactions and the effort computed "
