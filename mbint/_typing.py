@@ -5,19 +5,13 @@ read by type checkers and by ``inspect``, never evaluated at import time.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, Union
+from typing import Any, Callable, Mapping, Sequence, Union
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-if TYPE_CHECKING:
-    from .mbs.mechanical import MechanicalSystem
-    from .mbs.planar import Body, PlanarModel
-    from .mbs.spatial import SpatialBody, SpatialModel
-
-__all__ = ["ArrayLike", "FloatArray", "ComplexArray", "IntArray", "BoolArray", "Model", "TSpan",
-           "RhsFun", "EventFun", "Events", "OutputFun", "Progress", "FloatOrArray", "TimeFn",
-           "PlanarBody", "SpatialBodyRef", "BodyModel"]
+__all__ = ["ArrayLike", "FloatArray", "ComplexArray", "IntArray", "BoolArray", "TSpan",
+           "RhsFun", "EventFun", "Events", "OutputFun", "Progress", "FloatOrArray", "TimeFn"]
 
 #: a float64 array (every state, time series and matrix mbint returns)
 FloatArray = NDArray[np.float64]
@@ -27,15 +21,6 @@ ComplexArray = NDArray[np.complex128]
 IntArray = NDArray[np.intp]
 #: a boolean mask
 BoolArray = NDArray[np.bool_]
-
-#: a body of a PlanarModel: the Body, its name or index ("ground" / -1: the ground)
-PlanarBody = Union["Body", str, int]
-#: a body of a SpatialModel: the SpatialBody, its name or index
-SpatialBodyRef = Union["SpatialBody", str, int]
-#: a mechanism built of bodies and joints (joint reactions, drawing)
-BodyModel = Union["PlanarModel", "SpatialModel"]
-#: a mechanism that :func:`mbint.simulate` runs (a URDF model is a SpatialModel)
-Model = Union["PlanarModel", "SpatialModel", "MechanicalSystem"]
 
 #: ``(t0, tf)`` [s]
 TSpan = Sequence[float]

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .mbs.trajectory import Trajectory
+# a Trajectory (mbint/mbs/trajectory.py, which calls this module: not imported)
+Trajectory = Any
 
 __all__ = ["Animation", "animate"]
 

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import numbers
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from . import _core
 from . import _validate as check
-from ._typing import ArrayLike, FloatArray, IntArray, Model
+from ._typing import ArrayLike, FloatArray, IntArray
+
+if TYPE_CHECKING:
+    from .mbs._model_types import Model
 
 __all__ = ["SplitProposal", "propose_split", "fast_state_indices", "MIN_RATIO"]
 

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from .mbs.trajectory import Trajectory
+# a Trajectory (mbint/mbs/trajectory.py, which calls this module: not imported)
+Trajectory = Any
 
 __all__ = ["plot_solution", "plot_step_sizes", "plot_stability_regions",
            "plot_error_vs_step", "plot_work_precision", "error_slopes"]

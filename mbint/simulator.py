@@ -51,7 +51,8 @@ import numpy as np
 from . import _core
 from .mbs._kernels import linalg_code
 from .mbs.trajectory import Violation
-from ._typing import ArrayLike, Events, FloatArray, Model, RhsFun
+from ._typing import ArrayLike, Events, FloatArray, RhsFun
+from .mbs._model_types import Model
 
 if TYPE_CHECKING:
     from .ivp import OdeResult

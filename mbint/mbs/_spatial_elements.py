@@ -19,13 +19,15 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from .. import _core
-from .._typing import ArrayLike, FloatArray, SpatialBodyRef, TimeFn
+from .._typing import ArrayLike, FloatArray, TimeFn
 from .._validate import as_capsule
-from .planar import _finite, _timefn
-from .planar import _vec as _planar_vec
+from ._checks import _finite, _perp_basis, _unit  # noqa: F401 (re-exported)
+from ._checks import _vec as _planar_vec
+from .planar import _timefn
 
-if TYPE_CHECKING:
-    from .spatial import SpatialBody
+# a SpatialBody (spatial.py, which builds on this module: not imported), its name or index
+SpatialBody = Any
+SpatialBodyRef = Any
 
 __all__ = ["SpatialElements", "SpatialElement"]
 
@@ -38,25 +40,9 @@ def _layout():
     return L
 
 
-def _perp_basis(h):
-    """Unit f, g with (f, g, h) right-handed and orthonormal (h a unit vector)."""
-    e = np.eye(3)[int(np.argmin(np.abs(h)))]
-    f = np.cross(h, e)
-    f /= np.linalg.norm(f)
-    return f, np.cross(h, f)
-
-
 def _vec(where: str, what: str, v: Any, n: int = 3) -> FloatArray:
     """``v`` as n finite floats (ValueError naming ``where`` and ``what``)."""
     return _planar_vec(where, what, v, n)
-
-
-def _unit(where: str, what: str, v: Any) -> FloatArray:
-    a = _vec(where, what, v)
-    n = np.linalg.norm(a)
-    if not n > 1e-300:
-        raise ValueError(f"{where}: {what} must be a non-zero vector, got {a.tolist()}.")
-    return a / n
 
 
 @dataclass

@@ -41,7 +41,7 @@ from typing import Callable
 
 from .. import _core
 from ..methods import MethodInfo, method_info, methods as _all_methods
-from .._typing import Model
+from ._model_types import Model
 
 __all__ = ["Formulation", "TABLE", "formulations", "formulation", "supported_formulations"]
 

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from .statespace import StateSpace
-from .._typing import ArrayLike, ComplexArray, FloatArray, Model
+from .._typing import ArrayLike, ComplexArray, FloatArray
+from ._model_types import Model
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -40,14 +40,15 @@ import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, Union
 
 import numpy as np
 
-from .._typing import ArrayLike, EventFun, FloatArray, FloatOrArray, PlanarBody, TimeFn
+from .._typing import ArrayLike, EventFun, FloatArray, FloatOrArray, TimeFn
 from .. import _core
 from ._bodymodel import BodyModel
 from ._description import check_planar
+from ._checks import _finite, _vec
 
 __all__ = ["PlanarModel", "Body", "Element", "CompiledModel"]
 
@@ -80,6 +81,10 @@ def _force_value(e, r, nq):
         kind = TypeError if isinstance(exc, TypeError) else ValueError
         raise kind(f"force {e.name!r}: fn returned {repr(r)[:80]} ({type(r).__name__}); "
                    f"expected {expected}.") from exc
+
+
+#: a body of a PlanarModel: the Body, its name or index ("ground" / -1: the ground)
+PlanarBody = Union["Body", str, int]
 
 
 class Body:
@@ -186,28 +191,6 @@ class CompiledModel:
     forces: np.ndarray
     nc: int
     handle: object
-
-
-def _finite(where: str, what: str, v: Any) -> float:
-    try:
-        v = float(v)
-    except (TypeError, ValueError):
-        raise ValueError(f"{where}: {what} must be a number, got {v!r}.") from None
-    if not math.isfinite(v):
-        raise ValueError(f"{where}: {what} must be finite, got {v}.")
-    return v
-
-
-def _vec(where: str, what: str, v: Any, n: int = 2) -> FloatArray:
-    try:
-        a = np.array(v, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise ValueError(f"{where}: {what} must be {n} numbers, got {v!r}.") from None
-    if a.size != n:
-        raise ValueError(f"{where}: {what} must have {n} entries, got {a.size}.")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{where}: {what} must be finite, got {a.tolist()}.")
-    return a
 
 
 def _timefn(where, f, kw, default_c0=0.0):

@@ -24,15 +24,17 @@ Units: forces in N, torques in N m, points in m, times in s.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 
 import numpy as np
 
 from ._rotations import matrix_from_quat
-from .._typing import ArrayLike, BodyModel, FloatArray, FloatOrArray
+from .._typing import ArrayLike, FloatArray, FloatOrArray
 
-if TYPE_CHECKING:
-    from .trajectory import Trajectory
+# a PlanarModel or SpatialModel, and a Trajectory: the models and trajectory.py use this
+# module (driver efforts, reactions), so it does not import them
+BodyModel = Any
+Trajectory = Any
 
 __all__ = ["BodyWrench", "JointReaction", "DriverEffort", "joint_reactions",
            "driver_effort", "driver_quantity", "UNITS"]

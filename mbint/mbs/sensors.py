@@ -43,6 +43,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import _core
+from ._checks import _perp_basis, _unit, _vec
 
 __all__ = ["Sensor", "SENSOR_UNITS", "evaluate"]
 
@@ -103,7 +104,6 @@ def add_sensor(model, name, kind, body=None, point=None, *, frame="ground", othe
     comps = ("value",)
 
     def pt(what, v):
-        from .planar import _vec
         return np.zeros(dim) if v is None else _vec(where, what, v, dim)
 
     def put(prefix, v):
@@ -150,7 +150,6 @@ def add_sensor(model, name, kind, body=None, point=None, *, frame="ground", othe
             raise ValueError(f"{where}: body and other are the same body {bi.name!r}.")
         row["i"], row["j"] = bi.index, bj.index
         if dim == 3:
-            from ._spatial_elements import _perp_basis, _unit
             if axis is None:
                 raise ValueError(f"{where}: a spatial {kind} needs axis (the rotation axis, "
                                  f"global at the initial configuration).")

@@ -24,7 +24,8 @@ from ..progress import run_cancel, run_progress
 from ._kernels import baumgarte_pair, linalg_code
 from .formulations import TABLE, formulation as _formulation, supported_formulations
 from .trajectory import Trajectory
-from .._typing import ArrayLike, Events, Model, Progress, TSpan
+from .._typing import ArrayLike, Events, Progress, TSpan
+from ._model_types import Model
 
 __all__ = ["simulate", "check_initial_conditions", "FORMULATIONS", "DAE_FORMULATIONS",
            "supported_formulations", "SETTINGS_KEYS", "DEFAULTS"]

@@ -49,11 +49,11 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Sequence, Union
 
 import numpy as np
 
-from .._typing import ArrayLike, FloatArray, FloatOrArray, SpatialBodyRef
+from .._typing import ArrayLike, FloatArray, FloatOrArray
 from .. import _core
 from .._validate import as_capsule
 from ._bodymodel import BodyModel
@@ -73,6 +73,10 @@ _CON_UNITS = {"dot1": ["rad"], "dot2": ["m"], "point": ["m", "m", "m"], "dist": 
 
 
 # ---------------------------------------------------------------- bodies
+#: a body of a SpatialModel: the SpatialBody, its name or index
+SpatialBodyRef = Union["SpatialBody", str, int]
+
+
 class SpatialBody:
     """A rigid body of a :class:`SpatialModel` (or its ground).
 

@@ -21,7 +21,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import _core
-from .._typing import ArrayLike, FloatArray, Model
+from .._typing import ArrayLike, FloatArray
+from ._model_types import Model
 
 __all__ = ["StateSpace"]
 

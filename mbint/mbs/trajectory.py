@@ -24,7 +24,8 @@ if TYPE_CHECKING:  # annotations only
     import xarray
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
-    from .._typing import ArrayLike, FloatArray, Model
+    from .._typing import ArrayLike, FloatArray
+    from ._model_types import Model
     from ..animation import Animation
     from .reactions import JointReaction
     from ..scene3d import View3D
