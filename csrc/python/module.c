@@ -398,6 +398,8 @@ static PyMethodDef mech_methods_def[] = {
     {"mech_initial_check", KW(mech_initial_check), mech_initial_check_doc},
     {"mech_phi_q_sparse", KW(mech_phi_q_sparse), mech_phi_q_sparse_doc},
     {"gram_dependent", KW(gram_dependent), gram_dependent_doc},
+    {"jtree_new", KW(jtree_new), jtree_new_doc},
+    {"jtree_eval", KW(jtree_eval), jtree_eval_doc},
     {NULL, NULL, 0, NULL}};
 #undef KW
 

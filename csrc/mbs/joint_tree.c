@@ -1,0 +1,421 @@
+/* The dynamics of a kinematic tree in joint coordinates (joint_tree.h): the
+ * articulated-body algorithm, the recursive Newton-Euler algorithm and the
+ * composite-rigid-body algorithm of Featherstone (2008), Tables 5.1, 6.2 and 7.1, with
+ * spatial vectors (angular; linear) in link coordinates.
+ *
+ * X_i maps motion vectors from the parent's link coordinates to body i's:
+ *     X_i = [E 0; -E r~ E],  E = (R_i Rm(q_i))^T,  r = t_i + R_i tm(q_i)
+ * (r: body i's origin in the parent's coordinates); forces go back by X_i^T.  The joint's
+ * motion subspace S_i is (axis; 0) (revolute) or (0; axis) (prismatic): the axis is the
+ * same in the joint frame and in the child's link frame. */
+#include <math.h>
+#include <string.h>
+#include <stdio.h>
+#include "joint_tree.h"
+#include "status.h"
+
+/* the per-body slots of the work array */
+enum {
+    W_E = 0, W_R = 9, W_X = 12, W_V = 48, W_C = 54, W_A = 60, W_IA = 66, W_PA = 102,
+    W_U = 108, W_D = 114, W_UU = 115
+};
+#define BODY(work, i) ((work) + (ptrdiff_t)(i) * MB_JT_PER_BODY)
+#define TEMP(work, T) ((work) + (T)->n * MB_JT_PER_BODY)
+
+static void cross3(const double *a, const double *b, double *c)
+{
+    double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2],
+           z = a[0] * b[1] - a[1] * b[0];
+    c[0] = x, c[1] = y, c[2] = z;
+}
+
+static double dot3(const double *a, const double *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static double dot6(const double *a, const double *b)
+{
+    return dot3(a, b) + dot3(a + 3, b + 3);
+}
+
+/* y = A x, A row-major 3 x 3 */
+static void mv3(const double *A, const double *x, double *y)
+{
+    double a = A[0] * x[0] + A[1] * x[1] + A[2] * x[2], b = A[3] * x[0] + A[4] * x[1] + A[5] * x[2],
+           c = A[6] * x[0] + A[7] * x[1] + A[8] * x[2];
+    y[0] = a, y[1] = b, y[2] = c;
+}
+
+/* y = A^T x */
+static void mtv3(const double *A, const double *x, double *y)
+{
+    double a = A[0] * x[0] + A[3] * x[1] + A[6] * x[2], b = A[1] * x[0] + A[4] * x[1] + A[7] * x[2],
+           c = A[2] * x[0] + A[5] * x[1] + A[8] * x[2];
+    y[0] = a, y[1] = b, y[2] = c;
+}
+
+/* E and r of body i at q_i (the joint transform), and the 6 x 6 X_i (row-major) */
+static void joint_transform(const mb_jtree *T, ptrdiff_t i, double qi, double *b)
+{
+    const double *R = T->frame + 12 * i, *t = R + 9, *k = T->axis + 3 * i;
+    double *E = b + W_E, *r = b + W_R, *X = b + W_X, C[9];
+    if (T->type[i] == MB_JT_REVOLUTE) {  /* C = R Rm, Rm = I + s K + (1 - c) K^2 */
+        double s = sin(qi), c1 = 1.0 - cos(qi), Rm[9];
+        double K[9] = {0, -k[2], k[1], k[2], 0, -k[0], -k[1], k[0], 0};
+        for (int a = 0; a < 3; a++)
+            for (int e = 0; e < 3; e++) {
+                double kk = k[a] * k[e] - (a == e ? 1.0 : 0.0);  /* (K^2)_ae */
+                Rm[3 * a + e] = (a == e ? 1.0 : 0.0) + s * K[3 * a + e] + c1 * kk;
+            }
+        for (int a = 0; a < 3; a++)
+            for (int e = 0; e < 3; e++)
+                C[3 * a + e] = R[3 * a] * Rm[e] + R[3 * a + 1] * Rm[3 + e] + R[3 * a + 2] * Rm[6 + e];
+        r[0] = t[0], r[1] = t[1], r[2] = t[2];
+    } else {
+        memcpy(C, R, sizeof C);
+        double d[3] = {qi * k[0], qi * k[1], qi * k[2]};
+        mv3(R, d, r);
+        r[0] += t[0], r[1] += t[1], r[2] += t[2];
+    }
+    for (int a = 0; a < 3; a++)
+        for (int e = 0; e < 3; e++)
+            E[3 * a + e] = C[3 * e + a];
+    /* X = [E 0; -E r~ E]; (E r~)_ae = sum_m E_am r~_me */
+    double rx[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
+    memset(X, 0, 36 * sizeof(double));
+    for (int a = 0; a < 3; a++)
+        for (int e = 0; e < 3; e++) {
+            double er = E[3 * a] * rx[e] + E[3 * a + 1] * rx[3 + e] + E[3 * a + 2] * rx[6 + e];
+            X[6 * a + e] = E[3 * a + e];
+            X[6 * (a + 3) + e + 3] = E[3 * a + e];
+            X[6 * (a + 3) + e] = -er;
+        }
+}
+
+/* y = X_i m (parent motion to child) */
+static void xmotion(const double *b, const double *m, double *y)
+{
+    const double *E = b + W_E, *r = b + W_R;
+    double w[3];
+    cross3(r, m, w);  /* r x omega */
+    double d[3] = {m[3] - w[0], m[4] - w[1], m[5] - w[2]};
+    mv3(E, m, y);
+    mv3(E, d, y + 3);
+}
+
+/* y += X_i^T f (child force to parent) */
+static void xforce_add(const double *b, const double *f, double *y)
+{
+    const double *E = b + W_E, *r = b + W_R;
+    double fl[3], n[3], rf[3];
+    mtv3(E, f + 3, fl);
+    mtv3(E, f, n);
+    cross3(r, fl, rf);
+    for (int a = 0; a < 3; a++) {
+        y[a] += n[a] + rf[a];
+        y[a + 3] += fl[a];
+    }
+}
+
+/* y = v x m (motion cross product) */
+static void crm(const double *v, const double *m, double *y)
+{
+    double a[3], b[3], c[3];
+    cross3(v, m, a);
+    cross3(v, m + 3, b);
+    cross3(v + 3, m, c);
+    y[0] = a[0], y[1] = a[1], y[2] = a[2];
+    y[3] = b[0] + c[0], y[4] = b[1] + c[1], y[5] = b[2] + c[2];
+}
+
+/* y = v x* f (force cross product) */
+static void crf(const double *v, const double *f, double *y)
+{
+    double a[3], b[3], c[3];
+    cross3(v, f, a);
+    cross3(v + 3, f + 3, b);
+    cross3(v, f + 3, c);
+    y[0] = a[0] + b[0], y[1] = a[1] + b[1], y[2] = a[2] + b[2];
+    y[3] = c[0], y[4] = c[1], y[5] = c[2];
+}
+
+/* the rigid body's spatial inertia at its link origin, 6 x 6 row-major:
+ *   [Ic + m c~ c~^T, m c~; m c~^T, m 1] */
+static void rigid_inertia(const double *p, double *I)
+{
+    double m = p[0];
+    const double *c = p + 1, *J = p + 4;
+    double Ic[9] = {J[0], J[3], J[4], J[3], J[1], J[5], J[4], J[5], J[2]};
+    double cx[9] = {0, -c[2], c[1], c[2], 0, -c[0], -c[1], c[0], 0};
+    memset(I, 0, 36 * sizeof(double));
+    for (int a = 0; a < 3; a++)
+        for (int e = 0; e < 3; e++) {
+            double cc = 0;  /* (c~ c~^T)_ae = sum_k c~_ak c~_ek */
+            for (int k = 0; k < 3; k++) cc += cx[3 * a + k] * cx[3 * e + k];
+            I[6 * a + e] = Ic[3 * a + e] + m * cc;
+            I[6 * a + e + 3] = m * cx[3 * a + e];
+            I[6 * (a + 3) + e] = m * cx[3 * e + a];
+        }
+    for (int a = 3; a < 6; a++) I[6 * a + a] = m;
+}
+
+/* y = A x, A 6 x 6 row-major */
+static void mv6(const double *A, const double *x, double *y)
+{
+    for (int a = 0; a < 6; a++) {
+        double s = 0;
+        for (int e = 0; e < 6; e++) s += A[6 * a + e] * x[e];
+        y[a] = s;
+    }
+}
+
+/* P += X^T A X (6 x 6, row-major); tmp: 36 doubles */
+static void congruence_add(const double *X, const double *A, double *P, double *tmp)
+{
+    for (int a = 0; a < 6; a++)  /* tmp = A X */
+        for (int e = 0; e < 6; e++) {
+            double s = 0;
+            for (int k = 0; k < 6; k++) s += A[6 * a + k] * X[6 * k + e];
+            tmp[6 * a + e] = s;
+        }
+    for (int a = 0; a < 6; a++)
+        for (int e = 0; e < 6; e++) {
+            double s = 0;
+            for (int k = 0; k < 6; k++) s += X[6 * k + a] * tmp[6 * k + e];
+            P[6 * a + e] += s;
+        }
+}
+
+/* S_i as a 6-vector */
+static void subspace(const mb_jtree *T, ptrdiff_t i, double *S)
+{
+    const double *k = T->axis + 3 * i;
+    int off = T->type[i] == MB_JT_REVOLUTE ? 0 : 3;
+    memset(S, 0, 6 * sizeof(double));
+    S[off] = k[0], S[off + 1] = k[1], S[off + 2] = k[2];
+}
+
+int mb_jtree_check(const mb_jtree *T, char *msg, size_t len)
+{
+#define BAD(...) (snprintf(msg, len, __VA_ARGS__), MB_ERR_ILL_INPUT)
+    if (!T || T->n < 0)
+        return BAD("joint tree: no table.");
+    if (T->n > 0 && (!T->parent || !T->type || !T->frame || !T->axis || !T->inertia))
+        return BAD("joint tree: a table of %td bodies needs parent, type, frame, axis and "
+                   "inertia.", T->n);
+    for (ptrdiff_t i = 0; i < T->n; i++) {
+        if (T->parent[i] < -1 || T->parent[i] >= i)
+            return BAD("joint tree: body %td has parent %d; parents come first (-1: the base).",
+                       i, T->parent[i]);
+        if (T->type[i] != MB_JT_REVOLUTE && T->type[i] != MB_JT_PRISMATIC)
+            return BAD("joint tree: joint %td has type %d; revolute (0) or prismatic (1).", i,
+                       T->type[i]);
+        const double *k = T->axis + 3 * i, *p = T->inertia + 10 * i;
+        if (!(fabs(dot3(k, k) - 1.0) <= 1e-12))
+            return BAD("joint tree: the axis of joint %td is not a unit vector.", i);
+        if (!(p[0] >= 0) || !isfinite(p[0]))
+            return BAD("joint tree: body %td has mass %g; it must be finite and >= 0.", i, p[0]);
+        for (int e = 0; e < 12; e++)
+            if (!isfinite(T->frame[12 * i + e]))
+                return BAD("joint tree: the joint frame of joint %td is not finite.", i);
+        if (T->damping && (!isfinite(T->damping[i]) || T->damping[i] < 0))
+            return BAD("joint tree: joint %td has damping %g; it must be finite and >= 0.", i,
+                       T->damping[i]);
+    }
+    for (int e = 0; e < 3; e++)
+        if (!isfinite(T->gravity[e]))
+            return BAD("joint tree: gravity is not finite.");
+    return MB_OK;
+#undef BAD
+}
+
+int mb_jtree_input(const mb_jtree *T, double t, const double *qd, double *Q)
+{
+    for (ptrdiff_t i = 0; i < T->n; i++) {
+        double u = 0.0;
+        if (T->input) {
+            const double *f = T->input + 6 * i;
+            u = f[0] + f[1] * t + f[2] * t * t + (f[3] != 0.0 ? f[3] * sin(f[4] * t + f[5]) : 0.0);
+        }
+        if (T->damping && qd)
+            u -= T->damping[i] * qd[i];
+        Q[i] = u;
+    }
+    return MB_OK;
+}
+
+int mb_jtree_aba(const mb_jtree *T, const double *q, const double *qd, const double *tau,
+                 double *qdd, double *work)
+{
+    ptrdiff_t n = T->n;
+    double *tmp = TEMP(work, T), S[6], vJ[6], Iv[6];
+    for (ptrdiff_t i = 0; i < n; i++) {  /* velocities, bias terms */
+        double *b = BODY(work, i), *v = b + W_V;
+        int p = T->parent[i];
+        joint_transform(T, i, q[i], b);
+        subspace(T, i, S);
+        double qdi = qd ? qd[i] : 0.0;
+        for (int e = 0; e < 6; e++) vJ[e] = S[e] * qdi;
+        if (p >= 0)
+            xmotion(b, BODY(work, p) + W_V, v);
+        else
+            memset(v, 0, 6 * sizeof(double));
+        for (int e = 0; e < 6; e++) v[e] += vJ[e];
+        crm(v, vJ, b + W_C);
+        rigid_inertia(T->inertia + 10 * i, b + W_IA);
+        mv6(b + W_IA, v, Iv);
+        crf(v, Iv, b + W_PA);
+    }
+    for (ptrdiff_t i = n - 1; i >= 0; i--) {  /* articulated inertias */
+        double *b = BODY(work, i), *IA = b + W_IA, *pA = b + W_PA, *U = b + W_U;
+        int p = T->parent[i];
+        subspace(T, i, S);
+        mv6(IA, S, U);
+        double D = dot6(S, U);
+        if (!(D > 0))
+            return MB_ERR_LINALG;  /* a joint moving no mass */
+        b[W_D] = D;
+        b[W_UU] = (tau ? tau[i] : 0.0) - dot6(S, pA);
+        if (p < 0)
+            continue;
+        double *bp = BODY(work, p), pa[6], t6[6];
+        for (int a = 0; a < 6; a++)
+            for (int e = 0; e < 6; e++) IA[6 * a + e] -= U[a] * U[e] / D;
+        mv6(IA, b + W_C, t6);
+        for (int a = 0; a < 6; a++) pa[a] = pA[a] + t6[a] + U[a] * b[W_UU] / D;
+        congruence_add(b + W_X, IA, bp + W_IA, tmp);
+        xforce_add(b, pa, bp + W_PA);
+    }
+    double a0[6] = {0, 0, 0, -T->gravity[0], -T->gravity[1], -T->gravity[2]};
+    for (ptrdiff_t i = 0; i < n; i++) {  /* accelerations */
+        double *b = BODY(work, i), *a = b + W_A;
+        int p = T->parent[i];
+        xmotion(b, p >= 0 ? BODY(work, p) + W_A : a0, a);
+        for (int e = 0; e < 6; e++) a[e] += b[W_C + e];
+        double qi = (b[W_UU] - dot6(b + W_U, a)) / b[W_D];
+        subspace(T, i, S);
+        for (int e = 0; e < 6; e++) a[e] += S[e] * qi;
+        qdd[i] = qi;
+    }
+    for (ptrdiff_t i = 0; i < n; i++)
+        if (!isfinite(qdd[i]))
+            return MB_ERR_NONFINITE;
+    return MB_OK;
+}
+
+int mb_jtree_rnea(const mb_jtree *T, const double *q, const double *qd, const double *qdd,
+                  int gravity, double *tau, double *work)
+{
+    ptrdiff_t n = T->n;
+    double S[6], vJ[6], Iv[6], Ia[6], t6[6], I6[36];
+    double a0[6] = {0, 0, 0, 0, 0, 0};
+    if (gravity)
+        a0[3] = -T->gravity[0], a0[4] = -T->gravity[1], a0[5] = -T->gravity[2];
+    for (ptrdiff_t i = 0; i < n; i++) {
+        double *b = BODY(work, i), *v = b + W_V, *a = b + W_A, *f = b + W_PA;
+        int p = T->parent[i];
+        joint_transform(T, i, q[i], b);
+        subspace(T, i, S);
+        double qdi = qd ? qd[i] : 0.0, qddi = qdd ? qdd[i] : 0.0;
+        for (int e = 0; e < 6; e++) vJ[e] = S[e] * qdi;
+        if (p >= 0) {
+            xmotion(b, BODY(work, p) + W_V, v);
+            xmotion(b, BODY(work, p) + W_A, a);
+        } else {
+            memset(v, 0, 6 * sizeof(double));
+            xmotion(b, a0, a);
+        }
+        for (int e = 0; e < 6; e++) v[e] += vJ[e];
+        crm(v, vJ, t6);
+        for (int e = 0; e < 6; e++) a[e] += S[e] * qddi + t6[e];
+        rigid_inertia(T->inertia + 10 * i, I6);
+        mv6(I6, a, Ia);
+        mv6(I6, v, Iv);
+        crf(v, Iv, t6);
+        for (int e = 0; e < 6; e++) f[e] = Ia[e] + t6[e];
+    }
+    for (ptrdiff_t i = n - 1; i >= 0; i--) {
+        double *b = BODY(work, i);
+        subspace(T, i, S);
+        tau[i] = dot6(S, b + W_PA);
+        if (T->parent[i] >= 0)
+            xforce_add(b, b + W_PA, BODY(work, T->parent[i]) + W_PA);
+    }
+    return MB_OK;
+}
+
+int mb_jtree_crba(const mb_jtree *T, const double *q, double *M, ptrdiff_t ld, double *work)
+{
+    ptrdiff_t n = T->n;
+    double *tmp = TEMP(work, T), S[6], F[6], G[6];
+    for (ptrdiff_t i = 0; i < n; i++) {
+        double *b = BODY(work, i);
+        joint_transform(T, i, q[i], b);
+        rigid_inertia(T->inertia + 10 * i, b + W_IA);
+    }
+    for (ptrdiff_t i = n - 1; i >= 0; i--)  /* composite inertias */
+        if (T->parent[i] >= 0)
+            congruence_add(BODY(work, i) + W_X, BODY(work, i) + W_IA,
+                           BODY(work, T->parent[i]) + W_IA, tmp);
+    for (ptrdiff_t j = 0; j < n; j++)
+        for (ptrdiff_t i = 0; i < n; i++) M[j * ld + i] = 0.0;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        subspace(T, i, S);
+        mv6(BODY(work, i) + W_IA, S, F);
+        M[i * ld + i] = dot6(S, F);
+        for (ptrdiff_t j = i; T->parent[j] >= 0;) {
+            memset(G, 0, sizeof G);
+            xforce_add(BODY(work, j), F, G);
+            memcpy(F, G, sizeof F);
+            j = T->parent[j];
+            subspace(T, j, S);
+            M[j * ld + i] = M[i * ld + j] = dot6(S, F);
+        }
+    }
+    return MB_OK;
+}
+
+int mb_jtree_fk(const mb_jtree *T, const double *q, const double *qd, const double *qdd,
+                double *out, double *work)
+{
+    ptrdiff_t n = T->n;
+    double S[6], vJ[6], t6[6], zero[6] = {0, 0, 0, 0, 0, 0};
+    for (ptrdiff_t i = 0; i < n; i++) {
+        double *b = BODY(work, i), *v = b + W_V, *a = b + W_A, *o = out + MB_JT_FK * i;
+        int p = T->parent[i];
+        const double *op = p >= 0 ? out + MB_JT_FK * p : NULL;
+        joint_transform(T, i, q[i], b);
+        /* A_i = A_p E^T, o_i = o_p + A_p r */
+        const double *E = b + W_E, *r = b + W_R;
+        static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+        const double *Ap = op ? op : I3;
+        for (int x = 0; x < 3; x++)
+            for (int e = 0; e < 3; e++)
+                o[3 * x + e] = Ap[3 * x] * E[3 * e] + Ap[3 * x + 1] * E[3 * e + 1] +
+                               Ap[3 * x + 2] * E[3 * e + 2];
+        mv3(Ap, r, o + 9);
+        if (op)
+            for (int e = 0; e < 3; e++) o[9 + e] += op[9 + e];
+        if (!qd)
+            continue;
+        subspace(T, i, S);
+        for (int e = 0; e < 6; e++) vJ[e] = S[e] * qd[i];
+        xmotion(b, p >= 0 ? BODY(work, p) + W_V : zero, v);
+        for (int e = 0; e < 6; e++) v[e] += vJ[e];
+        mv3(o, v, o + 12);      /* omega */
+        mv3(o, v + 3, o + 15);  /* the origin's velocity */
+        if (!qdd)
+            continue;
+        xmotion(b, p >= 0 ? BODY(work, p) + W_A : zero, a);
+        crm(v, vJ, t6);
+        for (int e = 0; e < 6; e++) a[e] += S[e] * qdd[i] + t6[e];
+        /* the origin's acceleration: the spatial one plus omega x v (link coordinates) */
+        double c[3], al[3];
+        cross3(v, v + 3, c);
+        for (int e = 0; e < 3; e++) al[e] = a[3 + e] + c[e];
+        mv3(o, a, o + 18);
+        mv3(o, al, o + 21);
+    }
+    return MB_OK;
+}

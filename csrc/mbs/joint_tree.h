@@ -1,0 +1,75 @@
+#ifndef MB_MBS_JOINT_TREE_H
+#define MB_MBS_JOINT_TREE_H
+/* mb_jtree: a kinematic tree of rigid bodies on a fixed base, one joint (revolute or
+ * prismatic) per body, in joint coordinates (Featherstone, "Rigid Body Dynamics
+ * Algorithms", 2008: chapters 5-7).
+ *
+ *   mb_jtree_aba    forward dynamics q'' = M(q)^-1 (tau - C(q, q')) by the
+ *                   articulated-body algorithm, O(n)
+ *   mb_jtree_rnea   inverse dynamics tau = M(q) q'' + C(q, q') by the recursive
+ *                   Newton-Euler algorithm, O(n)
+ *   mb_jtree_crba   the joint-space mass matrix M(q) by the composite-rigid-body
+ *                   algorithm, O(n d), d the depth of the tree
+ *   mb_jtree_fk     link frames, their velocities and accelerations in the global frame
+ *   mb_jtree_input  the generalized force of the joints' inputs and dampers
+ * C(q, q') holds the Coriolis, centrifugal and gravity terms (gravity as an upward
+ * acceleration of the base).
+ *
+ * Conventions: bodies are numbered parents before children (parent[i] < i, -1: the
+ * base, whose link frame is the global frame).  Body i's link frame is its parent's
+ * frame moved by the joint frame (R_i, t_i) and then by the joint's motion: a rotation
+ * by q_i about the unit axis (revolute) or a translation by q_i along it (prismatic),
+ * axis in the joint frame (URDF's convention).  Spatial vectors are (angular; linear),
+ * in the body's link frame (Featherstone's).  Rotations are row-major 3 x 3.
+ *
+ * Work arrays: mb_jtree_work_size(n) doubles, owned by the caller.
+ * Every function returns MB_OK or a status (status.def). */
+#include <stddef.h>
+
+enum { MB_JT_REVOLUTE = 0, MB_JT_PRISMATIC = 1 };
+
+typedef struct mb_jtree {
+    ptrdiff_t n;            /* bodies = joints */
+    const int *parent;      /* n: parent body, -1 for the base; parent[i] < i */
+    const int *type;        /* n: MB_JT_REVOLUTE or MB_JT_PRISMATIC */
+    const double *frame;    /* 12 n: R_i (9, row-major) and t_i (3, m) of the joint frame
+                             * in the parent's link frame */
+    const double *axis;     /* 3 n: unit axis in the joint frame */
+    const double *inertia;  /* 10 n: mass (kg), centre of mass c (3, m, link frame) and the
+                             * inertia about c in link axes (xx, yy, zz, xy, xz, yz; kg m^2) */
+    const double *damping;  /* n: viscous damping (N m s/rad, N s/m), or NULL: none */
+    const double *input;    /* 6 n: joint torque / force c0 + c1 t + c2 t^2 + a sin(w t + psi)
+                             * as (c0, c1, c2, a, w, psi) (N m, N), or NULL: none */
+    double gravity[3];      /* m/s^2, global frame */
+} mb_jtree;
+
+/* doubles of work for a tree of n bodies */
+#define MB_JT_PER_BODY 128
+static inline ptrdiff_t mb_jtree_work_size(ptrdiff_t n)
+{
+    return MB_JT_PER_BODY * (n > 0 ? n : 0) + 64;
+}
+
+/* MB_OK, or MB_ERR_ILL_INPUT with msg (len chars) naming what is wrong with the table */
+int mb_jtree_check(const mb_jtree *T, char *msg, size_t len);
+
+/* q'' (n) of the generalized force tau (n; NULL: zero) at (q, q') */
+int mb_jtree_aba(const mb_jtree *T, const double *q, const double *qd, const double *tau,
+                 double *qdd, double *work);
+/* tau (n) = M(q) q'' + C(q, q') (qd, qdd NULL: zero; gravity 0: without it) */
+int mb_jtree_rnea(const mb_jtree *T, const double *q, const double *qd, const double *qdd,
+                  int gravity, double *tau, double *work);
+/* M(q), n x n (symmetric, both triangles), leading dimension ld */
+int mb_jtree_crba(const mb_jtree *T, const double *q, double *M, ptrdiff_t ld, double *work);
+/* the joints' inputs at t minus their dampers' forces at q': Q (n) */
+int mb_jtree_input(const mb_jtree *T, double t, const double *qd, double *Q);
+/* per body MB_JT_FK doubles in out: the link frame's rotation A (9, row-major, link to
+ * global) and origin o (3, m); with qd its angular velocity w (3, rad/s) and origin
+ * velocity v (3, m/s), with qdd (and qd) its angular acceleration (3, rad/s^2) and origin
+ * acceleration (3, m/s^2), all in the global frame (entries left alone when qd / qdd is
+ * NULL) */
+#define MB_JT_FK 24
+int mb_jtree_fk(const mb_jtree *T, const double *q, const double *qd, const double *qdd,
+                double *out, double *work);
+
+#endif

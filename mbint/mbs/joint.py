@@ -1,0 +1,182 @@
+"""Joint coordinates of a robot: :class:`JointTree`, the kinematic tree of a
+:class:`~mbint.mbs.urdf.UrdfModel` packed into the tables of the C engine
+``csrc/mbs/joint_tree.c`` (issue 23).
+
+The engine works on one coordinate a joint: forward dynamics by Featherstone's
+articulated-body algorithm (O(n) a call), inverse dynamics by the recursive
+Newton-Euler algorithm and the joint-space mass matrix by the composite-rigid-body
+algorithm; ``mbint.simulate(model, ..., formulation="joint")`` integrates
+y = (q_joint, q_joint') with it and maps its outputs back to the body coordinates of
+the model.  The tree is the UrdfModel's own: one body per group of links with mass
+(:mod:`mbint.mbs.urdf`), the joint frames (R, t), axes and dampers of its
+:class:`~mbint.mbs.urdf.UrdfJoint`, the inputs of :meth:`UrdfModel.set_joint_torques`
+given as numbers or time functions (c0, c1, c2, a, w, psi), and the model's gravity.
+
+Joint vectors are in the order of :attr:`UrdfModel.joint_names` (the file's order); the
+engine's own order (parents before children) is internal.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from .planar import _timefn
+
+__all__ = ["JointTree"]
+
+#: the model's force elements that the tree holds itself (:meth:`UrdfModel.set_joint_torques`)
+_OWN_SUFFIXES = (".drive", ".reaction")
+
+
+class JointTree:
+    """The kinematic tree of a fixed-base :class:`~mbint.mbs.urdf.UrdfModel` in joint
+    coordinates.
+
+    Parameters
+    ----------
+    model : UrdfModel
+        A model of :func:`mbint.load_urdf` without a floating base.  Its joint torques
+        must be numbers or time functions (a Python ``f(t)`` is refused), and it must have
+        no force elements other than the joints' drives and dampers.
+
+    Raises
+    ------
+    TypeError
+        ``model`` is not a UrdfModel.
+    ValueError
+        A floating base, a joint torque given as a Python function, joint limits or other
+        force elements.
+
+    Attributes
+    ----------
+    n : int
+        Number of joints (= bodies).
+    joint_names : list of str
+        As the model's.
+    """
+
+    def __init__(self, model):
+        from .urdf import UrdfModel
+        if not isinstance(model, UrdfModel):
+            raise TypeError(f"model: a UrdfModel of mbint.load_urdf, got {type(model).__name__}.")
+        if model.floating_base:
+            raise ValueError(f"{model.name}: the joint tree has a fixed base; a floating base "
+                             f"(floating_base=True) is not supported by formulation='joint' yet "
+                             f"(use formulation='index1').")
+        others = [e.name for e in model.force_elements
+                  if not any(e.name == f"{nm}{s}" for nm in model.joint_names
+                             for s in _OWN_SUFFIXES)]
+        if others:
+            raise ValueError(f"{model.name}: force elements {others} are not joint inputs; the "
+                             f"joint tree holds only the joints' torques (numbers or time "
+                             f"functions) and dampers (use formulation='index1').")
+        torques = getattr(model, "_torques", {})
+        calls = sorted(nm for nm, f in torques.items() if callable(f))
+        if calls:
+            raise ValueError(f"{model.name}: the torques of {calls} are Python functions f(t); "
+                             f"the joint tree takes numbers or time functions (c0, c1, c2, a, w, "
+                             f"psi).")
+        self.model = model
+        self.joint_names = list(model.joint_names)
+        groups = model._groups
+        kept = {nm: k for k, nm in enumerate(self.joint_names)}
+        order = [k for k in range(1, len(groups)) if groups[k].parent_joint.name in kept]
+        body_of = {g: i for i, g in enumerate(order)}
+        n = len(order)
+        parent = np.array([body_of.get(groups[g].parent_joint.parent, -1) for g in order],
+                          np.intc)
+        if any(groups[g].parent_joint.parent not in body_of and groups[g].parent_joint.parent
+               != 0 for g in order):
+            raise ValueError(f"{model.name}: a moving joint hangs from a group without a body.")
+        damping_on = getattr(model, "_damping_on", True)
+        typ = np.zeros(n, np.intc)
+        frame, axis = np.zeros((n, 12)), np.zeros((n, 3))
+        inertia, damping, inputs = np.zeros((n, 10)), np.zeros(n), np.zeros((n, 6))
+        for i, g in enumerate(order):
+            grp, j = groups[g], groups[g].parent_joint
+            typ[i] = 0 if j.revolute else 1
+            frame[i, :9], frame[i, 9:] = np.asarray(j.R, float).reshape(9), j.t
+            axis[i] = j.axis
+            J = grp.inertia
+            inertia[i] = [grp.mass, *grp.com, J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[0, 2],
+                          J[1, 2]]
+            damping[i] = j.damping if damping_on else 0.0
+            spec = torques.get(j.name)
+            if spec is not None:
+                fa = _timefn(f"joint torque {j.name!r}", spec, {})
+                inputs[i] = [fa[k] for k in ("c0", "c1", "c2", "a", "w", "psi")]
+        self.n = n
+        #: perm[i]: the index in joint_names of the engine's body i
+        self.perm = np.array([kept[groups[g].parent_joint.name] for g in order], np.intp)
+        self.groups = order
+        self._handle = _core.jtree_new(parent, typ, frame, axis, inertia, damping, inputs,
+                                       np.asarray(model.gravity, float))
+
+    # ------------------------------------------------------------------ order
+    def _to_tree(self, what, x):
+        if x is None:
+            return None
+        v = np.asarray(x, float).reshape(-1)
+        if v.size != self.n or not np.all(np.isfinite(v)):
+            raise ValueError(f"{what} must be {self.n} finite joint values (the joints "
+                             f"{self.joint_names}), got {v.size}.")
+        return v[self.perm]
+
+    def _from_tree(self, v):
+        out = np.empty_like(v)
+        out[self.perm] = v
+        return out
+
+    def _eval(self, what, q, qd=None, x=None, t=0.0, xname="x"):
+        return _core.jtree_eval(self._handle, what, self._to_tree("q", q),
+                                self._to_tree("qd", qd), self._to_tree(xname, x), float(t))
+
+    # ------------------------------------------------------------------ dynamics
+    def aba(self, q, qd, tau=None):
+        """Joint accelerations by the articulated-body algorithm, O(n).
+
+        Parameters
+        ----------
+        q, qd : array_like, shape (n,)
+            Joint coordinates (rad, m) and rates (rad/s, m/s).
+        tau : array_like, shape (n,), optional
+            Generalized joint forces (N m, N); default 0.  The model's own inputs and
+            dampers are not added (:meth:`accelerations` adds them).
+
+        Returns
+        -------
+        ndarray, shape (n,)
+            rad/s^2, m/s^2.
+        """
+        return self._from_tree(self._eval("aba", q, qd, tau, xname="tau"))
+
+    def accelerations(self, t, q, qd, tau=None):
+        """Joint accelerations under the model's inputs at ``t`` [s] and dampers plus
+        ``tau`` (N m, N; optional): :meth:`aba` of the sum."""
+        u = self._from_tree(self._eval("input", q, qd, None, t))
+        if tau is not None:
+            u = u + np.asarray(tau, float).reshape(-1)
+        return self.aba(q, qd, u)
+
+    def rnea(self, q, qd, qdd, gravity=True):
+        """Inverse dynamics M(q) q'' + C(q, q') (N m, N) by the recursive Newton-Euler
+        algorithm; C holds gravity unless ``gravity=False``."""
+        return self._from_tree(self._eval("rnea" if gravity else "rnea0", q, qd, qdd,
+                                          xname="qdd"))
+
+    def mass_matrix(self, q):
+        """The joint-space mass matrix M(q), shape (n, n) (kg m^2, kg), by the
+        composite-rigid-body algorithm."""
+        M = self._eval("crba", q)
+        p = np.argsort(self.perm)  # joint k is body p[k]
+        return M[np.ix_(p, p)]
+
+    def link_frames(self, q, qd=None, qdd=None):
+        """Forward kinematics: per joint (order of :attr:`joint_names`) the child link
+        frame's rotation A (3, 3), origin o (3,) m, angular velocity (rad/s), origin
+        velocity (m/s), angular acceleration (rad/s^2) and origin acceleration (m/s^2),
+        global frame, as a dict of arrays with a leading axis of n."""
+        F = self._eval("fk", q, qd, qdd)
+        F = F[np.argsort(self.perm)]
+        return dict(A=F[:, :9].reshape(-1, 3, 3), o=F[:, 9:12], w=F[:, 12:15], v=F[:, 15:18],
+                    alpha=F[:, 18:21], a=F[:, 21:24])
