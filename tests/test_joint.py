@@ -247,3 +247,133 @@ def _with_force(path):
     b = m.bodies[0]
     m.add_force(b, lambda t, q, qd: np.zeros(6), point=(0, 0, 0), name="push")
     return m
+
+
+# ---------------------------------------------------------------- formulation="joint"
+from urdf_chains import rod_chain  # noqa: E402
+
+
+def _same_motion(m, t_end, rtol=1e-10, atol=1e-10, **kw):
+    """The joint formulation and the body-coordinate index-1 formulation of one model, at
+    the same output times (dopri5 at tight tolerances on both)."""
+    tj = mbint.simulate(m, (0, t_end), "dop853", formulation="joint", rtol=rtol, atol=atol, **kw)
+    ti = mbint.simulate(m, (0, t_end), "dop853", formulation="index1", rtol=rtol, atol=atol,
+                        t_eval=tj.t, **kw)
+    assert tj.success and ti.success
+    return tj, ti
+
+
+@needs_robots
+def test_joint_formulation_reproduces_body_coordinates_ur5():
+    """A UR5 falling under gravity from a bent pose with URDF damping and a time-function
+    torque on one joint, 1 s: the body coordinates, rates, accelerations and joint angles
+    of formulation="joint" are those of the index-1 body-coordinate formulation."""
+    path = _urdf("ur_description/urdf/ur5_robot.urdf")
+    m = mbint.load_urdf(path, q=[0.1, -1.0, 0.5, 0.3, 0.2, 0.0], qd=[0.5, 0, -0.3, 0, 1, 0],
+                        torques={"elbow_joint": (1.0, 0.0, 0.0, 5.0, 4.0, 0.0)})
+    tj, ti = _same_motion(m, 1.0)
+    assert tj.formulation == "joint" and tj.q.shape == ti.q.shape
+    assert np.abs(tj.q - ti.q).max() <= 1e-7
+    assert np.abs(tj.qd - ti.qd).max() <= 1e-6
+    assert np.abs(tj.qdd - ti.qdd).max() <= 1e-4 * np.abs(ti.qdd).max()
+    assert np.all(np.isnan(tj.lam))  # no multipliers
+    for nm in m.joint_names:
+        assert np.abs(tj.output(f"{nm}.angle") - ti.output(f"{nm}.angle")).max() <= 1e-7
+        # the integrated joint coordinates are the joint angles of the body state
+        k = m.joint_names.index(nm)
+        assert np.abs(tj.x_joint[k] - tj.output(f"{nm}.angle")).max() <= 1e-9
+    # Euler parameters continuous along the run (the sign of p is chosen so)
+    for b in m.bodies:
+        P = tj.q[7 * b.index + 3:7 * b.index + 7]
+        assert np.all(np.einsum("ij,ij->j", P[:, 1:], P[:, :-1]) > 0)
+
+
+def test_joint_formulation_reproduces_a_double_pendulum(tmp_path):
+    """A spatial double pendulum of rods (axes y then x), 1 s: same body motion as the
+    index-1 formulation, and the same positions from the dense outputs."""
+    m = mbint.load_urdf(rod_chain(tmp_path, 2, axes="yx"), q=[1.0, 0.5], qd=[0.0, 2.0])
+    tj, ti = _same_motion(m, 1.0, dense_output=True)
+    assert np.abs(tj.q - ti.q).max() <= 1e-7
+    ts = np.linspace(0.05, 0.95, 7)
+    qj, qdj = tj.state(ts)
+    qi, qdi = ti.state(ts)
+    pos = [slice(7 * b.index, 7 * b.index + 3) for b in m.bodies]
+    assert max(np.abs(qj[s] - qi[s]).max() for s in pos) <= 1e-6
+    assert max(np.abs(qdj[s] - qdi[s]).max() for s in pos) <= 1e-5
+
+
+@needs_robots
+def test_energy_is_conserved_undamped_robot():
+    """Panda without damping and without torques: kinetic + potential energy of the body
+    state is constant to the tolerance (a property of the equations, not of the code)."""
+    path = _urdf("panda_description/urdf/panda.urdf")
+    n = 9
+    m = mbint.load_urdf(path, damping=False, q=RNG.uniform(-1, 1, n) * np.r_[np.ones(7), 0, 0],
+                        qd=np.r_[RNG.standard_normal(7), 0, 0])
+    tr = mbint.simulate(m, (0, 1.0), "dop853", formulation="joint", rtol=1e-11, atol=1e-11)
+    e = tr.energy()
+    total = np.asarray(e.total, float)
+    scale = np.abs(np.asarray(e.kinetic)).max()
+    assert scale > 1.0
+    assert np.ptp(total) <= 1e-8 * scale
+    # with the URDF damping the energy only decreases
+    md = mbint.load_urdf(path, q=m.joint_state(m.q0)[0], qd=m.joint_state(m.q0, m.qd0)[1])
+    td = mbint.simulate(md, (0, 1.0), "dop853", formulation="joint", rtol=1e-10, atol=1e-10)
+    total = np.asarray(td.energy().total, float)
+    assert total[-1] < total[0] - 1e-3 and np.all(np.diff(total) <= 1e-7 * scale)
+
+
+def test_every_allowed_method_runs(tmp_path):
+    """Each method the table allows on "joint" runs a damped double pendulum of rods for
+    0.5 s to within its accuracy of a tight reference."""
+    from mbint.methods import method_info
+    from mbint.mbs.formulations import formulation
+    m = mbint.load_urdf(rod_chain(tmp_path, 2, axes="yx", damping=0.05), q=[0.8, -0.5])
+    ref = mbint.simulate(m, (0, 0.5), "radau_iia", formulation="index1", rtol=1e-11,
+                         atol=1e-12)
+    names = formulation("joint").methods()
+    for must in ("dopri5", "rk4", "adams", "bdf", "radau_iia", "rodas4", "cvode_bdf",
+                 "cvode_adams", "rosenbrock_nystrom", "llm"):
+        assert must in names
+    for meth in names:
+        info = method_info(meth)
+        kw = dict(rtol=1e-6, atol=1e-8)
+        if info.adaptive == "none" or meth == "nystrom_midpoint":
+            kw = dict(h=1e-3)
+        tr = mbint.simulate(m, (0, 0.5), meth, formulation="joint", **kw)
+        assert tr.success, (meth, tr.message)
+        err = np.abs(tr.q[:, -1] - ref.q[:, -1]).max()
+        assert err <= 1e-2, (meth, err)
+
+
+def test_events_see_body_coordinates(tmp_path):
+    """A terminal event on the tip body's height (body coordinates) stops the joint run
+    where the index-1 run stops."""
+    m = mbint.load_urdf(rod_chain(tmp_path, 2), q=[1.2, 0.0])
+    b = m.bodies[-1]
+
+    def low(t, q, qd):
+        return q[7 * b.index + 2] + 0.7
+
+    low.terminal = True
+    tj = mbint.simulate(m, (0, 2), "dop853", formulation="joint", events=low, rtol=1e-10,
+                        atol=1e-10)
+    ti = mbint.simulate(m, (0, 2), "dop853", formulation="index1", events=low, rtol=1e-10,
+                        atol=1e-10)
+    assert len(tj.t_events[0]) == 1 and tj.t[-1] < 2
+    assert abs(tj.t_events[0][0] - ti.t_events[0][0]) <= 1e-7
+    assert abs(tj.q_events[0][7 * b.index + 2, 0] + 0.7) <= 1e-9
+
+
+def test_joint_formulation_refusals(tmp_path):
+    from mbint import models
+    with pytest.raises(ValueError, match="UrdfModel"):
+        mbint.simulate(models.pendulum_chain(2), (0, 0.1), formulation="joint")
+    path = rod_chain(tmp_path, 2)
+    with pytest.raises(ValueError, match="project"):
+        mbint.simulate(mbint.load_urdf(path), (0, 0.1), formulation="joint", project=True)
+    with pytest.raises(ValueError, match="floating base"):
+        mbint.simulate(mbint.load_urdf(path, floating_base=True), (0, 0.1), formulation="joint")
+    with pytest.raises(ValueError, match="Python functions"):
+        mbint.simulate(mbint.load_urdf(path, torques={"j0": lambda t: 1.0}), (0, 0.1),
+                       formulation="joint")

@@ -17,7 +17,7 @@
 
 typedef struct jtree_owned {
     mb_jtree T;
-    int *ints;       /* parent, type */
+    int *ints;       /* parent, type, body (the mechanism's body of each, or -1) */
     double *reals;   /* frame, axis, inertia, damping, input */
     double *work;    /* mb_jtree_work_size(n) */
 } jtree_owned;
@@ -43,25 +43,34 @@ const mb_jtree *jtree_get(PyObject *o)
     return t ? &t->T : NULL;
 }
 
+const int *jtree_body(PyObject *o)
+{
+    jtree_owned *t = PyCapsule_GetPointer(o, JTREE_NAME);
+    return t ? t->ints + 2 * t->T.n : NULL;
+}
+
 static jtree_owned *owned(PyObject *o)
 {
     return PyCapsule_GetPointer(o, JTREE_NAME);
 }
 
 const char jtree_new_doc[] =
-"jtree_new(parent, type, frame, axis, inertia, damping, input, gravity) -> capsule\n--\n\n"
+"jtree_new(parent, type, frame, axis, inertia, damping, input, gravity, body=None)\n"
+"-> capsule\n--\n\n"
 "A joint tree (csrc/mbs/joint_tree.h) from its tables: parent (n ints, -1: the base),\n"
 "type (n: 0 revolute, 1 prismatic), frame (n x 12: R row-major, t), axis (n x 3),\n"
 "inertia (n x 10: m, c, Ixx Iyy Izz Ixy Ixz Iyz), damping (n), input (n x 6:\n"
-"c0 c1 c2 a w psi), gravity (3).  ValueError naming what is wrong.";
+"c0 c1 c2 a w psi), gravity (3); body (n ints): the index of each tree body among the\n"
+"bodies of the model's mechanism (formulation=\"joint\").  ValueError naming what is\n"
+"wrong.";
 
 PyObject *jtree_new(PyObject *self, PyObject *a, PyObject *kw)
 {
     static char *kwlist[] = {"parent", "type", "frame", "axis", "inertia", "damping", "input",
-                             "gravity", NULL};
-    PyObject *po, *to, *fo, *ao, *io, *dob, *uo, *go;
-    if (!PyArg_ParseTupleAndKeywords(a, kw, "OOOOOOOO", kwlist, &po, &to, &fo, &ao, &io, &dob,
-                                     &uo, &go))
+                             "gravity", "body", NULL};
+    PyObject *po, *to, *fo, *ao, *io, *dob, *uo, *go, *bo = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(a, kw, "OOOOOOOO|O", kwlist, &po, &to, &fo, &ao, &io, &dob,
+                                     &uo, &go, &bo))
         return NULL;
     PyArrayObject *P = (PyArrayObject *)PyArray_FROMANY(po, NPY_INT, 1, 1, NPY_ARRAY_CARRAY);
     PyArrayObject *Ty = P ? (PyArrayObject *)PyArray_FROMANY(to, NPY_INT, 1, 1, NPY_ARRAY_CARRAY)
@@ -73,17 +82,19 @@ PyObject *jtree_new(PyObject *self, PyObject *a, PyObject *kw)
     PyObject *D = In ? as_vec_object(dob, n, "damping") : NULL;
     PyObject *U = D ? as_table_object(uo, n, 6, "input") : NULL;
     PyObject *G = U ? as_vec_object(go, 3, "gravity") : NULL;
+    PyArrayObject *B = !G || bo == Py_None ? NULL
+        : (PyArrayObject *)PyArray_FROMANY(bo, NPY_INT, 1, 1, NPY_ARRAY_CARRAY);
     PyObject *cap = NULL;
     jtree_owned *t = NULL;
-    if (!G)
+    if (!G || (bo != Py_None && !B))
         goto done;
-    if (PyArray_SIZE(Ty) != n) {
-        PyErr_Format(PyExc_ValueError, "type must have %td entries.", n);
+    if (PyArray_SIZE(Ty) != n || (B && PyArray_SIZE(B) != n)) {
+        PyErr_Format(PyExc_ValueError, "type and body must have %td entries.", n);
         goto done;
     }
     t = PyMem_Calloc(1, sizeof *t);
     if (t) {
-        t->ints = PyMem_Malloc((size_t)(2 * n + 1) * sizeof(int));
+        t->ints = PyMem_Malloc((size_t)(3 * n + 1) * sizeof(int));
         t->reals = PyMem_Malloc((size_t)(32 * n + 1) * sizeof(double));
         t->work = PyMem_Malloc((size_t)mb_jtree_work_size(n) * sizeof(double));
     }
@@ -93,6 +104,8 @@ PyObject *jtree_new(PyObject *self, PyObject *a, PyObject *kw)
     }
     memcpy(t->ints, PyArray_DATA(P), (size_t)n * sizeof(int));
     memcpy(t->ints + n, PyArray_DATA(Ty), (size_t)n * sizeof(int));
+    for (ptrdiff_t i = 0; i < n; i++)
+        t->ints[2 * n + i] = B ? ((const int *)PyArray_DATA(B))[i] : -1;
     double *r = t->reals;
     memcpy(r, PyArray_DATA((PyArrayObject *)F), (size_t)(12 * n) * sizeof(double));
     memcpy(r + 12 * n, PyArray_DATA((PyArrayObject *)A), (size_t)(3 * n) * sizeof(double));
@@ -120,6 +133,7 @@ done:
     Py_XDECREF(D);
     Py_XDECREF(U);
     Py_XDECREF(G);
+    Py_XDECREF(B);
     return cap;
 }
 

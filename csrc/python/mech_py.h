@@ -109,6 +109,7 @@ PyObject *jtree_eval(PyObject *self, PyObject *args, PyObject *kw);
 extern const char jtree_eval_doc[];
 struct mb_jtree;
 const struct mb_jtree *jtree_get(PyObject *o);
+const int *jtree_body(PyObject *o);  /* the mechanism's body of each tree body (-1: none) */
 /* _core.mech_system (system_py.c) */
 PyObject *mech_system(PyObject *self, PyObject *args, PyObject *kw);
 extern const char mech_system_doc[];

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
+from ._rotations import quat_from_matrix
 from .planar import _timefn
 
 __all__ = ["JointTree"]
@@ -109,8 +110,11 @@ class JointTree:
         #: perm[i]: the index in joint_names of the engine's body i
         self.perm = np.array([kept[groups[g].parent_joint.name] for g in order], np.intp)
         self.groups = order
+        #: body[i]: the index among the model's bodies of the engine's body i
+        self.body = np.array([groups[g].body.index for g in order], np.intc)
+        self._com = inertia[:, 1:4].copy()
         self._handle = _core.jtree_new(parent, typ, frame, axis, inertia, damping, inputs,
-                                       np.asarray(model.gravity, float))
+                                       np.asarray(model.gravity, float), self.body)
 
     # ------------------------------------------------------------------ order
     def _to_tree(self, what, x):
@@ -180,3 +184,87 @@ class JointTree:
         F = F[np.argsort(self.perm)]
         return dict(A=F[:, :9].reshape(-1, 3, 3), o=F[:, 9:12], w=F[:, 12:15], v=F[:, 15:18],
                     alpha=F[:, 18:21], a=F[:, 21:24])
+
+    # ------------------------------------------------------------------ body coordinates
+    def _body_state_tree(self, xt, xdt):
+        """(q, qd) of the model's bodies (centre of mass, Euler parameters with e0 >= 0)
+        of a joint state in the engine's order."""
+        F = _core.jtree_eval(self._handle, "fk", np.asarray(xt, float),
+                             np.asarray(xdt, float))
+        nq = self.model.nq
+        q, qd = np.zeros(nq), np.zeros(nq)
+        for i, b in enumerate(self.body):
+            A = F[i, :9].reshape(3, 3)
+            s = A @ self._com[i]
+            w = F[i, 12:15]
+            p = quat_from_matrix(A, tol=1e-6)
+            e0, e1, e2, e3 = p
+            E = np.array([[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]])
+            o = 7 * b
+            q[o:o + 3], q[o + 3:o + 7] = F[i, 9:12] + s, p
+            qd[o:o + 3], qd[o + 3:o + 7] = F[i, 15:18] + np.cross(w, s), 0.5 * E.T @ w
+        return q, qd
+
+    def body_state(self, q, qd):
+        """Body coordinates and velocities of the model (forward kinematics in C) of a
+        joint state: q, qd of shape (nq,) (m, Euler parameters; m/s, 1/s)."""
+        return self._body_state_tree(self._to_tree("q", q), self._to_tree("qd", qd))
+
+    def attach(self, traj, out):
+        """What a run on formulation="joint" adds to its Trajectory: the integrated joint
+        coordinates ``traj.x_joint``, rates ``traj.xd_joint`` (n, m) in the order of
+        :attr:`joint_names`, Euler parameters made continuous in time (p and -p are the
+        same rotation: each output takes the sign nearer the previous one, with p', p''),
+        and a dense output of the body state (``traj.sol``; the integrator's own, over
+        the joint state in the engine's order, is ``traj.sol_joint``)."""
+        n, m = self.n, len(traj.t)
+        y = np.asarray(out["ss_y"], float).reshape(m, 2 * n)
+        traj.x_joint, traj.xd_joint = np.empty((n, m)), np.empty((n, m))
+        traj.x_joint[self.perm], traj.xd_joint[self.perm] = y[:, :n].T, y[:, n:].T
+        traj.joint_names = list(self.joint_names)
+        for b in self.body:
+            rows = slice(7 * b + 3, 7 * b + 7)
+            P = traj.q[rows]
+            if m < 2:
+                continue
+            flip = np.cumprod(np.where(np.einsum("ij,ij->j", P[:, 1:], P[:, :-1]) < 0, -1.0,
+                                       1.0))
+            sign = np.concatenate([[1.0], flip])
+            for arr in (traj.q, traj.qd, traj.qdd):
+                arr[rows] *= sign
+        if traj.sol is not None:
+            traj.sol_joint = traj.sol
+            traj.sol = _JointDense(traj.sol, self)
+
+
+class _JointDense:
+    """Dense output of a joint-coordinate run as (q, qd) of the model's bodies, shape
+    (2 nq,) or (2 nq, k): the integrator's dense output of the joint state mapped by
+    forward kinematics (Euler parameters with e0 >= 0)."""
+
+    def __init__(self, joint, tree):
+        self.joint, self._tree = joint, tree
+        self.model = tree.model
+        self.t_min, self.t_max = getattr(joint, "t_min", None), getattr(joint, "t_max", None)
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name in ("joint", "_tree", "model"):
+            raise AttributeError(name)
+        return getattr(self.joint, name)
+
+    def __getstate__(self):
+        return dict(joint=self.joint, model=self.model, t_min=self.t_min, t_max=self.t_max)
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._tree = None
+
+    def __call__(self, t):
+        if self._tree is None:
+            self._tree = JointTree(self.model)
+        tree, n = self._tree, self._tree.n
+        y = np.asarray(self.joint(t), float)
+        if y.ndim == 1:
+            return np.concatenate(tree._body_state_tree(y[:n], y[n:]))
+        return np.stack([np.concatenate(tree._body_state_tree(c[:n], c[n:])) for c in y.T],
+                        axis=1)
