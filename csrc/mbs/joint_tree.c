@@ -16,11 +16,10 @@
 
 /* the per-body slots of the work array */
 enum {
-    W_E = 0, W_R = 9, W_X = 12, W_V = 48, W_C = 54, W_A = 60, W_IA = 66, W_PA = 102,
-    W_U = 108, W_D = 114, W_UU = 115
+    W_E = 0, W_R = 9, W_V = 12, W_C = 18, W_A = 24, W_IA = 30, W_PA = 66, W_U = 72, W_D = 78,
+    W_UU = 79
 };
 #define BODY(work, i) ((work) + (ptrdiff_t)(i) * MB_JT_PER_BODY)
-#define TEMP(work, T) ((work) + (T)->n * MB_JT_PER_BODY)
 
 static void cross3(const double *a, const double *b, double *c)
 {
@@ -59,7 +58,7 @@ static void mtv3(const double *A, const double *x, double *y)
 static void joint_transform(const mb_jtree *T, ptrdiff_t i, double qi, double *b)
 {
     const double *R = T->frame + 12 * i, *t = R + 9, *k = T->axis + 3 * i;
-    double *E = b + W_E, *r = b + W_R, *X = b + W_X, C[9];
+    double *E = b + W_E, *r = b + W_R, C[9];
     if (T->type[i] == MB_JT_REVOLUTE) {  /* C = R Rm, Rm = I + s K + (1 - c) K^2 */
         double s = sin(qi), c1 = 1.0 - cos(qi), Rm[9];
         double K[9] = {0, -k[2], k[1], k[2], 0, -k[0], -k[1], k[0], 0};
@@ -81,16 +80,6 @@ static void joint_transform(const mb_jtree *T, ptrdiff_t i, double qi, double *b
     for (int a = 0; a < 3; a++)
         for (int e = 0; e < 3; e++)
             E[3 * a + e] = C[3 * e + a];
-    /* X = [E 0; -E r~ E]; (E r~)_ae = sum_m E_am r~_me */
-    double rx[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
-    memset(X, 0, 36 * sizeof(double));
-    for (int a = 0; a < 3; a++)
-        for (int e = 0; e < 3; e++) {
-            double er = E[3 * a] * rx[e] + E[3 * a + 1] * rx[3 + e] + E[3 * a + 2] * rx[6 + e];
-            X[6 * a + e] = E[3 * a + e];
-            X[6 * (a + 3) + e + 3] = E[3 * a + e];
-            X[6 * (a + 3) + e] = -er;
-        }
 }
 
 /* y = X_i m (parent motion to child) */
@@ -170,20 +159,56 @@ static void mv6(const double *A, const double *x, double *y)
     }
 }
 
-/* P += X^T A X (6 x 6, row-major); tmp: 36 doubles */
-static void congruence_add(const double *X, const double *A, double *P, double *tmp)
+/* C = A B, C = A^T B, C = A B^T (3 x 3 row-major; C distinct from A and B) */
+static void mm3(const double *A, const double *B, double *C)
 {
-    for (int a = 0; a < 6; a++)  /* tmp = A X */
-        for (int e = 0; e < 6; e++) {
-            double s = 0;
-            for (int k = 0; k < 6; k++) s += A[6 * a + k] * X[6 * k + e];
-            tmp[6 * a + e] = s;
+    for (int a = 0; a < 3; a++)
+        for (int e = 0; e < 3; e++)
+            C[3 * a + e] = A[3 * a] * B[e] + A[3 * a + 1] * B[3 + e] + A[3 * a + 2] * B[6 + e];
+}
+
+static void mtm3(const double *A, const double *B, double *C)
+{
+    for (int a = 0; a < 3; a++)
+        for (int e = 0; e < 3; e++)
+            C[3 * a + e] = A[a] * B[e] + A[3 + a] * B[3 + e] + A[6 + a] * B[6 + e];
+}
+
+static void mmt3(const double *A, const double *B, double *C)
+{
+    for (int a = 0; a < 3; a++)
+        for (int e = 0; e < 3; e++)
+            C[3 * a + e] = A[3 * a] * B[3 * e] + A[3 * a + 1] * B[3 * e + 1] + A[3 * a + 2] * B[3 * e + 2];
+}
+
+/* P += X_i^T I X_i for the symmetric 6 x 6 I (row-major, child coordinates) by blocks:
+ * X = diag(E, E) [1 0; -r~ 1], so with A', B', C' the blocks of I rotated by E
+ * (E^T A E, ...) and H = B' + r~ C',
+ *     X^T I X = [A' + r~ B'^T - H r~, H; H^T, C'] */
+static void congruence_add(const double *b, const double *I, double *P)
+{
+    const double *E = b + W_E, *r = b + W_R;
+    double A[9], B[9], C[9], t[9], Ab[9], Bb[9], Cb[9], H[9], T1[9], T2[9];
+    for (int a = 0; a < 3; a++)
+        for (int e = 0; e < 3; e++) {
+            A[3 * a + e] = I[6 * a + e];
+            B[3 * a + e] = I[6 * a + e + 3];
+            C[3 * a + e] = I[6 * (a + 3) + e + 3];
         }
-    for (int a = 0; a < 6; a++)
-        for (int e = 0; e < 6; e++) {
-            double s = 0;
-            for (int k = 0; k < 6; k++) s += X[6 * k + a] * tmp[6 * k + e];
-            P[6 * a + e] += s;
+    mm3(A, E, t), mtm3(E, t, Ab);
+    mm3(B, E, t), mtm3(E, t, Bb);
+    mm3(C, E, t), mtm3(E, t, Cb);
+    double rx[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
+    mm3(rx, Cb, H);
+    for (int k = 0; k < 9; k++) H[k] += Bb[k];
+    mmt3(rx, Bb, T1);  /* r~ B'^T */
+    mm3(H, rx, T2);
+    for (int a = 0; a < 3; a++)
+        for (int e = 0; e < 3; e++) {
+            P[6 * a + e] += Ab[3 * a + e] + T1[3 * a + e] - T2[3 * a + e];
+            P[6 * a + e + 3] += H[3 * a + e];
+            P[6 * (a + 3) + e] += H[3 * e + a];
+            P[6 * (a + 3) + e + 3] += Cb[3 * a + e];
         }
 }
 
@@ -249,7 +274,7 @@ int mb_jtree_aba(const mb_jtree *T, const double *q, const double *qd, const dou
                  double *qdd, double *work)
 {
     ptrdiff_t n = T->n;
-    double *tmp = TEMP(work, T), S[6], vJ[6], Iv[6];
+    double S[6], vJ[6], Iv[6];
     for (ptrdiff_t i = 0; i < n; i++) {  /* velocities, bias terms */
         double *b = BODY(work, i), *v = b + W_V;
         int p = T->parent[i];
@@ -284,7 +309,7 @@ int mb_jtree_aba(const mb_jtree *T, const double *q, const double *qd, const dou
             for (int e = 0; e < 6; e++) IA[6 * a + e] -= U[a] * U[e] / D;
         mv6(IA, b + W_C, t6);
         for (int a = 0; a < 6; a++) pa[a] = pA[a] + t6[a] + U[a] * b[W_UU] / D;
-        congruence_add(b + W_X, IA, bp + W_IA, tmp);
+        congruence_add(b, IA, bp + W_IA);
         xforce_add(b, pa, bp + W_PA);
     }
     double a0[6] = {0, 0, 0, -T->gravity[0], -T->gravity[1], -T->gravity[2]};
@@ -348,7 +373,7 @@ int mb_jtree_rnea(const mb_jtree *T, const double *q, const double *qd, const do
 int mb_jtree_crba(const mb_jtree *T, const double *q, double *M, ptrdiff_t ld, double *work)
 {
     ptrdiff_t n = T->n;
-    double *tmp = TEMP(work, T), S[6], F[6], G[6];
+    double S[6], F[6], G[6];
     for (ptrdiff_t i = 0; i < n; i++) {
         double *b = BODY(work, i);
         joint_transform(T, i, q[i], b);
@@ -356,8 +381,7 @@ int mb_jtree_crba(const mb_jtree *T, const double *q, double *M, ptrdiff_t ld, d
     }
     for (ptrdiff_t i = n - 1; i >= 0; i--)  /* composite inertias */
         if (T->parent[i] >= 0)
-            congruence_add(BODY(work, i) + W_X, BODY(work, i) + W_IA,
-                           BODY(work, T->parent[i]) + W_IA, tmp);
+            congruence_add(BODY(work, i), BODY(work, i) + W_IA, BODY(work, T->parent[i]) + W_IA);
     for (ptrdiff_t j = 0; j < n; j++)
         for (ptrdiff_t i = 0; i < n; i++) M[j * ld + i] = 0.0;
     for (ptrdiff_t i = 0; i < n; i++) {

@@ -44,10 +44,10 @@ typedef struct mb_jtree {
 } mb_jtree;
 
 /* doubles of work for a tree of n bodies */
-#define MB_JT_PER_BODY 128
+#define MB_JT_PER_BODY 80
 static inline ptrdiff_t mb_jtree_work_size(ptrdiff_t n)
 {
-    return MB_JT_PER_BODY * (n > 0 ? n : 0) + 64;
+    return MB_JT_PER_BODY * (n > 0 ? n : 0) + 1;
 }
 
 /* MB_OK, or MB_ERR_ILL_INPUT with msg (len chars) naming what is wrong with the table */
