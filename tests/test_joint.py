@@ -130,6 +130,50 @@ def test_aba_rnea_crba_equal_pinocchio(rel):
 
 
 @needs_robots
+@pytest.mark.parametrize("rel", CASES, ids=[Path(c).stem for c in CASES])
+def test_aba_derivatives_equal_pinocchio(rel):
+    """d(q'')/dq and d(q'')/dq' (RNEA differentiated in forward mode, M^-1 by CRBA's
+    Cholesky factor) equal Pinocchio's computeABADerivatives to 1e-9 relative."""
+    path = _urdf(rel)
+    m = mbint.load_urdf(path, damping=False)
+    tree, pn = JointTree(m), Oracle(path, m.joint_names)
+    worst = 0.0
+    for _ in range(3):
+        x, xd, tau, _ = _state(tree.n)
+        Aq, Av = tree.aba_derivatives(x, xd, tau)
+        pin.computeABADerivatives(pn.model, pn.data, pn.q(x), pn.v(xd), pn.v(tau))
+        Rq = pn.data.ddq_dq[np.ix_(pn.iv, pn.iv)]
+        Rv = pn.data.ddq_dv[np.ix_(pn.iv, pn.iv)]
+        worst = max(worst, np.linalg.norm(Aq - Rq) / np.linalg.norm(Rq),
+                    np.linalg.norm(Av - Rv) / np.linalg.norm(Rv))
+    print(f"{Path(rel).stem}: derivatives within {worst:.1e}")
+    assert worst <= 1e-9
+
+
+@needs_robots
+def test_aba_derivatives_with_dampers_and_inputs_equal_differences():
+    """Panda with URDF dampers and time-function torques: the exact derivatives of
+    accelerations(t, q, q') equal their central differences to the differences' own
+    error (h = 1e-6: truncation ~1e-12 x the third derivative, round-off ~1e-10)."""
+    path = _urdf("panda_description/urdf/panda.urdf")
+    m = mbint.load_urdf(path, torques={"panda_joint2": (1.0, 0.5, 0.0, 2.0, 3.0, 0.0)})
+    tree = JointTree(m)
+    n, t, h = tree.n, 0.4, 1e-6
+    assert max(j.damping for j in m.urdf_joints) > 0
+    x, xd = RNG.uniform(-1, 1, n), RNG.standard_normal(n)
+    x[-2:] = 0.02
+    Aq, Av = tree.aba_derivatives(x, xd, t=t)
+    Fq, Fv = np.zeros((n, n)), np.zeros((n, n))
+    for j in range(n):
+        e = np.zeros(n)
+        e[j] = h
+        Fq[:, j] = (tree.accelerations(t, x + e, xd) - tree.accelerations(t, x - e, xd)) / (2 * h)
+        Fv[:, j] = (tree.accelerations(t, x, xd + e) - tree.accelerations(t, x, xd - e)) / (2 * h)
+    assert np.linalg.norm(Aq - Fq) <= 1e-7 * np.linalg.norm(Fq)
+    assert np.linalg.norm(Av - Fv) <= 1e-7 * np.linalg.norm(Fv)
+
+
+@needs_robots
 def test_rnea_without_gravity_and_zero_velocity_parts():
     """RNEA(q, 0, 0) is the gravity torque (Pinocchio's computeGeneralizedGravity);
     without gravity RNEA(q, q', 0) is Pinocchio's nonLinearEffects minus it."""

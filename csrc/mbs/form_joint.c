@@ -1,8 +1,13 @@
 /* The joint-coordinate formulation (formulation.h): y = (x, x'), x the joint coordinates
  * of a kinematic tree (joint_tree.h, given by the options: the mechanism's mb_mech is
  * that of its body coordinates), x'' by the articulated-body algorithm under the joints'
- * inputs and dampers (mb_jtree_input).  The Jacobian [0 I; x''_x x''_x'] by central
- * differences of the ABA, O(n^2) a Jacobian.  The mechanism's body coordinates come from
+ * inputs and dampers (mb_jtree_input).  The Jacobian [0 I; x''_x x''_x'] exact, by
+ * mb_jtree_aba_derivatives (RNEA differentiated in forward mode, O(n^2), and M^-1 by
+ * the Cholesky factor of M, O(n^3)) up to FJ_EXACT_MAX_N joints, above by central
+ * differences of the ABA (4 n ABA calls, O(n^2)), which are cheaper there
+ * (tests/benchmarks/bench_joint.py: a chain of rods, exact / differences 0.3 at n = 10,
+ * 0.4 at 100, 0.8 at 300, 1.1 at 500, 2.1 at 1000); FJ_DIFFERENCES 1 at compile time
+ * takes the differences at every n.  The mechanism's body coordinates come from
  * forward kinematics: y0 from (q0, q0') by the inverse map (the relative rotation about
  * each revolute axis, the displacement along each prismatic one), and the events and
  * outputs see (q, q', q'') of the bodies (centre of mass, Euler parameters with e0 >= 0
@@ -21,7 +26,7 @@ typedef struct form_joint {
     const mb_jtree *T;
     const int *body;
     ptrdiff_t n;
-    double *work;          /* mb_jtree_work_size(n) */
+    double *work;          /* mb_jtree_deriv_work_size(n) */
     double *u, *a, *acc;   /* n each: the inputs, scratch accelerations */
     double *yp;            /* 2 n */
     double *fk;            /* MB_JT_FK n */
@@ -52,10 +57,11 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
         return MB_FAIL(F, MB_ERR_MEM, "formulation 'joint': out of memory.");
     F->impl = x;
     x->T = T, x->body = o->tree_body, x->n = n;
-    x->work = malloc((size_t)(mb_jtree_work_size(n) + (7 + MB_JT_FK) * n) * sizeof(double));
+    x->work = malloc((size_t)(mb_jtree_deriv_work_size(n) + (7 + MB_JT_FK) * n) *
+                     sizeof(double));
     if (!x->work)
         return MB_FAIL(F, MB_ERR_MEM, "formulation 'joint': out of memory.");
-    x->u = x->work + mb_jtree_work_size(n);
+    x->u = x->work + mb_jtree_deriv_work_size(n);
     x->a = x->u + n;
     x->acc = x->a + n;
     x->yp = x->acc + n;
@@ -92,8 +98,29 @@ static int fj_acc(double t, const double *q, const double *qd, double *qdd, void
     return accel(ctx, t, q, qd, qdd);
 }
 
-/* [0 I; a_x a_x'] with a_x, a_x' by central differences of the ABA */
+static int fj_jac_differences(double t, const double *y, double *J, ptrdiff_t ld, void *ctx);
+
+#ifndef FJ_DIFFERENCES
+#define FJ_DIFFERENCES 0
+#endif
+#define FJ_EXACT_MAX_N 400
+
+/* [0 I; a_x a_x'], exact (mb_jtree_aba_derivatives) or by central differences */
 static int fj_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
+{
+    if (!FJ_DIFFERENCES && ((form_joint *)ctx)->n <= FJ_EXACT_MAX_N) {
+        form_joint *x = ctx;
+        ptrdiff_t n = x->n;
+        for (ptrdiff_t j = 0; j < 2 * n; j++)
+            for (ptrdiff_t i = 0; i < n; i++) J[j * ld + i] = (j == n + i) ? 1.0 : 0.0;
+        int rc = mb_jtree_aba_derivatives(x->T, t, y, y + n, NULL, NULL, J + n, J + n * ld + n,
+                                          ld, x->work);
+        return rc == MB_ERR_NONFINITE || rc == MB_ERR_LINALG ? MB_RECOVERABLE : rc;
+    }
+    return fj_jac_differences(t, y, J, ld, ctx);
+}
+
+static int fj_jac_differences(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
 {
     form_joint *x = ctx;
     ptrdiff_t n = x->n;

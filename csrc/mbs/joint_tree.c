@@ -443,3 +443,175 @@ int mb_jtree_fk(const mb_jtree *T, const double *q, const double *qd, const doub
     }
     return MB_OK;
 }
+
+/* y = dX m for the derivative (dE, dr) of body b's joint transform */
+static void xmotion_d(const double *b, const double *dE, const double *dr, const double *m,
+                      double *y)
+{
+    const double *E = b + W_E, *r = b + W_R;
+    double w[3], d[3], t[3];
+    cross3(r, m, w);
+    for (int k = 0; k < 3; k++) d[k] = m[3 + k] - w[k];
+    mv3(dE, m, y);
+    mv3(dE, d, y + 3);
+    cross3(dr, m, w);
+    mv3(E, w, t);
+    for (int k = 0; k < 3; k++) y[3 + k] -= t[k];
+}
+
+/* y += dX^T f */
+static void xforce_d_add(const double *b, const double *dE, const double *dr, const double *f,
+                         double *y)
+{
+    const double *E = b + W_E, *r = b + W_R;
+    double fl[3], dfl[3], dn[3], t1[3], t2[3];
+    mtv3(E, f + 3, fl);
+    mtv3(dE, f + 3, dfl);
+    mtv3(dE, f, dn);
+    cross3(dr, fl, t1);
+    cross3(r, dfl, t2);
+    for (int k = 0; k < 3; k++) {
+        y[k] += dn[k] + t1[k] + t2[k];
+        y[3 + k] += dfl[k];
+    }
+}
+
+int mb_jtree_rnea_tangent(const mb_jtree *T, const double *q, const double *qd,
+                          const double *dq, const double *dqd, double *dtau, double *work)
+{
+    ptrdiff_t n = T->n;
+    double *tan = work + MB_JT_PER_BODY * n;  /* per body: dv, da, df */
+    double S[6], sq[6], dsq[6], t6[6], u6[6], Iv[6], Idv[6], I6[36], dE[9], dr[3];
+    for (ptrdiff_t i = 0; i < n; i++) {
+        double *b = BODY(work, i), *dv = tan + 18 * i, *da = dv + 6, *df = dv + 12;
+        int p = T->parent[i];
+        const double *v = b + W_V, *a = b + W_A;
+        subspace(T, i, S);
+        double qdi = qd ? qd[i] : 0.0, dqi = dq ? dq[i] : 0.0, dqdi = dqd ? dqd[i] : 0.0;
+        for (int e = 0; e < 6; e++) sq[e] = S[e] * qdi, dsq[e] = S[e] * dqdi;
+        /* the parent's motion in i's coordinates: dX m_p + X dm_p */
+        double vp0[6] = {0, 0, 0, 0, 0, 0};
+        double ap0[6] = {0, 0, 0, -T->gravity[0], -T->gravity[1], -T->gravity[2]};
+        const double *vP = p >= 0 ? BODY(work, p) + W_V : vp0, *aP = p >= 0 ? BODY(work, p) + W_A : ap0;
+        if (p >= 0) {
+            xmotion(b, tan + 18 * p, dv);
+            xmotion(b, tan + 18 * p + 6, da);
+        } else {
+            memset(dv, 0, 12 * sizeof(double));
+        }
+        if (dqi != 0.0) {
+            const double *k = T->axis + 3 * i, *R = T->frame + 12 * i;
+            if (T->type[i] == MB_JT_REVOLUTE) {  /* dE = -K E dq */
+                double K[9] = {0, -k[2], k[1], k[2], 0, -k[0], -k[1], k[0], 0};
+                mm3(K, b + W_E, dE);
+                for (int e = 0; e < 9; e++) dE[e] *= -dqi;
+                dr[0] = dr[1] = dr[2] = 0.0;
+            } else {                             /* dr = R k dq */
+                memset(dE, 0, sizeof dE);
+                mv3(R, k, dr);
+                for (int e = 0; e < 3; e++) dr[e] *= dqi;
+            }
+            xmotion_d(b, dE, dr, vP, t6);
+            for (int e = 0; e < 6; e++) dv[e] += t6[e];
+            xmotion_d(b, dE, dr, aP, t6);
+            for (int e = 0; e < 6; e++) da[e] += t6[e];
+        }
+        for (int e = 0; e < 6; e++) dv[e] += dsq[e];
+        crm(dv, sq, t6);
+        crm(v, dsq, u6);
+        for (int e = 0; e < 6; e++) da[e] += t6[e] + u6[e];
+        rigid_inertia(T->inertia + 10 * i, I6);
+        mv6(I6, da, df);
+        mv6(I6, v, Iv);
+        mv6(I6, dv, Idv);
+        crf(dv, Iv, t6);
+        crf(v, Idv, u6);
+        for (int e = 0; e < 6; e++) df[e] += t6[e] + u6[e];
+        (void)a;
+    }
+    for (ptrdiff_t i = n - 1; i >= 0; i--) {
+        double *b = BODY(work, i), *df = tan + 18 * i + 12;
+        int p = T->parent[i];
+        subspace(T, i, S);
+        dtau[i] = dot6(S, df);
+        if (p < 0)
+            continue;
+        double *dfp = tan + 18 * p + 12;
+        xforce_add(b, df, dfp);
+        double dqi = dq ? dq[i] : 0.0;
+        if (dqi != 0.0) {
+            const double *k = T->axis + 3 * i, *R = T->frame + 12 * i;
+            if (T->type[i] == MB_JT_REVOLUTE) {
+                double K[9] = {0, -k[2], k[1], k[2], 0, -k[0], -k[1], k[0], 0};
+                mm3(K, b + W_E, dE);
+                for (int e = 0; e < 9; e++) dE[e] *= -dqi;
+                dr[0] = dr[1] = dr[2] = 0.0;
+            } else {
+                memset(dE, 0, sizeof dE);
+                mv3(R, k, dr);
+                for (int e = 0; e < 3; e++) dr[e] *= dqi;
+            }
+            xforce_d_add(b, dE, dr, b + W_PA, dfp);  /* the primal f_i, accumulated */
+        }
+    }
+    return MB_OK;
+}
+
+int mb_jtree_aba_derivatives(const mb_jtree *T, double t, const double *q, const double *qd,
+                             const double *tau_extra, const double *qdd, double *Aq,
+                             double *Av, ptrdiff_t ld, double *work)
+{
+    ptrdiff_t n = T->n;
+    double *L = work + (MB_JT_PER_BODY + 18) * n, *x = L + n * n, *e = x + n;
+    int rc;
+    if (!qdd) {  /* x'' first (the ABA), into x */
+        rc = mb_jtree_input(T, t, qd, e);
+        for (ptrdiff_t i = 0; tau_extra && i < n; i++) e[i] += tau_extra[i];
+        if (rc == MB_OK)
+            rc = mb_jtree_aba(T, q, qd, e, x, work);
+        if (rc != MB_OK)
+            return rc;
+        qdd = x;
+    }
+    memcpy(e, qdd, (size_t)n * sizeof(double));  /* RNEA clobbers x's use below */
+    if ((rc = mb_jtree_crba(T, q, L, n, work)) != MB_OK)
+        return rc;
+    for (ptrdiff_t j = 0; j < n; j++) {  /* Cholesky, lower triangle of L (column-major) */
+        double d = L[j * n + j];
+        for (ptrdiff_t k = 0; k < j; k++) d -= L[k * n + j] * L[k * n + j];
+        if (!(d > 0))
+            return MB_ERR_LINALG;
+        d = sqrt(d);
+        L[j * n + j] = d;
+        for (ptrdiff_t i = j + 1; i < n; i++) {
+            double s = L[j * n + i];
+            for (ptrdiff_t k = 0; k < j; k++) s -= L[k * n + i] * L[k * n + j];
+            L[j * n + i] = s / d;
+        }
+    }
+    if ((rc = mb_jtree_rnea(T, q, qd, e, 1, x, work)) != MB_OK)
+        return rc;
+    for (ptrdiff_t j = 0; j < 2 * n; j++) {
+        for (ptrdiff_t i = 0; i < n; i++) e[i] = 0.0;
+        e[j % n] = 1.0;
+        rc = mb_jtree_rnea_tangent(T, q, qd, j < n ? e : NULL, j < n ? NULL : e, x, work);
+        if (rc != MB_OK)
+            return rc;
+        if (j >= n && T->damping)
+            x[j - n] += T->damping[j - n];
+        for (ptrdiff_t i = 0; i < n; i++) x[i] = -x[i];
+        for (ptrdiff_t i = 0; i < n; i++) {  /* L L^T y = x */
+            double s = x[i];
+            for (ptrdiff_t k = 0; k < i; k++) s -= L[k * n + i] * x[k];
+            x[i] = s / L[i * n + i];
+        }
+        for (ptrdiff_t i = n - 1; i >= 0; i--) {
+            double s = x[i];
+            for (ptrdiff_t k = i + 1; k < n; k++) s -= L[i * n + k] * x[k];
+            x[i] = s / L[i * n + i];
+        }
+        double *col = j < n ? Aq + j * ld : Av + (j - n) * ld;
+        memcpy(col, x, (size_t)n * sizeof(double));
+    }
+    return MB_OK;
+}

@@ -50,6 +50,13 @@ static inline ptrdiff_t mb_jtree_work_size(ptrdiff_t n)
     return MB_JT_PER_BODY * (n > 0 ? n : 0) + 1;
 }
 
+/* doubles of work for mb_jtree_aba_derivatives */
+static inline ptrdiff_t mb_jtree_deriv_work_size(ptrdiff_t n)
+{
+    n = n > 0 ? n : 0;
+    return (MB_JT_PER_BODY + 18 + 2) * n + n * n + 1;
+}
+
 /* MB_OK, or MB_ERR_ILL_INPUT with msg (len chars) naming what is wrong with the table */
 int mb_jtree_check(const mb_jtree *T, char *msg, size_t len);
 
@@ -61,6 +68,23 @@ int mb_jtree_rnea(const mb_jtree *T, const double *q, const double *qd, const do
                   int gravity, double *tau, double *work);
 /* M(q), n x n (symmetric, both triangles), leading dimension ld */
 int mb_jtree_crba(const mb_jtree *T, const double *q, double *M, ptrdiff_t ld, double *work);
+/* dtau (n): the directional derivative of RNEA(q, q', q'') (with gravity) along
+ * (dq, dqd) (either NULL: zero) at the point of the last mb_jtree_rnea call on this work
+ * array (its stored velocities, accelerations and forces); tangents in work + 80 n
+ * (18 n doubles) */
+int mb_jtree_rnea_tangent(const mb_jtree *T, const double *q, const double *qd,
+                          const double *dq, const double *dqd, double *dtau, double *work);
+/* The exact derivatives of the forward dynamics x'' = ABA(q, q', tau(t, q')), tau the
+ * joints' inputs minus their dampers (mb_jtree_input) plus tau_extra (n, or NULL):
+ * Aq = dx''/dq and Av = dx''/dq' (n x n each, column-major, leading dimension ld), by
+ * differentiating RNEA in forward mode, one O(n) tangent pass a column, and
+ * M^-1 by the Cholesky factor of CRBA's M:
+ *     Aq = -M^-1 dRNEA/dq,  Av = -M^-1 (dRNEA/dq' + diag(damping)),
+ * RNEA taken at (q, q', x''); qdd (n) is x'' (from mb_jtree_aba: the caller's, or NULL to
+ * compute it).  work: mb_jtree_deriv_work_size(n) doubles. */
+int mb_jtree_aba_derivatives(const mb_jtree *T, double t, const double *q, const double *qd,
+                             const double *tau_extra, const double *qdd, double *Aq,
+                             double *Av, ptrdiff_t ld, double *work);
 /* the joints' inputs at t minus their dampers' forces at q': Q (n) */
 int mb_jtree_input(const mb_jtree *T, double t, const double *qd, double *Q);
 /* per body MB_JT_FK doubles in out: the link frame's rotation A (9, row-major, link to

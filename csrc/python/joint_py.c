@@ -19,7 +19,7 @@ typedef struct jtree_owned {
     mb_jtree T;
     int *ints;       /* parent, type, body (the mechanism's body of each, or -1) */
     double *reals;   /* frame, axis, inertia, damping, input */
-    double *work;    /* mb_jtree_work_size(n) */
+    double *work;    /* mb_jtree_deriv_work_size(n) (>= mb_jtree_work_size(n)) */
 } jtree_owned;
 
 static void jtree_free(jtree_owned *o)
@@ -96,7 +96,7 @@ PyObject *jtree_new(PyObject *self, PyObject *a, PyObject *kw)
     if (t) {
         t->ints = PyMem_Malloc((size_t)(3 * n + 1) * sizeof(int));
         t->reals = PyMem_Malloc((size_t)(32 * n + 1) * sizeof(double));
-        t->work = PyMem_Malloc((size_t)mb_jtree_work_size(n) * sizeof(double));
+        t->work = PyMem_Malloc((size_t)mb_jtree_deriv_work_size(n) * sizeof(double));
     }
     if (!t || !t->ints || !t->reals || !t->work) {
         PyErr_NoMemory();
@@ -155,7 +155,9 @@ const char jtree_eval_doc[] =
 "what = \"aba\": q'' of the generalized force x (None: 0); \"rnea\": M q'' + C with\n"
 "q'' = x (None: 0); \"rnea0\": the same without gravity; \"crba\": M(q) (n, n);\n"
 "\"fk\": (n, 24) link frames (A row-major, o, w, v, alpha, a; global); \"input\": the\n"
-"joints' inputs at t minus their dampers at qd.";
+"joints' inputs at t minus their dampers at qd; \"deriv\": (n, 2 n), the transposes of\n"
+"dq''/dq and dq''/dq' side by side (q'' = ABA under the inputs, dampers and x),\n"
+"exact (mb_jtree_aba_derivatives).";
 
 PyObject *jtree_eval(PyObject *self, PyObject *a, PyObject *kw)
 {
@@ -179,7 +181,15 @@ PyObject *jtree_eval(PyObject *self, PyObject *a, PyObject *kw)
     int rc = MB_OK;
     if (!ok)
         goto done;
-    if (!strcmp(what, "crba") || !strcmp(what, "fk")) {
+    if (!strcmp(what, "deriv")) {
+        npy_intp d[2] = {(npy_intp)(2 * n), (npy_intp)n};
+        out = PyArray_ZEROS(2, d, NPY_DOUBLE, 0);
+        if (!out)
+            goto done;
+        double *o = PyArray_DATA((PyArrayObject *)out);  /* row k: column k of Aq | Av */
+        rc = mb_jtree_aba_derivatives(&tr->T, t, DATA(q), DATA(qd), DATA(x), NULL, o,
+                                      o + n * n, n, tr->work);
+    } else if (!strcmp(what, "crba") || !strcmp(what, "fk")) {
         int fk = what[0] == 'f';
         npy_intp d[2] = {(npy_intp)n, (npy_intp)(fk ? MB_JT_FK : n)};
         out = PyArray_ZEROS(2, d, NPY_DOUBLE, 0);
@@ -202,8 +212,8 @@ PyObject *jtree_eval(PyObject *self, PyObject *a, PyObject *kw)
         else if (!strcmp(what, "input"))
             rc = mb_jtree_input(&tr->T, t, DATA(qd), o);
         else {
-            PyErr_Format(PyExc_ValueError, "what: 'aba', 'rnea', 'rnea0', 'crba', 'fk' or "
-                         "'input', got %R.", PyTuple_GET_ITEM(a, 1));
+            PyErr_Format(PyExc_ValueError, "what: 'aba', 'rnea', 'rnea0', 'crba', 'fk', "
+                         "'input' or 'deriv', got %R.", PyTuple_GET_ITEM(a, 1));
             Py_CLEAR(out);
             goto done;
         }

@@ -162,6 +162,17 @@ class JointTree:
             u = u + np.asarray(tau, float).reshape(-1)
         return self.aba(q, qd, u)
 
+    def aba_derivatives(self, q, qd, tau=None, t=0.0):
+        """Exact derivatives of the joint accelerations of :meth:`accelerations`
+        (inputs at ``t`` [s], dampers, plus ``tau``): d(x'')/dq (1/s^2) and d(x'')/dq'
+        (1/s), each (n, n), by differentiating RNEA in forward mode (one O(n) tangent
+        pass a column) and M^-1 by the Cholesky factor of CRBA's M."""
+        D = self._eval("deriv", q, qd, tau, t, xname="tau")  # (2 n, n): columns as rows
+        p = np.argsort(self.perm)
+        n = self.n
+        Aq, Av = D[:n].T, D[n:].T
+        return Aq[np.ix_(p, p)], Av[np.ix_(p, p)]
+
     def rnea(self, q, qd, qdd, gravity=True):
         """Inverse dynamics M(q) q'' + C(q, q') (N m, N) by the recursive Newton-Euler
         algorithm; C holds gravity unless ``gravity=False``."""

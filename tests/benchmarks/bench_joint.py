@@ -1,11 +1,14 @@
 """The joint-coordinate engine and formulation="joint" (issue 23), first measurements.
 
 1. Per-call CPU cost of the C engine (csrc/mbs/joint_tree.c) on a chain of N rods with
-   alternating joint axes (y, x), N = 10, 100, 1000: one ABA, RNEA, CRBA call and one
-   Jacobian of the ABA by central differences (4 N ABA calls, as form_joint.c), timed
+   alternating joint axes (y, x), N = 10, 100, 1000: one ABA, RNEA, CRBA call, one
+   Jacobian of the ABA by central differences (4 N ABA calls) and one exact Jacobian
+   (mb_jtree_aba_derivatives: 2 N tangent RNEA passes, Cholesky of M, 2 N solves; what
+   form_joint.c uses), timed
    in C (``joint_percall.c``, built here with ``cc -O2``; CLOCK_PROCESS_CPUTIME_ID, one
    core).  The exponents are the slopes of log(cost) over log(N) from 100 to 1000 (the
-   issue's targets: <= 1.1 for ABA, <= 2.1 for a Jacobian).
+   issue's targets: <= 1.1 for ABA, <= 2.1 for a Jacobian; the exact Jacobian's M^-1 by
+   a dense Cholesky factor is O(N^3)).
 2. ``mbint.simulate`` on the same chain from URDF (rods of 0.1 m, 0.1 kg), 1 s from
    rest at a bent pose, dop853 at rtol = atol = 1e-8: ``formulation="joint"`` against
    the body-coordinate ``"index1"`` (CPU time of the call, f evaluations, and the
@@ -84,12 +87,15 @@ def sim_compare(sizes=SIM_SIZES):
 def main():
     with tempfile.TemporaryDirectory() as d:
         rows = per_call(build(d))
-    print("| N | ABA (us) | RNEA (us) | CRBA (us) | Jacobian by differences (ms) |")
-    print("|---|---|---|---|---|")
-    for n, a, r, c, j in rows:
-        print(f"| {n} | {a / 1e3:.2f} | {r / 1e3:.2f} | {c / 1e3:.1f} | {j / 1e6:.2f} |")
+    print("| N | ABA (us) | RNEA (us) | CRBA (us) | Jacobian by differences (ms) | exact "
+          "Jacobian (ms) |")
+    print("|---|---|---|---|---|---|")
+    for n, a, r, c, j, d in rows:
+        print(f"| {n} | {a / 1e3:.2f} | {r / 1e3:.2f} | {c / 1e3:.1f} | {j / 1e6:.2f} | "
+              f"{d / 1e6:.2f} |")
     print(f"\nexponents 100 -> 1000: ABA {slope(rows, 1):.2f}, RNEA {slope(rows, 2):.2f}, "
-          f"CRBA {slope(rows, 3):.2f}, Jacobian {slope(rows, 4):.2f}\n")
+          f"CRBA {slope(rows, 3):.2f}, Jacobian by differences {slope(rows, 4):.2f}, exact "
+          f"Jacobian {slope(rows, 5):.2f}\n")
     print("| N | joint: CPU (s) | nfev | index1: CPU (s) | nfev | max position difference (m) |")
     print("|---|---|---|---|---|---|")
     for n, tj, fj, ti, fi, diff in sim_compare():

@@ -1,7 +1,8 @@
 /* Per-call CPU cost of the joint-tree engine (csrc/mbs/joint_tree.c) on a chain of n rods
  * with alternating joint axes (y, x), at a fixed random state: ABA, RNEA, CRBA and the
- * central-difference Jacobian of the ABA (4 n ABA calls, what form_joint.c does).
- * Usage: joint_percall n [seconds]; prints "n aba_ns rnea_ns crba_ns jac_ns".
+ * central-difference Jacobian of the ABA (4 n ABA calls) and the exact one
+ * (mb_jtree_aba_derivatives, what form_joint.c uses).
+ * Usage: joint_percall n [seconds]; prints "n aba_ns rnea_ns crba_ns jacfd_ns jac_ns".
  * Built and run by bench_joint.py. */
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
@@ -24,7 +25,7 @@ int main(int argc, char **argv)
     double budget = argc > 2 ? atof(argv[2]) : 0.3, L = 0.1, m = 0.1;
     int *parent = malloc(n * sizeof(int)), *type = calloc(n, sizeof(int));
     double *frame = calloc(12 * n, sizeof(double)), *axis = calloc(3 * n, sizeof(double)),
-           *inertia = calloc(10 * n, sizeof(double)), *w = malloc(mb_jtree_work_size(n) * sizeof(double)),
+           *inertia = calloc(10 * n, sizeof(double)), *w = malloc(mb_jtree_deriv_work_size(n) * sizeof(double)),
            *q = malloc(n * sizeof(double)), *qd = malloc(n * sizeof(double)),
            *tau = malloc(n * sizeof(double)), *a = malloc(n * sizeof(double)),
            *M = malloc((size_t)n * n * sizeof(double)), *y = malloc(2 * n * sizeof(double)),
@@ -43,8 +44,8 @@ int main(int argc, char **argv)
         qd[i] = 0.1 * q[i], tau[i] = 0.0;
     }
     mb_jtree T = {n, parent, type, frame, axis, inertia, NULL, NULL, {0, 0, -9.81}};
-    double t0, dt, res[4];
-    for (int which = 0; which < 4; which++) {
+    double t0, dt, res[5];
+    for (int which = 0; which < 5; which++) {
         long reps = 0;
         t0 = cpu();
         do {
@@ -55,6 +56,8 @@ int main(int argc, char **argv)
                     mb_jtree_rnea(&T, q, qd, a, 1, a, w);
                 else if (which == 2)
                     mb_jtree_crba(&T, q, M, n, w);
+                else if (which == 4)
+                    mb_jtree_aba_derivatives(&T, 0.0, q, qd, tau, NULL, J, J + n * n, n, w);
                 else {  /* central differences over (q, q'), as fj_jac */
                     memcpy(y, q, n * sizeof(double));
                     memcpy(y + n, qd, n * sizeof(double));
@@ -73,6 +76,6 @@ int main(int argc, char **argv)
         } while (dt < budget);
         res[which] = 1e9 * dt / reps;
     }
-    printf("%td %.1f %.1f %.1f %.1f\n", n, res[0], res[1], res[2], res[3]);
+    printf("%td %.1f %.1f %.1f %.1f %.1f\n", n, res[0], res[1], res[2], res[3], res[4]);
     return 0;
 }
