@@ -14,7 +14,17 @@
    the body-coordinate ``"index1"`` (CPU time of the call, f evaluations, and the
    largest difference of the body positions at the end, m).
 
-Run ``python tests/benchmarks/bench_joint.py`` (prints a Markdown table).  Not part of
+3. Against MuJoCo (``pip install mbint[bench]``), a first comparison: the same chain of
+   N = 10, 30, 100 rods on hinge joints (MJCF: nested bodies, explicit ``<inertial>``,
+   contacts off, ``integrator="RK4"``, ``mj_step(nstep=...)``), 1 s from the bent pose
+   at rest; the error is the max-norm error of the tip (the end of the last rod, m) at
+   1 s against mbint's dop853 on "joint" at rtol = atol = 1e-12 (also compared with
+   MuJoCo's finest step).  mbint: ``formulation="joint"`` with dop853 and dopri5 at
+   rtol = atol = 1e-4 ... 1e-10 (CPU of the whole simulate call); MuJoCo: RK4 at
+   h = 2e-3 ... 1.25e-4.  ROUNDS interleaved rounds, medians; at each target error the
+   cheapest setting of each code whose error is at most the target.
+
+Run ``python tests/benchmarks/bench_joint.py`` (prints Markdown tables).  Not part of
 the test suite.
 """
 from __future__ import annotations
@@ -35,6 +45,94 @@ sys.path.insert(0, str(HERE.parent))  # tests/urdf_chains.py
 
 SIZES = (10, 100, 1000)
 SIM_SIZES = (10, 30, 100)
+MJ_SIZES = (10, 30, 100)
+L, MASS, T_END, ROUNDS = 0.1, 0.1, 1.0, 3
+MB_SETTINGS = [(meth, tol) for meth in ("dop853", "dopri5") for tol in (1e-4, 1e-6, 1e-8,
+                                                                         1e-10)]
+MJ_STEPS = (2e-3, 1e-3, 5e-4, 2.5e-4, 1.25e-4)
+TARGETS = (1e-4, 1e-6, 1e-8)
+
+
+def _q0(n):
+    return 0.3 * np.sin(np.arange(n) + 1.0)
+
+
+def mbint_chain(d, n):
+    """The chain from URDF and a function running it: (solve(method, tol) -> (cpu, tip))."""
+    import mbint
+    from mbint.mbs.joint import JointTree
+    from urdf_chains import rod_chain
+    m = mbint.load_urdf(rod_chain(pathlib.Path(d), n, length=L, mass=MASS, axes="yx"),
+                        q=_q0(n))
+    tree = JointTree(m)
+
+    def solve(method, tol):
+        t0 = time.process_time()
+        tr = mbint.simulate(m, (0, T_END), method, formulation="joint", rtol=tol, atol=tol)
+        cpu = time.process_time() - t0
+        F = tree.link_frames(tr.x_joint[:, -1])
+        return cpu, F["o"][-1] + F["A"][-1] @ np.array([0.0, 0.0, -L])
+    return solve
+
+
+def mujoco_chain(n, h):
+    """The chain in MuJoCo (hinges about y, x, y, ...; RK4): (cpu, tip)."""
+    import mujoco
+    I = MASS * L ** 2 / 12
+    body = ""
+    for k in reversed(range(n)):
+        pos = "0 0 0" if k == 0 else f"0 0 {-L!r}"
+        axis = "0 1 0" if k % 2 == 0 else "1 0 0"
+        site = f'<site name="tip" pos="0 0 {-L!r}"/>' if k == n - 1 else ""
+        body = (f'<body pos="{pos}"><joint type="hinge" axis="{axis}"/><inertial '
+                f'pos="0 0 {-L / 2!r}" mass="{MASS!r}" diaginertia="{I!r} {I!r} {1e-4 * I!r}"/>'
+                f'{site}{body}</body>')
+    xml = (f'<mujoco><option integrator="RK4" timestep="{h!r}" gravity="0 0 -9.81">'
+           f'<flag contact="disable"/></option><worldbody>{body}</worldbody></mujoco>')
+    model = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(model)
+    nstep = int(round(T_END / h))
+    t0 = time.process_time()
+    mujoco.mj_resetData(model, data)
+    data.qpos[:] = _q0(n)
+    mujoco.mj_step(model, data, nstep=nstep)
+    mujoco.mj_kinematics(model, data)
+    return time.process_time() - t0, data.site_xpos[0].copy()
+
+
+def mujoco_compare(sizes=MJ_SIZES):
+    try:
+        import mujoco  # noqa: F401
+    except ImportError:
+        return None
+    out = {}
+    with tempfile.TemporaryDirectory() as d:
+        for n in sizes:
+            solve = mbint_chain(d, n)
+            solve("dopri5", 1e-3)  # warm-up
+            ref = solve("dop853", 1e-12)[1]
+            mj_fine = mujoco_chain(n, MJ_STEPS[-1] / 4)[1]
+            runs = {}
+            for _ in range(ROUNDS):
+                for meth, tol in MB_SETTINGS:
+                    runs.setdefault(("mbint", f"{meth} tol={tol:g}"), []).append(solve(meth, tol))
+                for h in MJ_STEPS:
+                    runs.setdefault(("mujoco", f"RK4 h={h:g}"), []).append(mujoco_chain(n, h))
+            rows = []
+            for (code, setting), rs in runs.items():
+                cpu = float(np.median([r[0] for r in rs]))
+                err = float(np.abs(rs[0][1] - ref).max())
+                rows.append((code, setting, cpu, err))
+            out[n] = dict(rows=rows, ref_vs_mujoco=float(np.abs(mj_fine - ref).max()))
+    return out
+
+
+def matched(rows, target):
+    best = {}
+    for code, setting, cpu, err in rows:
+        if err <= target and (code not in best or cpu < best[code][1]):
+            best[code] = (setting, cpu)
+    return best
 
 
 def build(outdir):
@@ -100,6 +198,25 @@ def main():
     print("|---|---|---|---|---|---|")
     for n, tj, fj, ti, fi, diff in sim_compare():
         print(f"| {n} | {tj:.3f} | {fj} | {ti:.3f} | {fi} | {diff:.1e} |")
+    res = mujoco_compare()
+    if res is None:
+        print("\nMuJoCo is not installed (pip install mbint[bench]): no comparison.")
+        return
+    print("\n| N | target tip error (m) | mbint joint: setting, CPU (ms) | MuJoCo: setting, "
+          "CPU (ms) | MuJoCo / mbint |")
+    print("|---|---|---|---|---|")
+    for n, r in res.items():
+        for target in TARGETS:
+            b = matched(r["rows"], target)
+            mb, mj = b.get("mbint"), b.get("mujoco")
+            cell = (lambda x: f"{x[0]}, {1e3 * x[1]:.2f}" if x else "not reached")
+            ratio = f"{mj[1] / mb[1]:.2f}" if mb and mj else "-"
+            print(f"| {n} | {target:g} | {cell(mb)} | {cell(mj)} | {ratio} |")
+    for n, r in res.items():
+        print(f"\nN = {n}: reference vs MuJoCo RK4 at h = {MJ_STEPS[-1] / 4:g}: "
+              f"{r['ref_vs_mujoco']:.1e} m")
+        for code, setting, cpu, err in sorted(r["rows"]):
+            print(f"  {code:6s} {setting:22s} CPU {1e3 * cpu:8.2f} ms  tip error {err:.1e} m")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
  * algorithms: the mass matrix of a planar double pendulum of rods (the textbook
  * closed form) by CRBA and by RNEA columns; ABA = M^-1 (tau - C) and RNEA(ABA(tau)) =
  * tau on a random 3-D tree of 40 bodies with revolute and prismatic joints; the
- * forward kinematics of the pendulum's tip; table errors.  Work arrays are exactly
+ * forward kinematics of the pendulum's tip; the exact derivatives of the forward
+ * dynamics (with dampers and inputs) against central differences on the random tree;
+ * table errors.  Work arrays are exactly
  * mb_jtree_work_size(n) doubles (ASan sees an overrun). */
 #include <math.h>
 #include <stdlib.h>
@@ -149,6 +151,44 @@ static void random_tree(void)
     err = 0;
     for (int i = 0; i < N; i++) err = fmax(err, fabs(back[i] - tau[i]));
     CHECK(err <= 1e-10 * 5, "RNEA(ABA(tau)) = tau (error %.1e)", err);
+    /* derivatives with dampers and time-function inputs, against central differences of
+     * x'' = ABA(q, q', input(t, q') + tau) (h = 1e-6: their own error ~1e-9 relative) */
+    double damping[N], input[6 * N], t = 0.3;
+    for (int i = 0; i < N; i++) {
+        damping[i] = 0.5 * urand(&s);
+        double f[6] = {urand(&s) - .5, 0.2, 0.0, 1.0, 2.0, 0.1};
+        memcpy(input + 6 * i, f, sizeof f);
+    }
+    T.damping = damping, T.input = input;
+    double *wd = malloc((size_t)mb_jtree_deriv_work_size(N) * sizeof(double));
+    double *Aq = malloc(2 * N * N * sizeof(double)), *Av = Aq + N * N, ap[N], am[N], u[N], y[2 * N];
+    CHECK(mb_jtree_aba_derivatives(&T, t, q, qd, tau, NULL, Aq, Av, N, wd) == MB_OK,
+          "the derivatives on the random tree");
+    double h = 1e-6, worst = 0, big = 0;
+    memcpy(y, q, sizeof q);
+    memcpy(y + N, qd, sizeof qd);
+    for (int j = 0; j < 2 * N; j++) {
+        double yj = y[j];
+        y[j] = yj + h;
+        mb_jtree_input(&T, t, y + N, u);
+        for (int i = 0; i < N; i++) u[i] += tau[i];
+        mb_jtree_aba(&T, y, y + N, u, ap, w);
+        y[j] = yj - h;
+        mb_jtree_input(&T, t, y + N, u);
+        for (int i = 0; i < N; i++) u[i] += tau[i];
+        mb_jtree_aba(&T, y, y + N, u, am, w);
+        y[j] = yj;
+        const double *col = j < N ? Aq + j * N : Av + (j - N) * N;
+        for (int i = 0; i < N; i++) {
+            double fd = (ap[i] - am[i]) / (2 * h);
+            worst = fmax(worst, fabs(col[i] - fd));
+            big = fmax(big, fabs(fd));
+        }
+    }
+    CHECK(worst <= 1e-6 * big, "exact dq''/dq, dq''/dq' = central differences (%.1e of %.1e)",
+          worst, big);
+    free(Aq);
+    free(wd);
     free(M);
     free(w);
 }
