@@ -279,6 +279,14 @@ def test_refusals(tmp_path):
         JointTree(_with_force(path))
     with pytest.raises(TypeError, match="UrdfModel"):
         JointTree(mbint.SpatialModel())
+    m = mbint.load_urdf(path)  # a joint the tree does not know: a second hinge, a loop
+    m.add_revolute(m.ground, m.bodies[0], (0.0, 0.0, -1.0), (0.0, 1.0, 0.0), name="loop")
+    with pytest.raises(ValueError, match="loop"):
+        JointTree(m)
+    m = mbint.load_urdf(path)
+    m.add_body(1.0, 0.01 * np.eye(3), r=(1.0, 0.0, 0.0))
+    with pytest.raises(ValueError, match="bodies were added"):
+        JointTree(m)
     tree = JointTree(mbint.load_urdf(path))
     with pytest.raises(ValueError, match="q must be 1 finite"):
         tree.aba([0.0, 1.0], [0.0])

@@ -46,7 +46,7 @@ class JointTree:
         ``model`` is not a UrdfModel.
     ValueError
         A floating base, a joint torque given as a Python function, joint limits or other
-        force elements.
+        force elements, bodies or joints added to the model after loading.
 
     Attributes
     ----------
@@ -71,6 +71,15 @@ class JointTree:
             raise ValueError(f"{model.name}: force elements {others} are not joint inputs; the "
                              f"joint tree holds only the joints' torques (numbers or time "
                              f"functions) and dampers (use formulation='index1').")
+        extra = [e.name for e in model.joint_elements if e.name not in model.joint_names]
+        if extra or len(model.joint_elements) != len(model.joint_names):
+            raise ValueError(f"{model.name}: joints {extra} were added to the URDF tree; the "
+                             f"joint tree holds the file's joints only (use "
+                             f"formulation='index1').")
+        if len(model.bodies) != len(model.joint_names):
+            raise ValueError(f"{model.name}: {len(model.bodies)} bodies for "
+                             f"{len(model.joint_names)} moving joints; bodies were added to "
+                             f"the URDF tree (use formulation='index1').")
         torques = getattr(model, "_torques", {})
         calls = sorted(nm for nm, f in torques.items() if callable(f))
         if calls:
