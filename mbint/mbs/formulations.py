@@ -26,10 +26,11 @@ name            integrated state y          what it is
 ``index3``      (q, v, lambda)              ... with the position constraint Phi = 0 (LS eq 1)
 ``ggl``         (q, v, lambda, mu)          both of the last two, q' = v - Phi_q^T mu (Gear,
                                             Gupta, Leimkuhler 1985)
-``joint``       (x, x'), x joint coordinates  a fixed-base :class:`~mbint.UrdfModel`'s tree in
-                                            joint coordinates: x'' by the articulated-body
-                                            algorithm, O(n) (csrc/mbs/joint_tree.c); outputs
-                                            in body coordinates by forward kinematics
+``joint``       (x, x'), x joint coords     a fixed-base UrdfModel's tree in joint
+                                            coordinates: x'' by the articulated-body
+                                            algorithm, O(n) (csrc/mbs/joint_tree.c);
+                                            outputs in body coordinates by forward
+                                            kinematics
 ==============  ==========================  ===============================================
 
 Which methods: every method runs ``index1``; mbint's own methods (not SUNDIALS, which
