@@ -233,9 +233,10 @@ int mb_jtree_check(const mb_jtree *T, char *msg, size_t len)
         if (T->parent[i] < -1 || T->parent[i] >= i)
             return BAD("joint tree: body %td has parent %d; parents come first (-1: the base).",
                        i, T->parent[i]);
-        if (T->type[i] != MB_JT_REVOLUTE && T->type[i] != MB_JT_PRISMATIC)
-            return BAD("joint tree: joint %td has type %d; revolute (0) or prismatic (1).", i,
-                       T->type[i]);
+        if (T->type[i] != MB_JT_REVOLUTE && T->type[i] != MB_JT_PRISMATIC &&
+            !(i == 0 && T->type[i] == MB_JT_FREE))
+            return BAD("joint tree: joint %td has type %d; revolute (0), prismatic (1) or, for "
+                       "body 0 only, free (2).", i, T->type[i]);
         const double *k = T->axis + 3 * i, *p = T->inertia + 10 * i;
         if (!(fabs(dot3(k, k) - 1.0) <= 1e-12))
             return BAD("joint tree: the axis of joint %td is not a unit vector.", i);
@@ -270,14 +271,66 @@ int mb_jtree_input(const mb_jtree *T, double t, const double *qd, double *Q)
     return MB_OK;
 }
 
-int mb_jtree_aba(const mb_jtree *T, const double *q, const double *qd, const double *tau,
-                 double *qdd, double *work)
+/* the root's slots: E = A^T, r = o, its velocity (link coordinates) */
+static void root_body(const mb_jtree_root *root, double *b)
+{
+    for (int a = 0; a < 3; a++)
+        for (int e = 0; e < 3; e++) b[W_E + 3 * a + e] = root->A[3 * e + a];
+    memcpy(b + W_R, root->o, 3 * sizeof(double));
+    memcpy(b + W_V, root->v, 6 * sizeof(double));
+}
+
+/* Cholesky solve of the SPD 6 x 6 A (row-major, destroyed) for x = A^-1 b (in place) */
+static int solve6(double *A, double *x)
+{
+    for (int j = 0; j < 6; j++) {
+        double d = A[6 * j + j];
+        for (int k = 0; k < j; k++) d -= A[6 * j + k] * A[6 * j + k];
+        if (!(d > 0))
+            return MB_ERR_LINALG;
+        d = sqrt(d);
+        A[6 * j + j] = d;
+        for (int i = j + 1; i < 6; i++) {
+            double t = A[6 * i + j];
+            for (int k = 0; k < j; k++) t -= A[6 * i + k] * A[6 * j + k];
+            A[6 * i + j] = t / d;
+        }
+    }
+    for (int i = 0; i < 6; i++) {
+        for (int k = 0; k < i; k++) x[i] -= A[6 * i + k] * x[k];
+        x[i] /= A[6 * i + i];
+    }
+    for (int i = 5; i >= 0; i--) {
+        for (int k = i + 1; k < 6; k++) x[i] -= A[6 * k + i] * x[k];
+        x[i] /= A[6 * i + i];
+    }
+    return MB_OK;
+}
+
+/* the ABA with a fixed base (root NULL) or a free root body 0 (root: its pose and
+ * velocity; a0: its spatial acceleration out, link coordinates).  Gravity as an upward
+ * acceleration of the world: the accelerations inside are apparent ones (true minus
+ * gravity); the free root's apparent acceleration solves IA_0 a = -pA_0. */
+static int aba_core(const mb_jtree *T, const mb_jtree_root *root, const double *q,
+                    const double *qd, const double *tau, double *a0out, double *qdd,
+                    double *work)
 {
     ptrdiff_t n = T->n;
+    int free_root = n > 0 && T->type[0] == MB_JT_FREE;
     double S[6], vJ[6], Iv[6];
+    if (free_root != (root != NULL))
+        return MB_ERR_ILL_INPUT;
     for (ptrdiff_t i = 0; i < n; i++) {  /* velocities, bias terms */
         double *b = BODY(work, i), *v = b + W_V;
         int p = T->parent[i];
+        if (i == 0 && free_root) {
+            root_body(root, b);
+            memset(b + W_C, 0, 6 * sizeof(double));
+            rigid_inertia(T->inertia, b + W_IA);
+            mv6(b + W_IA, v, Iv);
+            crf(v, Iv, b + W_PA);
+            continue;
+        }
         joint_transform(T, i, q[i], b);
         subspace(T, i, S);
         double qdi = qd ? qd[i] : 0.0;
@@ -292,7 +345,7 @@ int mb_jtree_aba(const mb_jtree *T, const double *q, const double *qd, const dou
         mv6(b + W_IA, v, Iv);
         crf(v, Iv, b + W_PA);
     }
-    for (ptrdiff_t i = n - 1; i >= 0; i--) {  /* articulated inertias */
+    for (ptrdiff_t i = n - 1; i >= (free_root ? 1 : 0); i--) {  /* articulated inertias */
         double *b = BODY(work, i), *IA = b + W_IA, *pA = b + W_PA, *U = b + W_U;
         int p = T->parent[i];
         subspace(T, i, S);
@@ -313,7 +366,19 @@ int mb_jtree_aba(const mb_jtree *T, const double *q, const double *qd, const dou
         xforce_add(b, pa, bp + W_PA);
     }
     double a0[6] = {0, 0, 0, -T->gravity[0], -T->gravity[1], -T->gravity[2]};
-    for (ptrdiff_t i = 0; i < n; i++) {  /* accelerations */
+    if (free_root) {  /* the root's apparent acceleration, then its true one */
+        double *b = BODY(work, 0), *a = b + W_A, IA[36], g[3];
+        memcpy(IA, b + W_IA, sizeof IA);
+        for (int e = 0; e < 6; e++) a[e] = -b[W_PA + e];
+        int rc = solve6(IA, a);
+        if (rc != MB_OK)
+            return rc;
+        mv3(b + W_E, T->gravity, g);
+        memcpy(a0out, a, 6 * sizeof(double));
+        for (int e = 0; e < 3; e++) a0out[3 + e] += g[e];
+        qdd[0] = 0.0;
+    }
+    for (ptrdiff_t i = free_root ? 1 : 0; i < n; i++) {  /* accelerations */
         double *b = BODY(work, i), *a = b + W_A;
         int p = T->parent[i];
         xmotion(b, p >= 0 ? BODY(work, p) + W_A : a0, a);
@@ -326,12 +391,30 @@ int mb_jtree_aba(const mb_jtree *T, const double *q, const double *qd, const dou
     for (ptrdiff_t i = 0; i < n; i++)
         if (!isfinite(qdd[i]))
             return MB_ERR_NONFINITE;
+    for (int e = 0; free_root && e < 6; e++)
+        if (!isfinite(a0out[e]))
+            return MB_ERR_NONFINITE;
     return MB_OK;
+}
+
+int mb_jtree_aba(const mb_jtree *T, const double *q, const double *qd, const double *tau,
+                 double *qdd, double *work)
+{
+    return aba_core(T, NULL, q, qd, tau, NULL, qdd, work);
+}
+
+int mb_jtree_aba_free(const mb_jtree *T, const mb_jtree_root *root, const double *q,
+                      const double *qd, const double *tau, double *a0, double *qdd,
+                      double *work)
+{
+    return aba_core(T, root, q, qd, tau, a0, qdd, work);
 }
 
 int mb_jtree_rnea(const mb_jtree *T, const double *q, const double *qd, const double *qdd,
                   int gravity, double *tau, double *work)
 {
+    if (T->n > 0 && T->type[0] == MB_JT_FREE)
+        return MB_ERR_NOT_SUPPORTED;  /* a fixed base only */
     ptrdiff_t n = T->n;
     double S[6], vJ[6], Iv[6], Ia[6], t6[6], I6[36];
     double a0[6] = {0, 0, 0, 0, 0, 0};
@@ -372,6 +455,8 @@ int mb_jtree_rnea(const mb_jtree *T, const double *q, const double *qd, const do
 
 int mb_jtree_crba(const mb_jtree *T, const double *q, double *M, ptrdiff_t ld, double *work)
 {
+    if (T->n > 0 && T->type[0] == MB_JT_FREE)
+        return MB_ERR_NOT_SUPPORTED;  /* a fixed base only */
     ptrdiff_t n = T->n;
     double S[6], F[6], G[6];
     for (ptrdiff_t i = 0; i < n; i++) {
@@ -400,16 +485,24 @@ int mb_jtree_crba(const mb_jtree *T, const double *q, double *M, ptrdiff_t ld, d
     return MB_OK;
 }
 
-int mb_jtree_fk(const mb_jtree *T, const double *q, const double *qd, const double *qdd,
-                double *out, double *work)
+static int fk_core(const mb_jtree *T, const mb_jtree_root *root, const double *a0,
+                   const double *q, const double *qd, const double *qdd, double *out,
+                   double *work)
 {
     ptrdiff_t n = T->n;
+    int free_root = n > 0 && T->type[0] == MB_JT_FREE;
+    if (free_root != (root != NULL) || (free_root && qdd && !a0))
+        return MB_ERR_ILL_INPUT;
     double S[6], vJ[6], t6[6], zero[6] = {0, 0, 0, 0, 0, 0};
     for (ptrdiff_t i = 0; i < n; i++) {
         double *b = BODY(work, i), *v = b + W_V, *a = b + W_A, *o = out + MB_JT_FK * i;
         int p = T->parent[i];
         const double *op = p >= 0 ? out + MB_JT_FK * p : NULL;
-        joint_transform(T, i, q[i], b);
+        int is_root = i == 0 && free_root;
+        if (is_root)
+            root_body(root, b);
+        else
+            joint_transform(T, i, q[i], b);
         /* A_i = A_p E^T, o_i = o_p + A_p r */
         const double *E = b + W_E, *r = b + W_R;
         static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -423,17 +516,25 @@ int mb_jtree_fk(const mb_jtree *T, const double *q, const double *qd, const doub
             for (int e = 0; e < 3; e++) o[9 + e] += op[9 + e];
         if (!qd)
             continue;
-        subspace(T, i, S);
-        for (int e = 0; e < 6; e++) vJ[e] = S[e] * qd[i];
-        xmotion(b, p >= 0 ? BODY(work, p) + W_V : zero, v);
-        for (int e = 0; e < 6; e++) v[e] += vJ[e];
+        if (is_root) {
+            memset(vJ, 0, sizeof vJ);
+        } else {
+            subspace(T, i, S);
+            for (int e = 0; e < 6; e++) vJ[e] = S[e] * qd[i];
+            xmotion(b, p >= 0 ? BODY(work, p) + W_V : zero, v);
+            for (int e = 0; e < 6; e++) v[e] += vJ[e];
+        }
         mv3(o, v, o + 12);      /* omega */
         mv3(o, v + 3, o + 15);  /* the origin's velocity */
         if (!qdd)
             continue;
-        xmotion(b, p >= 0 ? BODY(work, p) + W_A : zero, a);
-        crm(v, vJ, t6);
-        for (int e = 0; e < 6; e++) a[e] += S[e] * qdd[i] + t6[e];
+        if (is_root) {
+            memcpy(a, a0, 6 * sizeof(double));
+        } else {
+            xmotion(b, p >= 0 ? BODY(work, p) + W_A : zero, a);
+            crm(v, vJ, t6);
+            for (int e = 0; e < 6; e++) a[e] += S[e] * qdd[i] + t6[e];
+        }
         /* the origin's acceleration: the spatial one plus omega x v (link coordinates) */
         double c[3], al[3];
         cross3(v, v + 3, c);
@@ -442,6 +543,19 @@ int mb_jtree_fk(const mb_jtree *T, const double *q, const double *qd, const doub
         mv3(o, al, o + 21);
     }
     return MB_OK;
+}
+
+int mb_jtree_fk(const mb_jtree *T, const double *q, const double *qd, const double *qdd,
+                double *out, double *work)
+{
+    return fk_core(T, NULL, NULL, q, qd, qdd, out, work);
+}
+
+int mb_jtree_fk_free(const mb_jtree *T, const mb_jtree_root *root, const double *a0,
+                     const double *q, const double *qd, const double *qdd, double *out,
+                     double *work)
+{
+    return fk_core(T, root, a0, q, qd, qdd, out, work);
 }
 
 /* y = dX m for the derivative (dE, dr) of body b's joint transform */
@@ -479,6 +593,8 @@ static void xforce_d_add(const double *b, const double *dE, const double *dr, co
 int mb_jtree_rnea_tangent(const mb_jtree *T, const double *q, const double *qd,
                           const double *dq, const double *dqd, double *dtau, double *work)
 {
+    if (T->n > 0 && T->type[0] == MB_JT_FREE)
+        return MB_ERR_NOT_SUPPORTED;  /* a fixed base only */
     ptrdiff_t n = T->n;
     double *tan = work + MB_JT_PER_BODY * n;  /* per body: dv, da, df */
     double S[6], sq[6], dsq[6], t6[6], u6[6], Iv[6], Idv[6], I6[36], dE[9], dr[3];
@@ -561,6 +677,8 @@ int mb_jtree_aba_derivatives(const mb_jtree *T, double t, const double *q, const
                              const double *tau_extra, const double *qdd, double *Aq,
                              double *Av, ptrdiff_t ld, double *work)
 {
+    if (T->n > 0 && T->type[0] == MB_JT_FREE)
+        return MB_ERR_NOT_SUPPORTED;  /* a fixed base only */
     ptrdiff_t n = T->n;
     double *L = work + (MB_JT_PER_BODY + 18) * n, *x = L + n * n, *e = x + n;
     int rc;

@@ -26,7 +26,17 @@
  * Every function returns MB_OK or a status (status.def). */
 #include <stddef.h>
 
-enum { MB_JT_REVOLUTE = 0, MB_JT_PRISMATIC = 1 };
+enum { MB_JT_REVOLUTE = 0, MB_JT_PRISMATIC = 1, MB_JT_FREE = 2 };
+
+/* A floating base: body 0 of type MB_JT_FREE (parent -1) is a free body whose state is
+ * given apart: its link frame's rotation A (row-major, link to global) and origin o (m),
+ * and its spatial velocity v = (omega; velocity of the origin) in link coordinates
+ * (rad/s, m/s).  Its entries of q, q', q'', tau are unused (q'' 0).  Only the ABA and
+ * the forward kinematics take a floating base (mb_jtree_aba_free, mb_jtree_fk_free);
+ * the others return MB_ERR_NOT_SUPPORTED. */
+typedef struct mb_jtree_root {
+    double A[9], o[3], v[6];
+} mb_jtree_root;
 
 typedef struct mb_jtree {
     ptrdiff_t n;            /* bodies = joints */
@@ -56,6 +66,17 @@ static inline ptrdiff_t mb_jtree_deriv_work_size(ptrdiff_t n)
     n = n > 0 ? n : 0;
     return (MB_JT_PER_BODY + 18 + 2) * n + n * n + 1;
 }
+
+/* the ABA of a tree with a free body 0: q'' of the joints and a0 (6), the root's spatial
+ * acceleration (alpha; acceleration of the origin minus omega x v) in link coordinates */
+int mb_jtree_aba_free(const mb_jtree *T, const mb_jtree_root *root, const double *q,
+                      const double *qd, const double *tau, double *a0, double *qdd,
+                      double *work);
+/* mb_jtree_fk with a free body 0 (a0: its acceleration as from mb_jtree_aba_free, needed
+ * with qdd) */
+int mb_jtree_fk_free(const mb_jtree *T, const mb_jtree_root *root, const double *a0,
+                     const double *q, const double *qd, const double *qdd, double *out,
+                     double *work);
 
 /* MB_OK, or MB_ERR_ILL_INPUT with msg (len chars) naming what is wrong with the table */
 int mb_jtree_check(const mb_jtree *T, char *msg, size_t len);

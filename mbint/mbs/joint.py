@@ -60,10 +60,6 @@ class JointTree:
         from .urdf import UrdfModel
         if not isinstance(model, UrdfModel):
             raise TypeError(f"model: a UrdfModel of mbint.load_urdf, got {type(model).__name__}.")
-        if model.floating_base:
-            raise ValueError(f"{model.name}: the joint tree has a fixed base; a floating base "
-                             f"(floating_base=True) is not supported by formulation='joint' yet "
-                             f"(use formulation='index1').")
         others = [e.name for e in model.force_elements
                   if not any(e.name == f"{nm}{s}" for nm in model.joint_names
                              for s in _OWN_SUFFIXES)]
@@ -76,7 +72,8 @@ class JointTree:
             raise ValueError(f"{model.name}: joints {extra} were added to the URDF tree; the "
                              f"joint tree holds the file's joints only (use "
                              f"formulation='index1').")
-        if len(model.bodies) != len(model.joint_names):
+        floating = bool(model.floating_base)
+        if len(model.bodies) != len(model.joint_names) + floating:
             raise ValueError(f"{model.name}: {len(model.bodies)} bodies for "
                              f"{len(model.joint_names)} moving joints; bodies were added to "
                              f"the URDF tree (use formulation='index1').")
@@ -90,13 +87,16 @@ class JointTree:
         self.joint_names = list(model.joint_names)
         groups = model._groups
         kept = {nm: k for k, nm in enumerate(self.joint_names)}
+        # the engine's bodies: the floating base first (group 0, a free body), then the
+        # groups at the end of the kept joints, parents first
         order = [k for k in range(1, len(groups)) if groups[k].parent_joint.name in kept]
+        order = [0] * floating + order
         body_of = {g: i for i, g in enumerate(order)}
         n = len(order)
-        parent = np.array([body_of.get(groups[g].parent_joint.parent, -1) for g in order],
-                          np.intc)
-        if any(groups[g].parent_joint.parent not in body_of and groups[g].parent_joint.parent
-               != 0 for g in order):
+        parent = np.array([-1 if g == 0 else body_of.get(groups[g].parent_joint.parent, -1)
+                           for g in order], np.intc)
+        if any(g and groups[g].parent_joint.parent not in body_of
+               and groups[g].parent_joint.parent != 0 for g in order):
             raise ValueError(f"{model.name}: a moving joint hangs from a group without a body.")
         damping_on = getattr(model, "_damping_on", True)
         typ = np.zeros(n, np.intc)
@@ -104,6 +104,12 @@ class JointTree:
         inertia, damping, inputs = np.zeros((n, 10)), np.zeros(n), np.zeros((n, 6))
         for i, g in enumerate(order):
             grp, j = groups[g], groups[g].parent_joint
+            if g == 0:  # the floating base: a free body (joint_tree.h MB_JT_FREE)
+                J = grp.inertia
+                typ[i], frame[i, [0, 4, 8]], axis[i] = 2, 1.0, (1.0, 0.0, 0.0)
+                inertia[i] = [grp.mass, *grp.com, J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[0, 2],
+                              J[1, 2]]
+                continue
             typ[i] = 0 if j.revolute else 1
             frame[i, :9], frame[i, 9:] = np.asarray(j.R, float).reshape(9), j.t
             axis[i] = j.axis
@@ -115,9 +121,13 @@ class JointTree:
             if spec is not None:
                 fa = _timefn(f"joint torque {j.name!r}", spec, {})
                 inputs[i] = [fa[k] for k in ("c0", "c1", "c2", "a", "w", "psi")]
-        self.n = n
-        #: perm[i]: the index in joint_names of the engine's body i
-        self.perm = np.array([kept[groups[g].parent_joint.name] for g in order], np.intp)
+        #: whether body 0 of the engine is a floating base
+        self.floating = floating
+        #: number of joints (the engine has one body more with a floating base)
+        self.n = n - floating
+        #: perm[i]: the index in joint_names of the engine's i-th joint body
+        self.perm = np.array([kept[groups[g].parent_joint.name] for g in order[floating:]],
+                             np.intp)
         self.groups = order
         #: body[i]: the index among the model's bodies of the engine's body i
         self.body = np.array([groups[g].body.index for g in order], np.intc)
@@ -141,6 +151,10 @@ class JointTree:
         return out
 
     def _eval(self, what, q, qd=None, x=None, t=0.0, xname="x"):
+        if self.floating:
+            raise ValueError(f"{self.model.name}: a floating-base tree is integrated by "
+                             f"mbint.simulate(..., formulation='joint'); the JointTree's "
+                             f"evaluations take a fixed base.")
         return _core.jtree_eval(self._handle, what, self._to_tree("q", q),
                                 self._to_tree("qd", qd), self._to_tree(xname, x), float(t))
 
@@ -228,6 +242,8 @@ class JointTree:
     def body_state(self, q, qd):
         """Body coordinates and velocities of the model (forward kinematics in C) of a
         joint state: q, qd of shape (nq,) (m, Euler parameters; m/s, 1/s)."""
+        if self.floating:
+            self._eval("fk", q)  # the ValueError of a floating base
         return self._body_state_tree(self._to_tree("q", q), self._to_tree("qd", qd))
 
     def attach(self, traj, out):
@@ -238,9 +254,12 @@ class JointTree:
         and a dense output of the body state (``traj.sol``; the integrator's own, over
         the joint state in the engine's order, is ``traj.sol_joint``)."""
         n, m = self.n, len(traj.t)
-        y = np.asarray(out["ss_y"], float).reshape(m, 2 * n)
+        off = 7 if self.floating else 0  # the floating base's (r, p) first
+        k = n + off
+        y = np.asarray(out["ss_y"], float).reshape(m, 2 * k)
         traj.x_joint, traj.xd_joint = np.empty((n, m)), np.empty((n, m))
-        traj.x_joint[self.perm], traj.xd_joint[self.perm] = y[:, :n].T, y[:, n:].T
+        traj.x_joint[self.perm] = y[:, off:k].T
+        traj.xd_joint[self.perm] = y[:, k + off:].T
         traj.joint_names = list(self.joint_names)
         for b in self.body:
             rows = slice(7 * b + 3, 7 * b + 7)
@@ -252,9 +271,9 @@ class JointTree:
             sign = np.concatenate([[1.0], flip])
             for arr in (traj.q, traj.qd, traj.qdd):
                 arr[rows] *= sign
-        if traj.sol is not None:
+        if traj.sol is not None:  # a floating base: over the integrated state only
             traj.sol_joint = traj.sol
-            traj.sol = _JointDense(traj.sol, self)
+            traj.sol = None if self.floating else _JointDense(traj.sol, self)
 
 
 class _JointDense:

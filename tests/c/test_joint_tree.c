@@ -212,8 +212,55 @@ static void bad_tables(void)
           "an unknown joint type is refused: %s", msg);
 }
 
+/* a free body alone (a floating base with no joints): its centre of mass falls with
+ * gravity and it turns by Euler's equations I_c alpha + omega x I_c omega = 0 */
+static void free_body(void)
+{
+    int parent[1] = {-1}, type[1] = {MB_JT_FREE};
+    double frame[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, axis[3] = {1, 0, 0};
+    double inertia[10] = {2.0, 0.1, -0.2, 0.3, 0.5, 0.7, 0.9, 0.05, -0.02, 0.03};
+    mb_jtree T = {1, parent, type, frame, axis, inertia, NULL, NULL, {0.1, -0.3, -9.81}};
+    char msg[256];
+    CHECK(mb_jtree_check(&T, msg, sizeof msg) == MB_OK, "a free root is a valid table");
+    double c = cos(0.7), sn = sin(0.7);  /* a rotation about z by 0.7 rad */
+    mb_jtree_root R = {{c, -sn, 0, sn, c, 0, 0, 0, 1}, {1, 2, 3}, {0.4, -1.1, 0.8, 0.3, 0.2, -0.5}};
+    double *w = work_for(1), q = 0, qd = 0, qdd, a0[6];
+    CHECK(mb_jtree_aba_free(&T, &R, &q, &qd, NULL, a0, &qdd, w) == MB_OK, "ABA of a free body");
+    const double *wb = R.v, *vb = R.v + 3, *cc = inertia + 1, *J = inertia + 4;
+    double Ic[9] = {J[0], J[3], J[4], J[3], J[1], J[5], J[4], J[5], J[2]}, Iw[3], Ia[3], wIw[3];
+    for (int k = 0; k < 3; k++) {
+        Iw[k] = Ic[3 * k] * wb[0] + Ic[3 * k + 1] * wb[1] + Ic[3 * k + 2] * wb[2];
+        Ia[k] = Ic[3 * k] * a0[0] + Ic[3 * k + 1] * a0[1] + Ic[3 * k + 2] * a0[2];
+    }
+    wIw[0] = wb[1] * Iw[2] - wb[2] * Iw[1], wIw[1] = wb[2] * Iw[0] - wb[0] * Iw[2],
+    wIw[2] = wb[0] * Iw[1] - wb[1] * Iw[0];
+    double eul = fabs(Ia[0] + wIw[0]) + fabs(Ia[1] + wIw[1]) + fabs(Ia[2] + wIw[2]);
+    CHECK(eul <= 1e-13, "Euler's equations (residual %.1e)", eul);
+    /* centre of mass: a_o + alpha x c + w x (w x c), a_o = a0_lin + w x v, = A^T g */
+    double wv[3], ac[3], wc[3], wwc[3], g[3];
+    wv[0] = wb[1] * vb[2] - wb[2] * vb[1], wv[1] = wb[2] * vb[0] - wb[0] * vb[2],
+    wv[2] = wb[0] * vb[1] - wb[1] * vb[0];
+    ac[0] = a0[1] * cc[2] - a0[2] * cc[1], ac[1] = a0[2] * cc[0] - a0[0] * cc[2],
+    ac[2] = a0[0] * cc[1] - a0[1] * cc[0];
+    wc[0] = wb[1] * cc[2] - wb[2] * cc[1], wc[1] = wb[2] * cc[0] - wb[0] * cc[2],
+    wc[2] = wb[0] * cc[1] - wb[1] * cc[0];
+    wwc[0] = wb[1] * wc[2] - wb[2] * wc[1], wwc[1] = wb[2] * wc[0] - wb[0] * wc[2],
+    wwc[2] = wb[0] * wc[1] - wb[1] * wc[0];
+    double err = 0;
+    for (int k = 0; k < 3; k++) {
+        g[k] = R.A[k] * T.gravity[0] + R.A[3 + k] * T.gravity[1] + R.A[6 + k] * T.gravity[2];
+        err += fabs(a0[3 + k] + wv[k] + ac[k] + wwc[k] - g[k]);
+    }
+    CHECK(err <= 1e-13, "the centre of mass falls with gravity (error %.1e)", err);
+    CHECK(mb_jtree_aba(&T, &q, &qd, NULL, &qdd, w) == MB_ERR_ILL_INPUT &&
+          mb_jtree_crba(&T, &q, &qdd, 1, w) == MB_ERR_NOT_SUPPORTED,
+          "the fixed-base calls refuse a free root");
+    free(w);
+}
+
 int main(void)
 {
+    free_body();
     double_pendulum();
     random_tree();
     bad_tables();
