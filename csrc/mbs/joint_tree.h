@@ -1,7 +1,7 @@
 #ifndef MB_MBS_JOINT_TREE_H
 #define MB_MBS_JOINT_TREE_H
-/* mb_jtree: a kinematic tree of rigid bodies on a fixed base, one joint (revolute or
- * prismatic) per body, in joint coordinates (Featherstone, "Rigid Body Dynamics
+/* mb_jtree: a kinematic tree of rigid bodies on a fixed base (or a floating one: below),
+ * one joint (revolute or prismatic) per body, in joint coordinates (Featherstone, "Rigid Body Dynamics
  * Algorithms", 2008: chapters 5-7).
  *
  *   mb_jtree_aba    forward dynamics q'' = M(q)^-1 (tau - C(q, q')) by the

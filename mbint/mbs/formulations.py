@@ -26,7 +26,7 @@ name            integrated state y          what it is
 ``index3``      (q, v, lambda)              ... with the position constraint Phi = 0 (LS eq 1)
 ``ggl``         (q, v, lambda, mu)          both of the last two, q' = v - Phi_q^T mu (Gear,
                                             Gupta, Leimkuhler 1985)
-``joint``       (x, x'), x joint coords     a fixed-base UrdfModel's tree in joint
+``joint``       (x, x'), x joint coords     a UrdfModel's tree in joint
                                             coordinates: x'' by the articulated-body
                                             algorithm, O(n) (csrc/mbs/joint_tree.c);
                                             outputs in body coordinates by forward
@@ -107,7 +107,7 @@ class Formulation:
         ``linear_algebra="sparse"`` apply.
     tree : bool
         It integrates the joint coordinates of the model's kinematic tree
-        (:class:`mbint.mbs.joint.JointTree`: a fixed-base UrdfModel).
+        (:class:`mbint.mbs.joint.JointTree`: a UrdfModel).
     """
 
     name: str

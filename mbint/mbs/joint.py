@@ -30,13 +30,14 @@ _OWN_SUFFIXES = (".drive", ".reaction")
 
 
 class JointTree:
-    """The kinematic tree of a fixed-base :class:`~mbint.mbs.urdf.UrdfModel` in joint
-    coordinates.
+    """The kinematic tree of a :class:`~mbint.mbs.urdf.UrdfModel` in joint coordinates
+    (with a floating base: for ``formulation="joint"`` only; the evaluations below take a
+    fixed base).
 
     Parameters
     ----------
     model : UrdfModel
-        A model of :func:`mbint.load_urdf` without a floating base.  Its joint torques
+        A model of :func:`mbint.load_urdf` (fixed or floating base).  Its joint torques
         must be numbers or time functions (a Python ``f(t)`` is refused), and it must have
         no force elements other than the joints' drives and dampers.
 
@@ -45,7 +46,7 @@ class JointTree:
     TypeError
         ``model`` is not a UrdfModel.
     ValueError
-        A floating base, a joint torque given as a Python function, joint limits or other
+        A joint torque given as a Python function, joint limits or other
         force elements, bodies or joints added to the model after loading.
 
     Attributes

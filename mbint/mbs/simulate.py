@@ -577,7 +577,7 @@ def simulate(model, t_span, method="dopri5", formulation="index1", q0=None, qd0=
         coordinates (RN eqs 4-10; ``traj.partitions``; mbint's own methods); the DAEs
         ``"index1_dae"``, ``"index2"``, ``"index3"`` (LS eqs 1-4) and ``"ggl"`` in
         y = (q, v, lambda[, mu]), from the consistent lambda(t0), ``traj.lam`` the
-        integrated lambda; ``"joint"`` the joint coordinates of a fixed-base
+        integrated lambda; ``"joint"`` the joint coordinates of a
         :class:`~mbint.mbs.urdf.UrdfModel`'s tree, y = (x, x') with x'' by the articulated-body
         algorithm (:mod:`mbint.mbs.joint`; the trajectory in body coordinates,
         ``traj.x_joint``, ``traj.xd_joint``; ``traj.lam`` NaN).
