@@ -17,6 +17,7 @@ import pytest
 
 import mbint
 from mbint.mbs.joint import JointTree
+from mbint.mbs.spatial import matrix_from_quat
 
 yourdfpy = pytest.importorskip("yourdfpy")
 pin = pytest.importorskip("pinocchio")
@@ -513,3 +514,49 @@ def test_floating_base_runs_implicit_methods():
         tr = mbint.simulate(m, (0, 0.2), meth, formulation="joint", rtol=1e-6, atol=1e-8)
         assert tr.success, (meth, tr.message)
         assert np.abs(tr.q[:, -1] - ref.q[:, -1]).max() <= 1e-3, meth
+
+
+FLOATING = ["solo_description/robots/solo12.urdf",
+            "anymal_b_simple_description/robots/anymal.urdf",
+            "a1_description/urdf/a1.urdf",
+            "talos_data/robots/talos_reduced.urdf",
+            "simple_humanoid_description/urdf/simple_humanoid.urdf"]
+
+
+@needs_robots
+@pytest.mark.parametrize("rel", FLOATING, ids=[Path(c).stem for c in FLOATING])
+def test_floating_base_aba_equals_pinocchio(rel):
+    """The ABA with a free root (mb_jtree_aba_free) at random base poses, twists, joint
+    states and torques: the root's acceleration (the derivative of its link-coordinate
+    velocity) and the joint accelerations equal Pinocchio's free-flyer ABA."""
+    path = _urdf(rel)
+    m = mbint.load_urdf(path, floating_base=True, damping=False)
+    tree = JointTree(m)
+    pm = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())
+    pd = pm.createData()
+    joints = [pm.joints[pm.getJointId(nm)] for nm in m.joint_names]
+    assert pm.nv == 6 + tree.n
+    worst = 0.0
+    for _ in range(5):
+        x, xd, tau, _ = _state(tree.n)
+        e = RNG.standard_normal(4)
+        e /= np.linalg.norm(e)
+        R, r = matrix_from_quat(e), RNG.standard_normal(3)
+        vl, wl = RNG.standard_normal(3), RNG.standard_normal(3)
+        q = pin.neutral(pm)
+        q[:3], q[3:7] = r, [e[1], e[2], e[3], e[0]]
+        v, u = np.zeros(pm.nv), np.zeros(pm.nv)
+        v[:3], v[3:6] = vl, wl
+        for jm, xk, xdk, tk in zip(joints, x, xd, tau):
+            if jm.nq == 2:
+                q[jm.idx_q:jm.idx_q + 2] = math.cos(xk), math.sin(xk)
+            else:
+                q[jm.idx_q] = xk
+            v[jm.idx_v], u[jm.idx_v] = xdk, tk
+        ref = pin.aba(pm, pd, q, v, u)
+        a0, qdd = tree.aba_floating(R, r, wl, vl, x, xd, tau)
+        ours = np.concatenate([a0[3:], a0[:3]])
+        ref_j = np.array([ref[jm.idx_v] for jm in joints])
+        worst = max(worst, _rel(np.concatenate([ours, qdd]), np.concatenate([ref[:6], ref_j])))
+    print(f"{Path(rel).stem}: floating-base ABA within {worst:.1e}")
+    assert worst <= 1e-9

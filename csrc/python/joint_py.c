@@ -157,15 +157,18 @@ const char jtree_eval_doc[] =
 "\"fk\": (n, 24) link frames (A row-major, o, w, v, alpha, a; global); \"input\": the\n"
 "joints' inputs at t minus their dampers at qd; \"deriv\": (n, 2 n), the transposes of\n"
 "dq''/dq and dq''/dq' side by side (q'' = ABA under the inputs, dampers and x),\n"
-"exact (mb_jtree_aba_derivatives).";
+"exact (mb_jtree_aba_derivatives); \"aba_free\": (a0, q'') of a floating base with\n"
+"root = (A row-major (9), o (3), omega (3), v (3)) of body 0 (link coordinates), a0 =\n"
+"(alpha; a_origin - omega x v) in link coordinates (mb_jtree_aba_free).";
 
 PyObject *jtree_eval(PyObject *self, PyObject *a, PyObject *kw)
 {
-    static char *kwlist[] = {"tree", "what", "q", "qd", "x", "t", NULL};
-    PyObject *to, *qo, *qdo = Py_None, *xo = Py_None;
+    static char *kwlist[] = {"tree", "what", "q", "qd", "x", "t", "root", NULL};
+    PyObject *to, *qo, *qdo = Py_None, *xo = Py_None, *ro = Py_None;
     const char *what;
     double t = 0.0;
-    if (!PyArg_ParseTupleAndKeywords(a, kw, "OsO|OOd", kwlist, &to, &what, &qo, &qdo, &xo, &t))
+    if (!PyArg_ParseTupleAndKeywords(a, kw, "OsO|OOdO", kwlist, &to, &what, &qo, &qdo, &xo, &t,
+                                     &ro))
         return NULL;
     jtree_owned *tr = owned(to);
     if (!tr)
@@ -181,7 +184,23 @@ PyObject *jtree_eval(PyObject *self, PyObject *a, PyObject *kw)
     int rc = MB_OK;
     if (!ok)
         goto done;
-    if (!strcmp(what, "deriv")) {
+    if (!strcmp(what, "aba_free")) {  /* (a0 (6), q'' (n)) of a floating base */
+        PyObject *R = as_vec_object(ro, 18, "root");
+        npy_intp d = (npy_intp)(6 + n);
+        out = R ? PyArray_ZEROS(1, &d, NPY_DOUBLE, 0) : NULL;
+        if (!out) {
+            Py_XDECREF(R);
+            goto done;
+        }
+        mb_jtree_root root;
+        const double *rv = PyArray_DATA((PyArrayObject *)R);
+        memcpy(root.A, rv, 9 * sizeof(double));
+        memcpy(root.o, rv + 9, 3 * sizeof(double));
+        memcpy(root.v, rv + 12, 6 * sizeof(double));
+        Py_DECREF(R);
+        double *o = PyArray_DATA((PyArrayObject *)out);
+        rc = mb_jtree_aba_free(&tr->T, &root, DATA(q), DATA(qd), DATA(x), o, o + 6, tr->work);
+    } else if (!strcmp(what, "deriv")) {
         npy_intp d[2] = {(npy_intp)(2 * n), (npy_intp)n};
         out = PyArray_ZEROS(2, d, NPY_DOUBLE, 0);
         if (!out)
@@ -213,7 +232,7 @@ PyObject *jtree_eval(PyObject *self, PyObject *a, PyObject *kw)
             rc = mb_jtree_input(&tr->T, t, DATA(qd), o);
         else {
             PyErr_Format(PyExc_ValueError, "what: 'aba', 'rnea', 'rnea0', 'crba', 'fk', "
-                         "'input' or 'deriv', got %R.", PyTuple_GET_ITEM(a, 1));
+                         "'input', 'deriv' or 'aba_free', got %R.", PyTuple_GET_ITEM(a, 1));
             Py_CLEAR(out);
             goto done;
         }

@@ -178,6 +178,46 @@ class JointTree:
         """
         return self._from_tree(self._eval("aba", q, qd, tau, xname="tau"))
 
+    def aba_floating(self, base_R, base_o, base_w, base_v, q, qd, tau=None):
+        """Forward dynamics of a floating-base tree (the ABA with a free root).
+
+        Parameters
+        ----------
+        base_R : array_like, shape (3, 3)
+            Rotation of the root's link frame (link to global).
+        base_o : array_like, shape (3,)
+            Its origin, m.
+        base_w, base_v : array_like, shape (3,)
+            Its angular velocity (rad/s) and its origin's velocity (m/s), both in link
+            coordinates.
+        q, qd, tau : array_like, shape (n,)
+            Joint coordinates, rates and generalized forces (tau default 0), joint order.
+
+        Returns
+        -------
+        a0 : ndarray, shape (6,)
+            The root's angular acceleration (rad/s^2) and the acceleration of its origin
+            minus omega x v (m/s^2: the derivative of the link-coordinate velocity), link
+            coordinates, as Pinocchio's free-flyer (angular first here).
+        qdd : ndarray, shape (n,)
+            rad/s^2, m/s^2.
+        """
+        if not self.floating:
+            raise ValueError(f"{self.model.name}: aba_floating needs a floating base.")
+        root = np.concatenate([np.asarray(base_R, float).reshape(9), np.asarray(base_o, float),
+                               np.asarray(base_w, float), np.asarray(base_v, float)])
+        pad = (lambda what, v: None if v is None else np.concatenate(
+            [[0.0], self._to_tree_any(what, v)]))
+        out = _core.jtree_eval(self._handle, "aba_free", pad("q", q), pad("qd", qd),
+                               pad("tau", tau), 0.0, root)
+        return out[:6], self._from_tree(out[7:])
+
+    def _to_tree_any(self, what, x):
+        v = np.asarray(x, float).reshape(-1)
+        if v.size != self.n or not np.all(np.isfinite(v)):
+            raise ValueError(f"{what} must be {self.n} finite joint values, got {v.size}.")
+        return v[self.perm]
+
     def accelerations(self, t, q, qd, tau=None):
         """Joint accelerations under the model's inputs at ``t`` [s] and dampers plus
         ``tau`` (N m, N; optional): :meth:`aba` of the sum."""
