@@ -247,22 +247,18 @@ static int fj_jac_differences(double t, const double *y, double *J, ptrdiff_t ld
 static void link_of_body(const double *q, const double *qd, int b, const double *c, double *A,
                          double *o, double *w, double *v)
 {
-    const double *r = q + 7 * b, *p = r + 3, *rd = qd ? qd + 7 * b : NULL, *pd = rd ? rd + 3 : NULL;
-    double e0 = p[0], e1 = p[1], e2 = p[2], e3 = p[3];
-    double Av[9] = {e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2),
-                    2 * (e1 * e2 + e0 * e3), e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3, 2 * (e2 * e3 - e0 * e1),
-                    2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3};
-    memcpy(A, Av, sizeof Av);
-    double s[3];
+    const double *r = q + 7 * b, *rd = qd ? qd + 7 * b : NULL;
+    double E[12], s[3], ws[3];
+    rot_of_quat(r + 3, A, E);
     for (int k = 0; k < 3; k++) s[k] = A[3 * k] * c[0] + A[3 * k + 1] * c[1] + A[3 * k + 2] * c[2];
     for (int k = 0; k < 3; k++) o[k] = r[k] - s[k];
     if (!qd)
         return;
-    /* w = 2 E(p) p' */
-    w[0] = 2 * (-e1 * pd[0] + e0 * pd[1] - e3 * pd[2] + e2 * pd[3]);
-    w[1] = 2 * (-e2 * pd[0] + e3 * pd[1] + e0 * pd[2] - e1 * pd[3]);
-    w[2] = 2 * (-e3 * pd[0] - e2 * pd[1] + e1 * pd[2] + e0 * pd[3]);
-    double ws[3] = {w[1] * s[2] - w[2] * s[1], w[2] * s[0] - w[0] * s[2], w[0] * s[1] - w[1] * s[0]};
+    const double *pd = rd + 3;
+    for (int k = 0; k < 3; k++)  /* w = 2 E(p) p' */
+        w[k] = 2 * (E[4 * k] * pd[0] + E[4 * k + 1] * pd[1] + E[4 * k + 2] * pd[2] +
+                    E[4 * k + 3] * pd[3]);
+    cross(w, s, ws);
     for (int k = 0; k < 3; k++) v[k] = rd[k] - ws[k];
 }
 
