@@ -24,6 +24,11 @@
    h = 2e-3 ... 1.25e-4.  ROUNDS interleaved rounds, medians; at each target error the
    cheapest setting of each code whose error is at most the target.
 
+4. URDF robots of example-robot-data (UR5, Panda fixed; solo12, talos_reduced on a
+   floating base), 1 s under gravity from a random pose (joints uniform in +-0.5 rad)
+   at rest, dop853 at rtol = atol = 1e-8: CPU of ``"joint"`` and of ``"index1"``
+   (medians of 3) and the largest difference of the final body coordinates.
+
 Run ``python tests/benchmarks/bench_joint.py`` (prints Markdown tables).  Not part of
 the test suite.
 """
@@ -127,6 +132,49 @@ def mujoco_compare(sizes=MJ_SIZES):
     return out
 
 
+ROBOTS = [("ur_description/urdf/ur5_robot.urdf", False),
+          ("panda_description/urdf/panda.urdf", False),
+          ("solo_description/robots/solo12.urdf", True),
+          ("talos_data/robots/talos_reduced.urdf", True)]
+
+
+def robots_compare():
+    import importlib.metadata
+    import mbint
+    try:
+        files = importlib.metadata.files("example-robot-data") or []
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    urdf = [pathlib.Path(f.locate()) for f in files if str(f).endswith(".urdf")]
+    if not urdf:
+        return None
+    root = urdf[0]
+    while root.name != "robots":
+        root = root.parent
+    rng = np.random.default_rng(7)
+    rows = []
+    for rel, floating in ROBOTS:
+        path = str(root / rel)
+        n = len(mbint.load_urdf(path, floating_base=floating).joint_names)
+        q = rng.uniform(-0.5, 0.5, n)
+        if "panda" in rel:
+            q[-2:] = 0.02  # the fingers inside their range
+        m = mbint.load_urdf(path, floating_base=floating, q=q)
+        res = {}
+        for form in ("joint", "index1"):
+            mbint.simulate(m, (0, 0.01), "dop853", formulation=form)  # warm-up
+            ts = []
+            for _ in range(3):
+                t0 = time.process_time()
+                tr = mbint.simulate(m, (0, 1.0), "dop853", formulation=form, rtol=1e-8,
+                                    atol=1e-8)
+                ts.append(time.process_time() - t0)
+            res[form] = (float(np.median(ts)), tr)
+        d = float(np.abs(res["joint"][1].q[:, -1] - res["index1"][1].q[:, -1]).max())
+        rows.append((pathlib.Path(rel).stem, floating, n, res["joint"][0], res["index1"][0], d))
+    return rows
+
+
 def matched(rows, target):
     best = {}
     for code, setting, cpu, err in rows:
@@ -198,6 +246,13 @@ def main():
     print("|---|---|---|---|---|---|")
     for n, tj, fj, ti, fi, diff in sim_compare():
         print(f"| {n} | {tj:.3f} | {fj} | {ti:.3f} | {fi} | {diff:.1e} |")
+    rob = robots_compare()
+    if rob:
+        print("\n| robot | base | joints | joint: CPU (s) | index1: CPU (s) | max difference |")
+        print("|---|---|---|---|---|---|")
+        for name, floating, n, tj, ti, d in rob:
+            print(f"| {name} | {'floating' if floating else 'fixed'} | {n} | {tj:.3f} | "
+                  f"{ti:.3f} | {d:.1e} |")
     res = mujoco_compare()
     if res is None:
         print("\nMuJoCo is not installed (pip install mbint[bench]): no comparison.")
