@@ -601,14 +601,15 @@ int mb_jtree_rnea_tangent(const mb_jtree *T, const double *q, const double *qd,
     for (ptrdiff_t i = 0; i < n; i++) {
         double *b = BODY(work, i), *dv = tan + 18 * i, *da = dv + 6, *df = dv + 12;
         int p = T->parent[i];
-        const double *v = b + W_V, *a = b + W_A;
+        const double *v = b + W_V;
         subspace(T, i, S);
         double qdi = qd ? qd[i] : 0.0, dqi = dq ? dq[i] : 0.0, dqdi = dqd ? dqd[i] : 0.0;
         for (int e = 0; e < 6; e++) sq[e] = S[e] * qdi, dsq[e] = S[e] * dqdi;
         /* the parent's motion in i's coordinates: dX m_p + X dm_p */
         double vp0[6] = {0, 0, 0, 0, 0, 0};
         double ap0[6] = {0, 0, 0, -T->gravity[0], -T->gravity[1], -T->gravity[2]};
-        const double *vP = p >= 0 ? BODY(work, p) + W_V : vp0, *aP = p >= 0 ? BODY(work, p) + W_A : ap0;
+        const double *vP = p >= 0 ? BODY(work, p) + W_V : vp0;
+        const double *aP = p >= 0 ? BODY(work, p) + W_A : ap0;
         if (p >= 0) {
             xmotion(b, tan + 18 * p, dv);
             xmotion(b, tan + 18 * p + 6, da);
@@ -643,7 +644,6 @@ int mb_jtree_rnea_tangent(const mb_jtree *T, const double *q, const double *qd,
         crf(dv, Iv, t6);
         crf(v, Idv, u6);
         for (int e = 0; e < 6; e++) df[e] += t6[e] + u6[e];
-        (void)a;
     }
     for (ptrdiff_t i = n - 1; i >= 0; i--) {
         double *b = BODY(work, i), *df = tan + 18 * i + 12;
