@@ -291,7 +291,8 @@ class JointTree:
         """What a run on formulation="joint" adds to its Trajectory: the integrated joint
         coordinates ``traj.x_joint``, rates ``traj.xd_joint`` (n, m) in the order of
         :attr:`joint_names`, Euler parameters made continuous in time (p and -p are the
-        same rotation: each output takes the sign nearer the previous one, with p', p''),
+        same rotation: the first output takes the sign of q0, each later one the sign
+        nearer the previous one, with p', p''),
         and a dense output of the body state (``traj.sol``; the integrator's own, over
         the joint state in the engine's order, is ``traj.sol_joint``)."""
         n, m = self.n, len(traj.t)
@@ -302,14 +303,18 @@ class JointTree:
         traj.x_joint[self.perm] = y[:, off:k].T
         traj.xd_joint[self.perm] = y[:, k + off:].T
         traj.joint_names = list(self.joint_names)
+        q0 = (traj.initial or {}).get("q0")
         for b in self.body:
             rows = slice(7 * b + 3, 7 * b + 7)
             P = traj.q[rows]
-            if m < 2:
+            if m == 0:
                 continue
+            # the first output takes the sign of the run's own q0 (its Euler parameters
+            # with e0 near 0 may come out of the forward kinematics with the other sign)
+            s0 = -1.0 if q0 is not None and float(np.dot(P[:, 0], q0[rows])) < 0 else 1.0
             flip = np.cumprod(np.where(np.einsum("ij,ij->j", P[:, 1:], P[:, :-1]) < 0, -1.0,
                                        1.0))
-            sign = np.concatenate([[1.0], flip])
+            sign = s0 * np.concatenate([[1.0], flip])
             for arr in (traj.q, traj.qd, traj.qdd):
                 arr[rows] *= sign
         if traj.sol is not None:  # a floating base: over the integrated state only
