@@ -27,7 +27,7 @@ def test_supported_formulations_lists_the_state_space():
     assert "state_space" in supported_formulations("rosenbrock_nystrom")
     assert "state_space" in supported_formulations("dopri5")
     assert "state_space" not in supported_formulations("cvode_bdf")
-    assert supported_formulations("ida") == ("index1", "index1_dae", "ggl")
+    assert supported_formulations("ida") == ("index1", "index1_dae", "ggl", "joint")
 
 
 T_LISTED = 1.0
@@ -43,10 +43,18 @@ def _run(method, form, m, t_end=0.02):
     return mbint.simulate(m, (0.0, t_end), method=method, formulation=form.name, **kw)
 
 
+def _tree_model(tmp_path):
+    """A double pendulum of rods from URDF: the joint formulation takes a UrdfModel."""
+    pytest.importorskip("yourdfpy")
+    from urdf_chains import rod_chain
+    return mbint.load_urdf(rod_chain(tmp_path, 2, damping=0.1), q=[0.8, -0.5])
+
+
 @pytest.mark.parametrize("name", list(TABLE))
-def test_the_table_says_which_methods_solve_each_formulation(name):
+def test_the_table_says_which_methods_solve_each_formulation(name, tmp_path):
     form = formulation(name)
-    m = models.pendulum_chain(2, k=20.0, c=0.1)  # soft enough for every explicit method
+    m = (_tree_model(tmp_path) if form.tree
+         else models.pendulum_chain(2, k=20.0, c=0.1))  # soft enough for every explicit method
     ref = mbint.simulate(m, (0.0, T_LISTED), method="radau_iia", rtol=1e-10, atol=1e-12)
     for info in mbint.methods():
         if form.solves(info):
@@ -90,7 +98,8 @@ def test_state_size_and_atol_layout():
     m = models.stiff_double_pendulum()
     nq, nc = m.nq, m.nc
     assert [formulation(n).size(m) for n in TABLE] == [2 * nq, 2 * nq, 2 * nq + nc,
-                                                      2 * nq + nc, 2 * nq + nc, 2 * nq + 2 * nc]
+                                                      2 * nq + nc, 2 * nq + nc, 2 * nq + 2 * nc,
+                                                      2 * nq]
     # atol per component of the DAE state is accepted; the ODE layout is not
     tr = mbint.simulate(m, (0, 0.01), "radau_iia", formulation="index3",
                         atol=np.full(2 * nq + nc, 1e-6))

@@ -494,3 +494,21 @@ def test_default_partition_without_stiffness_is_full_pivoting():
     d = mbint.simulate(m, (0, 0.5), **kw)
     p = mbint.simulate(m, (0, 0.5), independent="pivoting", **kw)
     assert d.partitions == p.partitions and np.array_equal(d.q, p.q)
+
+
+def test_events_see_the_full_state():
+    """Regression: the user's events g(t, q, qd) on the state space got the integrated
+    (v, v') cut at nq instead of the full (q, q'); the event's value at the root is a
+    body coordinate of the full state."""
+    m = models.stiff_double_pendulum()
+    sizes = []
+
+    def g(t, q, qd):
+        sizes.append((len(q), len(qd)))
+        return (q[0] - m.q0[0]) ** 2 - 1e-6  # a coordinate that moves by 1 mm
+
+    g.terminal = True
+    tr = mbint.simulate(m, (0, 1.0), "rodas4", formulation="state_space", events=g)
+    assert set(sizes) == {(m.nq, m.nq)}
+    assert len(tr.t_events[0]) == 1
+    assert abs(abs(tr.q_events[0][0, 0] - m.q0[0]) - 1e-3) <= 1e-6

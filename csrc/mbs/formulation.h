@@ -29,6 +29,8 @@
  *   MB_FORM_GGL           (q, v, lambda, mu)
  *   MB_FORM_STATE_SPACE   (v, v')              form_state_space.c over statespace.c (RN
  *                                              eqs 4-10), v the independent coordinates
+ *   MB_FORM_JOINT         (x, x')              form_joint.c over joint_tree.c (ABA), x the
+ *                                              joint coordinates of a tree (options.tree)
  * The DAE codes are those of mb_dae_kind (dae.h).
  *
  * Adding a formulation: its engine (a file of csrc/mbs over mb_mech), its operations
@@ -63,6 +65,13 @@ typedef struct mb_form_options {
     ptrdiff_t nprefer;
     int pivoting;           /* state space without prefer: nonzero, the RN paper's full
                              * pivoting alone (no preference) */
+    /* joint: the kinematic tree of the mechanism (joint_tree.h), whose body i is the
+     * mechanism's spatial body tree_body[i] (q at 7 tree_body[i]: centre of mass and
+     * Euler parameters); the mechanism's mb_mech is still the one of its body
+     * coordinates, which the formulation's initial, full and outputs map from and to.
+     * Both NULL for the other formulations. */
+    const struct mb_jtree *tree;
+    const int *tree_body;
 } mb_form_options;
 
 /* What IDA needs of a formulation with a residual view (sundials): copied into the

@@ -106,6 +106,15 @@ PyObject *spatial_layout(PyObject *self, PyObject *noargs);
 extern const char spatial_layout_doc[];
 PyObject *mech_spatial(PyObject *self, PyObject *args, PyObject *kw);
 extern const char mech_spatial_doc[];
+/* _core.jtree_new, _core.jtree_eval and the tree of a capsule, or NULL with an
+ * exception (joint_py.c) */
+PyObject *jtree_new(PyObject *self, PyObject *args, PyObject *kw);
+extern const char jtree_new_doc[];
+PyObject *jtree_eval(PyObject *self, PyObject *args, PyObject *kw);
+extern const char jtree_eval_doc[];
+struct mb_jtree;
+const struct mb_jtree *jtree_get(PyObject *o);
+const int *jtree_body(PyObject *o);  /* the mechanism's body of each tree body (-1: none) */
 /* _core.mech_system (system_py.c) */
 PyObject *mech_system(PyObject *self, PyObject *args, PyObject *kw);
 extern const char mech_system_doc[];

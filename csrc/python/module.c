@@ -400,6 +400,8 @@ static PyMethodDef mech_methods_def[] = {
     {"gram_dependent", KW(gram_dependent), gram_dependent_doc},
     {"sensor_layout", sensor_layout, METH_NOARGS, sensor_layout_doc},
     {"sensors_eval", KW(sensors_eval), sensors_eval_doc},
+    {"jtree_new", KW(jtree_new), jtree_new_doc},
+    {"jtree_eval", KW(jtree_eval), jtree_eval_doc},
     {NULL, NULL, 0, NULL}};
 #undef KW
 

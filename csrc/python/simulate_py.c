@@ -33,7 +33,8 @@ PyObject *mech_formulations(PyObject *self, PyObject *noargs)
 const char mech_simulate_doc[] =
 "mech_simulate(handle, method, t0, tf, y0, atol, rtol, ..., formulation=0, alpha=0,\n"
 "              beta=0, project=False, proj_tol=0, proj_max_iter=0, switching=None,\n"
-"              contact_switching=False, independent=None, linalg=-1) -> dict\n--\n\n"
+"              contact_switching=False, independent=None, linalg=-1, tree=None) -> dict\n"
+"--\n\n"
 "Run a registered method on a formulation of the mechanism (codes: formulations()),\n"
 "with the options of _core.solve (validated in mbint/mbs/simulate.py).  y0 = (q0, qd0);\n"
 "atol over (q, qd) (2 nq), or over the DAE state (q, v, lambda[, mu]) for the DAE\n"
@@ -49,7 +50,8 @@ const char mech_simulate_doc[] =
 "paper's full pivoting alone); linalg: the index-1 linear algebra (0 auto, 1 dense, 2 sparse;\n"
 "-1: the handle's).  switching: one int per event (nonzero: a switching event, the run\n"
 "restarts at its roots).  contact_switching: the contact gaps of a planar model (in C)\n"
-"become switching events after the user's (LLM paper section 3).";
+"become switching events after the user's (LLM paper section 3).  tree: the capsule of\n"
+"the model's joint tree (_core.jtree_new with body=) for formulation=\"joint\".";
 
 /* the contact gap functions of a planar model as events (LLM eqs 17-19) */
 static int contact_events(double t, const double *y, double *g, void *ctx)
@@ -115,18 +117,25 @@ static int parse(PyObject *a, PyObject *kw, run_args *ra, sim_args *s)
     static char *kwlist[] = {"handle", "method", "t0", "tf", "y0", "atol", "rtol", "h",
                              RUN_KW_STEPS, RUN_KW_CONTROL, RUN_KW_OUTPUT, "formulation", "alpha",
                              "beta", "project", "proj_tol", "proj_max_iter", "switching",
-                             "contact_switching", "independent", "linalg", NULL};
-    PyObject *ho, *indep = Py_None;
+                             "contact_switching", "independent", "linalg", "tree", NULL};
+    PyObject *ho, *indep = Py_None, *tree = Py_None;
     memset(s, 0, sizeof *s);
     s->linalg = -1;
     run_args_init(ra);
     if (!PyArg_ParseTupleAndKeywords(
-            a, kw, "OsddOOO|d" RUN_FMT_STEPS RUN_FMT_CONTROL RUN_FMT_OUTPUT "iddpdiOpOi", kwlist,
+            a, kw, "OsddOOO|d" RUN_FMT_STEPS RUN_FMT_CONTROL RUN_FMT_OUTPUT "iddpdiOpOiO", kwlist,
             &ho, &s->method, &ra->t0, &ra->tf, &ra->y0, &ra->atol, &ra->rtol, &ra->h,
             RUN_ADDR_STEPS(*ra), RUN_ADDR_CONTROL(*ra), RUN_ADDR_OUTPUT(*ra), &s->kind,
             &s->fo.alpha, &s->fo.beta, &s->fo.project, &s->fo.proj_tol, &s->fo.proj_max_iter,
-            &ra->switching, &s->contact_switching, &indep, &s->linalg))
+            &ra->switching, &s->contact_switching, &indep, &s->linalg, &tree))
         return -1;
+    if (tree != Py_None) {  /* formulation="joint": the model's kinematic tree (joint_py.c) */
+        if (!(s->fo.tree = jtree_get(tree)))
+            return -1;
+        s->fo.tree_body = jtree_body(tree);
+        Py_INCREF(tree);
+        s->tree = tree;
+    }
     if (!(s->mh = mech_handle_get(ho)))
         return -1;
     if (!mb_form_name(s->kind)) {
@@ -211,6 +220,7 @@ static int start(run_ctx *r, mb_formulation *F, const sim_args *s, run_args *ra,
         *ev = (full_events){F, r->o.events, r->o.event_ctx, ev->y};
         r->o.events = events_at_full;
         r->o.event_ctx = ev;
+        r->user.n = 2 * nq;  /* the user's g(t, q, qd) sees the full (q, q'), not y */
     }
     rc = 0;
     *atol_in = au;  /* the formulation's atol may be au's own data: kept until close */
@@ -376,6 +386,7 @@ void mech_session_close(mech_session *S)
     run_free(&S->r);
     mb_form_close(&S->F);
     PyMem_Free(S->s.independent);
+    Py_CLEAR(S->s.tree);
     PyMem_Free(S->ev.y);
     Py_CLEAR(S->y0f);
     Py_CLEAR(S->atol_in);

@@ -21,6 +21,7 @@ typedef struct sim_args {
     int kind, contact_switching, linalg;
     mb_form_options fo;
     int *independent;  /* owned (fo.prefer) */
+    PyObject *tree;    /* the capsule of fo.tree (formulation="joint"), held; or NULL */
 } sim_args;
 
 /* the run's events (the user's, then the contacts) at full (q, q') when the formulation

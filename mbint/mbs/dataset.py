@@ -486,6 +486,8 @@ def from_xarray(ds: xarray.Dataset) -> Trajectory:
                                method=str(a["dense_method"]))
         if "ss_log_time" in ds:
             _state_space_dense(ds, traj, nq)
+        elif traj.formulation == "joint":  # over the joint state (engine order): the
+            traj.sol_joint, traj.sol = traj.sol, None  # tree is not stored with the model
     if "event_time" in ds:
         te, ti = var("event_time", None), var("event_index", None)
         eq, eqd = var("event_q", None).reshape(nq, -1), var("event_qd", None).reshape(nq, -1)

@@ -26,12 +26,18 @@ name            integrated state y          what it is
 ``index3``      (q, v, lambda)              ... with the position constraint Phi = 0 (LS eq 1)
 ``ggl``         (q, v, lambda, mu)          both of the last two, q' = v - Phi_q^T mu (Gear,
                                             Gupta, Leimkuhler 1985)
+``joint``       (x, x'), x joint coords     a UrdfModel's tree in joint
+                                            coordinates: x'' by the articulated-body
+                                            algorithm, O(n) (csrc/mbs/joint_tree.c);
+                                            outputs in body coordinates by forward
+                                            kinematics
 ==============  ==========================  ===============================================
 
 Which methods: every method runs ``index1``; mbint's own methods (not SUNDIALS, which
 keep their own step loop) run ``state_space``; the methods with a mass matrix solve
 ``index1_dae``; those that solve DAEs of index 2 and 3 (``MethodInfo.dae``) also
-``index2``, ``index3``, ``ggl``; SUNDIALS ``ida`` solves ``index1_dae`` and ``ggl``.
+``index2``, ``index3``, ``ggl``; SUNDIALS ``ida`` solves ``index1_dae`` and ``ggl``; every
+method runs ``joint`` (an ODE with a Jacobian by central differences of the ABA).
 """
 from __future__ import annotations
 
@@ -100,6 +106,9 @@ class Formulation:
     baumgarte, project, independent, sparse : bool
         Whether ``baumgarte=``, ``project=True``, ``independent=`` and
         ``linear_algebra="sparse"`` apply.
+    tree : bool
+        It integrates the joint coordinates of the model's kinematic tree
+        (:class:`mbint.mbs.joint.JointTree`: a UrdfModel).
     """
 
     name: str
@@ -112,6 +121,7 @@ class Formulation:
     project: bool = True
     independent: bool = False
     sparse: bool = False
+    tree: bool = False
 
     @property
     def code(self) -> int:
@@ -156,6 +166,11 @@ TABLE = {f.name: f for f in (
     Formulation("ggl", "(q, v, lambda, mu)",
                 f"stabilized index-2 DAE of Gear, Gupta and Leimkuhler; {_DAE_NOTE}", _ggl,
                 dae=True, multipliers=2),
+    Formulation("joint", "(x, x'), x the joint coordinates",
+                "a UrdfModel's kinematic tree in joint coordinates: x'' by the articulated-body "
+                "algorithm (O(n)), the Jacobian by central differences of it; outputs in body "
+                "coordinates by forward kinematics; traj.lam is NaN (no multipliers)",
+                _every_method, project=False, tree=True),
 )}
 
 

@@ -289,6 +289,7 @@ class _Setup:
     nq: int
     nc: int
     n: int
+    tree: object = None  # formulation="joint": the model's JointTree
 
 
 def _independent_indices(model, independent):
@@ -340,9 +341,10 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
                          f"to {where}, which " + ("satisfies the constraints by construction."
                                                   if not form.dae else "is a DAE."))
     if project and not form.project:
-        raise ValueError("project: the state-space formulation satisfies the constraints by "
-                         "construction (dependent coordinates by Newton after every step); "
-                         "leave project=False.")
+        raise ValueError(f"project: {where} satisfies the constraints by construction ("
+                         + ("dependent coordinates by Newton after every step"
+                            if form.independent else "joint coordinates") + "); leave "
+                         "project=False.")
     if independent is not None and not form.independent:
         raise ValueError("independent: only with formulation='state_space'.")
     if linear_algebra == "sparse" and not form.sparse:
@@ -356,8 +358,20 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
     linalg = -1 if linear_algebra is None else linalg_code(linear_algebra)
     if form.sparse:
         _check_sparse_kernels(model, handle, linear_algebra)
+    tree = _joint_tree(model) if form.tree else None
     return _Setup(model, mname, info, form, alpha, beta, prefer, handle, linalg, nq, nc,
-                  2 * nq + form.multipliers * nc)  # form.size(model)
+                  2 * nq + form.multipliers * nc, tree)  # form.size(model)
+
+
+def _joint_tree(model):
+    """The JointTree of a run on formulation="joint" (ValueError for other models)."""
+    from .joint import JointTree
+    from .urdf import UrdfModel
+    if not isinstance(model, UrdfModel):
+        raise ValueError(f"formulation='joint': {model.name!r} is a {type(model).__name__}; the "
+                         f"joint formulation takes the kinematic tree of a UrdfModel "
+                         f"(mbint.load_urdf).")
+    return JointTree(model)
 
 
 def _check_sparse_kernels(model, handle, linear_algebra):
@@ -488,6 +502,8 @@ def _core_args(run, t0, tf, q0, qd0, opts, control, t_eval, dense_output, events
                   proj_max_iter=0 if proj_max_iter is None else int(proj_max_iter),
                   switching=switching, contact_switching=contact_sw, independent=run.prefer,
                   linalg=run.linalg)
+    if run.tree is not None:
+        kwargs["tree"] = run.tree._handle
     meta = dict(n_state=run.n, n_user_events=0 if ev is None else len(ev),
                 contact_switching=contact_sw, switching=switching is not None, rtol=rtol)
     return args, kwargs, meta
@@ -535,6 +551,8 @@ def _trajectory(run, out, options, initial, dense_output, project, proj_tol, pro
         traj.stats["nrestart"] = int(out["nrestart"])
     if form.independent:  # the state space
         traj._set_state_space(out, run.handle, proj_tol, proj_max_iter)
+    if form.tree:  # joint coordinates
+        run.tree.attach(traj, out)
     if t_contacts is not None:
         traj.t_contacts = t_contacts
     raise_if_interrupted(out, traj)
@@ -572,7 +590,10 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
         coordinates (RN eqs 4-10; ``traj.partitions``; mbint's own methods); the DAEs
         ``"index1_dae"``, ``"index2"``, ``"index3"`` (LS eqs 1-4) and ``"ggl"`` in
         y = (q, v, lambda[, mu]), from the consistent lambda(t0), ``traj.lam`` the
-        integrated lambda.
+        integrated lambda; ``"joint"`` the joint coordinates of a
+        :class:`~mbint.mbs.urdf.UrdfModel`'s tree, y = (x, x') with x'' by the articulated-body
+        algorithm (:mod:`mbint.mbs.joint`; the trajectory in body coordinates,
+        ``traj.x_joint``, ``traj.xd_joint``; ``traj.lam`` NaN).
     q0, qd0 : array_like, shape (nq,), optional
         Initial state (default: the model's) [m, rad; m/s, rad/s].
     project : bool

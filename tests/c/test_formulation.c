@@ -43,12 +43,13 @@ static double max_abs_diff(const double *a, const double *b, ptrdiff_t n)
 
 static void test_table(void)
 {
-    const char *names[] = {"index1", "index1_dae", "index2", "index3", "ggl", "state_space"};
+    const char *names[] = {"index1", "index1_dae", "index2", "index3", "ggl", "state_space",
+                           "joint"};
     int ok = 1;
     for (int k = 0; k < MB_FORM_COUNT; k++)
         ok &= mb_form_name(k) && strcmp(mb_form_name(k), names[k]) == 0 &&
               mb_form_kind_of(names[k]) == k;
-    CHECK(ok && MB_FORM_COUNT == 6, "the six formulations by name and code");
+    CHECK(ok && MB_FORM_COUNT == 7, "the seven formulations by name and code");
     CHECK(MB_FORM_INDEX1_DAE == MB_DAE_INDEX1 && MB_FORM_INDEX2 == MB_DAE_INDEX2 &&
           MB_FORM_INDEX3 == MB_DAE_INDEX3 && MB_FORM_GGL == MB_DAE_GGL,
           "the DAE kinds keep the codes of mb_dae_kind");
@@ -181,10 +182,19 @@ static void test_runs(void)
     build_rn(&T, 30, 5, 300, 50);
     mb_planar_mech(&T.m, &me);
     rn_state(q, qd);
+    /* every kind over the mechanism's own table; the joint formulation takes a kinematic
+     * tree besides (tests/c/test_joint_tree.c, tests/test_joint.py) and refuses to open
+     * without one */
     for (int k = 0; k < MB_FORM_COUNT; k++)
-        run_kind(k, &me, q, qd, lam[k], qe[k]);
+        if (k != MB_FORM_JOINT)
+            run_kind(k, &me, q, qd, lam[k], qe[k]);
+    mb_formulation F;
+    int rc = mb_form_open(&F, MB_FORM_JOINT, &me, NULL);
+    CHECK(rc == MB_ERR_ILL_INPUT && strstr(F.msg, "tree"), "joint without a tree: %s", F.msg);
     double dl = 0, dq = 0, ls = 0;
     for (int k = 1; k < MB_FORM_COUNT; k++) {
+        if (k == MB_FORM_JOINT)
+            continue;
         dl = fmax(dl, max_abs_diff(lam[k], lam[0], me.nc));
         dq = fmax(dq, max_abs_diff(qe[k], qe[0], me.nq));
     }

@@ -1,0 +1,467 @@
+/* The joint-coordinate formulation (formulation.h): y = (x, x'), x the joint coordinates
+ * of a kinematic tree (joint_tree.h, given by the options: the mechanism's mb_mech is
+ * that of its body coordinates), x'' by the articulated-body algorithm under the joints'
+ * inputs and dampers (mb_jtree_input).  The Jacobian [0 I; x''_x x''_x'] exact, by
+ * mb_jtree_aba_derivatives (RNEA differentiated in forward mode, O(n^2), and M^-1 by
+ * the Cholesky factor of M, O(n^3)) up to FJ_EXACT_MAX_N joints, above by central
+ * differences of the ABA (4 n ABA calls, O(n^2)), which are cheaper there
+ * (tests/benchmarks/bench_joint.py: a chain of rods, exact / differences 0.3 at n = 10,
+ * 0.4 at 100, 0.8 at 300, 1.1 at 500, 2.1 at 1000); FJ_DIFFERENCES 1 at compile time
+ * takes the differences at every n.  The mechanism's body coordinates come from
+ * forward kinematics: y0 from (q0, q0') by the inverse map (the relative rotation about
+ * each revolute axis, the displacement along each prismatic one), and the events and
+ * outputs see (q, q', q'') of the bodies (centre of mass, Euler parameters with e0 >= 0
+ * and their rates).  The joint formulation has no multipliers: lambda is NaN.  atol over
+ * (q, q') of the mechanism becomes atol over (x, x') as the smallest entry over q and
+ * over q' respectively. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "formulation.h"
+#include "joint_tree.h"
+#include "mbs_common.h"
+#include "status.h"
+
+/* y = (z, z'): z = x (n joint coordinates, a fixed base) or, with a floating base (body 0
+ * of type MB_JT_FREE), z = (r, p, x_1 .. x_{n-1}): the root body's centre of mass and
+ * Euler parameters (its body coordinates, p'' = E(p)^T alpha / 2 - |p'|^2 p), then the
+ * joints; m entries */
+typedef struct form_joint {
+    const mb_jtree *T;
+    const int *body;
+    ptrdiff_t n, m;
+    int free;              /* a floating base */
+    double *work;          /* mb_jtree_deriv_work_size(n) */
+    double *u, *qe, *qde, *qdde;  /* n each: the inputs, the engine's q, q', q'' */
+    double *a, *acc;       /* m each: scratch accelerations */
+    double *yp;            /* 2 m */
+    double *fk;            /* MB_JT_FK n */
+    double *atol;          /* 2 m */
+    mb_jtree_root root;    /* the floating base's state of the last unpack */
+    double a0[6];          /* its acceleration of the last accel */
+} form_joint;
+
+static int fj_open(mb_formulation *F, const mb_form_options *o)
+{
+    if (!o->tree || !o->tree_body)
+        return MB_FAIL(F, MB_ERR_ILL_INPUT, "formulation 'joint' needs the model's kinematic "
+                       "tree (a UrdfModel).");
+    if (o->project)
+        return MB_FAIL(F, MB_ERR_ILL_INPUT, "project: the joint formulation has no constraints "
+                       "to project onto; leave project=False.");
+    const mb_jtree *T = o->tree;
+    ptrdiff_t n = T->n;
+    if (mb_jtree_check(T, F->msg, sizeof F->msg) != MB_OK)
+        return MB_ERR_ILL_INPUT;
+    if (n == 0 || 7 * n != F->nq)
+        return MB_FAIL(F, MB_ERR_ILL_INPUT, "formulation 'joint': the tree has %td bodies and the "
+                       "mechanism %td coordinates (7 a body).", n, F->nq);
+    for (ptrdiff_t i = 0; i < n; i++)
+        if (o->tree_body[i] < 0 || o->tree_body[i] >= n)
+            return MB_FAIL(F, MB_ERR_ILL_INPUT, "formulation 'joint': tree body %td is body %d "
+                           "of a mechanism of %td.", i, o->tree_body[i], n);
+    form_joint *x = calloc(1, sizeof *x);
+    if (!x)
+        return MB_FAIL(F, MB_ERR_MEM, "formulation 'joint': out of memory.");
+    F->impl = x;
+    x->T = T, x->body = o->tree_body, x->n = n;
+    x->free = T->type[0] == MB_JT_FREE;
+    ptrdiff_t m = x->m = n + (x->free ? 6 : 0);
+    x->work = malloc((size_t)(mb_jtree_deriv_work_size(n) + (4 + MB_JT_FK) * n + 6 * m) *
+                     sizeof(double));
+    if (!x->work)
+        return MB_FAIL(F, MB_ERR_MEM, "formulation 'joint': out of memory.");
+    x->u = x->work + mb_jtree_deriv_work_size(n);
+    x->qe = x->u + n;
+    x->qde = x->qe + n;
+    x->qdde = x->qde + n;
+    x->a = x->qdde + n;
+    x->acc = x->a + m;
+    x->yp = x->acc + m;
+    x->atol = x->yp + 2 * m;
+    x->fk = x->atol + 2 * m;
+    F->n = 2 * m;
+    return MB_OK;
+}
+
+static void fj_close(mb_formulation *F)
+{
+    form_joint *x = F->impl;
+    if (x)
+        free(x->work);
+    free(x);
+}
+
+static void cross(const double *a, const double *b, double *c);
+
+/* A (row-major) of the unit quaternion p / |p| into A, and E(p / |p|) (3 x 4, row-major) */
+static void rot_of_quat(const double *p, double *A, double *E)
+{
+    double s = 1.0 / sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
+    double e0 = s * p[0], e1 = s * p[1], e2 = s * p[2], e3 = s * p[3];
+    double Av[9] = {e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3, 2 * (e1 * e2 - e0 * e3),
+                    2 * (e1 * e3 + e0 * e2), 2 * (e1 * e2 + e0 * e3),
+                    e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3, 2 * (e2 * e3 - e0 * e1),
+                    2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1),
+                    e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3};
+    double Ev[12] = {-e1, e0, -e3, e2, -e2, e3, e0, -e1, -e3, -e2, e1, e0};
+    memcpy(A, Av, sizeof Av);
+    if (E)
+        memcpy(E, Ev, sizeof Ev);
+}
+
+/* the engine's q, q' (and the floating base's state) of (z, z') (zd may be NULL) */
+static void unpack(form_joint *x, const double *z, const double *zd)
+{
+    ptrdiff_t n = x->n;
+    if (!x->free) {
+        memcpy(x->qe, z, (size_t)n * sizeof(double));
+        if (zd)
+            memcpy(x->qde, zd, (size_t)n * sizeof(double));
+        return;
+    }
+    x->qe[0] = x->qde[0] = 0.0;
+    memcpy(x->qe + 1, z + 7, (size_t)(n - 1) * sizeof(double));
+    if (zd)
+        memcpy(x->qde + 1, zd + 7, (size_t)(n - 1) * sizeof(double));
+    mb_jtree_root *R = &x->root;
+    double E[12], s[3], w[3], ws[3];
+    const double *c = x->T->inertia + 1;
+    rot_of_quat(z + 3, R->A, E);
+    for (int k = 0; k < 3; k++) s[k] = R->A[3 * k] * c[0] + R->A[3 * k + 1] * c[1] + R->A[3 * k + 2] * c[2];
+    for (int k = 0; k < 3; k++) R->o[k] = z[k] - s[k];
+    if (!zd)
+        return;
+    const double *pd = zd + 3;
+    for (int k = 0; k < 3; k++)  /* w = 2 E p' */
+        w[k] = 2 * (E[4 * k] * pd[0] + E[4 * k + 1] * pd[1] + E[4 * k + 2] * pd[2] + E[4 * k + 3] * pd[3]);
+    cross(w, s, ws);
+    for (int k = 0; k < 3; k++) {  /* link coordinates: A^T w, A^T (r' - w x s) */
+        R->v[k] = R->A[k] * w[0] + R->A[3 + k] * w[1] + R->A[6 + k] * w[2];
+        R->v[3 + k] = R->A[k] * (zd[0] - ws[0]) + R->A[3 + k] * (zd[1] - ws[1]) +
+                      R->A[6 + k] * (zd[2] - ws[2]);
+    }
+}
+
+static int accel(form_joint *x, double t, const double *z, const double *zd, double *zdd)
+{
+    ptrdiff_t n = x->n;
+    if (!x->free) {
+        mb_jtree_input(x->T, t, zd, x->u);
+        int rc = mb_jtree_aba(x->T, z, zd, x->u, zdd, x->work);
+        return rc == MB_ERR_NONFINITE ? MB_RECOVERABLE : rc;
+    }
+    unpack(x, z, zd);
+    mb_jtree_input(x->T, t, x->qde, x->u);
+    int rc = mb_jtree_aba_free(x->T, &x->root, x->qe, x->qde, x->u, x->a0, x->qdde, x->work);
+    if (rc != MB_OK)
+        return rc == MB_ERR_NONFINITE ? MB_RECOVERABLE : rc;
+    memcpy(zdd + 7, x->qdde + 1, (size_t)(n - 1) * sizeof(double));
+    /* the root: alpha and the origin's acceleration (global), then the centre of mass's
+     * and p'' */
+    const mb_jtree_root *R = &x->root;
+    const double *A = R->A, *c = x->T->inertia + 1, *pd = zd + 3, *p = z + 3;
+    double E[12], Ad[9], s[3], wb[3], vb[3], ab[3], al[3], ao[3], w[3], t1[3], t2[3], t3[3];
+    rot_of_quat(p, Ad, E);
+    for (int k = 0; k < 3; k++) s[k] = A[3 * k] * c[0] + A[3 * k + 1] * c[1] + A[3 * k + 2] * c[2];
+    memcpy(wb, R->v, sizeof wb);
+    memcpy(vb, R->v + 3, sizeof vb);
+    cross(wb, vb, t1);
+    for (int k = 0; k < 3; k++) ab[k] = x->a0[3 + k] + t1[k];
+    for (int k = 0; k < 3; k++) {
+        al[k] = A[3 * k] * x->a0[0] + A[3 * k + 1] * x->a0[1] + A[3 * k + 2] * x->a0[2];
+        ao[k] = A[3 * k] * ab[0] + A[3 * k + 1] * ab[1] + A[3 * k + 2] * ab[2];
+        w[k] = A[3 * k] * wb[0] + A[3 * k + 1] * wb[1] + A[3 * k + 2] * wb[2];
+    }
+    cross(al, s, t1);
+    cross(w, s, t2);
+    cross(w, t2, t3);
+    for (int k = 0; k < 3; k++) zdd[k] = ao[k] + t1[k] + t3[k];
+    double pp = pd[0] * pd[0] + pd[1] * pd[1] + pd[2] * pd[2] + pd[3] * pd[3];
+    for (int k = 0; k < 4; k++)
+        zdd[3 + k] = 0.5 * (E[k] * al[0] + E[4 + k] * al[1] + E[8 + k] * al[2]) - pp * p[k];
+    return MB_OK;
+}
+
+static int fj_rhs(double t, const double *y, double *yd, void *ctx)
+{
+    form_joint *x = ctx;
+    memcpy(yd, y + x->m, (size_t)x->m * sizeof(double));
+    return accel(x, t, y, y + x->m, yd + x->m);
+}
+
+static int fj_acc(double t, const double *q, const double *qd, double *qdd, void *ctx)
+{
+    return accel(ctx, t, q, qd, qdd);
+}
+
+static int fj_jac_differences(double t, const double *y, double *J, ptrdiff_t ld, void *ctx);
+
+#ifndef FJ_DIFFERENCES
+#define FJ_DIFFERENCES 0
+#endif
+#define FJ_EXACT_MAX_N 400
+
+/* [0 I; a_x a_x'], exact (mb_jtree_aba_derivatives) or by central differences */
+static int fj_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
+{
+    if (!FJ_DIFFERENCES && !((form_joint *)ctx)->free && ((form_joint *)ctx)->n <= FJ_EXACT_MAX_N) {
+        form_joint *x = ctx;
+        ptrdiff_t n = x->n;
+        for (ptrdiff_t j = 0; j < 2 * n; j++)
+            for (ptrdiff_t i = 0; i < n; i++) J[j * ld + i] = (j == n + i) ? 1.0 : 0.0;
+        int rc = mb_jtree_aba_derivatives(x->T, t, y, y + n, NULL, NULL, J + n, J + n * ld + n,
+                                          ld, x->work);
+        return rc == MB_ERR_NONFINITE || rc == MB_ERR_LINALG ? MB_RECOVERABLE : rc;
+    }
+    return fj_jac_differences(t, y, J, ld, ctx);
+}
+
+static int fj_jac_differences(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
+{
+    form_joint *x = ctx;
+    ptrdiff_t n = x->m;
+    double *yp = x->yp, *ap = x->a, *acc = x->acc;
+    const double h0 = 6.0554544523933395e-06;   /* cbrt(DBL_EPSILON) */
+    memcpy(yp, y, (size_t)(2 * n) * sizeof(double));
+    for (ptrdiff_t j = 0; j < 2 * n; j++) {
+        double *col = J + j * ld;
+        for (ptrdiff_t i = 0; i < n; i++) col[i] = (j == n + i) ? 1.0 : 0.0;
+        double h = h0 * fmax(1.0, fabs(y[j]));
+        yp[j] = y[j] + h;
+        int rc = accel(x, t, yp, yp + n, acc);
+        for (ptrdiff_t i = 0; rc == MB_OK && i < n; i++) ap[i] = acc[i];
+        yp[j] = y[j] - h;
+        if (rc == MB_OK)
+            rc = accel(x, t, yp, yp + n, acc);
+        yp[j] = y[j];
+        if (rc != MB_OK)
+            return rc;
+        for (ptrdiff_t i = 0; i < n; i++) col[n + i] = (ap[i] - acc[i]) / (2 * h);
+    }
+    return MB_OK;
+}
+
+/* the link frame of the mechanism's body b from its body coordinates: rotation A, origin o,
+ * angular velocity w and origin velocity v (global); c the centre of mass in link axes */
+static void link_of_body(const double *q, const double *qd, int b, const double *c, double *A,
+                         double *o, double *w, double *v)
+{
+    const double *r = q + 7 * b, *rd = qd ? qd + 7 * b : NULL;
+    double E[12], s[3], ws[3];
+    rot_of_quat(r + 3, A, E);
+    for (int k = 0; k < 3; k++) s[k] = A[3 * k] * c[0] + A[3 * k + 1] * c[1] + A[3 * k + 2] * c[2];
+    for (int k = 0; k < 3; k++) o[k] = r[k] - s[k];
+    if (!qd)
+        return;
+    const double *pd = rd + 3;
+    for (int k = 0; k < 3; k++)  /* w = 2 E(p) p' */
+        w[k] = 2 * (E[4 * k] * pd[0] + E[4 * k + 1] * pd[1] + E[4 * k + 2] * pd[2] +
+                    E[4 * k + 3] * pd[3]);
+    cross(w, s, ws);
+    for (int k = 0; k < 3; k++) v[k] = rd[k] - ws[k];
+}
+
+static void cross(const double *a, const double *b, double *c)
+{
+    double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
+    c[0] = x, c[1] = y, c[2] = z;
+}
+
+/* joint coordinates and rates of a body state (the inverse of the forward kinematics on
+ * consistent states) */
+static int joint_of_body(form_joint *x, const double *q, const double *qd, double *xj,
+                         double *xdj)
+{
+    const mb_jtree *T = x->T;
+    ptrdiff_t off = x->free ? 6 : 0;
+    if (x->free) {  /* the floating base: its body coordinates */
+        memcpy(xj, q + 7 * x->body[0], 7 * sizeof(double));
+        if (qd)
+            memcpy(xdj, qd + 7 * x->body[0], 7 * sizeof(double));
+    }
+    for (ptrdiff_t i = x->free ? 1 : 0; i < x->n; i++) {
+        ptrdiff_t kk = off + i;
+        int p = T->parent[i];
+        double Ap[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, op[3] = {0, 0, 0}, wp[3] = {0, 0, 0},
+               vp[3] = {0, 0, 0}, Ac[9], oc[3], wc[3], vc[3];
+        if (p >= 0)
+            link_of_body(q, qd, x->body[p], T->inertia + 10 * p + 1, Ap, op, wp, vp);
+        link_of_body(q, qd, x->body[i], T->inertia + 10 * i + 1, Ac, oc, wc, vc);
+        const double *R = T->frame + 12 * i, *t = R + 9, *k = T->axis + 3 * i;
+        double AJ[9], kg[3], sJ[3];  /* the joint frame's rotation, the axis, A_p t (global) */
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                AJ[3 * r + c] = Ap[3 * r] * R[c] + Ap[3 * r + 1] * R[3 + c] + Ap[3 * r + 2] * R[6 + c];
+        for (int r = 0; r < 3; r++) {
+            kg[r] = AJ[3 * r] * k[0] + AJ[3 * r + 1] * k[1] + AJ[3 * r + 2] * k[2];
+            sJ[r] = Ap[3 * r] * t[0] + Ap[3 * r + 1] * t[1] + Ap[3 * r + 2] * t[2];
+        }
+        if (T->type[i] == MB_JT_REVOLUTE) {
+            /* u perpendicular to k, w = k x u; C = AJ^T Ac = Rm(theta) */
+            double u[3] = {0, 0, 0}, wv[3];
+            int m = fabs(k[0]) < 0.6 ? 0 : (fabs(k[1]) < 0.6 ? 1 : 2);
+            u[m] = 1.0;
+            double d = u[0] * k[0] + u[1] * k[1] + u[2] * k[2];
+            for (int e = 0; e < 3; e++) u[e] -= d * k[e];
+            double nu = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+            for (int e = 0; e < 3; e++) u[e] /= nu;
+            cross(k, u, wv);
+            double Cu[3], g[3];  /* C u = AJ^T (Ac u) */
+            for (int r = 0; r < 3; r++) g[r] = Ac[3 * r] * u[0] + Ac[3 * r + 1] * u[1] + Ac[3 * r + 2] * u[2];
+            for (int r = 0; r < 3; r++) Cu[r] = AJ[r] * g[0] + AJ[3 + r] * g[1] + AJ[6 + r] * g[2];
+            xj[kk] = atan2(wv[0] * Cu[0] + wv[1] * Cu[1] + wv[2] * Cu[2],
+                          u[0] * Cu[0] + u[1] * Cu[1] + u[2] * Cu[2]);
+            if (qd)
+                xdj[kk] = kg[0] * (wc[0] - wp[0]) + kg[1] * (wc[1] - wp[1]) + kg[2] * (wc[2] - wp[2]);
+        } else {
+            double D[3], wsJ[3], wk[3];
+            for (int e = 0; e < 3; e++) D[e] = oc[e] - op[e] - sJ[e];
+            xj[kk] = kg[0] * D[0] + kg[1] * D[1] + kg[2] * D[2];
+            if (qd) {
+                cross(wp, sJ, wsJ);
+                cross(wp, kg, wk);
+                double s = 0;
+                for (int e = 0; e < 3; e++) s += kg[e] * (vc[e] - vp[e] - wsJ[e]) + wk[e] * D[e];
+                xdj[kk] = s;
+            }
+        }
+        if (!isfinite(xj[kk]) || (qd && !isfinite(xdj[kk])))
+            return MB_ERR_NONFINITE;
+    }
+    return MB_OK;
+}
+
+/* body coordinates (q, q', q'' of the mechanism; any may be NULL) of a joint state (xdd
+ * NULL: not wanted) by forward kinematics */
+/* (z, z') -> the bodies' (q, q', q''); xdd: the engine's q'' (and x->a0 with a floating
+ * base: both from the last accel at (z, z')), or NULL */
+static int body_of_joint(form_joint *x, const double *z, const double *zd, const double *xdd,
+                         double *q, double *qd, double *qdd)
+{
+    const mb_jtree *T = x->T;
+    const double *xdj = zd;
+    int rc;
+    if (x->free) {
+        unpack(x, z, zd);
+        xdj = zd ? x->qde : NULL;
+        rc = mb_jtree_fk_free(T, &x->root, x->a0, x->qe, xdj, xdd, x->fk, x->work);
+    } else {
+        rc = mb_jtree_fk(T, z, zd, xdd, x->fk, x->work);
+    }
+    if (rc != MB_OK)
+        return rc;
+    for (ptrdiff_t i = 0; i < x->n; i++) {
+        const double *f = x->fk + MB_JT_FK * i, *A = f, *o = f + 9, *w = f + 12, *v = f + 15,
+                     *al = f + 18, *a = f + 21, *c = T->inertia + 10 * i + 1;
+        int b = x->body[i];
+        double s[3], p[4];
+        for (int k = 0; k < 3; k++) s[k] = A[3 * k] * c[0] + A[3 * k + 1] * c[1] + A[3 * k + 2] * c[2];
+        /* Euler parameters (e0 >= 0) of A: Shepperd's method, as quat_from_matrix */
+        double tr = A[0] + A[4] + A[8], d[4] = {tr, A[0], A[4], A[8]};
+        int m = 0;
+        for (int k = 1; k < 4; k++)
+            if (d[k] > d[m]) m = k;
+        if (m == 0) {
+            double e = sqrt(1 + tr) / 2;
+            p[0] = e, p[1] = (A[7] - A[5]) / (4 * e), p[2] = (A[2] - A[6]) / (4 * e),
+            p[3] = (A[3] - A[1]) / (4 * e);
+        } else if (m == 1) {
+            double e = sqrt(1 + 2 * A[0] - tr) / 2;
+            p[0] = (A[7] - A[5]) / (4 * e), p[1] = e, p[2] = (A[1] + A[3]) / (4 * e),
+            p[3] = (A[2] + A[6]) / (4 * e);
+        } else if (m == 2) {
+            double e = sqrt(1 + 2 * A[4] - tr) / 2;
+            p[0] = (A[2] - A[6]) / (4 * e), p[1] = (A[1] + A[3]) / (4 * e), p[2] = e,
+            p[3] = (A[5] + A[7]) / (4 * e);
+        } else {
+            double e = sqrt(1 + 2 * A[8] - tr) / 2;
+            p[0] = (A[3] - A[1]) / (4 * e), p[1] = (A[2] + A[6]) / (4 * e),
+            p[2] = (A[5] + A[7]) / (4 * e), p[3] = e;
+        }
+        if (p[0] < 0)
+            for (int k = 0; k < 4; k++) p[k] = -p[k];
+        if (q) {
+            for (int k = 0; k < 3; k++) q[7 * b + k] = o[k] + s[k];
+            memcpy(q + 7 * b + 3, p, sizeof p);
+        }
+        if (!xdj)
+            continue;
+        /* E(p)^T y for y (3) */
+        double E[12] = {-p[1], p[0], -p[3], p[2], -p[2], p[3], p[0], -p[1], -p[3], -p[2], p[1], p[0]};
+        double ws[3], pd[4];
+        cross(w, s, ws);
+        for (int k = 0; k < 4; k++) pd[k] = 0.5 * (E[k] * w[0] + E[4 + k] * w[1] + E[8 + k] * w[2]);
+        if (qd) {
+            for (int k = 0; k < 3; k++) qd[7 * b + k] = v[k] + ws[k];
+            memcpy(qd + 7 * b + 3, pd, sizeof pd);
+        }
+        if (!xdd || !qdd)
+            continue;
+        double as[3], wws[3], pp = pd[0] * pd[0] + pd[1] * pd[1] + pd[2] * pd[2] + pd[3] * pd[3];
+        cross(al, s, as);
+        cross(w, ws, wws);
+        for (int k = 0; k < 3; k++) qdd[7 * b + k] = a[k] + as[k] + wws[k];
+        for (int k = 0; k < 4; k++)
+            qdd[7 * b + 3 + k] = 0.5 * (E[k] * al[0] + E[4 + k] * al[1] + E[8 + k] * al[2]) - pp * p[k];
+    }
+    return MB_OK;
+}
+
+static int fj_initial(mb_formulation *F, double t0, const double *q0, const double *qd0,
+                      const double *atol, double *y0, const double **atol_y)
+{
+    form_joint *x = F->impl;
+    ptrdiff_t n = x->m, nq = F->nq;
+    int rc = joint_of_body(x, q0, qd0, y0, y0 + n);
+    if (rc != MB_OK)
+        return MB_FAIL(F, rc, "the joint coordinates of the initial body state are not finite.");
+    double aq = INFINITY, av = INFINITY;
+    for (ptrdiff_t k = 0; k < nq; k++) aq = fmin(aq, atol[k]), av = fmin(av, atol[nq + k]);
+    for (ptrdiff_t i = 0; i < n; i++) x->atol[i] = aq, x->atol[n + i] = av;
+    *atol_y = x->atol;
+    (void)t0;
+    return MB_OK;
+}
+
+static void fj_problem(mb_formulation *F, mb_problem *p)
+{
+    form_joint *x = F->impl;
+    memset(p, 0, sizeof *p);
+    p->n = 2 * x->m;
+    p->rhs = fj_rhs;
+    p->jac = fj_jac;
+    p->nq = x->m;
+    p->acc = fj_acc;
+    p->ctx = x;
+}
+
+static int fj_sundials(mb_formulation *F, const char *method, mb_form_ida *ida)
+{
+    (void)F; (void)method; (void)ida;
+    return MB_OK;  /* an ODE, as the index-1 formulation */
+}
+
+static int fj_full(mb_formulation *F, double t, const double *y, double *q, double *qd)
+{
+    form_joint *x = F->impl;
+    (void)t;
+    return body_of_joint(x, y, y + x->m, NULL, q, qd, NULL);
+}
+
+static int fj_outputs(mb_formulation *F, double t, const double *y, double *q, double *qd,
+                      double *qdd, double *lam)
+{
+    form_joint *x = F->impl;
+    ptrdiff_t m = x->m;
+    double *a = x->acc;
+    int rc = accel(x, t, y, y + m, a);
+    if (rc == MB_OK)
+        rc = body_of_joint(x, y, y + m, x->free ? x->qdde : a, q, qd, qdd);
+    for (ptrdiff_t k = 0; lam && k < F->nc; k++) lam[k] = NAN;  /* no multipliers */
+    return rc;
+}
+
+const mb_form_ops mb_form_joint = {
+    "joint", fj_open, fj_close, fj_initial, fj_problem, fj_sundials, fj_full, fj_outputs, NULL,
+};

@@ -1,0 +1,355 @@
+"""Joint coordinates of a robot: :class:`JointTree`, the kinematic tree of a
+:class:`~mbint.mbs.urdf.UrdfModel` packed into the tables of the C engine
+``csrc/mbs/joint_tree.c`` (issue 23).
+
+The engine works on one coordinate a joint: forward dynamics by Featherstone's
+articulated-body algorithm (O(n) a call), inverse dynamics by the recursive
+Newton-Euler algorithm and the joint-space mass matrix by the composite-rigid-body
+algorithm; ``mbint.simulate(model, ..., formulation="joint")`` integrates
+y = (q_joint, q_joint') with it and maps its outputs back to the body coordinates of
+the model.  The tree is the UrdfModel's own: one body per group of links with mass
+(:mod:`mbint.mbs.urdf`), the joint frames (R, t), axes and dampers of its
+:class:`~mbint.mbs.urdf.UrdfJoint`, the inputs of :meth:`UrdfModel.set_joint_torques`
+given as numbers or time functions (c0, c1, c2, a, w, psi), and the model's gravity.
+
+Joint vectors are in the order of :attr:`UrdfModel.joint_names` (the file's order); the
+engine's own order (parents before children) is internal.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from ._rotations import quat_from_matrix
+from .planar import _timefn
+
+__all__ = ["JointTree"]
+
+#: the model's force elements that the tree holds itself (:meth:`UrdfModel.set_joint_torques`)
+_OWN_SUFFIXES = (".drive", ".reaction")
+
+
+class JointTree:
+    """The kinematic tree of a :class:`~mbint.mbs.urdf.UrdfModel` in joint coordinates
+    (with a floating base: for ``formulation="joint"`` only; the evaluations below take a
+    fixed base).
+
+    Parameters
+    ----------
+    model : UrdfModel
+        A model of :func:`mbint.load_urdf` (fixed or floating base).  Its joint torques
+        must be numbers or time functions (a Python ``f(t)`` is refused), and it must have
+        no force elements other than the joints' drives and dampers.
+
+    Raises
+    ------
+    TypeError
+        ``model`` is not a UrdfModel.
+    ValueError
+        A joint torque given as a Python function, joint limits or other
+        force elements, bodies or joints added to the model after loading.
+
+    Attributes
+    ----------
+    n : int
+        Number of joints (= bodies).
+    joint_names : list of str
+        As the model's.
+    """
+
+    def __init__(self, model):
+        from .urdf import UrdfModel
+        if not isinstance(model, UrdfModel):
+            raise TypeError(f"model: a UrdfModel of mbint.load_urdf, got {type(model).__name__}.")
+        others = [e.name for e in model.force_elements
+                  if not any(e.name == f"{nm}{s}" for nm in model.joint_names
+                             for s in _OWN_SUFFIXES)]
+        if others:
+            raise ValueError(f"{model.name}: force elements {others} are not joint inputs; the "
+                             f"joint tree holds only the joints' torques (numbers or time "
+                             f"functions) and dampers (use formulation='index1').")
+        extra = [e.name for e in model.joint_elements if e.name not in model.joint_names]
+        if extra or len(model.joint_elements) != len(model.joint_names):
+            raise ValueError(f"{model.name}: joints {extra} were added to the URDF tree; the "
+                             f"joint tree holds the file's joints only (use "
+                             f"formulation='index1').")
+        floating = bool(model.floating_base)
+        if len(model.bodies) != len(model.joint_names) + floating:
+            raise ValueError(f"{model.name}: {len(model.bodies)} bodies for "
+                             f"{len(model.joint_names)} moving joints; bodies were added to "
+                             f"the URDF tree (use formulation='index1').")
+        torques = getattr(model, "_torques", {})
+        calls = sorted(nm for nm, f in torques.items() if callable(f))
+        if calls:
+            raise ValueError(f"{model.name}: the torques of {calls} are Python functions f(t); "
+                             f"the joint tree takes numbers or time functions (c0, c1, c2, a, w, "
+                             f"psi).")
+        self.model = model
+        self.joint_names = list(model.joint_names)
+        groups = model._groups
+        kept = {nm: k for k, nm in enumerate(self.joint_names)}
+        # the engine's bodies: the floating base first (group 0, a free body), then the
+        # groups at the end of the kept joints, parents first
+        order = [k for k in range(1, len(groups)) if groups[k].parent_joint.name in kept]
+        order = [0] * floating + order
+        body_of = {g: i for i, g in enumerate(order)}
+        n = len(order)
+        parent = np.array([-1 if g == 0 else body_of.get(groups[g].parent_joint.parent, -1)
+                           for g in order], np.intc)
+        if any(g and groups[g].parent_joint.parent not in body_of
+               and groups[g].parent_joint.parent != 0 for g in order):
+            raise ValueError(f"{model.name}: a moving joint hangs from a group without a body.")
+        damping_on = getattr(model, "_damping_on", True)
+        typ = np.zeros(n, np.intc)
+        frame, axis = np.zeros((n, 12)), np.zeros((n, 3))
+        inertia, damping, inputs = np.zeros((n, 10)), np.zeros(n), np.zeros((n, 6))
+        for i, g in enumerate(order):
+            grp, j = groups[g], groups[g].parent_joint
+            if g == 0:  # the floating base: a free body (joint_tree.h MB_JT_FREE)
+                J = grp.inertia
+                typ[i], frame[i, [0, 4, 8]], axis[i] = 2, 1.0, (1.0, 0.0, 0.0)
+                inertia[i] = [grp.mass, *grp.com, J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[0, 2],
+                              J[1, 2]]
+                continue
+            typ[i] = 0 if j.revolute else 1
+            frame[i, :9], frame[i, 9:] = np.asarray(j.R, float).reshape(9), j.t
+            axis[i] = j.axis
+            J = grp.inertia
+            inertia[i] = [grp.mass, *grp.com, J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[0, 2],
+                          J[1, 2]]
+            damping[i] = j.damping if damping_on else 0.0
+            spec = torques.get(j.name)
+            if spec is not None:
+                fa = _timefn(f"joint torque {j.name!r}", spec, {})
+                inputs[i] = [fa[k] for k in ("c0", "c1", "c2", "a", "w", "psi")]
+        #: whether body 0 of the engine is a floating base
+        self.floating = floating
+        #: number of joints (the engine has one body more with a floating base)
+        self.n = n - floating
+        #: perm[i]: the index in joint_names of the engine's i-th joint body
+        self.perm = np.array([kept[groups[g].parent_joint.name] for g in order[floating:]],
+                             np.intp)
+        self.groups = order
+        #: body[i]: the index among the model's bodies of the engine's body i
+        self.body = np.array([groups[g].body.index for g in order], np.intc)
+        self._com = inertia[:, 1:4].copy()
+        self._handle = _core.jtree_new(parent, typ, frame, axis, inertia, damping, inputs,
+                                       np.asarray(model.gravity, float), self.body)
+
+    # ------------------------------------------------------------------ order
+    def _to_tree(self, what, x):
+        if x is None:
+            return None
+        v = np.asarray(x, float).reshape(-1)
+        if v.size != self.n or not np.all(np.isfinite(v)):
+            raise ValueError(f"{what} must be {self.n} finite joint values (the joints "
+                             f"{self.joint_names}), got {v.size}.")
+        return v[self.perm]
+
+    def _from_tree(self, v):
+        out = np.empty_like(v)
+        out[self.perm] = v
+        return out
+
+    def _eval(self, what, q, qd=None, x=None, t=0.0, xname="x"):
+        if self.floating:
+            raise ValueError(f"{self.model.name}: a floating-base tree is integrated by "
+                             f"mbint.simulate(..., formulation='joint'); the JointTree's "
+                             f"evaluations take a fixed base.")
+        return _core.jtree_eval(self._handle, what, self._to_tree("q", q),
+                                self._to_tree("qd", qd), self._to_tree(xname, x), float(t))
+
+    # ------------------------------------------------------------------ dynamics
+    def aba(self, q, qd, tau=None):
+        """Joint accelerations by the articulated-body algorithm, O(n).
+
+        Parameters
+        ----------
+        q, qd : array_like, shape (n,)
+            Joint coordinates (rad, m) and rates (rad/s, m/s).
+        tau : array_like, shape (n,), optional
+            Generalized joint forces (N m, N); default 0.  The model's own inputs and
+            dampers are not added (:meth:`accelerations` adds them).
+
+        Returns
+        -------
+        ndarray, shape (n,)
+            rad/s^2, m/s^2.
+        """
+        return self._from_tree(self._eval("aba", q, qd, tau, xname="tau"))
+
+    def aba_floating(self, base_R, base_o, base_w, base_v, q, qd, tau=None):
+        """Forward dynamics of a floating-base tree (the ABA with a free root).
+
+        Parameters
+        ----------
+        base_R : array_like, shape (3, 3)
+            Rotation of the root's link frame (link to global).
+        base_o : array_like, shape (3,)
+            Its origin, m.
+        base_w, base_v : array_like, shape (3,)
+            Its angular velocity (rad/s) and its origin's velocity (m/s), both in link
+            coordinates.
+        q, qd, tau : array_like, shape (n,)
+            Joint coordinates, rates and generalized forces (tau default 0), joint order.
+
+        Returns
+        -------
+        a0 : ndarray, shape (6,)
+            The root's angular acceleration (rad/s^2) and the acceleration of its origin
+            minus omega x v (m/s^2: the derivative of the link-coordinate velocity), link
+            coordinates, as Pinocchio's free-flyer (angular first here).
+        qdd : ndarray, shape (n,)
+            rad/s^2, m/s^2.
+        """
+        if not self.floating:
+            raise ValueError(f"{self.model.name}: aba_floating needs a floating base.")
+        root = np.concatenate([np.asarray(base_R, float).reshape(9), np.asarray(base_o, float),
+                               np.asarray(base_w, float), np.asarray(base_v, float)])
+        pad = (lambda what, v: None if v is None else np.concatenate(
+            [[0.0], self._to_tree_any(what, v)]))
+        out = _core.jtree_eval(self._handle, "aba_free", pad("q", q), pad("qd", qd),
+                               pad("tau", tau), 0.0, root)
+        return out[:6], self._from_tree(out[7:])
+
+    def _to_tree_any(self, what, x):
+        v = np.asarray(x, float).reshape(-1)
+        if v.size != self.n or not np.all(np.isfinite(v)):
+            raise ValueError(f"{what} must be {self.n} finite joint values, got {v.size}.")
+        return v[self.perm]
+
+    def accelerations(self, t, q, qd, tau=None):
+        """Joint accelerations under the model's inputs at ``t`` [s] and dampers plus
+        ``tau`` (N m, N; optional): :meth:`aba` of the sum."""
+        u = self._from_tree(self._eval("input", q, qd, None, t))
+        if tau is not None:
+            u = u + np.asarray(tau, float).reshape(-1)
+        return self.aba(q, qd, u)
+
+    def aba_derivatives(self, q, qd, tau=None, t=0.0):
+        """Exact derivatives of the joint accelerations of :meth:`accelerations`
+        (inputs at ``t`` [s], dampers, plus ``tau``): d(x'')/dq (1/s^2) and d(x'')/dq'
+        (1/s), each (n, n), by differentiating RNEA in forward mode (one O(n) tangent
+        pass a column) and M^-1 by the Cholesky factor of CRBA's M."""
+        D = self._eval("deriv", q, qd, tau, t, xname="tau")  # (2 n, n): columns as rows
+        p = np.argsort(self.perm)
+        n = self.n
+        Aq, Av = D[:n].T, D[n:].T
+        return Aq[np.ix_(p, p)], Av[np.ix_(p, p)]
+
+    def rnea(self, q, qd, qdd, gravity=True):
+        """Inverse dynamics M(q) q'' + C(q, q') (N m, N) by the recursive Newton-Euler
+        algorithm; C holds gravity unless ``gravity=False``."""
+        return self._from_tree(self._eval("rnea" if gravity else "rnea0", q, qd, qdd,
+                                          xname="qdd"))
+
+    def mass_matrix(self, q):
+        """The joint-space mass matrix M(q), shape (n, n) (kg m^2, kg), by the
+        composite-rigid-body algorithm."""
+        M = self._eval("crba", q)
+        p = np.argsort(self.perm)  # joint k is body p[k]
+        return M[np.ix_(p, p)]
+
+    def link_frames(self, q, qd=None, qdd=None):
+        """Forward kinematics: per joint (order of :attr:`joint_names`) the child link
+        frame's rotation A (3, 3), origin o (3,) m, angular velocity (rad/s), origin
+        velocity (m/s), angular acceleration (rad/s^2) and origin acceleration (m/s^2),
+        global frame, as a dict of arrays with a leading axis of n."""
+        F = self._eval("fk", q, qd, qdd)
+        F = F[np.argsort(self.perm)]
+        return dict(A=F[:, :9].reshape(-1, 3, 3), o=F[:, 9:12], w=F[:, 12:15], v=F[:, 15:18],
+                    alpha=F[:, 18:21], a=F[:, 21:24])
+
+    # ------------------------------------------------------------------ body coordinates
+    def _body_state_tree(self, xt, xdt):
+        """(q, qd) of the model's bodies (centre of mass, Euler parameters with e0 >= 0)
+        of a joint state in the engine's order."""
+        F = _core.jtree_eval(self._handle, "fk", np.asarray(xt, float),
+                             np.asarray(xdt, float))
+        nq = self.model.nq
+        q, qd = np.zeros(nq), np.zeros(nq)
+        for i, b in enumerate(self.body):
+            A = F[i, :9].reshape(3, 3)
+            s = A @ self._com[i]
+            w = F[i, 12:15]
+            p = quat_from_matrix(A, tol=1e-6)
+            e0, e1, e2, e3 = p
+            E = np.array([[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]])
+            o = 7 * b
+            q[o:o + 3], q[o + 3:o + 7] = F[i, 9:12] + s, p
+            qd[o:o + 3], qd[o + 3:o + 7] = F[i, 15:18] + np.cross(w, s), 0.5 * E.T @ w
+        return q, qd
+
+    def body_state(self, q, qd):
+        """Body coordinates and velocities of the model (forward kinematics in C) of a
+        joint state: q, qd of shape (nq,) (m, Euler parameters; m/s, 1/s)."""
+        if self.floating:
+            self._eval("fk", q)  # the ValueError of a floating base
+        return self._body_state_tree(self._to_tree("q", q), self._to_tree("qd", qd))
+
+    def attach(self, traj, out):
+        """What a run on formulation="joint" adds to its Trajectory: the integrated joint
+        coordinates ``traj.x_joint``, rates ``traj.xd_joint`` (n, m) in the order of
+        :attr:`joint_names`, Euler parameters made continuous in time (p and -p are the
+        same rotation: the first output takes the sign of q0, each later one the sign
+        nearer the previous one, with p', p''),
+        and a dense output of the body state (``traj.sol``; the integrator's own, over
+        the joint state in the engine's order, is ``traj.sol_joint``)."""
+        n, m = self.n, len(traj.t)
+        off = 7 if self.floating else 0  # the floating base's (r, p) first
+        k = n + off
+        y = np.asarray(out["ss_y"], float).reshape(m, 2 * k)
+        traj.x_joint, traj.xd_joint = np.empty((n, m)), np.empty((n, m))
+        traj.x_joint[self.perm] = y[:, off:k].T
+        traj.xd_joint[self.perm] = y[:, k + off:].T
+        traj.joint_names = list(self.joint_names)
+        q0 = (traj.initial or {}).get("q0")
+        for b in self.body:
+            rows = slice(7 * b + 3, 7 * b + 7)
+            P = traj.q[rows]
+            if m == 0:
+                continue
+            # the first output takes the sign of the run's own q0 (its Euler parameters
+            # with e0 near 0 may come out of the forward kinematics with the other sign)
+            s0 = -1.0 if q0 is not None and float(np.dot(P[:, 0], q0[rows])) < 0 else 1.0
+            flip = np.cumprod(np.where(np.einsum("ij,ij->j", P[:, 1:], P[:, :-1]) < 0, -1.0,
+                                       1.0))
+            sign = s0 * np.concatenate([[1.0], flip])
+            for arr in (traj.q, traj.qd, traj.qdd):
+                arr[rows] *= sign
+        if traj.sol is not None:  # a floating base: over the integrated state only
+            traj.sol_joint = traj.sol
+            traj.sol = None if self.floating else _JointDense(traj.sol, self)
+
+
+class _JointDense:
+    """Dense output of a joint-coordinate run as (q, qd) of the model's bodies, shape
+    (2 nq,) or (2 nq, k): the integrator's dense output of the joint state mapped by
+    forward kinematics (Euler parameters with e0 >= 0)."""
+
+    def __init__(self, joint, tree):
+        self.joint, self._tree = joint, tree
+        self.model = tree.model
+        self.t_min, self.t_max = getattr(joint, "t_min", None), getattr(joint, "t_max", None)
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name in ("joint", "_tree", "model"):
+            raise AttributeError(name)
+        return getattr(self.joint, name)
+
+    def __getstate__(self):
+        return dict(joint=self.joint, model=self.model, t_min=self.t_min, t_max=self.t_max)
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._tree = None
+
+    def __call__(self, t):
+        if self._tree is None:
+            self._tree = JointTree(self.model)
+        tree, n = self._tree, self._tree.n
+        y = np.asarray(self.joint(t), float)
+        if y.ndim == 1:
+            return np.concatenate(tree._body_state_tree(y[:n], y[n:]))
+        return np.stack([np.concatenate(tree._body_state_tree(c[:n], c[n:])) for c in y.T],
+                        axis=1)
