@@ -233,6 +233,10 @@ class Trajectory:
     _stored_output_units: dict[str, str]  # their units,
     _stored_sensors: dict[str, FloatArray]  # its sensors (m, n_components)
     _stored_sensor_meta: dict[str, Any]  # and theirs
+    x_joint: FloatArray  # formulation="joint": the integrated joint coordinates,
+    xd_joint: FloatArray  # their rates,
+    sol_joint: DenseOutput | None  # and the dense output over the joint state
+    _sensor_offsets: dict[str, FloatArray]  # a Simulator's actuator inputs (sensors)
     _energy: Energy | None
     _violation: Violation | None
     _dissipated: FloatArray | None
