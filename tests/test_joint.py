@@ -8,7 +8,6 @@ its forward kinematics; internally ABA = CRBA^-1 (tau - RNEA(q, q', 0)).  Expect
 come from Pinocchio or from another algorithm of the engine, never from the code path
 under test.
 """
-import importlib.metadata
 import math
 from pathlib import Path
 
@@ -23,22 +22,7 @@ yourdfpy = pytest.importorskip("yourdfpy")
 pin = pytest.importorskip("pinocchio")
 
 
-def _robots_dir():
-    try:
-        files = importlib.metadata.files("example-robot-data") or []
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    for f in files:
-        if str(f).endswith(".urdf"):
-            p = Path(f.locate())
-            while p.name != "robots":
-                p = p.parent
-            return p
-    return None
-
-
-ROBOTS = _robots_dir()
-needs_robots = pytest.mark.skipif(ROBOTS is None, reason="example-robot-data is not installed")
+from robots import ROBOTS, needs_robots  # noqa: E402
 
 # fixed-base trees: arms, a pendulum with continuous joints, legged robots welded at the
 # base (revolute trees with several branches), the panda's prismatic fingers

@@ -2,13 +2,11 @@
 spring-damper's actuator, a spatial rotational spring-damper's actuator, and the joint
 torques of a URDF robot, each checked against statics in closed form (or Pinocchio's
 inverse dynamics) and against the model being left unchanged."""
-import importlib.metadata
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import mbint
+from robots import ROBOTS
 
 G = 9.81
 
@@ -72,18 +70,7 @@ def test_spatial_rsda_actuator_balances_gravity(formulation):
     assert np.all(c.forces == spatial_rod().compile().forces)
 
 
-def _ur5():
-    try:
-        files = importlib.metadata.files("example-robot-data") or []
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    for f in files:
-        if str(f).endswith("ur_description/urdf/ur5_robot.urdf"):
-            return str(f.locate())
-    return None
-
-
-UR5 = _ur5()
+UR5 = None if ROBOTS is None else str(ROBOTS / "ur_description/urdf/ur5_robot.urdf")
 
 
 @pytest.mark.skipif(UR5 is None, reason="example-robot-data is not installed")

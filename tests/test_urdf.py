@@ -6,7 +6,6 @@ same file; a simulated arm follows Pinocchio's ABA integrated by SciPy's DOP853;
 forward kinematics is consistent with the constraints; bad files give clear errors.
 Expected values come from Pinocchio, SciPy or closed forms, never from mbint.
 """
-import importlib.metadata
 import math
 import sys
 import textwrap
@@ -22,22 +21,7 @@ yourdfpy = pytest.importorskip("yourdfpy")
 pin = pytest.importorskip("pinocchio")
 
 
-def _robots_dir():
-    try:
-        files = importlib.metadata.files("example-robot-data") or []
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    for f in files:
-        if str(f).endswith(".urdf"):
-            p = Path(f.locate())
-            while p.name != "robots":
-                p = p.parent
-            return p
-    return None
-
-
-ROBOTS = _robots_dir()
-needs_robots = pytest.mark.skipif(ROBOTS is None, reason="example-robot-data is not installed")
+from robots import ROBOTS, needs_robots  # noqa: E402
 
 
 def _urdf(rel):

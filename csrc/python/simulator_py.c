@@ -76,8 +76,6 @@ static double *input_slot(mech_handle *mh, ptrdiff_t row, int driver)
     return mh->spatial ? &mh->sforces[row].fa.c0 : &mh->forces[row].fa.c0;
 }
 
-/* room for one more change; 0, or -1 with MemoryError */
-static int hist_room(struct stepper_obj *o);
 
 /* the force table as it was at time t (at(t) of mech_session_result_at): the changes
  * after t undone, last first, then those at or before t applied in order (a point at
@@ -367,6 +365,32 @@ static PyObject *stepper_advance(stepper_obj *o, PyObject *arg)
     return stop_tuple(o, o->rc == MB_OK ? t : pw_t(o));
 }
 
+static int piece_set_driver(run_ctx *r, void *arg);
+
+/* The change of an input (row of the force table, or with driver of the joint/constraint
+ * table) to value at t, kept in the history when it took place (result()'s outputs);
+ * the status, or NULL with an exception */
+static PyObject *change_input(stepper_obj *o, ptrdiff_t row, int driver, double value, double t)
+{
+    if (o->nhist == o->cap) {
+        ptrdiff_t cap = o->cap ? 2 * o->cap : 16;
+        input_change *h = PyMem_Realloc(o->hist, (size_t)cap * sizeof *h);
+        if (!h)
+            return PyErr_NoMemory();
+        o->hist = h;
+        o->cap = cap;
+    }
+    double *slot = input_slot(o->S->s.mh, row, driver), before = *slot;
+    o->row = row;
+    o->value = value;
+    o->t_arg = t;
+    if (run_one(o, driver ? piece_set_driver : piece_set_force))
+        return NULL;
+    if (*slot != before)
+        o->hist[o->nhist++] = (input_change){t, row, driver, before, value};
+    return PyLong_FromLong(o->rc);
+}
+
 static PyObject *stepper_set_force(stepper_obj *o, PyObject *args)
 {
     Py_ssize_t row;
@@ -395,33 +419,9 @@ static PyObject *stepper_set_force(stepper_obj *o, PyObject *args)
                      "formulation.", mb_form_name(o->S->F.kind));
         return NULL;
     }
-    if (hist_room(o))
-        return NULL;
-    double before = *input_slot(mh, row, 0);
-    o->row = row;
-    o->value = value;
-    o->t_arg = t;
-    if (run_one(o, piece_set_force))
-        return NULL;
-    if (*input_slot(mh, row, 0) != before)
-        o->hist[o->nhist++] = (input_change){t, row, 0, before, value};
-    return PyLong_FromLong(o->rc);
+    return change_input(o, row, 0, value, t);
 }
 
-static int hist_room(stepper_obj *o)
-{
-    if (o->nhist < o->cap)
-        return 0;
-    ptrdiff_t cap = o->cap ? 2 * o->cap : 16;
-    input_change *h = PyMem_Realloc(o->hist, (size_t)cap * sizeof *h);
-    if (!h) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    o->hist = h;
-    o->cap = cap;
-    return 0;
-}
 
 /* A driver's target changes at t: c0 of its time function in row o->row becomes
  * o->value, the state at t is projected onto the new constraints (minimum-norm
@@ -504,17 +504,7 @@ static PyObject *stepper_set_driver(stepper_obj *o, PyObject *args)
                         "the old target); use 'index1' or a DAE formulation.");
         return NULL;
     }
-    if (hist_room(o))
-        return NULL;
-    double before = *input_slot(mh, row, 1);
-    o->row = row;
-    o->value = value;
-    o->t_arg = t;
-    if (run_one(o, piece_set_driver))
-        return NULL;
-    if (*input_slot(mh, row, 1) != before)
-        o->hist[o->nhist++] = (input_change){t, row, 1, before, value};
-    return PyLong_FromLong(o->rc);
+    return change_input(o, row, 1, value, t);
 }
 
 /* the problem changed at t (a parameter the user's right-hand side reads): as

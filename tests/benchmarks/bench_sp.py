@@ -1,39 +1,7 @@
-"""Benchmark of the singular-perturbation scheme (issue 12; SP paper: Gil, Sanfelice,
-Nikravesh, DETC2013): work against precision on the paper's pendulum with a particle
-(``models.pendulum_particle()``: m1 = 100, J1 = 100, L = 1, m2 = 1e-5, k = 5; fast
-mode sqrt(k / m2) = 707 rad/s), t in (0, 5).
-
-Contenders (``mbint.simulate``, index-1 formulation, analytic Jacobian in C):
-
-- ``singular_perturbation`` with a fixed step h (the paper's run: h = 0.005) and
-  adaptive (rtol sweep, atol = rtol / 100), fast = (r2, r2') (SP eq 65);
-- ``dopri5`` (ode45 in the paper), ``llm`` fixed h and adaptive, ``radau_iia``,
-  ``cvode_bdf`` (atol = rtol / 100), ``rk4`` with fixed h (stable below
-  h = 2.83 / 707 = 0.004 only).
-
-Accuracy of a run, on the output grid t = 0, 0.025, ..., 5 (t_eval, 201 points):
-
-- energy: max_k |E(t_k) - E(0)| with E of SP eq 68 (``model.reference_energy``) [J];
-- slow: max_k max_i |x_i(t_k) - x_ref,i(t_k)| over the slow variables x = (r1, theta,
-  r1', theta') of SP eq 65 (m, rad, m/s, rad/s), against ``dop853`` at rtol = atol =
-  1e-13.
-
-The code is ``mbint.benchmarks.sp`` (installed with the package, for the
-notebooks); this file is the script.
-
-Matched accuracy: each contender's runs form a work-precision curve, whose lower
-envelope is interpolated in log-log (``mbint.benchmarks.at_error``; ``*``: the cheapest
-run is already more accurate than the target).  Targets: the errors of the fixed-step
-``singular_perturbation`` runs (the paper's h = 0.005 first).
-
-Timing: the median of ``ROUNDS`` CPU times per run, the rounds interleaved (every
-run once per round), so that load on a shared machine is spread over all
-contenders alike.
-
-Run: ``python tests/benchmarks/bench_sp.py [--quick] [--json PATH]`` (writes
-out/bench_sp.md) or ``make bench`` (test_bench_sp.py runs it in a subprocess with
-OPENBLAS_NUM_THREADS=1).
-"""
+"""Benchmark of the singular-perturbation scheme (SP paper: the pendulum with a particle):
+work against precision, as ``mbint.benchmarks.sp`` describes (the contenders, the
+accuracy measures and the reference).  The code is ``mbint.benchmarks.sp`` (installed
+with the package, for the notebooks); this file is the script."""
 
 from __future__ import annotations
 
