@@ -47,6 +47,7 @@ import numpy as np
 from .._typing import ArrayLike, EventFun, FloatArray, FloatOrArray, TimeFn
 from .. import _core
 from ._bodymodel import BodyModel
+from .sensors import describe_sensors, load_sensors
 from ._description import check_planar
 from ._checks import _finite, _vec
 
@@ -723,7 +724,8 @@ class PlanarModel(BodyModel):
         dict
             ``name``, ``gravity``, ``bodies`` (name, mass, inertia, q0, qd0),
             ``joints`` and ``forces`` (kind, name, i, j, params), ``settings``,
-            ``t_span``, ``description``, ``reference``, and ``python_forces``:
+            ``t_span``, ``description``, ``reference``, ``sensors`` (each with its
+            packed row), and ``python_forces``:
             the names of the forces computed by Python functions, which plain
             data cannot hold (a model rebuilt from the description lacks them).
         """
@@ -741,7 +743,8 @@ class PlanarModel(BodyModel):
             python_forces=[e.name for e in self.force_elements if e.kind == "python"],
             settings={k: (None if v is None else float(v)) for k, v in self.settings.items()},
             t_span=None if self.t_span is None else [float(v) for v in self.t_span],
-            description=self.description, reference=self.reference)
+            description=self.description, reference=self.reference,
+            sensors=describe_sensors(self))
 
     @classmethod
     def from_description(cls, d: dict[str, Any]) -> PlanarModel:
@@ -780,6 +783,7 @@ class PlanarModel(BodyModel):
         m.t_span = None if d.get("t_span") is None else tuple(d["t_span"])
         m.description = d.get("description", "")
         m.reference = d.get("reference", "")
+        load_sensors(m, d.get("sensors"))
         return m
 
     # ---------------------------------------------------------------- pickling

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -290,3 +291,23 @@ def evaluate(model, t, q, qd, qdd):
         out[name] = np.ascontiguousarray(Y[k:k + n].T)
         k += n
     return out
+
+
+def describe_sensors(model: Any) -> list[dict[str, Any]]:
+    """The model's sensors as plain data (JSON-serializable) for ``describe()``: each
+    one's name, kind, unit, components, element and its packed row (body indices,
+    body-frame vectors, an element's law)."""
+    return [dict(name=sn.name, kind=sn.kind, unit=sn.unit, components=list(sn.components),
+                 element=sn.element,
+                 row={k: (int(v) if isinstance(v, (int, np.integer)) else float(v))
+                      for k, v in sn.row.items()})
+            for sn in model.sensors.values()]
+
+
+def load_sensors(model: Any, sensors: list[dict[str, Any]] | None) -> None:
+    """Put the sensors of a description (:func:`describe_sensors`) on a rebuilt model."""
+    for d in sensors or ():
+        sn = Sensor(str(d["name"]), str(d["kind"]), str(d["unit"]), tuple(d["components"]),
+                    dict(d["row"]), d.get("element"))
+        model.sensors[sn.name] = sn
+        model.output_units[sn.name] = sn.unit

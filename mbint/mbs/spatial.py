@@ -58,6 +58,7 @@ from .. import _core
 from .._validate import as_capsule
 from ._bodymodel import BodyModel
 from ._rotations import _E, _G, matrix_from_quat, quat_from_axis_angle, quat_from_matrix  # noqa: F401
+from .sensors import describe_sensors, load_sensors
 from ._description import check_spatial
 from ._spatial_elements import SpatialElement, SpatialElements, _layout, _road, _vec
 from .planar import _finite
@@ -569,7 +570,8 @@ class SpatialModel(SpatialElements, BodyModel):
             python_forces=[e.name for e in self.force_elements if e.kind in ("python", "cforce")],
             settings={k: (None if v is None else float(v)) for k, v in self.settings.items()},
             t_span=None if self.t_span is None else [float(v) for v in self.t_span],
-            description=self.description, reference=self.reference)
+            description=self.description, reference=self.reference,
+            sensors=describe_sensors(self))
 
     @classmethod
     def from_description(cls, d: dict[str, Any]) -> SpatialModel:
@@ -595,6 +597,7 @@ class SpatialModel(SpatialElements, BodyModel):
         m.t_span = None if d.get("t_span") is None else tuple(d["t_span"])
         m.description = d.get("description", "")
         m.reference = d.get("reference", "")
+        load_sensors(m, d.get("sensors"))
         return m
 
 
