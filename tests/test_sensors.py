@@ -399,7 +399,7 @@ def test_every_saved_unit_parses_with_pint(tmp_path):
 
 def test_sensors_survive_describe_and_load(tmp_path):
     """Regression: sensors were not part of describe(), so a model rebuilt from its
-    description (mbint.load of a saved model, a process pool's copy) had none.  The
+    description (a model loaded from a saved file) had none.  The
     rebuilt models (planar and spatial) give the same sensor values bit for bit."""
     m = mbint.PlanarModel(gravity=(0.0, -9.81))
     rod = m.add_body(1.0, 0.1, q=(0.5, 0.0, 0.0), name="rod")
