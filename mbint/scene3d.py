@@ -717,6 +717,15 @@ class _Pipe:
         return chunk
 
 
+def _browser_env(home):
+    """The browser's environment: ours with its own HOME, without the preloaded libraries
+    of this process (``LD_PRELOAD``: ``make asan`` preloads libasan into the Python it
+    tests, which must not reach Chromium)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS")}
+    env["HOME"] = home
+    return env
+
+
 def _cdp_screenshot(exe, url, w, h, timeout, tmp):
     """PNG bytes of the page at ``url`` once it has set ``window.mbintViewReady``."""
     import base64
@@ -738,7 +747,7 @@ def _cdp_screenshot(exe, url, w, h, timeout, tmp):
     shell = f'exec "$0" "$@" 3<&{rfd} 4>&{wfd} {rfd}<&- {wfd}>&-'
     proc = subprocess.Popen([shutil.which("bash") or "/bin/bash", "-c", shell] + cmd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            pass_fds=(rfd, wfd), env=dict(os.environ, HOME=tmp))
+                            pass_fds=(rfd, wfd), env=_browser_env(tmp))
     os.close(rfd)
     os.close(wfd)
     cdp = _Pipe(to_browser[1], from_browser[0], time.monotonic() + timeout)

@@ -272,3 +272,15 @@ def test_screenshot_shows_the_model_where_the_camera_puts_it(pendulum_run, tmp_p
             dh = np.abs(hsv[:, 0] - want)
             share = np.mean((hsv[:, 1] > 0.2) & (np.minimum(dh, 1 - dh) < 0.04))
             assert 0.0005 < share < 0.2, (body.name, share)
+
+
+def test_the_browser_does_not_inherit_preloaded_libraries(monkeypatch, tmp_path):
+    """Regression: under ``make asan`` libasan is preloaded into Python (LD_PRELOAD) and
+    Chromium inherited it, which stalled the screenshot ("the browser did not answer in
+    time")."""
+    from mbint import scene3d
+    monkeypatch.setenv("LD_PRELOAD", "/nonexistent/libasan.so")
+    monkeypatch.setenv("ASAN_OPTIONS", "halt_on_error=1")
+    env = scene3d._browser_env(str(tmp_path))
+    assert "LD_PRELOAD" not in env and "ASAN_OPTIONS" not in env
+    assert env["HOME"] == str(tmp_path) and env["PATH"] == __import__("os").environ["PATH"]
