@@ -22,7 +22,7 @@ yourdfpy = pytest.importorskip("yourdfpy")
 pin = pytest.importorskip("pinocchio")
 
 
-from robots import ROBOTS, needs_robots  # noqa: E402
+from robots import ROBOTS, needs_robots, set_joint_coordinates  # noqa: E402
 
 # fixed-base trees: arms, a pendulum with continuous joints, legged robots welded at the
 # base (revolute trees with several branches), the panda's prismatic fingers
@@ -59,12 +59,7 @@ class Oracle:
 
     def q(self, x):
         q = pin.neutral(self.model)
-        for jm, xk in zip(self.joints, x):
-            if jm.nq == 2:   # continuous: (cos, sin)
-                q[jm.idx_q:jm.idx_q + 2] = math.cos(xk), math.sin(xk)
-            else:
-                q[jm.idx_q] = xk
-        return q
+        return set_joint_coordinates(q, self.joints, x)
 
     def v(self, x):
         v = np.zeros(self.model.nv)

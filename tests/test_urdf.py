@@ -21,7 +21,7 @@ yourdfpy = pytest.importorskip("yourdfpy")
 pin = pytest.importorskip("pinocchio")
 
 
-from robots import ROBOTS, needs_robots  # noqa: E402
+from robots import ROBOTS, needs_robots, set_joint_coordinates  # noqa: E402
 
 
 def _urdf(rel):
@@ -69,12 +69,7 @@ class Oracle:
         if self.floating:
             r, p = base
             q[:3], q[3:7] = r, [p[1], p[2], p[3], p[0]]  # (x, y, z, w)
-        for jm, xk in zip(self.joints, x):
-            if jm.nq == 2:   # continuous: (cos, sin)
-                q[jm.idx_q:jm.idx_q + 2] = math.cos(xk), math.sin(xk)
-            else:
-                q[jm.idx_q] = xk
-        return q
+        return set_joint_coordinates(q, self.joints, x)
 
     def v(self, x, base=None):
         v = np.zeros(self.model.nv)
