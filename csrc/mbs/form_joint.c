@@ -39,6 +39,14 @@ typedef struct form_joint {
     double *atol;          /* 2 m */
     mb_jtree_root root;    /* the floating base's state of the last unpack */
     double a0[6];          /* its acceleration of the last accel */
+    /* a planar mechanism (3 body coordinates (x, y, theta) a body, nq = 3 n): the forces
+     * of its mb_mech at the bodies' coordinates, as generalized joint forces */
+    int planar;
+    const mb_mech *mech;
+    double *off;           /* n: the joint frame's rotation about z (rad) */
+    double *th;            /* n: the bodies' theta */
+    double *Q, *qb, *qdb;  /* nq each: Q and the bodies' q, q' */
+    double *S;             /* 3 n: force and moment sums over subtrees */
 } form_joint;
 
 static int fj_open(mb_formulation *F, const mb_form_options *o)
@@ -53,9 +61,14 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
     ptrdiff_t n = T->n;
     if (mb_jtree_check(T, F->msg, sizeof F->msg) != MB_OK)
         return MB_ERR_ILL_INPUT;
-    if (n == 0 || 7 * n != F->nq)
+    int planar = n > 0 && 3 * n == F->nq;
+    if (n == 0 || (7 * n != F->nq && !planar))
         return MB_FAIL(F, MB_ERR_ILL_INPUT, "formulation 'joint': the tree has %td bodies and the "
-                       "mechanism %td coordinates (7 a body).", n, F->nq);
+                       "mechanism %td coordinates (7 a body, or 3 for a planar one).", n, F->nq);
+    for (ptrdiff_t i = 0; planar && i < n; i++)
+        if (T->type[i] == MB_JT_FREE)
+            return MB_FAIL(F, MB_ERR_ILL_INPUT, "formulation 'joint': a planar tree has no "
+                           "floating base.");
     for (ptrdiff_t i = 0; i < n; i++)
         if (o->tree_body[i] < 0 || o->tree_body[i] >= n)
             return MB_FAIL(F, MB_ERR_ILL_INPUT, "formulation 'joint': tree body %td is body %d "
@@ -67,7 +80,8 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
     x->T = T, x->body = o->tree_body, x->n = n;
     x->free = T->type[0] == MB_JT_FREE;
     ptrdiff_t m = x->m = n + (x->free ? 6 : 0);
-    x->work = malloc((size_t)(mb_jtree_deriv_work_size(n) + (4 + MB_JT_FK) * n + 6 * m) *
+    ptrdiff_t np = planar ? 5 * n + 3 * F->nq : 0;  /* the planar scratch */
+    x->work = malloc((size_t)(mb_jtree_deriv_work_size(n) + (4 + MB_JT_FK) * n + 6 * m + np) *
                      sizeof(double));
     if (!x->work)
         return MB_FAIL(F, MB_ERR_MEM, "formulation 'joint': out of memory.");
@@ -80,6 +94,17 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
     x->yp = x->acc + m;
     x->atol = x->yp + 2 * m;
     x->fk = x->atol + 2 * m;
+    if (planar) {
+        x->planar = 1, x->mech = F->mech;
+        x->off = x->fk + MB_JT_FK * n;
+        x->th = x->off + n;
+        x->S = x->th + n;
+        x->Q = x->S + 3 * n;
+        x->qb = x->Q + F->nq;
+        x->qdb = x->qb + F->nq;
+        for (ptrdiff_t i = 0; i < n; i++)  /* R_i = Rz(off_i) (row-major) */
+            x->off[i] = atan2(T->frame[12 * i + 3], T->frame[12 * i]);
+    }
     F->n = 2 * m;
     return MB_OK;
 }
@@ -143,9 +168,113 @@ static void unpack(form_joint *x, const double *z, const double *zd)
     }
 }
 
+/* ---- planar trees: body coordinates (x, y, theta) of the centres of mass, 3 a body ----
+ * Every joint is a revolute about z or a prismatic along an axis in the plane, and every
+ * joint frame a rotation about z by off_i, so a body's theta is the sum of off and of the
+ * revolute coordinates along its path (continuous in time, not wrapped). */
+
+/* body coordinates (q, q', q'' of the mechanism; qd, qdd may be NULL) from the forward
+ * kinematics in x->fk (velocities with qd, accelerations with qdd) at joint state z */
+static void planar_bodies(form_joint *x, const double *z, double *q, double *qd, double *qdd)
+{
+    const mb_jtree *T = x->T;
+    for (ptrdiff_t i = 0; i < x->n; i++) {
+        int p = T->parent[i], b = x->body[i];
+        x->th[i] = (p >= 0 ? x->th[p] : 0.0) + x->off[i] +
+                   (T->type[i] == MB_JT_REVOLUTE ? z[i] : 0.0);
+        const double *f = x->fk + MB_JT_FK * i, *A = f, *c = T->inertia + 10 * i + 1;
+        double s[2] = {A[0] * c[0] + A[1] * c[1], A[3] * c[0] + A[4] * c[1]};
+        q[3 * b] = f[9] + s[0], q[3 * b + 1] = f[10] + s[1], q[3 * b + 2] = x->th[i];
+        if (!qd)
+            continue;
+        double w = f[14];  /* omega x s = w (-s_y, s_x) */
+        qd[3 * b] = f[15] - w * s[1], qd[3 * b + 1] = f[16] + w * s[0], qd[3 * b + 2] = w;
+        if (!qdd)
+            continue;
+        double al = f[20];  /* a + alpha x s - w^2 s */
+        qdd[3 * b] = f[21] - al * s[1] - w * w * s[0];
+        qdd[3 * b + 1] = f[22] + al * s[0] - w * w * s[1];
+        qdd[3 * b + 2] = al;
+    }
+}
+
+/* x'' of a planar tree: the mechanism's forces Q at the bodies' (q, q') (gravity, force
+ * elements, Python forces: mb_mech forces) mapped to the joints by the transposed joint
+ * Jacobian, tau = J^T Q (sums over subtrees, O(n)), then the ABA (the tree's own gravity,
+ * inputs and dampers are zero) */
+static int planar_accel(form_joint *x, double t, const double *z, const double *zd,
+                        double *zdd)
+{
+    const mb_jtree *T = x->T;
+    ptrdiff_t n = x->n;
+    int rc = mb_jtree_fk(T, z, zd, NULL, x->fk, x->work);
+    if (rc != MB_OK)
+        return rc == MB_ERR_NONFINITE ? MB_RECOVERABLE : rc;
+    planar_bodies(x, z, x->qb, x->qdb, NULL);
+    rc = x->mech->forces(t, x->qb, x->qdb, x->Q, x->mech->ctx);
+    if (rc != MB_OK)
+        return rc;
+    memset(x->S, 0, (size_t)(3 * n) * sizeof(double));
+    for (ptrdiff_t i = n - 1; i >= 0; i--) {
+        int b = x->body[i], p = T->parent[i];
+        const double *Qb = x->Q + 3 * b, *r = x->qb + 3 * b, *f = x->fk + MB_JT_FK * i;
+        double *S = x->S + 3 * i;  /* (F_x, F_y, moment about the global origin) */
+        S[0] += Qb[0], S[1] += Qb[1], S[2] += Qb[2] + r[0] * Qb[1] - r[1] * Qb[0];
+        if (T->type[i] == MB_JT_REVOLUTE) {  /* the moment about the joint point o */
+            x->u[i] = S[2] - (f[9] * S[1] - f[10] * S[0]);
+        } else {  /* the force along the global axis A k */
+            const double *k = T->axis + 3 * i;
+            x->u[i] = (f[0] * k[0] + f[1] * k[1] + f[2] * k[2]) * S[0] +
+                      (f[3] * k[0] + f[4] * k[1] + f[5] * k[2]) * S[1];
+        }
+        if (p >= 0)
+            for (int e = 0; e < 3; e++) x->S[3 * p + e] += S[e];
+    }
+    rc = mb_jtree_aba(T, z, zd, x->u, zdd, x->work);
+    return rc == MB_ERR_NONFINITE ? MB_RECOVERABLE : rc;
+}
+
+/* joint coordinates and rates of a planar body state (the inverse of planar_bodies on
+ * consistent states): theta_C - theta_P - off (not wrapped), the slide along the axis */
+static int planar_joints(form_joint *x, const double *q, const double *qd, double *xj,
+                         double *xdj)
+{
+    const mb_jtree *T = x->T;
+    for (ptrdiff_t i = 0; i < x->n; i++) {
+        int p = T->parent[i], b = x->body[i], pb = p >= 0 ? x->body[p] : -1;
+        const double *rc_ = q + 3 * b, *vc = qd + 3 * b, *c = T->inertia + 10 * i + 1;
+        double rp[3] = {0, 0, 0}, vp[3] = {0, 0, 0};
+        if (pb >= 0)
+            memcpy(rp, q + 3 * pb, sizeof rp), memcpy(vp, qd + 3 * pb, sizeof vp);
+        if (T->type[i] == MB_JT_REVOLUTE) {
+            xj[i] = rc_[2] - rp[2] - x->off[i];
+            xdj[i] = vc[2] - vp[2];
+        } else {
+            const double *t0 = T->frame + 12 * i + 9, *k = T->axis + 3 * i,
+                         *cP = p >= 0 ? T->inertia + 10 * p + 1 : NULL;
+            double t[2] = {t0[0] - (cP ? cP[0] : 0.0), t0[1] - (cP ? cP[1] : 0.0)};
+            double cp = cos(rp[2]), sp = sin(rp[2]), cc = cos(rc_[2]), sc = sin(rc_[2]);
+            double a = rp[2] + x->off[i], u[2] = {cos(a) * k[0] - sin(a) * k[1],
+                                                   sin(a) * k[0] + cos(a) * k[1]};
+            double sP[2] = {cp * t[0] - sp * t[1], sp * t[0] + cp * t[1]};     /* A_P t */
+            double sC[2] = {-(cc * c[0] - sc * c[1]), -(sc * c[0] + cc * c[1])};  /* -A_C c */
+            double D[2] = {rc_[0] + sC[0] - rp[0] - sP[0], rc_[1] + sC[1] - rp[1] - sP[1]};
+            double Dd[2] = {vc[0] - vc[2] * sC[1] - vp[0] + vp[2] * sP[1],
+                            vc[1] + vc[2] * sC[0] - vp[1] - vp[2] * sP[0]};
+            xj[i] = u[0] * D[0] + u[1] * D[1];
+            xdj[i] = u[0] * Dd[0] + u[1] * Dd[1] + vp[2] * (u[0] * D[1] - u[1] * D[0]);
+        }
+        if (!isfinite(xj[i]) || !isfinite(xdj[i]))
+            return MB_ERR_NONFINITE;
+    }
+    return MB_OK;
+}
+
 static int accel(form_joint *x, double t, const double *z, const double *zd, double *zdd)
 {
     ptrdiff_t n = x->n;
+    if (x->planar)
+        return planar_accel(x, t, z, zd, zdd);
     if (!x->free) {
         mb_jtree_input(x->T, t, zd, x->u);
         int rc = mb_jtree_aba(x->T, z, zd, x->u, zdd, x->work);
@@ -205,7 +334,7 @@ static int fj_jac_differences(double t, const double *y, double *J, ptrdiff_t ld
 /* [0 I; a_x a_x'], exact (mb_jtree_aba_derivatives) or by central differences */
 static int fj_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
 {
-    if (!FJ_DIFFERENCES && !((form_joint *)ctx)->free && ((form_joint *)ctx)->n <= FJ_EXACT_MAX_N) {
+    if (!FJ_DIFFERENCES && !((form_joint *)ctx)->free && !((form_joint *)ctx)->planar && ((form_joint *)ctx)->n <= FJ_EXACT_MAX_N) {
         form_joint *x = ctx;
         ptrdiff_t n = x->n;
         for (ptrdiff_t j = 0; j < 2 * n; j++)
@@ -275,6 +404,8 @@ static int joint_of_body(form_joint *x, const double *q, const double *qd, doubl
 {
     const mb_jtree *T = x->T;
     ptrdiff_t off = x->free ? 6 : 0;
+    if (x->planar)
+        return planar_joints(x, q, qd, xj, xdj);
     if (x->free) {  /* the floating base: its body coordinates */
         memcpy(xj, q + 7 * x->body[0], 7 * sizeof(double));
         if (qd)
@@ -342,6 +473,13 @@ static int body_of_joint(form_joint *x, const double *z, const double *zd, const
     const mb_jtree *T = x->T;
     const double *xdj = zd;
     int rc;
+    if (x->planar) {
+        rc = mb_jtree_fk(T, z, zd, zd ? xdd : NULL, x->fk, x->work);
+        if (rc == MB_OK)
+            planar_bodies(x, z, q ? q : x->qb, zd ? (qd ? qd : x->qdb) : NULL,
+                          zd && xdd ? qdd : NULL);
+        return rc;
+    }
     if (x->free) {
         unpack(x, z, zd);
         xdj = zd ? x->qde : NULL;

@@ -17,13 +17,15 @@ engine's own order (parents before children) is internal.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _core
 from ._rotations import quat_from_matrix
 from .planar import _timefn
 
-__all__ = ["JointTree"]
+__all__ = ["JointTree", "PlanarJointTree", "joint_tree"]
 
 #: the model's force elements that the tree holds itself (:meth:`UrdfModel.set_joint_torques`)
 _OWN_SUFFIXES = (".drive", ".reaction")
@@ -346,10 +348,209 @@ class _JointDense:
 
     def __call__(self, t):
         if self._tree is None:
-            self._tree = JointTree(self.model)
+            self._tree = joint_tree(self.model)
         tree, n = self._tree, self._tree.n
         y = np.asarray(self.joint(t), float)
         if y.ndim == 1:
             return np.concatenate(tree._body_state_tree(y[:n], y[n:]))
         return np.stack([np.concatenate(tree._body_state_tree(c[:n], c[n:])) for c in y.T],
                         axis=1)
+
+
+#: joints of a PlanarModel that a planar joint tree holds, with the engine's joint type
+_PLANAR_TREE_JOINTS = {"revolute": 0, "translational": 1}
+#: force elements of a PlanarModel that the planar joint tree cannot honour
+_PLANAR_REFUSED_FORCES = ("contact_line", "contact_circles")
+
+
+def _rz(a):
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+class PlanarJointTree:
+    """The kinematic tree of a :class:`~mbint.mbs.planar.PlanarModel` in joint
+    coordinates (``formulation="joint"``): one coordinate a joint, the relative angle of
+    a revolute joint (rad) or the slide of a translational one along its axis (m).
+
+    Each body is reached from the ground by exactly one path of revolute and
+    translational joints (as many joints as bodies, no other joints, no drivers).  The
+    engine (``csrc/mbs/joint_tree.c``) moves in the plane: a revolute joint turns about
+    z at its pin, a translational one slides along its axis; the tree's link frame of a
+    body has the body's axes and its origin at the body's joint point.  The model's
+    forces (gravity, spring-dampers, generalized and Python forces: the same kernel as
+    the body-coordinate formulations) are evaluated at the body coordinates given by the
+    forward kinematics and enter the articulated-body algorithm as joint forces
+    tau = J^T Q.  The Jacobian of the run is central differences of that ABA
+    (``4 n`` evaluations; not the exact derivatives of the URDF path, which hold only
+    for forces the tree itself knows).
+
+    Parameters
+    ----------
+    model : PlanarModel
+
+    Raises
+    ------
+    TypeError
+        ``model`` is not a PlanarModel.
+    ValueError
+        The model is not a tree of revolute and translational joints (a loop, a body
+        not reached from the ground, a joint of another kind, a driver), or has contact
+        elements; the message names the element and suggests ``formulation="index1"``.
+
+    Attributes
+    ----------
+    n : int
+        Number of joints (= bodies).
+    joint_names : list of str
+        The tree's joints in the model's order (the order of ``traj.x_joint``).
+    """
+
+    def __init__(self, model):
+        from .planar import PlanarModel
+        if not isinstance(model, PlanarModel):
+            raise TypeError(f"model: a PlanarModel, got {type(model).__name__}.")
+        hint = "; use formulation='index1'."
+        name = model.name
+        for e in model.joint_elements:
+            if e.kind not in _PLANAR_TREE_JOINTS:
+                raise ValueError(f"formulation='joint': {name}: {e.kind} {e.name!r} is not a "
+                                 f"joint of a tree (revolute and translational joints only, no "
+                                 f"drivers){hint}")
+        for e in model.force_elements:
+            if e.kind in _PLANAR_REFUSED_FORCES:
+                raise ValueError(f"formulation='joint': {name}: the contact {e.name!r} needs "
+                                 f"the contact step bound of the body-coordinate "
+                                 f"formulations{hint}")
+        nb = len(model.bodies)
+        if nb == 0:
+            raise ValueError(f"formulation='joint': {name} has no bodies{hint}")
+        # breadth-first from the ground: each body's joint to its parent
+        adj = {}
+        for e in model.joint_elements:
+            adj.setdefault(e.i, []).append(e)
+            adj.setdefault(e.j, []).append(e)
+        order, seen, used, frontier = [], {-1}, set(), [-1]
+        while frontier:
+            nxt = []
+            for b in frontier:
+                for e in adj.get(b, ()):
+                    if e.name in used:
+                        continue
+                    used.add(e.name)
+                    other = e.j if e.i == b else e.i
+                    if other in seen:
+                        raise ValueError(f"formulation='joint': {name}: joint {e.name!r} "
+                                         f"closes a kinematic loop; the joint formulation "
+                                         f"takes trees{hint}")
+                    seen.add(other)
+                    order.append((other, b, e))
+                    nxt.append(other)
+            frontier = nxt
+        if len(order) != nb:
+            lost = [bd.name for bd in model.bodies if bd.index not in seen]
+            raise ValueError(f"formulation='joint': {name}: bodies {lost} are not reached "
+                             f"from the ground by joints{hint}")
+        self._build(model, order)
+
+    def _build(self, model, order):
+        """The engine's tables of the tree (bodies in breadth-first order)."""
+        n = len(order)
+        pos = {b: k for k, (b, _, _) in enumerate(order)}
+        parent = np.array([pos.get(p, -1) for _, p, _ in order], np.intc)
+        typ = np.zeros(n, np.intc)
+        frame, axis, inertia = np.zeros((n, 12)), np.zeros((n, 3)), np.zeros((n, 10))
+        for k, (b, p, e) in enumerate(order):
+            P = e.params
+            si, sj = (P["si_x"], P["si_y"]), (P["sj_x"], P["sj_y"])
+            normal = e.i == p  # the parent is body i of the joint
+            s_par, s_child = (si, sj) if normal else (sj, si)
+            typ[k] = _PLANAR_TREE_JOINTS[e.kind]
+            R, ax = np.eye(3), np.array([0.0, 0.0, 1.0])
+            if e.kind == "translational":
+                phi0, ni = P["phi0"], np.array([P["ni_x"], P["ni_y"], 0.0])
+                # normal: the axis n_i is in the parent's frame; else in the child's
+                R = _rz(phi0 if normal else -phi0)
+                ax = _rz(-phi0) @ ni if normal else ni
+            # the joint point in the parent's link frame (origin at its own joint point)
+            t = np.asarray(s_par, float) + (inertia[parent[k], 1:3] if parent[k] >= 0 else 0.0)
+            frame[k, :9], frame[k, 9:11] = R.reshape(9), t
+            axis[k] = ax / np.linalg.norm(ax)
+            body = model.bodies[b]
+            J = body.inertia
+            inertia[k] = [body.mass, -s_child[0], -s_child[1], 0.0, J, J, J, 0.0, 0.0, 0.0]
+        names = [e.name for e in model.joint_elements]
+        self.model = model
+        self.n = n
+        self.floating = False
+        self.joint_names = list(names)
+        #: perm[i]: the index in joint_names of the engine's i-th joint
+        self.perm = np.array([names.index(e.name) for _, _, e in order], np.intp)
+        #: body[i]: the model's body of the engine's body i
+        self.body = np.array([b for b, _, _ in order], np.intc)
+        self._parent, self._typ = parent, typ
+        self._off = np.arctan2(frame[:, 3], frame[:, 0])
+        self._com = inertia[:, 1:3].copy()
+        self._handle = _core.jtree_new(parent, typ, frame, axis, inertia, np.zeros(n),
+                                       np.zeros((n, 6)), np.zeros(3), self.body)
+
+    def _body_state_tree(self, xt, xdt):
+        """(q, qd) of the model's bodies (centre of mass, theta) of a joint state in the
+        engine's order (forward kinematics in C)."""
+        xt, xdt = np.asarray(xt, float), np.asarray(xdt, float)
+        F = _core.jtree_eval(self._handle, "fk", xt, xdt)
+        q, qd = np.zeros(self.model.nq), np.zeros(self.model.nq)
+        th = np.zeros(self.n)
+        for i, b in enumerate(self.body):
+            p = self._parent[i]
+            th[i] = (th[p] if p >= 0 else 0.0) + self._off[i] + (xt[i] if self._typ[i] == 0
+                                                                 else 0.0)
+            A = F[i, :9].reshape(3, 3)[:2, :2]
+            s = A @ self._com[i]
+            w = F[i, 14]
+            q[3 * b:3 * b + 3] = [F[i, 9] + s[0], F[i, 10] + s[1], th[i]]
+            qd[3 * b:3 * b + 3] = [F[i, 15] - w * s[1], F[i, 16] + w * s[0], w]
+        return q, qd
+
+    def body_state(self, x, xd):
+        """Body coordinates and velocities (q, qd, each (nq,): m, rad; m/s, rad/s) of a
+        joint state ``x`` (rad, m), ``xd`` (rad/s, m/s) in the order of
+        :attr:`joint_names`."""
+        def tree(what, v):
+            v = np.asarray(v, float).reshape(-1)
+            if v.size != self.n or not np.all(np.isfinite(v)):
+                raise ValueError(f"{what} must be {self.n} finite joint values (the joints "
+                                 f"{self.joint_names}), got {v.size}.")
+            return v[self.perm]
+        return self._body_state_tree(tree("x", x), tree("xd", xd))
+
+    def attach(self, traj, out):
+        """What a run on formulation="joint" adds to its Trajectory: ``traj.x_joint``,
+        ``traj.xd_joint`` (n, m) in the order of :attr:`joint_names`, and a dense output
+        of the body state (``traj.sol``; the integrator's own over the joint state in the
+        engine's order is ``traj.sol_joint``)."""
+        n, m = self.n, len(traj.t)
+        y = np.asarray(out["ss_y"], float).reshape(m, 2 * n)
+        traj.x_joint, traj.xd_joint = np.empty((n, m)), np.empty((n, m))
+        traj.x_joint[self.perm] = y[:, :n].T
+        traj.xd_joint[self.perm] = y[:, n:].T
+        traj.joint_names = list(self.joint_names)
+        if traj.sol is not None:
+            traj.sol_joint = traj.sol
+            traj.sol = _JointDense(traj.sol, self)
+
+
+def joint_tree(model):
+    """The joint tree of a model for ``formulation="joint"``: a :class:`JointTree` of a
+    UrdfModel, a :class:`PlanarJointTree` of a PlanarModel (ValueError for other models
+    and for models that are not trees)."""
+    from .planar import PlanarModel
+    from .urdf import UrdfModel
+    if isinstance(model, UrdfModel):
+        return JointTree(model)
+    if isinstance(model, PlanarModel):
+        return PlanarJointTree(model)
+    raise ValueError(f"formulation='joint': {getattr(model, 'name', model)!r} is a "
+                     f"{type(model).__name__}; the joint formulation takes the kinematic tree "
+                     f"of a UrdfModel (mbint.load_urdf) or of a PlanarModel; use "
+                     f"formulation='index1'.")

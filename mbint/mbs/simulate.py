@@ -364,14 +364,9 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
 
 
 def _joint_tree(model):
-    """The JointTree of a run on formulation="joint" (ValueError for other models)."""
-    from .joint import JointTree
-    from .urdf import UrdfModel
-    if not isinstance(model, UrdfModel):
-        raise ValueError(f"formulation='joint': {model.name!r} is a {type(model).__name__}; the "
-                         f"joint formulation takes the kinematic tree of a UrdfModel "
-                         f"(mbint.load_urdf).")
-    return JointTree(model)
+    """The joint tree of a run on formulation="joint" (ValueError for other models)."""
+    from .joint import joint_tree
+    return joint_tree(model)
 
 
 def _check_sparse_kernels(model, handle, linear_algebra):
