@@ -325,6 +325,7 @@ static int fj_acc(double t, const double *q, const double *qd, double *qdd, void
 }
 
 static int fj_jac_differences(double t, const double *y, double *J, ptrdiff_t ld, void *ctx);
+static int fj_jac_forward(double t, const double *y, double *J, ptrdiff_t ld, void *ctx);
 
 #ifndef FJ_DIFFERENCES
 #define FJ_DIFFERENCES 0
@@ -343,7 +344,38 @@ static int fj_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
                                           ld, x->work);
         return rc == MB_ERR_NONFINITE || rc == MB_ERR_LINALG ? MB_RECOVERABLE : rc;
     }
+    if (((form_joint *)ctx)->planar)
+        return fj_jac_forward(t, y, J, ld, ctx);
     return fj_jac_differences(t, y, J, ld, ctx);
+}
+
+/* a planar tree: forward differences of its x'' (2 n + 1 evaluations of FK, the
+ * mechanism's forces and the ABA; relative error ~ sqrt(DBL_EPSILON) |x''_y|, below
+ * what the implicit methods' Newton iterations and the Rosenbrock stages feel at
+ * their tolerances) */
+static int fj_jac_forward(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
+{
+    form_joint *x = ctx;
+    ptrdiff_t n = x->m;
+    double *yp = x->yp, *a0 = x->a, *acc = x->acc;
+    const double h0 = 1.4901161193847656e-08;   /* sqrt(DBL_EPSILON) */
+    int rc = accel(x, t, y, y + n, a0);
+    if (rc != MB_OK)
+        return rc;
+    memcpy(yp, y, (size_t)(2 * n) * sizeof(double));
+    for (ptrdiff_t j = 0; j < 2 * n; j++) {
+        double *col = J + j * ld;
+        for (ptrdiff_t i = 0; i < n; i++) col[i] = (j == n + i) ? 1.0 : 0.0;
+        double h = h0 * fmax(1.0, fabs(y[j]));
+        yp[j] = y[j] + h;
+        h = yp[j] - y[j];
+        rc = accel(x, t, yp, yp + n, acc);
+        yp[j] = y[j];
+        if (rc != MB_OK)
+            return rc;
+        for (ptrdiff_t i = 0; i < n; i++) col[n + i] = (acc[i] - a0[i]) / h;
+    }
+    return MB_OK;
 }
 
 static int fj_jac_differences(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)

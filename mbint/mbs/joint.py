@@ -381,9 +381,9 @@ class PlanarJointTree:
     forces (gravity, spring-dampers, generalized and Python forces: the same kernel as
     the body-coordinate formulations) are evaluated at the body coordinates given by the
     forward kinematics and enter the articulated-body algorithm as joint forces
-    tau = J^T Q.  The Jacobian of the run is central differences of that ABA
-    (``4 n`` evaluations; not the exact derivatives of the URDF path, which hold only
-    for forces the tree itself knows).
+    tau = J^T Q.  The Jacobian of the run is forward differences of that x''
+    (``2 n + 1`` evaluations of FK, Q and the ABA, relative error ~1e-8; not the exact
+    derivatives of the URDF path, which hold only for forces the tree itself knows).
 
     Parameters
     ----------
@@ -549,7 +549,12 @@ def joint_tree(model):
     if isinstance(model, UrdfModel):
         return JointTree(model)
     if isinstance(model, PlanarModel):
-        return PlanarJointTree(model)
+        # built once per compiled model (a change of the model compiles it anew)
+        compiled = model.compile()
+        tree = getattr(compiled, "_joint_tree", None)
+        if tree is None:
+            tree = compiled._joint_tree = PlanarJointTree(model)
+        return tree
     raise ValueError(f"formulation='joint': {getattr(model, 'name', model)!r} is a "
                      f"{type(model).__name__}; the joint formulation takes the kinematic tree "
                      f"of a UrdfModel (mbint.load_urdf) or of a PlanarModel; use "
