@@ -403,8 +403,12 @@ def test_events_see_body_coordinates(tmp_path):
 
 def test_joint_formulation_refusals(tmp_path):
     from mbint import models
-    with pytest.raises(ValueError, match="UrdfModel"):
-        mbint.simulate(models.pendulum_chain(2), (0, 0.1), formulation="joint")
+    with pytest.raises(ValueError, match="UrdfModel"):  # a SpatialModel that is not a URDF
+        mbint.simulate(models.hmmwv(), (0, 0.1), formulation="joint")
+    with pytest.raises(ValueError, match="index1"):  # a planar tree with a driver
+        m = models.pendulum_chain(2)
+        m.add_driver(m.bodies[0], "theta", c0=0.0)
+        mbint.simulate(m, (0, 0.1), formulation="joint")
     path = rod_chain(tmp_path, 2)
     with pytest.raises(ValueError, match="project"):
         mbint.simulate(mbint.load_urdf(path), (0, 0.1), formulation="joint", project=True)

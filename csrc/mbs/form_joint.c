@@ -13,7 +13,17 @@
  * outputs see (q, q', q'') of the bodies (centre of mass, Euler parameters with e0 >= 0
  * and their rates).  The joint formulation has no multipliers: lambda is NaN.  atol over
  * (q, q') of the mechanism becomes atol over (x, x') as the smallest entry over q and
- * over q' respectively. */
+ * over q' respectively.
+ *
+ * A planar mechanism (nq = 3 n: (x, y, theta) of each body's centre of mass; the tree from
+ * mbint.mbs.joint.PlanarJointTree, revolute joints about z, prismatic ones along an axis
+ * in the plane, joint frames rotated about z, zero gravity, inputs and dampers): x'' by
+ * the ABA under tau = J^T Q, Q the mechanism's own forces (mb_mech forces: gravity, force
+ * elements, Python forces) at the body coordinates of the forward kinematics, so that
+ * every planar force element acts as in the body-coordinate formulations; theta the sum
+ * of the joint frames' angles and the revolute coordinates along the body's path
+ * (continuous, as the body coordinates are); the Jacobian by forward differences of
+ * that x'' (2 n + 1 evaluations). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

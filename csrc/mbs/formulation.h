@@ -67,7 +67,9 @@ typedef struct mb_form_options {
                              * pivoting alone (no preference) */
     /* joint: the kinematic tree of the mechanism (joint_tree.h), whose body i is the
      * mechanism's spatial body tree_body[i] (q at 7 tree_body[i]: centre of mass and
-     * Euler parameters); the mechanism's mb_mech is still the one of its body
+     * Euler parameters), or its planar body (q at 3 tree_body[i]: x, y, theta of the
+     * centre of mass; the mechanism's forces then act through the tree: form_joint.c);
+     * the mechanism's mb_mech is still the one of its body
      * coordinates, which the formulation's initial, full and outputs map from and to.
      * Both NULL for the other formulations. */
     const struct mb_jtree *tree;

@@ -26,18 +26,21 @@ name            integrated state y          what it is
 ``index3``      (q, v, lambda)              ... with the position constraint Phi = 0 (LS eq 1)
 ``ggl``         (q, v, lambda, mu)          both of the last two, q' = v - Phi_q^T mu (Gear,
                                             Gupta, Leimkuhler 1985)
-``joint``       (x, x'), x joint coords     a UrdfModel's tree in joint
-                                            coordinates: x'' by the articulated-body
-                                            algorithm, O(n) (csrc/mbs/joint_tree.c);
-                                            outputs in body coordinates by forward
-                                            kinematics
+``joint``       (x, x'), x joint coords     the kinematic tree of a UrdfModel or of a
+                                            PlanarModel (revolute and translational
+                                            joints) in joint coordinates: x'' by the
+                                            articulated-body algorithm, O(n)
+                                            (csrc/mbs/joint_tree.c); outputs in body
+                                            coordinates by forward kinematics
 ==============  ==========================  ===============================================
 
 Which methods: every method runs ``index1``; mbint's own methods (not SUNDIALS, which
 keep their own step loop) run ``state_space``; the methods with a mass matrix solve
 ``index1_dae``; those that solve DAEs of index 2 and 3 (``MethodInfo.dae``) also
 ``index2``, ``index3``, ``ggl``; SUNDIALS ``ida`` solves ``index1_dae`` and ``ggl``; every
-method runs ``joint`` (an ODE with a Jacobian by central differences of the ABA).
+method runs ``joint`` (an ODE: a URDF tree's Jacobian exact up to 400 joints, else central
+differences of the ABA; a planar tree's by forward differences, its forces being the
+model's own at the body coordinates of the forward kinematics).
 """
 from __future__ import annotations
 
@@ -108,7 +111,8 @@ class Formulation:
         ``linear_algebra="sparse"`` apply.
     tree : bool
         It integrates the joint coordinates of the model's kinematic tree
-        (:class:`mbint.mbs.joint.JointTree`: a UrdfModel).
+        (:class:`mbint.mbs.joint.JointTree` of a UrdfModel,
+        :class:`mbint.mbs.joint.PlanarJointTree` of a PlanarModel).
     """
 
     name: str
@@ -167,9 +171,12 @@ TABLE = {f.name: f for f in (
                 f"stabilized index-2 DAE of Gear, Gupta and Leimkuhler; {_DAE_NOTE}", _ggl,
                 dae=True, multipliers=2),
     Formulation("joint", "(x, x'), x the joint coordinates",
-                "a UrdfModel's kinematic tree in joint coordinates: x'' by the articulated-body "
-                "algorithm (O(n)), the Jacobian by central differences of it; outputs in body "
-                "coordinates by forward kinematics; traj.lam is NaN (no multipliers)",
+                "the kinematic tree of a UrdfModel, or of a PlanarModel whose revolute and "
+                "translational joints form a tree (no drivers, loops or contacts), in joint "
+                "coordinates: x'' by the articulated-body algorithm (O(n); a planar model's "
+                "forces evaluated at the body coordinates and applied as J^T Q); the "
+                "Jacobian exact (URDF, <= 400 joints) or by differences of it; outputs in "
+                "body coordinates by forward kinematics; traj.lam is NaN (no multipliers)",
                 _every_method, project=False, tree=True),
 )}
 

@@ -586,7 +586,8 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
         ``"index1_dae"``, ``"index2"``, ``"index3"`` (LS eqs 1-4) and ``"ggl"`` in
         y = (q, v, lambda[, mu]), from the consistent lambda(t0), ``traj.lam`` the
         integrated lambda; ``"joint"`` the joint coordinates of a
-        :class:`~mbint.mbs.urdf.UrdfModel`'s tree, y = (x, x') with x'' by the articulated-body
+        :class:`~mbint.mbs.urdf.UrdfModel`'s tree or of a PlanarModel that is a tree of
+        revolute and translational joints, y = (x, x') with x'' by the articulated-body
         algorithm (:mod:`mbint.mbs.joint`; the trajectory in body coordinates,
         ``traj.x_joint``, ``traj.xd_joint``; ``traj.lam`` NaN).
     q0, qd0 : array_like, shape (nq,), optional
