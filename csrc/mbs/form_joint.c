@@ -56,7 +56,7 @@ typedef struct form_joint {
     double *off;           /* n: the joint frame's rotation about z (rad) */
     double *th;            /* n: the bodies' theta */
     double *Q, *qb, *qdb;  /* nq each: Q and the bodies' q, q' */
-    double *S;             /* 3 n: force and moment sums over subtrees */
+    double *pw;            /* 32 n: the planar ABA's per-body values (planar_kin) */
 } form_joint;
 
 static int fj_open(mb_formulation *F, const mb_form_options *o)
@@ -90,7 +90,7 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
     x->T = T, x->body = o->tree_body, x->n = n;
     x->free = T->type[0] == MB_JT_FREE;
     ptrdiff_t m = x->m = n + (x->free ? 6 : 0);
-    ptrdiff_t np = planar ? 5 * n + 3 * F->nq : 0;  /* the planar scratch */
+    ptrdiff_t np = planar ? 34 * n + 3 * F->nq : 0;  /* the planar scratch */
     x->work = malloc((size_t)(mb_jtree_deriv_work_size(n) + (4 + MB_JT_FK) * n + 6 * m + np) *
                      sizeof(double));
     if (!x->work)
@@ -108,8 +108,8 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
         x->planar = 1, x->mech = F->mech;
         x->off = x->fk + MB_JT_FK * n;
         x->th = x->off + n;
-        x->S = x->th + n;
-        x->Q = x->S + 3 * n;
+        x->pw = x->th + n;
+        x->Q = x->pw + 32 * n;
         x->qb = x->Q + F->nq;
         x->qdb = x->qb + F->nq;
         for (ptrdiff_t i = 0; i < n; i++)  /* R_i = Rz(off_i) (row-major) */
@@ -208,40 +208,104 @@ static void planar_bodies(form_joint *x, const double *z, double *q, double *qd,
     }
 }
 
-/* x'' of a planar tree: the mechanism's forces Q at the bodies' (q, q') (gravity, force
- * elements, Python forces: mb_mech forces) mapped to the joints by the transposed joint
- * Jacobian, tau = J^T Q (sums over subtrees, O(n)), then the ABA (the tree's own gravity,
- * inputs and dampers are zero) */
+/* the planar articulated-body algorithm in world coordinates (Featherstone 2008, ch. 7,
+ * reduced to the plane): motions (omega, v_x, v_y), v the velocity of the body point at
+ * the global origin; forces (moment about the origin, f_x, f_y).  Per body PW doubles of
+ * x->pw: theta, link origin o (2), centre of mass r (2), S (3), v (3), c then a (3),
+ * I^A (9, row-major), p^A (3), U (3), D, u. */
+enum { PW = 32, W_TH = 0, W_O = 1, W_R = 3, W_S = 5, W_V = 8, W_C = 11, W_IA = 14, W_PA = 23,
+       W_U = 26, W_D = 29, W_UU = 30 };
+
+/* pass 1: positions, velocities, the bias c = v x (S x'), and the bodies' (q, q') */
+static void planar_kin(form_joint *x, const double *z, const double *zd)
+{
+    const mb_jtree *T = x->T;
+    for (ptrdiff_t i = 0; i < x->n; i++) {
+        double *w = x->pw + PW * i;
+        int p = T->parent[i], b = x->body[i];
+        const double *wp = p >= 0 ? x->pw + PW * p : NULL, *t = T->frame + 12 * i + 9,
+                     *k = T->axis + 3 * i, *c = T->inertia + 10 * i + 1;
+        double thp = wp ? wp[W_TH] : 0.0, cp = cos(thp), sp = sin(thp);
+        double o[2] = {(wp ? wp[W_O] : 0.0) + cp * t[0] - sp * t[1],
+                       (wp ? wp[W_O + 1] : 0.0) + sp * t[0] + cp * t[1]};
+        double th = thp + x->off[i], *S = w + W_S;
+        if (T->type[i] == MB_JT_REVOLUTE) {  /* about z at o */
+            th += z[i];
+            S[0] = 1.0, S[1] = o[1], S[2] = -o[0];
+        } else {  /* along u = A(theta_p + off) k */
+            double ca = cos(th), sa = sin(th);
+            S[0] = 0.0, S[1] = ca * k[0] - sa * k[1], S[2] = sa * k[0] + ca * k[1];
+            o[0] += z[i] * S[1], o[1] += z[i] * S[2];
+        }
+        double ct = cos(th), st = sin(th);
+        w[W_TH] = th, w[W_O] = o[0], w[W_O + 1] = o[1];
+        double *r = w + W_R, *v = w + W_V, *cb = w + W_C;
+        r[0] = o[0] + ct * c[0] - st * c[1], r[1] = o[1] + st * c[0] + ct * c[1];
+        double s[3] = {S[0] * zd[i], S[1] * zd[i], S[2] * zd[i]};
+        for (int e = 0; e < 3; e++) v[e] = (wp ? wp[W_V + e] : 0.0) + s[e];
+        cb[0] = 0.0, cb[1] = -v[0] * s[2] + s[0] * v[2], cb[2] = v[0] * s[1] - s[0] * v[1];
+        double *q = x->qb + 3 * b, *qd = x->qdb + 3 * b;
+        q[0] = r[0], q[1] = r[1], q[2] = th;
+        qd[0] = v[1] - v[0] * r[1], qd[1] = v[2] + v[0] * r[0], qd[2] = v[0];
+    }
+}
+
+/* x'' of a planar tree: the mechanism's forces Q (gravity, force elements, Python forces:
+ * mb_mech forces) at the bodies' (q, q') as external forces of the ABA (the tree's own
+ * gravity, inputs and dampers are zero) */
 static int planar_accel(form_joint *x, double t, const double *z, const double *zd,
                         double *zdd)
 {
     const mb_jtree *T = x->T;
     ptrdiff_t n = x->n;
-    int rc = mb_jtree_fk(T, z, zd, NULL, x->fk, x->work);
-    if (rc != MB_OK)
-        return rc == MB_ERR_NONFINITE ? MB_RECOVERABLE : rc;
-    planar_bodies(x, z, x->qb, x->qdb, NULL);
-    rc = x->mech->forces(t, x->qb, x->qdb, x->Q, x->mech->ctx);
+    planar_kin(x, z, zd);
+    int rc = x->mech->forces(t, x->qb, x->qdb, x->Q, x->mech->ctx);
     if (rc != MB_OK)
         return rc;
-    memset(x->S, 0, (size_t)(3 * n) * sizeof(double));
-    for (ptrdiff_t i = n - 1; i >= 0; i--) {
-        int b = x->body[i], p = T->parent[i];
-        const double *Qb = x->Q + 3 * b, *r = x->qb + 3 * b, *f = x->fk + MB_JT_FK * i;
-        double *S = x->S + 3 * i;  /* (F_x, F_y, moment about the global origin) */
-        S[0] += Qb[0], S[1] += Qb[1], S[2] += Qb[2] + r[0] * Qb[1] - r[1] * Qb[0];
-        if (T->type[i] == MB_JT_REVOLUTE) {  /* the moment about the joint point o */
-            x->u[i] = S[2] - (f[9] * S[1] - f[10] * S[0]);
-        } else {  /* the force along the global axis A k */
-            const double *k = T->axis + 3 * i;
-            x->u[i] = (f[0] * k[0] + f[1] * k[1] + f[2] * k[2]) * S[0] +
-                      (f[3] * k[0] + f[4] * k[1] + f[5] * k[2]) * S[1];
-        }
-        if (p >= 0)
-            for (int e = 0; e < 3; e++) x->S[3 * p + e] += S[e];
+    for (ptrdiff_t i = 0; i < n; i++) {  /* I (world, about the origin) and p = v x* I v - f */
+        double *w = x->pw + PW * i, *I = w + W_IA, *v = w + W_V, *r = w + W_R;
+        const double *in = T->inertia + 10 * i, *Q = x->Q + 3 * x->body[i];
+        double m = in[0], J = in[6];
+        double Iv[9] = {J + m * (r[0] * r[0] + r[1] * r[1]), -m * r[1], m * r[0],
+                        -m * r[1], m, 0.0, m * r[0], 0.0, m};
+        memcpy(I, Iv, sizeof Iv);
+        double h[3];
+        for (int e = 0; e < 3; e++) h[e] = I[3 * e] * v[0] + I[3 * e + 1] * v[1] + I[3 * e + 2] * v[2];
+        w[W_PA] = v[1] * h[2] - v[2] * h[1] - (Q[2] + r[0] * Q[1] - r[1] * Q[0]);
+        w[W_PA + 1] = -v[0] * h[2] - Q[0];
+        w[W_PA + 2] = v[0] * h[1] - Q[1];
     }
-    rc = mb_jtree_aba(T, z, zd, x->u, zdd, x->work);
-    return rc == MB_ERR_NONFINITE ? MB_RECOVERABLE : rc;
+    for (ptrdiff_t i = n - 1; i >= 0; i--) {  /* articulated inertias and biases */
+        double *w = x->pw + PW * i, *I = w + W_IA, *S = w + W_S, *U = w + W_U, *pA = w + W_PA;
+        for (int e = 0; e < 3; e++) U[e] = I[3 * e] * S[0] + I[3 * e + 1] * S[1] + I[3 * e + 2] * S[2];
+        double D = S[0] * U[0] + S[1] * U[1] + S[2] * U[2];
+        if (!(D > 0.0))
+            return MB_RECOVERABLE;
+        w[W_D] = D;
+        w[W_UU] = -(S[0] * pA[0] + S[1] * pA[1] + S[2] * pA[2]);
+        int p = T->parent[i];
+        if (p < 0)
+            continue;
+        double *wp = x->pw + PW * p, Ia[9], *cb = w + W_C;
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++) Ia[3 * r + c] = I[3 * r + c] - U[r] * U[c] / D;
+        for (int r = 0; r < 3; r++) {
+            wp[W_PA + r] += pA[r] + Ia[3 * r] * cb[0] + Ia[3 * r + 1] * cb[1] +
+                            Ia[3 * r + 2] * cb[2] + U[r] * w[W_UU] / D;
+            for (int c = 0; c < 3; c++) wp[W_IA + 3 * r + c] += Ia[3 * r + c];
+        }
+    }
+    for (ptrdiff_t i = 0; i < n; i++) {  /* accelerations (a of the base: 0, gravity in Q) */
+        double *w = x->pw + PW * i, *a = w + W_C, *U = w + W_U, *S = w + W_S;
+        int p = T->parent[i];
+        for (int e = 0; p >= 0 && e < 3; e++) a[e] += x->pw[PW * p + W_C + e];
+        double qdd = (w[W_UU] - (U[0] * a[0] + U[1] * a[1] + U[2] * a[2])) / w[W_D];
+        for (int e = 0; e < 3; e++) a[e] += S[e] * qdd;
+        zdd[i] = qdd;
+        if (!isfinite(qdd))
+            return MB_RECOVERABLE;
+    }
+    return MB_OK;
 }
 
 /* joint coordinates and rates of a planar body state (the inverse of planar_bodies on
