@@ -18,9 +18,11 @@
  * A planar mechanism (nq = 3 n: (x, y, theta) of each body's centre of mass; the tree from
  * mbint.mbs.joint.PlanarJointTree, revolute joints about z, prismatic ones along an axis
  * in the plane, joint frames rotated about z, zero gravity, inputs and dampers): x'' by
- * the ABA under tau = J^T Q, Q the mechanism's own forces (mb_mech forces: gravity, force
- * elements, Python forces) at the body coordinates of the forward kinematics, so that
- * every planar force element acts as in the body-coordinate formulations; theta the sum
+ * a planar articulated-body algorithm in world coordinates (planar_accel; 3-vectors, the
+ * engine's 3-D tables read for the geometry) with the mechanism's own forces Q (mb_mech
+ * forces: gravity, force elements, Python forces) at the body coordinates of its forward
+ * kinematics as external body forces, so that every planar force element acts as in
+ * the body-coordinate formulations; events and outputs by the 3-D mb_jtree_fk; theta the sum
  * of the joint frames' angles and the revolute coordinates along the body's path
  * (continuous, as the body coordinates are); the Jacobian by forward differences of
  * that x'' (2 n + 1 evaluations). */

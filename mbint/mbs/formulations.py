@@ -174,7 +174,7 @@ TABLE = {f.name: f for f in (
                 "the kinematic tree of a UrdfModel, or of a PlanarModel whose revolute and "
                 "translational joints form a tree (no drivers, loops or contacts), in joint "
                 "coordinates: x'' by the articulated-body algorithm (O(n); a planar model's "
-                "forces evaluated at the body coordinates and applied as J^T Q); the "
+                "forces evaluated at the body coordinates of the forward kinematics); the "
                 "Jacobian exact (URDF, <= 400 joints) or by differences of it; outputs in "
                 "body coordinates by forward kinematics; traj.lam is NaN (no multipliers)",
                 _every_method, project=False, tree=True),

@@ -380,8 +380,8 @@ class PlanarJointTree:
     body has the body's axes and its origin at the body's joint point.  The model's
     forces (gravity, spring-dampers, generalized and Python forces: the same kernel as
     the body-coordinate formulations) are evaluated at the body coordinates given by the
-    forward kinematics and enter the articulated-body algorithm as joint forces
-    tau = J^T Q.  The Jacobian of the run is forward differences of that x''
+    forward kinematics and enter a planar articulated-body algorithm (in C) as external
+    body forces.  The Jacobian of the run is forward differences of that x''
     (``2 n + 1`` evaluations of FK, Q and the ABA, relative error ~1e-8; not the exact
     derivatives of the URDF path, which hold only for forces the tree itself knows).
 
