@@ -77,11 +77,13 @@ _DESCRIPTIONS = {
         "nodes with R(z) matched to a subdiagonal Pade approximant (pade=(k, j); default "
         "(r-2, r): (1, 3) for r = 3 as the printed eqs 14, 15, 17, and (2, 4) for r = 4); "
         "simplified Newton on the stacked system (newton_tol=1e-3); fixed h= as in the paper, or "
-        "adaptive by step doubling (not in the paper); mass matrix, DAEs of index 1-3",
+        "adaptive with an embedded error estimate of order min(r, p - 1) from the block's "
+        "node values, filtered by (M - h J / r)^-1 as RADAU5's (not in the paper); mass "
+        "matrix, DAEs of index 1-3",
         "LS paper, Li, Ding, Li (2019), eqs 5-16"),
     "astable_block": (
         "A-stable variant of lstable_block: R(z) the diagonal (r, r) Pade approximant (the "
-        "paper's eq 16 for r = 4); the same options",
+        "paper's eq 16 for r = 4); the same options; adaptive by step doubling",
         "LS paper, Li, Ding, Li (2019), section 6, eq 16"),
     "cvode_bdf": ("SUNDIALS CVODE, variable-order BDF 1-5, Newton, dense direct linear solver", "Hindmarsh et al. 2005 (SUNDIALS)"),
     "cvode_adams": ("SUNDIALS CVODE, variable-order Adams-Moulton 1-12, Newton, dense direct linear solver", "Hindmarsh et al. 2005 (SUNDIALS)"),

@@ -176,9 +176,11 @@ static int choose_adaptive(run *r, attempt *a, double h_max)
         r->h_abs = fmax(h_max, a->min_h);
     if (r->h_abs < a->min_h)
         return r->nonfinite && r->nonfinite_t == r->t
-                   ? mb_fail(&r->s, MB_ERR_NONFINITE, "Every attempt from t = %.17g met a "
-                             "non-finite value, down to h = %.3g below the spacing of numbers "
-                             "there; the last: %s", r->t, r->h_abs, r->nonfinite_msg)
+                   ? mb_fail(&r->s, r->nonfinite_singular ? MB_ERR_RHS_FAIL : MB_ERR_NONFINITE,
+                             "Every attempt from t = %.17g met a %s, down to h = %.3g below the "
+                             "spacing of numbers there; the last: %s", r->t,
+                             r->nonfinite_singular ? "singular linear system inside the "
+                             "right-hand side" : "non-finite value", r->h_abs, r->nonfinite_msg)
                    : mb_fail(&r->s, MB_ERR_STEP_TOO_SMALL, "Required step size is less than "
                              "spacing between numbers (h = %.3g at t = %.17g).", r->h_abs, r->t);
     a->t_new = r->t + r->dir * r->h_abs;
@@ -298,13 +300,16 @@ static int method_failed(run *r, const attempt *a)
 
 /* An adaptive attempt whose stages met a non-finite f or Jacobian (an explicit stage
  * or a Newton iterate outside the region where the problem is defined, an exp that
- * overflows for a step far too long) is rejected and retried smaller, as SciPy and
+ * overflows for a step far too long), or a singular linear system inside f (the
+ * saddle-point matrix of a mechanism at the stage state of a step too long), is rejected and retried smaller, as SciPy and
  * SUNDIALS do; its message is kept for the report when h cannot shrink further
  * (choose_adaptive).  A fixed step cannot shrink: the failure ends the run. */
 static int nonfinite_attempt(run *r)
 {
     mb_result *res = r->res;
     r->nonfinite = 1;
+    r->nonfinite_singular = r->s.rhs_singular;
+    r->s.rhs_singular = 0;
     r->nonfinite_t = r->t;
     size_t len = 0;
     while (len + 1 < sizeof r->nonfinite_msg && res->message[len]) len++;
@@ -476,7 +481,7 @@ static int attempt_step(run *r, attempt *a, step_outcome *outcome)
     if ((r->m->flags & MB_USES_F0) && (rc = mb_drv_ensure_f0(r, r->t)) != MB_OK)
         return rc;
     rc = take_step(r, a);
-    if (rc == MB_ERR_NONFINITE && !r->fixed)
+    if ((rc == MB_ERR_NONFINITE || (rc == MB_ERR_RHS_FAIL && r->s.rhs_singular)) && !r->fixed)
         rc = nonfinite_attempt(r);
     if (rc < 0)
         return rc;

@@ -81,6 +81,7 @@ typedef struct run {
      * its message, which the run reports when h cannot shrink further */
     double nonfinite_t;
     int nonfinite;
+    int nonfinite_singular; /* that failure was a singular system inside f (rhs_singular) */
     char nonfinite_msg[200];
     int keep_dense;         /* build every step's dense output (a piecewise run,
                              * driver_step.c: interpolation at the stop times) */

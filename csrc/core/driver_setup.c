@@ -174,12 +174,13 @@ static int probe(run *r, double t0, double *h0)
         for (ptrdiff_t i = 0; i < r->n; i++)
             r->y_mid[i] = r->y[i] + r->dir * *h0 * r->f0[i];
         int rc = mb_rhs(&r->s, t0 + r->dir * *h0, r->y_mid, r->f_mid);
-        if (rc != MB_ERR_NONFINITE)
+        if (rc != MB_ERR_NONFINITE && !(rc == MB_ERR_RHS_FAIL && r->s.rhs_singular))
             return rc;
         r->res->message[0] = '\0';
         if (*h0 / 10 < mb_min_step(t0))
             return mb_fail(&r->s, rc, "Every probe of the first step from t = %.17g met a "
-                           "non-finite value of the right-hand side, down to h = %.3g below the "
+                           "non-finite value of (or a singular system inside) the right-hand "
+                           "side, down to h = %.3g below the "
                            "spacing of numbers there.", t0, *h0);
         *h0 /= 10;
     }

@@ -151,6 +151,10 @@ struct mb_stepper {
     double h_index;  /* |h| of the current step attempt (set by the driver before each
                       * step): mb_norm scales the index-2/3 components of a DAE
                       * (mb_problem.dae_index) by h_index^(index - 1) */
+    int rhs_singular; /* the last failure of mb_rhs/mb_acc was the problem's MB_ERR_LINALG:
+                       * a singular linear system inside f (a singular configuration, or
+                       * the stage state of a too-large step); the driver then retries
+                       * the step smaller, as after a non-finite value */
     /* last step, for dense output */
     double t_last, h_last;
     const double *y_last;
@@ -158,11 +162,13 @@ struct mb_stepper {
 
 /* Evaluate f through the stepper: counts nfev, checks the result is finite
  * (MB_ERR_NONFINITE otherwise) and maps callback codes (< 0 fatal -> that code
- * is returned as MB_ERR_RHS_FAIL unless it is MB_ERR_CALLBACK). */
+ * is returned as MB_ERR_RHS_FAIL unless it is MB_ERR_CALLBACK; s->rhs_singular
+ * tells whether the code was MB_ERR_LINALG). */
 int mb_rhs(mb_stepper *s, double t, const double *y, double *ydot);
-/* mb_rhs at a Newton iterate: a non-finite f there means the iteration failed, not
- * the run, so MB_ERR_NONFINITE becomes MB_RECOVERABLE (and the message it wrote is
- * cleared); other codes pass through. */
+/* mb_rhs at a Newton iterate: a non-finite f (or a singular system inside f) there
+ * means the iteration failed, not the run, so MB_ERR_NONFINITE (and MB_ERR_RHS_FAIL
+ * with s->rhs_singular) becomes MB_RECOVERABLE (and the message it wrote is cleared);
+ * other codes pass through. */
 int mb_rhs_iterate(mb_stepper *s, double t, const double *y, double *ydot);
 /* Second-order view: qdd = a(t, q, qd); uses p->acc, else p->rhs on (q, qd)
  * with tmp (size 2n) as scratch. */

@@ -45,6 +45,7 @@ static int map_callback(mb_stepper *s, int rc, const char *what, double t)
         return MB_RECOVERABLE;
     if (rc == MB_ERR_CALLBACK)
         return MB_ERR_CALLBACK;
+    s->rhs_singular = rc == MB_ERR_LINALG;
     return mb_fail(s, MB_ERR_RHS_FAIL, "%s returned failure code %d at t = %.17g", what, rc, t);
 }
 
@@ -68,7 +69,8 @@ int mb_rhs_iterate(mb_stepper *s, double t, const double *y, double *ydot)
 {
     int had_msg = s->msg && s->msg[0] != '\0';
     int rc = mb_rhs(s, t, y, ydot);
-    if (rc == MB_ERR_NONFINITE) {
+    if (rc == MB_ERR_NONFINITE || (rc == MB_ERR_RHS_FAIL && s->rhs_singular)) {
+        s->rhs_singular = 0;
         if (!had_msg && s->msg)
             s->msg[0] = '\0';
         return MB_RECOVERABLE;

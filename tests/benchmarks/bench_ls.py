@@ -4,9 +4,9 @@ manipulator's DAEs, in one run.
 Contenders (``models.two_link_manipulator()``, t in [0, 2] s: the links swing through
 their fast phase near 0.6 s):
 
-- ``lstable_block`` (r = 4, equidistant nodes) adaptive (rtol = atol = tol, step
-  doubling) and with the paper's fixed steps h, on ``formulation="index3"`` and
-  ``"index1_dae"``;
+- ``lstable_block`` (r = 4, equidistant nodes) adaptive (rtol = atol = tol, the
+  embedded error estimate of issue 21; step doubling before) and with the paper's fixed
+  steps h, on ``formulation="index3"`` and ``"index1_dae"``;
 - ``radau_iia`` (RADAU5, index-dependent error scaling) on the same two formulations;
 - SUNDIALS ``ida`` on ``"index1_dae"`` and ``"ggl"`` (it does not solve index 3).
 
