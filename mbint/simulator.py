@@ -383,7 +383,8 @@ class Simulator(_Pieces):
         ------
         ValueError
             An unknown name (the message lists the inputs), a non-finite value, or a
-            formulation whose cached evaluations an input cannot reach (state_space).
+            formulation whose cached evaluations an input cannot reach (state_space, a
+            URDF tree on "joint"; a planar tree on "joint" takes inputs).
         """
         if name not in self._inputs and any(
                 e.name == name and e.kind == "driver"

@@ -708,6 +708,12 @@ static int fj_outputs(mb_formulation *F, double t, const double *y, double *q, d
     return rc;
 }
 
+int mb_form_joint_changed(mb_formulation *F)
+{
+    const form_joint *x = F->impl;
+    return x && x->planar ? MB_OK : MB_ERR_NOT_SUPPORTED;
+}
+
 const mb_form_ops mb_form_joint = {
     "joint", fj_open, fj_close, fj_initial, fj_problem, fj_sundials, fj_full, fj_outputs, NULL,
 };

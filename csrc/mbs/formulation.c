@@ -90,6 +90,8 @@ int mb_form_changed(mb_formulation *F)
         return MB_OK;
     case MB_FORM_INDEX1_DAE: case MB_FORM_INDEX2: case MB_FORM_INDEX3: case MB_FORM_GGL:
         return MB_OK;  /* they keep M(q) only (dae.c), which no force changes */
+    case MB_FORM_JOINT:
+        return mb_form_joint_changed(F);
     default:
         return MB_ERR_NOT_SUPPORTED;
     }

@@ -143,6 +143,10 @@ int mb_form_sundials(mb_formulation *F, const char *method, mb_form_ida *ida);
 int mb_form_changed(mb_formulation *F);
 /* form_index1.c: mb_form_changed of the index-1 formulation */
 void mb_form_index1_changed(mb_formulation *F);
+/* form_joint.c: mb_form_changed of the joint formulation: MB_OK on a planar tree (its
+ * forces are the mechanism's, evaluated afresh at every call), MB_ERR_NOT_SUPPORTED on a
+ * URDF tree (its inputs are copies in the tree's table) */
+int mb_form_joint_changed(mb_formulation *F);
 /* whether events must see full states through mb_form_full (y is not (q, q', ...)) */
 int mb_form_maps_state(const mb_formulation *F);
 /* (q, q') of an integrated state during the run (q, qd: nq each) */
