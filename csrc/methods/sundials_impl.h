@@ -32,6 +32,9 @@ typedef struct sun_api {
     int (*set_err_handler)(void *mem, sun_err_fn f, void *data);
     int (*set_user_data)(void *mem, void *data);
     int (*sv_tolerances)(void *mem, realtype rtol, N_Vector atol);
+    /* the same with one atol for every component: the same weights to the last bit
+     * (rtol |y_i| rounded, plus atol), one vector operation fewer per step */
+    int (*ss_tolerances)(void *mem, realtype rtol, realtype atol);
     /* tolerances through an error-weight function (per-component rtol); the
      * CVEwtFn, IDAEwtFn and ARKEwtFn types are alike */
     int (*wf_tolerances)(void *mem, int (*efun)(N_Vector y, N_Vector ewt, void *ud));
@@ -72,9 +75,10 @@ typedef struct sun_api {
 } sun_api;
 
 /* The calls of sun_api named alike in every integrator, for the table of prefix P. */
-#define SUN_API_COMMON(P)                                                                       \
+#define SUN_API_COMMON(P)                                                                      \
     .prefix = #P, .set_err_handler = P##SetErrHandlerFn, .set_user_data = P##SetUserData,      \
-    .sv_tolerances = P##SVtolerances, .set_max_num_steps = P##SetMaxNumSteps,                  \
+    .sv_tolerances = P##SVtolerances, .ss_tolerances = P##SStolerances,                        \
+    .set_max_num_steps = P##SetMaxNumSteps,                                                    \
     .wf_tolerances = P##WFtolerances,                                                          \
     .set_stop_time = P##SetStopTime, .set_init_step = P##SetInitStep,                          \
     .set_max_step = P##SetMaxStep, .set_min_step = P##SetMinStep,                              \
