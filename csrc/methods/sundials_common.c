@@ -483,6 +483,9 @@ static int open_run(sun_run *r, loop_state *ls, const mb_sundials_method *m,
     if (!r->y || !r->yp || !r->atol || !r->v1 || !r->v2 || !r->f || !ls->C || !r->rootdir ||
         !r->found || !r->hits)
         return MB_ERR_MEM;
+    N_Vector own[] = {r->y, r->yp, r->atol, r->v1, r->v2};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        mb_sun_fast_ops(own[i]);  /* the integrator's clones inherit them */
     memcpy(N_VGetArrayPointer(r->y), y0, (size_t)r->n * sizeof(double));
     memcpy(N_VGetArrayPointer(r->atol), o->atol, (size_t)r->n * sizeof(double));
     if (dae && dae->yp0)

@@ -176,6 +176,13 @@ int mb_sun_linsys_eval(sun_run *r, double t, N_Vector y, const double *fy, SUNMa
 int mb_sun_linsys_jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vector tmp1,
                       N_Vector tmp2, N_Vector tmp3);
 
+/* sundials_nvec.c: replace the hot serial vector operations of v (linear sum, scale,
+ * weighted RMS norm, const, abs, inv, add-const, product, min) by the same operations
+ * compiled with the kernels: the same results to the last bit.  Set on the run's
+ * vectors before the integrator clones them, so every vector it makes has them.  A
+ * vector that is not serial is left alone. */
+void mb_sun_fast_ops(N_Vector v);
+
 /* sundials_util.c.  Callbacks in the SUNDIALS conventions (0 ok, 1 recoverable, -1
  * fatal); ud is the sun_run.  A fatal failure is kept in r->cb_status with its message, and no
  * user callback is called again in that run (a Python exception stays set).
