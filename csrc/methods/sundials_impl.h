@@ -182,6 +182,10 @@ int mb_sun_linsys_jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud
  * vectors before the integrator clones them, so every vector it makes has them.  A
  * vector that is not serial is left alone. */
 void mb_sun_fast_ops(N_Vector v);
+/* the same for a SUNLinSol_Dense solver (setup: LU with partial pivoting, solve): the
+ * library's pivots and operations in its order (sundials_nvec.c); any other solver is
+ * left alone */
+void mb_sun_fast_dense(SUNLinearSolver LS);
 
 /* sundials_util.c.  Callbacks in the SUNDIALS conventions (0 ok, 1 recoverable, -1
  * fatal); ud is the sun_run.  A fatal failure is kept in r->cb_status with its message, and no

@@ -89,6 +89,7 @@ int mb_sun_configure(sun_run *r, double tf, int use_jac)
         } else {
             r->A = SUNDenseMatrix(r->n, r->n, r->ctx);
             r->LS = r->A ? SUNLinSol_Dense(r->y, r->A, r->ctx) : NULL;
+            mb_sun_fast_dense(r->LS);  /* the same LU, compiled with the kernels */
             if (!r->A || !r->LS) {
                 snprintf(r->res->message, sizeof r->res->message,
                          "SUNDenseMatrix/SUNLinSol_Dense failed.");

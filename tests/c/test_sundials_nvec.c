@@ -7,12 +7,17 @@
  * every case of N_VLinearSum (a, b = +-1, a = b, a = -b, 0, others) with z distinct,
  * z = x and z = y, and of N_VScale (c = +-1, other, z = x).  Through the generic
  * N_VLinearCombination and N_VScaleAddMulti (composed of these, as in CVODE's
- * interpolation and Nordsieck updates) the results agree too.
+ * interpolation and Nordsieck updates) the results agree too.  The dense solver of
+ * mb_sun_fast_dense against SUNLinSol_Dense: the same factors, pivots, solutions and
+ * flags, on matrices with ties of pivot magnitude, zero entries (skipped updates), a
+ * zero pivot (singular: the same failure flag and column).
  * Prints one line per group of checks and "N passed, M failed". */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
 #include "check.h"
 #include "sundials_impl.h"
 
@@ -155,6 +160,57 @@ static void test_ops_replaced(SUNContext ctx)
     N_VDestroy(s);
 }
 
+/* a 6 x 6 matrix of kind k: 0 general, 1 ties in |pivot| and zeros, 2 singular */
+static void dense_fill(SUNMatrix A, int k)
+{
+    for (sunindextype j = 0; j < 6; j++)
+        for (sunindextype i = 0; i < 6; i++) {
+            double v = sin(1.0 + 7.0 * (double)i + 3.0 * (double)(j * j));
+            if (k == 1)
+                v = (i + j) % 3 == 0 ? 0.0 : ((i * j) % 2 ? -2.0 : 2.0) + 0.125 * (double)i;
+            if (k == 2 && j == 3)
+                v = 0.0;  /* a zero column: an exact zero pivot at k = 3 */
+            SM_ELEMENT_D(A, i, j) = v;
+        }
+}
+
+static void test_dense_solver(SUNContext ctx)
+{
+    N_Vector x = N_VNew_Serial(6, ctx), b = N_VNew_Serial(6, ctx), xf = N_VNew_Serial(6, ctx);
+    SUNMatrix AL = SUNDenseMatrix(6, 6, ctx), AF = SUNDenseMatrix(6, 6, ctx);
+    SUNLinearSolver L = SUNLinSol_Dense(x, AL, ctx), F = SUNLinSol_Dense(x, AF, ctx);
+    int (*before)(SUNLinearSolver, SUNMatrix) = F->ops->setup;
+    mb_sun_fast_dense(F);
+    int ok = F->ops->setup != before;
+    for (int k = 0; k < 3; k++) {
+        dense_fill(AL, k);
+        dense_fill(AF, k);
+        for (sunindextype i = 0; i < 6; i++)
+            NV_Ith_S(b, i) = 1.0 / (double)(i + 1) - 0.3;
+        int sl = SUNLinSolSetup(L, AL), sf = SUNLinSolSetup(F, AF);
+        SUNLinearSolverContent_Dense cl = L->content, cf = F->content;
+        ok &= sl == sf && cl->last_flag == cf->last_flag && (k < 2) == (sf == 0) &&
+              (k < 2 || cf->last_flag == 4) &&
+              same(SUNDenseMatrix_Data(AL), SUNDenseMatrix_Data(AF), 36) &&
+              memcmp(cl->pivots, cf->pivots, 6 * sizeof(sunindextype)) == 0;
+        if (!ok)
+            printf("  kind %d: setup %d / %d, flag %ld / %ld\n", k, sl, sf, (long)cl->last_flag,
+                   (long)cf->last_flag);
+        if (sf != 0)
+            continue;
+        int rl = SUNLinSolSolve(L, AL, x, b, 0.0), rf = SUNLinSolSolve(F, AF, xf, b, 0.0);
+        ok &= rl == rf && same(NV_DATA_S(x), NV_DATA_S(xf), 6);
+    }
+    CHECK(ok, "dense LU: factors, pivots, solutions, singular flag bit for bit");
+    SUNLinSolFree(L);
+    SUNLinSolFree(F);
+    SUNMatDestroy(AL);
+    SUNMatDestroy(AF);
+    N_VDestroy(x);
+    N_VDestroy(b);
+    N_VDestroy(xf);
+}
+
 int main(void)
 {
     SUNContext ctx;
@@ -166,6 +222,7 @@ int main(void)
     test_linear_sum_and_scale(&L, &F);
     test_the_rest(&L, &F);
     test_ops_replaced(ctx);
+    test_dense_solver(ctx);
     drop(&L);
     drop(&F);
     SUNContext_Free(&ctx);
