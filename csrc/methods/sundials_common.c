@@ -167,11 +167,13 @@ static int record_step(sun_run *r, loop_state *ls, double t_end, N_Vector y_end)
     ptrdiff_t n = (ptrdiff_t)r->n;
     double tn, hu;
     int deg, rc;
-    int flag = last_step(r, &tn, &hu, &deg);
+    /* the step's size; its start and degree only for the dense output */
+    int flag = o->dense_output ? last_step(r, &tn, &hu, &deg)
+                               : r->b->api->get_last_step(r->mem, &hu);
     if (flag < 0)
         return query_fail(r, flag, "step query");
-    double t_start = tn - hu;
     if (o->dense_output) {
+        double t_start = tn - hu;
         /* y(theta) = sum_k y^(k)(t_start) (theta h)^k / k!, theta = (t - t_start)/h */
         double fac = 1.0;
         for (int k = 0; k <= deg; k++) {
@@ -481,6 +483,9 @@ static int open_run(sun_run *r, loop_state *ls, const mb_sundials_method *m,
     if (!r->y || !r->yp || !r->atol || !r->v1 || !r->v2 || !r->f || !ls->C || !r->rootdir ||
         !r->found || !r->hits)
         return MB_ERR_MEM;
+    N_Vector own[] = {r->y, r->yp, r->atol, r->v1, r->v2};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        mb_sun_fast_ops(own[i]);  /* the integrator's clones inherit them */
     memcpy(N_VGetArrayPointer(r->y), y0, (size_t)r->n * sizeof(double));
     memcpy(N_VGetArrayPointer(r->atol), o->atol, (size_t)r->n * sizeof(double));
     if (dae && dae->yp0)

@@ -32,6 +32,9 @@ typedef struct sun_api {
     int (*set_err_handler)(void *mem, sun_err_fn f, void *data);
     int (*set_user_data)(void *mem, void *data);
     int (*sv_tolerances)(void *mem, realtype rtol, N_Vector atol);
+    /* the same with one atol for every component: the same weights to the last bit
+     * (rtol |y_i| rounded, plus atol), one vector operation fewer per step */
+    int (*ss_tolerances)(void *mem, realtype rtol, realtype atol);
     /* tolerances through an error-weight function (per-component rtol); the
      * CVEwtFn, IDAEwtFn and ARKEwtFn types are alike */
     int (*wf_tolerances)(void *mem, int (*efun)(N_Vector y, N_Vector ewt, void *ud));
@@ -72,9 +75,10 @@ typedef struct sun_api {
 } sun_api;
 
 /* The calls of sun_api named alike in every integrator, for the table of prefix P. */
-#define SUN_API_COMMON(P)                                                                       \
+#define SUN_API_COMMON(P)                                                                      \
     .prefix = #P, .set_err_handler = P##SetErrHandlerFn, .set_user_data = P##SetUserData,      \
-    .sv_tolerances = P##SVtolerances, .set_max_num_steps = P##SetMaxNumSteps,                  \
+    .sv_tolerances = P##SVtolerances, .ss_tolerances = P##SStolerances,                        \
+    .set_max_num_steps = P##SetMaxNumSteps,                                                    \
     .wf_tolerances = P##WFtolerances,                                                          \
     .set_stop_time = P##SetStopTime, .set_init_step = P##SetInitStep,                          \
     .set_max_step = P##SetMaxStep, .set_min_step = P##SetMinStep,                              \
@@ -171,6 +175,17 @@ int mb_sun_linsys_eval(sun_run *r, double t, N_Vector y, const double *fy, SUNMa
 /* the same as a CVLsJacFn / ARKLsJacFn (alpha = 0, beta = 1); ud is the sun_run */
 int mb_sun_linsys_jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud, N_Vector tmp1,
                       N_Vector tmp2, N_Vector tmp3);
+
+/* sundials_nvec.c: replace the hot serial vector operations of v (linear sum, scale,
+ * weighted RMS norm, const, abs, inv, add-const, product, min) by the same operations
+ * compiled with the kernels: the same results to the last bit.  Set on the run's
+ * vectors before the integrator clones them, so every vector it makes has them.  A
+ * vector that is not serial is left alone. */
+void mb_sun_fast_ops(N_Vector v);
+/* the same for a SUNLinSol_Dense solver (setup: LU with partial pivoting, solve): the
+ * library's pivots and operations in its order (sundials_nvec.c); any other solver is
+ * left alone */
+void mb_sun_fast_dense(SUNLinearSolver LS);
 
 /* sundials_util.c.  Callbacks in the SUNDIALS conventions (0 ok, 1 recoverable, -1
  * fatal); ud is the sun_run.  A fatal failure is kept in r->cb_status with its message, and no

@@ -56,6 +56,15 @@ static int sun_ewt(N_Vector y, N_Vector ewt, void *ud)
     return 0;
 }
 
+/* 1 when every component has the same atol (SUNDIALS then takes it as a scalar) */
+static int uniform_atol(const double *atol, sunindextype n)
+{
+    for (sunindextype i = 1; i < n; i++)
+        if (atol[i] != atol[0])
+            return 0;
+    return 1;
+}
+
 int mb_sun_configure(sun_run *r, double tf, int use_jac)
 {
     const sun_api *a = r->b->api;
@@ -64,6 +73,8 @@ int mb_sun_configure(sun_run *r, double tf, int use_jac)
     API_TRY(a->set_user_data(mem, r), "SetUserData");
     if (o->rtol_v)
         API_TRY(a->wf_tolerances(mem, sun_ewt), "WFtolerances");
+    else if (uniform_atol(o->atol, r->n))
+        API_TRY(a->ss_tolerances(mem, o->rtol, o->atol[0]), "SStolerances");
     else
         API_TRY(a->sv_tolerances(mem, o->rtol, r->atol), "SVtolerances");
     if (a->set_linear_solver) {
@@ -78,6 +89,7 @@ int mb_sun_configure(sun_run *r, double tf, int use_jac)
         } else {
             r->A = SUNDenseMatrix(r->n, r->n, r->ctx);
             r->LS = r->A ? SUNLinSol_Dense(r->y, r->A, r->ctx) : NULL;
+            mb_sun_fast_dense(r->LS);  /* the same LU, compiled with the kernels */
             if (!r->A || !r->LS) {
                 snprintf(r->res->message, sizeof r->res->message,
                          "SUNDenseMatrix/SUNLinSol_Dense failed.");

@@ -4,7 +4,10 @@ anchor's own CVODE loop in CV_ONE_STEP mode (A) and by ``mb_sundials_run("cvode_
 (B), both in C, same tolerances and 201 output points (adapter_overhead.c).  With the
 same f and J the two take the same steps and return the same numbers; what B costs
 more is the adapter: its per-run set-up and per-step bookkeeping (step history with
-the local error norm, output points, counters, the finiteness check of every f).
+the local error norm, output points, counters, the finiteness check of every f).  What
+B costs less: the serial vector operations CVODE runs on, which the adapter replaces by
+the same operations compiled with the kernels (sundials_nvec.c; the linked libsundials
+is built without optimization), so B is below A.
 
 Two measures:
   - instructions (valgrind --tool=callgrind, when installed): deterministic, so not
