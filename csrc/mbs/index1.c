@@ -35,7 +35,10 @@
  * formed: with W = Phi_q M^-1 Phi_q^T (nc x nc, symmetric positive definite when
  * Phi_q has full rank),
  *     W mu = Phi_q M^-1 r1 - r2,   x = M^-1 (r1 - Phi_q^T mu)     solves S [x; mu] = [r1; r2],
- * W factored by Cholesky; a pivot d_k <= 64 N eps W_kk (W_kk = 0: a zero row of
+ * W factored as L D L^T (L unit lower triangular: no square root, one division per
+ * column, 1/D kept for the substitutions; the chain of dependent operations of a
+ * small W is half that of a Cholesky factor with divisions); a pivot
+ * d_k <= 64 N eps W_kk (W_kk = 0: a zero row of
  * Phi_q) is reported as the singular saddle-point matrix, with pivot nq + k.  Phi_q
  * is kept by columns without its zeros (pv, pr, pc) for W and the solves; the
  * Jacobian's nonzero right-hand sides share the triangular solves.
@@ -83,9 +86,9 @@ static void schur_compress(mb_index1 *f)
     f->pc[nq] = n;
 }
 
-/* W = Pq diag(minv) Pq^T (from the compressed Pq), its Cholesky factor (lower
- * triangle, ld nc) in place; MB_ERR_LINALG and *bad = k when pivot k is not above
- * 64 N eps of W_kk */
+/* W = Pq diag(minv) Pq^T (from the compressed Pq), factored L D L^T in place (ld nc:
+ * L below the diagonal, 1/D on it); MB_ERR_LINALG and *bad = k when pivot k is not
+ * above 64 N eps of W_kk */
 static int schur_factor(mb_index1 *f, ptrdiff_t *bad)
 {
     ptrdiff_t nq = f->nq, nc = f->nc, N = nq + nc;
@@ -102,20 +105,23 @@ static int schur_factor(mb_index1 *f, ptrdiff_t *bad)
             double v = mi[j] * pv[u], *Wu = W + nc * pr[u];
             for (int w = u; w < pc[j + 1]; w++) Wu[pr[w]] += v * pv[w];
         }
-    double tol = 64.0 * (double)N * DBL_EPSILON;
+    /* W = L D L^T, L unit lower (below the diagonal of W), 1/D on the diagonal: no
+     * square root, one division per column (D_k in vc2 meanwhile) */
+    double tol = 64.0 * (double)N * DBL_EPSILON, *D = f->vc2;
     for (ptrdiff_t j = 0; j < nc; j++) {
         double d = W[j + nc * j], wjj = d;
-        for (ptrdiff_t k = 0; k < j; k++) d -= W[j + nc * k] * W[j + nc * k];
+        for (ptrdiff_t k = 0; k < j; k++) d -= W[j + nc * k] * W[j + nc * k] * D[k];
         if (!(d > tol * wjj) || !(wjj > 0)) {  /* also catches NaN */
             *bad = nq + j;
             return MB_ERR_LINALG;
         }
-        double l = sqrt(d);
-        W[j + nc * j] = l;
+        double id = 1.0 / d;
+        D[j] = d;
+        W[j + nc * j] = id;
         for (ptrdiff_t i = j + 1; i < nc; i++) {
             double s = W[i + nc * j];
-            for (ptrdiff_t k = 0; k < j; k++) s -= W[i + nc * k] * W[j + nc * k];
-            W[i + nc * j] = s / l;
+            for (ptrdiff_t k = 0; k < j; k++) s -= W[i + nc * k] * W[j + nc * k] * D[k];
+            W[i + nc * j] = s * id;
         }
     }
     return MB_OK;
@@ -147,31 +153,31 @@ static void schur_solve(const mb_index1 *f, double *B, ptrdiff_t nrhs)
     }
     if (m == 1) {  /* one right-hand side (f): the plain substitutions */
         double *mu = B + N * cols[0] + nq;
-        for (ptrdiff_t i = 0; i < nc; i++) {
+        for (ptrdiff_t i = 0; i < nc; i++) {                       /* L y = . */
             double s = mu[i];
             for (ptrdiff_t k = 0; k < i; k++) s -= W[i + nc * k] * mu[k];
-            mu[i] = s / W[i + nc * i];
+            mu[i] = s;
         }
-        for (ptrdiff_t i = nc - 1; i >= 0; i--) {
-            double s = mu[i];
+        for (ptrdiff_t i = nc - 1; i >= 0; i--) {                  /* L^T mu = D^-1 y */
+            double s = mu[i] * W[i + nc * i];
             for (ptrdiff_t k = i + 1; k < nc; k++) s -= W[k + nc * i] * mu[k];
-            mu[i] = s / W[i + nc * i];
+            mu[i] = s;
         }
     }
-    for (ptrdiff_t i = 0; i < nc && m > 1; i++) {                  /* L L^T mu = . */
-        const double *Wi = W + i, d = W[i + nc * i];
+    for (ptrdiff_t i = 0; i < nc && m > 1; i++) {                  /* L y = . */
+        const double *Wi = W + i;
         for (int v = 0; v < m; v++) {
             double *mu = B + N * cols[v] + nq, s = mu[i];
             for (ptrdiff_t k = 0; k < i; k++) s -= Wi[nc * k] * mu[k];
-            mu[i] = s / d;
+            mu[i] = s;
         }
     }
-    for (ptrdiff_t i = nc - 1; i >= 0 && m > 1; i--) {
-        const double *Wi = W + nc * i, d = W[i + nc * i];
+    for (ptrdiff_t i = nc - 1; i >= 0 && m > 1; i--) {             /* L^T mu = D^-1 y */
+        const double *Wi = W + nc * i, id = W[i + nc * i];
         for (int v = 0; v < m; v++) {
-            double *mu = B + N * cols[v] + nq, s = mu[i];
+            double *mu = B + N * cols[v] + nq, s = mu[i] * id;
             for (ptrdiff_t k = i + 1; k < nc; k++) s -= Wi[k] * mu[k];
-            mu[i] = s / d;
+            mu[i] = s;
         }
     }
     for (int v = 0; v < m; v++) {                                  /* - M^-1 Phi_q^T mu */

@@ -5,7 +5,7 @@
  *     [ Phi_q   0    ] [ lambda ] = [ gamma - 2 a Phi' - b^2 Phi ]   (LLM eq 9,
  *                                               Baumgarte a, b optional)
  * solved by a dense LU, or, when M is constant and diagonal with a positive diagonal
- * (every planar model), through the Schur complement Phi_q M^-1 Phi_q^T (Cholesky);
+ * (every planar model), through the Schur complement Phi_q M^-1 Phi_q^T (L D L^T);
  * and the analytic Jacobian df/dy of LLM eqs 10-15
  * (d q''/dq and d q''/dq' from the differentiated saddle-point system).
  * mb_index1_problem() presents it as an mb_problem (rhs, jac, nq) for every
@@ -39,8 +39,9 @@ typedef struct mb_index1 {
     double *dwork;        /* the scratch of d */
     mb_mechd d;           /* derivative kernels with difference fallbacks (mechderiv.h) */
     int schur;            /* 1: M constant diagonal, saddle solves by the Schur complement */
-    double *minv, *W, *Pq; /* Schur path: diag(M)^-1, Cholesky factor of Phi_q M^-1 Phi_q^T
-                            * (lower, ld nc), Phi_q (nc x nq) of the cached point */
+    double *minv, *W, *Pq; /* Schur path: diag(M)^-1, Phi_q M^-1 Phi_q^T = L D L^T (ld nc:
+                            * unit lower L below the diagonal, 1/D on it), Phi_q (nc x nq)
+                            * of the cached point */
     double *pv;           /* Schur path: the nonzeros of Pq by columns (values pv, rows pr, */
     int *pr, *pc;         /* column starts pc, nq + 1 of them) */
     int *cols;            /* Schur path: the nonzero right-hand sides of a solve (2 nq) */
