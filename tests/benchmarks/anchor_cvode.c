@@ -37,6 +37,16 @@
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
+#ifdef ANCHOR_FAST_OPS
+/* Built with -DANCHOR_FAST_OPS and csrc/methods/sundials_nvec.c: the library's serial
+ * vector operations and dense LU replaced by the same operations compiled at -O2 (the
+ * Debian libsundials 6.4.1 this links is built without optimization; the results are
+ * the same to the last bit, tests/c/test_sundials_nvec.c).  What the plain program costs
+ * with an optimized SUNDIALS, as far as its hot operations go. */
+void mb_sun_fast_ops(N_Vector v);
+void mb_sun_fast_dense(SUNLinearSolver LS);
+#endif
+
 #define PI 3.14159265358979323846
 static const double M1 = 3.0, M2 = 0.3, L1 = 1.0, L2 = 1.5, G = 9.81;
 static const double K1 = 400.0, C1 = 15.0, K2 = 3e5, C2 = 5e4;
@@ -221,6 +231,11 @@ static int solve(double rtol, double atol, int nout, int mode, double h0, int ma
     void *mem = CVodeCreate(CV_BDF, ctx);
     SUNMatrix A = SUNDenseMatrix(12, 12, ctx);
     SUNLinearSolver LS = SUNLinSol_Dense(y, A, ctx);
+#ifdef ANCHOR_FAST_OPS
+    mb_sun_fast_ops(y);
+    mb_sun_fast_ops(tmp);
+    mb_sun_fast_dense(LS);
+#endif
     int flag = CVodeInit(mem, cv_rhs, 0.0, y);
     flag |= CVodeSStolerances(mem, rtol, atol);
     flag |= CVodeSetUserData(mem, &s);
