@@ -23,6 +23,14 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include "problems.h"
 
+#ifdef ANCHOR_FAST_OPS
+/* -DANCHOR_FAST_OPS with csrc/methods/sundials_nvec.c: SUNDIALS' serial vector
+ * operations and dense LU compiled at -O2 (Debian's libsundials 6.4.1 is built without
+ * optimization), bit for bit the same results: the program with an optimized library */
+void mb_sun_fast_ops(N_Vector v);
+void mb_sun_fast_dense(SUNLinearSolver LS);
+#endif
+
 typedef struct {
     mb_rhs_fn rhs;
     mb_jac_fn jac;
@@ -57,6 +65,10 @@ static int solve(SUNContext ctx, problem *P, const double *y0, double tf, double
     N_Vector v = N_VNew_Serial(P->n, ctx);
     SUNMatrix A = SUNDenseMatrix(P->n, P->n, ctx);
     SUNLinearSolver LS = SUNLinSol_Dense(v, A, ctx);
+#ifdef ANCHOR_FAST_OPS
+    mb_sun_fast_ops(v);
+    mb_sun_fast_dense(LS);
+#endif
     void *mem = CVodeCreate(CV_BDF, ctx);
     memcpy(N_VGetArrayPointer(v), y0, (size_t)P->n * sizeof(double));
     int flag = CVodeInit(mem, f_cb, 0.0, v);

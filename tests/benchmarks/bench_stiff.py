@@ -34,7 +34,8 @@ import numpy as np
 from mbint.benchmarks import c_wrappers, cpu_time, median_times  # noqa: F401
 from mbint.benchmarks import matched_ratio as _matched_ratio
 from mbint.benchmarks import stiff as _stiff
-from mbint.benchmarks.stiff import OURS, PROBLEMS, ROUND_S, ROUNDS, THEIRS, report  # noqa: F401
+from mbint.benchmarks.stiff import OURS, PROBLEMS, ROUND_S, ROUNDS, THEIRS  # noqa: F401
+from mbint.benchmarks.stiff import report as _report
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT_MD = ROOT / "out" / "bench_stiff.md"
@@ -42,14 +43,20 @@ ANCHOR_SRC = Path(__file__).resolve().parent / "anchor_stiff.c"
 ANCHOR_BIN = ROOT / "out" / "anchor_stiff"
 
 
-def build_anchor(path=ANCHOR_BIN):
-    """Compile anchor_stiff.c with csrc/problems (the same C f and J); its path."""
+def build_anchor(path=ANCHOR_BIN, fast_ops=False):
+    """Compile anchor_stiff.c with csrc/problems (the same C f and J); its path.  With
+    ``fast_ops``: -DANCHOR_FAST_OPS and csrc/methods/sundials_nvec.c, SUNDIALS' vector
+    operations and dense LU compiled at -O2 (Debian's libsundials is not optimized; the
+    results are the same bit for bit)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     cc = os.environ.get("CC", shutil.which("cc") or "gcc")
     src = [str(ANCHOR_SRC)] + sorted(str(p) for p in (ROOT / "csrc" / "problems").glob("*.c"))
     libs = ["-lsundials_cvode", "-lsundials_nvecserial", "-lsundials_sunmatrixdense",
             "-lsundials_sunlinsoldense", "-lm"]
-    inc = [f"-I{ROOT / 'csrc' / d}" for d in ("problems", "core")]
+    inc = [f"-I{ROOT / 'csrc' / d}" for d in ("problems", "core", "methods", "")]
+    if fast_ops:
+        src += [str(ROOT / "csrc" / "methods" / "sundials_nvec.c")]
+        inc += ["-DANCHOR_FAST_OPS"]
     subprocess.run([cc, "-std=c11", "-O2", *inc, "-o", str(path), *src, *libs], check=True)
     return path
 
@@ -69,9 +76,11 @@ class _Anchor:
 def run(rtols=(1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8), quick=False):
     """mbint.benchmarks.stiff.run with the plain C CVODE program as one more contender."""
     anchor = build_anchor()
+    fast = build_anchor(ANCHOR_BIN.with_name("anchor_stiff_fastops"), fast_ops=True)
 
     def extra(cname, rtol, atol):
-        return {("C", "CVODE"): (lambda rs: _Anchor(anchor, cname, rtol, atol, rs))}
+        return {("C", "CVODE"): (lambda rs: _Anchor(anchor, cname, rtol, atol, rs)),
+                ("C", "CVODE-O2"): (lambda rs: _Anchor(fast, cname, rtol, atol, rs))}
     return _stiff.run(rtols, quick=quick, extra_runs=extra)
 
 
@@ -79,6 +88,16 @@ def matched_ratio(rows, problem, method, against="CVODE"):
     """Median over `against`'s points of time(method) / time(against) at equal error
     (against: "CVODE", the plain C program, or "cvode_bdf", mbint's adapter)."""
     return _matched_ratio(rows, problem, method, against)
+
+
+def report(rows):
+    """The tables of mbint.benchmarks.stiff.report with ratios against both builds of the
+    plain program and against mbint's adapter."""
+    return _report(rows, references=(
+        ("CVODE", "the plain C CVODE program"),
+        ("CVODE-O2", "the plain C CVODE program with SUNDIALS' vector operations and dense "
+                     "LU compiled at -O2 (Debian's libsundials is not optimized)"),
+        ("cvode_bdf", "mbint's CVODE adapter (cvode_bdf)")))
 
 
 def main():

@@ -45,5 +45,20 @@ def test_radau_vs_scipy_radau(rows, problem):
     assert theirs / ours >= 20
 
 
+@pytest.mark.parametrize("problem", list(bench.PROBLEMS))
+def test_optimized_library_ops_give_the_same_run(rows, problem):
+    """The plain program with SUNDIALS' vector operations and dense LU at -O2 takes the
+    same steps to the same error (only its time differs); the best mbint method against
+    it is printed (the assertion above is against the program as Debian's library runs)."""
+    a = [r for r in rows if r["problem"] == problem and r["method"] == "CVODE"]
+    b = [r for r in rows if r["problem"] == problem and r["method"] == "CVODE-O2"]
+    assert len(a) == len(b) > 0
+    for x, y in zip(a, b):
+        assert (x["rtol"], x["nfev"], x["njev"], x["nlu"], x["error"]) == \
+            (y["rtol"], y["nfev"], y["njev"], y["nlu"], y["error"])
+    ratios = {m: bench.matched_ratio(rows, problem, m, against="CVODE-O2") for m in OURS}
+    print(problem, "time / plain C CVODE with -O2 library operations:", ratios)
+
+
 def test_all_runs_succeeded(rows):
     assert all(r["ok"] for r in rows)
