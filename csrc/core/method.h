@@ -68,10 +68,14 @@ enum {
     MB_DAE        = 1u << 11, /* solves semi-explicit DAEs of index 2 and 3 through a
                                  singular mass matrix (with MB_MASS; mb_problem.dae_index
                                  scales its norms, see mb_norm) */
-    MB_LINSYS     = 1u << 12  /* uses the problem's structured iteration matrices
+    MB_LINSYS     = 1u << 12, /* uses the problem's structured iteration matrices
                                  (mb_problem.linsys, linsys.h) when it has them: the driver
                                  hides p->linsys from a method without this flag, and from
                                  every method when the problem has a mass matrix */
+    MB_LINSYS_MASS = 1u << 13 /* with MB_LINSYS: also takes a linsys whose iteration
+                                 matrices are a M - J with the diagonal mass matrix
+                                 mb_problem.mass_diag (problem.h, linsys.h) and applies M
+                                 through mass_diag */
 };
 
 typedef struct mb_stats {

@@ -347,9 +347,9 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
                          "project=False.")
     if independent is not None and not form.independent:
         raise ValueError("independent: only with formulation='state_space'.")
-    if linear_algebra == "sparse" and not form.sparse:
-        raise ValueError(f"linear_algebra='sparse' serves the index-1 formulation only, "
-                         f"not {form.name!r}.")
+    if linear_algebra == "sparse" and not form.sparse and form.name not in SPARSE_DAE:
+        raise ValueError(f"linear_algebra='sparse' serves the index-1, index3 and index2 "
+                         f"formulations only, not {form.name!r}.")
     if consistent not in ("check", "project", "ignore"):
         raise ValueError(f"consistent must be 'check', 'project' or 'ignore', got {consistent!r}.")
     alpha, beta = baumgarte_pair(baumgarte)
@@ -358,6 +358,8 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
     linalg = -1 if linear_algebra is None else linalg_code(linear_algebra)
     if form.sparse:
         _check_sparse_kernels(model, handle, linear_algebra)
+    elif form.dae:
+        linalg = _dae_linalg(model, mname, form, handle, linear_algebra, linalg)
     tree = _joint_tree(model) if form.tree else None
     return _Setup(model, mname, info, form, alpha, beta, prefer, handle, linalg, nq, nc,
                   2 * nq + form.multipliers * nc, tree)  # form.size(model)
@@ -372,6 +374,28 @@ def _joint_tree(model):
                          f"joint formulation takes the kinematic tree of a UrdfModel "
                          f"(mbint.load_urdf).")
     return JointTree(model)
+
+
+#: the DAE formulations with a sparse mode (csrc/mbs/dae_sparse.c; index2: autonomous models)
+SPARSE_DAE = ("index3", "index2")
+
+
+def _dae_linalg(model, mname, form, handle, linear_algebra, linalg):
+    """The ``linalg`` code of a run on a DAE formulation: its sparse mode (KLU, iteration
+    matrices a M - J through the problem) serves only the methods flagged MB_LINSYS_MASS
+    (bdf); for the others "auto" (and a model's own "sparse") is dense, and an explicit
+    ``linear_algebra="sparse"`` a ValueError."""
+    flags = next(d["flags"] for d in _core.methods() if d["name"] == mname)
+    takes = form.name in SPARSE_DAE and bool(flags & _core.MB_LINSYS_MASS)
+    if linear_algebra == "sparse":
+        if not takes:
+            raise ValueError(f"linear_algebra='sparse' on formulation={form.name!r}: only "
+                             f"{', '.join(d['name'] for d in _core.methods() if d['flags'] & _core.MB_LINSYS_MASS)}"
+                             f" take the sparse DAE (on {', '.join(SPARSE_DAE)}), not {mname!r}; "
+                             f"use linear_algebra='dense' or 'auto'.")
+        _check_sparse_kernels(model, handle, linear_algebra)
+        return linalg
+    return linalg if takes else linalg_code("dense")
 
 
 def _check_sparse_kernels(model, handle, linear_algebra):
