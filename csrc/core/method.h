@@ -189,6 +189,10 @@ double mb_fd_increment(double yj);
  * x = xr (+ i xi) by (a I - J)^-1 x (xi NULL for a real slot) and returns MB_OK,
  * MB_RECOVERABLE or a fatal status (MB_ERR_LINALG with a message). */
 int mb_linsys_factor(mb_stepper *s, int slot, double ar, double ai);
+/* out = M x for the problem's mass matrix: the dense p->mass, the diagonal p->mass_diag
+ * (a problem with a linsys whose matrices are a M - J; methods flagged MB_LINSYS_MASS),
+ * or the identity */
+void mb_stepper_mass_apply(const mb_stepper *s, const double *x, double *out);
 int mb_linsys_solve(mb_stepper *s, int slot, double *xr, double *xi);
 /* Greedy grouping of the columns of an n x n column-major sparsity pattern into
  * structurally orthogonal groups; writes groups[n], returns the number of groups
