@@ -1,8 +1,8 @@
 /* Sparse mode of the DAE formulations (dae.h, mb_dae_init_ex): for a mechanism with
  * sparse kernels (mech.h mb_mech_sparse), memory and work per call O(nnz), nothing
- * O(nq^2).  Formulations: index3; index2 when the mechanism is autonomous (its rows
- * need (Phi_q v)_q, read off the kernels' gamma_q - (Phi_q x)_q at q' = 0, where gamma
- * vanishes only without explicit time).  Not (yet) index1_dae and ggl.
+ * O(nq^2).  Formulations: index3; index2 and GGL when the mechanism is autonomous
+ * (their rows need (Phi_q v)_q, read off the kernels' gamma_q - (Phi_q x)_q at q' = 0,
+ * where gamma vanishes only without explicit time).  Not (yet) index1_dae.
  *
  * f.  a = M~^-1 (Q - Phi_q^T lam) with M~ = M + Phi_R,q^T W Phi_R,q (dae.c: the
  * regularization of a singular M by the rows R = the first nreg rows of Phi, W chosen
@@ -10,13 +10,16 @@
  * regularizing row's entries) and factored by KLU at each new q (once when constant).
  *
  * Iteration matrices (mb_linsys, linsys.h; M_p = diag(I, I, 0)): (a M_p - J) x = r with
- * x = (x1, x2, x3) over (q, v, lam) reads, its second block row multiplied
+ * x = (x1, x2, x3[, x4]) over (q, v, lam[, mu]) reads, its second block row multiplied
  * by M~ (a_q = M~^-1 X_q, a_v = M~^-1 Q_v, a_lam = -M~^-1 Phi_q^T),
- *     [ a I     -I            0       ]
- *     [ -X_q    a M~ - Q_v    Phi_q^T ] x = [r1; M~ r2; r3]
- *     [ the algebraic rows, negated   ]
+ *     [ a I (+ (Phi_q^T mu)_q)  -I           0        (Phi_q^T) ]
+ *     [ -X_q                    a M~ - Q_v   Phi_q^T  (0)       ] x = [r1; M~ r2; r3 (; r4)]
+ *     [ the algebraic rows, negated                             ]
  * with X_q = Q_q - (Phi_q^T lam)_q - (M a)_q - (Phi_R,q^T W Phi_R,q a)_q (dae.c).  The
- * algebraic rows: index 3  -Phi_q x1;  index 2  -(Phi_q v)_q x1 - Phi_q x2.  The regularization's term is
+ * algebraic rows: index 3  -Phi_q x1;  index 2  -(Phi_q v)_q x1 - Phi_q x2;  GGL both
+ * (velocity rows, then position rows), and its q' = v - Phi_q^T mu gives the terms in
+ * parentheses, (Phi_q^T mu)_q as the difference of the kernel's top block with lam = 0
+ * and lam = mu (at q' = 0, x = v).  The regularization's term is
  * (Phi_q^T mu)_q + Phi_R,q^T W (Phi_R,q a)_q with mu = W Phi_R,q a on R: the first from
  * the kernel with lam + mu, the second from the kernel at q' = 0 with x = a (rows R of
  * gamma_q - (Phi_q a)_q; gamma_R(q, 0) = 0: R does not depend on t).  The matrix ("K",
@@ -40,7 +43,8 @@ struct mb_dae_sparse {
     klu_common com;
     int *pr, *pc, *cr, *cc, *mr, *mc;   /* patterns: Phi_q, C, M */
     double *pqv, *pqj, *pqp;           /* Phi_q at the point of f, of jac, of the projection */
-    double *cq, *cv, *cq0, *cqv, *cv0; /* C (x = a, lam~ + mu); C at q' = 0 with x = a, x = v */
+    double *cq, *cv, *cq0, *cqv, *cqm, *cv0; /* C (x = a, lam~ + mu); at q' = 0: x = a; x = v
+                                      * (lam 0, GGL's lam = mu) */
     double *mv, *mvj, *mq;             /* M at f's and jac's q, (M a)_q */
     /* regularizing rows: Phi_q entries of row r at rk[rp[r]..rp[r+1]), C entries of the
      * constraint row r at ck[cp[r]..cp[r+1]) */
@@ -54,7 +58,7 @@ struct mb_dae_sparse {
     klu_numeric *Mnum;
     int mass_ok;
     /* K (n x n): entry maps, values (complex: 2 per entry) */
-    int *Kp, *Ki, *kI, *kE, *kCq, *kMq, *kRJ, *kM, *kMR, *kCv, *kPT, *kP, *kV, *kVq;
+    int *Kp, *Ki, *kI, *kE, *kCq, *kMq, *kRJ, *kM, *kMR, *kCv, *kPT, *kP, *kV, *kVq, *kG, *kGq;
     ptrdiff_t Knz;
     double *Kx, *b;
     klu_symbolic *Ksym;
@@ -81,11 +85,11 @@ const char *mb_dae_sparse_unavailable(const mb_mech *me, int kind)
                "values and (M x)_q of a block-diagonal one";
     if (!me->phi || !me->phi_t || !me->gamma)
         return "the sparse mode needs the phi, phi_t and gamma kernels";
-    if (kind == MB_DAE_INDEX1 || kind == MB_DAE_GGL)
-        return "index1_dae and ggl have no sparse mode yet (index3 and index2 have)";
-    if (kind == MB_DAE_INDEX2 && !me->autonomous)
-        return "index2 has a sparse mode only for autonomous mechanisms (no drivers, no "
-               "prescribed forces)";
+    if (kind == MB_DAE_INDEX1)
+        return "index1_dae has no sparse mode yet (index3, index2 and ggl have)";
+    if ((kind == MB_DAE_INDEX2 || kind == MB_DAE_GGL) && !me->autonomous)
+        return "index2 and ggl have a sparse mode only for autonomous mechanisms (no "
+               "drivers, no prescribed forces)";
     return NULL;
 }
 
@@ -193,8 +197,8 @@ static int pattern_M(struct mb_dae_sparse *s, ptrdiff_t nreg)
  * (k* arrays) are filled with the entries' positions in the triplet list. */
 static void entries_K(struct mb_dae_sparse *s, trip *t, ptrdiff_t nreg, int fill)
 {
-    ptrdiff_t nq = s->nq, A = 2 * nq;
-    int vel = s->kind == MB_DAE_INDEX2;
+    ptrdiff_t nq = s->nq, A = 2 * nq, G = 2 * nq + s->nc;
+    int ggl = s->kind == MB_DAE_GGL, vel = s->kind != MB_DAE_INDEX3;
 #define PUT(arr, i, r, c) do { int e_ = add(t, (r), (c)); if (fill) (arr)[i] = e_; } while (0)
     for (ptrdiff_t i = 0; i < nq; i++) PUT(s->kI, i, i, i);
     for (ptrdiff_t i = 0; i < nq; i++) PUT(s->kE, i, i, nq + i);
@@ -225,10 +229,18 @@ static void entries_K(struct mb_dae_sparse *s, trip *t, ptrdiff_t nreg, int fill
             continue;
         }
         PUT(s->kV, k, A + s->pr[k], nq + s->pc[k]);
+        if (ggl) {
+            PUT(s->kG, k, s->pc[k], G + s->pr[k]);  /* q' rows: column mu */
+            PUT(s->kP, k, G + s->pr[k], s->pc[k]);  /* position rows */
+        }
     }
     for (ptrdiff_t k = 0; vel && k < s->nC; k++) {  /* -(Phi_q v)_q in the velocity rows */
         if (s->cr[k] >= nq) PUT(s->kVq, k, A + s->cr[k] - nq, s->cc[k]);
         else if (fill) s->kVq[k] = -1;
+    }
+    for (ptrdiff_t k = 0; ggl && k < s->nC; k++) {  /* (Phi_q^T mu)_q in the q' rows */
+        if (s->cr[k] < nq) PUT(s->kGq, k, s->cr[k], s->cc[k]);
+        else if (fill) s->kGq[k] = -1;
     }
 #undef PUT
 }
@@ -239,7 +251,8 @@ static int pattern_K(struct mb_dae_sparse *s, ptrdiff_t nreg)
     if (ALLOC(s->kI, s->nq) || ALLOC(s->kE, s->nq) || ALLOC(s->kCq, s->nC) ||
         ALLOC(s->kCv, s->nC) || ALLOC(s->kMq, s->nm) || ALLOC(s->kM, s->nm) ||
         ALLOC(s->kMR, s->npair) || ALLOC(s->kRJ, s->nrc) || ALLOC(s->kPT, s->npq) ||
-        ALLOC(s->kP, s->npq) || ALLOC(s->kV, s->npq) || ALLOC(s->kVq, s->nC))
+        ALLOC(s->kP, s->npq) || ALLOC(s->kV, s->npq) || ALLOC(s->kVq, s->nC) ||
+        ALLOC(s->kG, s->npq) || ALLOC(s->kGq, s->nC))
         return -1;
     entries_K(s, &t, nreg, 0);
     ptrdiff_t nt = t.n;
@@ -251,9 +264,9 @@ static int pattern_K(struct mb_dae_sparse *s, ptrdiff_t nreg)
         nz = csc(s->n, s->n, nt, t.r, t.c, s->Kp, s->Ki, map);
         if (nz >= 0) {  /* triplet positions -> K positions */
             int *arrs[] = {s->kI, s->kE, s->kCq, s->kCv, s->kMq, s->kM, s->kMR, s->kRJ, s->kPT,
-                           s->kP, s->kV, s->kVq};
+                           s->kP, s->kV, s->kVq, s->kG, s->kGq};
             ptrdiff_t lens[] = {s->nq, s->nq, s->nC, s->nC, s->nm, s->nm, s->npair, s->nrc,
-                                s->npq, s->npq, s->npq, s->nC};
+                                s->npq, s->npq, s->npq, s->nC, s->npq, s->nC};
             for (size_t a = 0; a < sizeof lens / sizeof lens[0]; a++)
                 for (ptrdiff_t i = 0; i < lens[a]; i++)
                     arrs[a][i] = arrs[a][i] >= 0 && arrs[a][i] < nt ? map[arrs[a][i]] : -1;
@@ -277,10 +290,10 @@ void mb_dae_sparse_free(mb_dae *f)
     if (s->Ksym) klu_free_symbolic(&s->Ksym, &s->com);
     if (s->Psym) klu_free_symbolic(&s->Psym, &s->com);
     void *ptrs[] = {s->pr, s->pc, s->cr, s->cc, s->mr, s->mc, s->pqv, s->pqj, s->pqp, s->cq,
-                    s->cv, s->cq0, s->cqv, s->cv0, s->mv, s->mvj, s->mq, s->rp, s->rk, s->cp,
+                    s->cv, s->cq0, s->cqv, s->cqm, s->cv0, s->mv, s->mvj, s->mq, s->rp, s->rk, s->cp,
                     s->ck, s->regw, s->aj, s->lamj, s->zero, s->mdiag, s->Mp, s->Mi, s->mM,
                     s->mR, s->Mx, s->qcache, s->Kp, s->Ki, s->kI, s->kE, s->kCq, s->kMq, s->kRJ,
-                    s->kM, s->kMR, s->kCv, s->kPT, s->kP, s->kV, s->kVq, s->Kx, s->b, s->Pp,
+                    s->kM, s->kMR, s->kCv, s->kPT, s->kP, s->kV, s->kVq, s->kG, s->kGq, s->Kx, s->b, s->Pp,
                     s->Pi, s->pI, s->pA, s->pB, s->Px, s->pb};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) free(ptrs[k]);
     free(s);
@@ -325,7 +338,7 @@ static int read_kernels(const mb_mech *me, struct mb_dae_sparse *s)
         ALLOC(s->cc, s->nC) || ALLOC(s->mr, s->nm) || ALLOC(s->mc, s->nm) ||
         ALLOC(s->pqv, s->npq) || ALLOC(s->pqj, s->npq) || ALLOC(s->pqp, s->npq) ||
         ALLOC(s->cq, s->nC) || ALLOC(s->cv, s->nC) || ALLOC(s->cq0, s->nC) ||
-        ALLOC(s->cqv, s->nC) || ALLOC(s->cv0, s->nC) || ALLOC(s->mv, s->nm) ||
+        ALLOC(s->cqv, s->nC) || ALLOC(s->cqm, s->nC) || ALLOC(s->cv0, s->nC) || ALLOC(s->mv, s->nm) ||
         ALLOC(s->mvj, s->nm) || ALLOC(s->mq, s->nm) || ALLOC(s->aj, nq) ||
         ALLOC(s->lamj, nc) || ALLOC(s->zero, nq) || ALLOC(s->mdiag, s->n) ||
         ALLOC(s->qcache, nq))
@@ -481,10 +494,13 @@ static int sp_rhs(double t, const double *y, double *ydot, void *ctx)
     memcpy(ydot + nq, f->a, (size_t)nq * sizeof(double));
     if (f->kind == MB_DAE_INDEX3)
         return me->phi(t, q, alg, me->ctx);
-    if ((rc = me->phi_t(t, q, alg, me->ctx)) != 0) return rc;  /* index 2 */
+    if ((rc = me->phi_t(t, q, alg, me->ctx)) != 0) return rc;  /* index 2, GGL */
     for (ptrdiff_t k = 0; k < s->npq; k++) alg[s->pr[k]] += s->pqv[k] * v[s->pc[k]];
-    (void)nc;
-    return MB_OK;
+    if (f->kind != MB_DAE_GGL)
+        return MB_OK;
+    const double *mu = y + 2 * nq + nc;  /* q' = v - Phi_q^T mu */
+    for (ptrdiff_t k = 0; k < s->npq; k++) ydot[s->pc[k]] -= s->pqv[k] * mu[s->pr[k]];
+    return me->phi(t, q, alg + nc, me->ctx);
 }
 
 /* ---- iteration matrices ---- */
@@ -513,8 +529,11 @@ static int ls_jac(double t, const double *y, const double *fy, void *ctx)
     if (f->nreg > 0 &&
         (rc = K->jac(t, q, s->zero, s->aj, s->lamj, s->cq0, s->cv0, me->ctx)) != 0)
         return rc;
-    if (f->kind == MB_DAE_INDEX2 &&
+    if (f->kind != MB_DAE_INDEX3 &&
         (rc = K->jac(t, q, s->zero, v, s->lamj, s->cqv, s->cv0, me->ctx)) != 0)
+        return rc;
+    if (f->kind == MB_DAE_GGL &&
+        (rc = K->jac(t, q, s->zero, v, y + 2 * nq + nc, s->cqm, s->cv0, me->ctx)) != 0)
         return rc;
     s->jac_ok = 1;
     return MB_OK;
@@ -557,11 +576,14 @@ static void fill_K(mb_dae *f, struct mb_dae_sparse *s, double ar, double ai, int
         }
     for (ptrdiff_t k = 0; k < s->npq; k++) {
         RE(s->kPT[k]) += s->pqj[k];
-        if (f->kind == MB_DAE_INDEX3) RE(s->kP[k]) -= s->pqj[k];
-        else RE(s->kV[k]) -= s->pqj[k];
+        if (f->kind != MB_DAE_INDEX2) RE(s->kP[k]) -= s->pqj[k];
+        if (f->kind != MB_DAE_INDEX3) RE(s->kV[k]) -= s->pqj[k];
+        if (f->kind == MB_DAE_GGL) RE(s->kG[k]) += s->pqj[k];
     }
-    for (ptrdiff_t k = 0; f->kind == MB_DAE_INDEX2 && k < s->nC; k++)
+    for (ptrdiff_t k = 0; f->kind != MB_DAE_INDEX3 && k < s->nC; k++)
         if (s->kVq[k] >= 0) RE(s->kVq[k]) += s->cqv[k];  /* -(Phi_q v)_q = C's row at q' = 0 */
+    for (ptrdiff_t k = 0; f->kind == MB_DAE_GGL && k < s->nC; k++)  /* + (Phi_q^T mu)_q */
+        if (s->kGq[k] >= 0) RE(s->kGq[k]) += s->cqv[k] - s->cqm[k];
 #undef RE
 #undef IM
 }

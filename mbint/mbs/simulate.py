@@ -348,8 +348,8 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
     if independent is not None and not form.independent:
         raise ValueError("independent: only with formulation='state_space'.")
     if linear_algebra == "sparse" and not form.sparse and form.name not in SPARSE_DAE:
-        raise ValueError(f"linear_algebra='sparse' serves the index-1, index3 and index2 "
-                         f"formulations only, not {form.name!r}.")
+        raise ValueError(f"linear_algebra='sparse' serves the index1, index3, index2 and "
+                         f"ggl formulations only, not {form.name!r}.")
     if consistent not in ("check", "project", "ignore"):
         raise ValueError(f"consistent must be 'check', 'project' or 'ignore', got {consistent!r}.")
     alpha, beta = baumgarte_pair(baumgarte)
@@ -376,8 +376,9 @@ def _joint_tree(model):
     return JointTree(model)
 
 
-#: the DAE formulations with a sparse mode (csrc/mbs/dae_sparse.c; index2: autonomous models)
-SPARSE_DAE = ("index3", "index2")
+#: the DAE formulations with a sparse mode (csrc/mbs/dae_sparse.c; index2, ggl: autonomous
+#: models)
+SPARSE_DAE = ("index3", "index2", "ggl")
 
 
 def _dae_linalg(model, mname, form, handle, linear_algebra, linalg):

@@ -6,8 +6,8 @@
  *  - the iteration matrix: (a M_p - J)^-1 of the sparse linsys, column by column
  *    (every entry), against the dense LU of a M_p - J from the dense mode's exact J, for
  *    a real a and for radau's complex a; diag(M_p) of the problem;
- *  - index3 on the "zoo" (drivers: not autonomous) and on an autonomous chain, index2 on
- *    the chain; index2 on the zoo, index1_dae and ggl have no sparse mode
+ *  - index3 on the "zoo" (drivers: not autonomous) and on an autonomous chain, index2 and
+ *    ggl on the chain; index2 and ggl on the zoo, and index1_dae, have no sparse mode
  *    (MB_ERR_NOT_SUPPORTED). */
 #include <complex.h>
 #include <math.h>
@@ -131,7 +131,7 @@ static void build_chain(tmodel *T)
     tm_force(T, MB_SF_RSDA, 0, 1);
 }
 
-#define MAXD (2 * MAXQ + MAXC)
+#define MAXD (2 * MAXQ + 2 * MAXC)
 
 /* X = (a M_p - J)^-1 column by column: dense LU (A) and the sparse linsys (S) */
 static void inverse_check(const char *label, mb_problem *pd, mb_problem *ps, const double *y,
@@ -170,13 +170,13 @@ static void compare_dae(const char *label, const tmodel *T, int kind)
 {
     mb_mech me;
     mb_spatial_mech(&T->m, &me);
-    int nq = 7 * T->m.nb, nc = T->m.nc, n = 2 * nq + nc;
+    int nq = 7 * T->m.nb, nc = T->m.nc, n = 2 * nq + nc + (kind == MB_DAE_GGL ? nc : 0);
     static mb_dae fd, fs;
     int rd = mb_dae_init_ex(&fd, &me, kind, 0), rs = mb_dae_init_ex(&fs, &me, kind, 1);
     CHECK(rd == MB_OK && rs == MB_OK && fs.sp && !fd.sp, "%s: dense and sparse modes (%s)",
           label, fs.msg);
     if (rd != MB_OK || rs != MB_OK) return;
-    double q[MAXQ], v[MAXQ], x[MAXQ], lam[MAXC], y[MAXD], yd[MAXD], ys[MAXD], pd0[MAXD], ps0[MAXD];
+    double q[MAXQ], v[MAXQ], x[MAXQ], lam[MAXC], y[MAXD] = {0}, yd[MAXD], ys[MAXD], pd0[MAXD], ps0[MAXD];
     state(T, q, v, x, lam);
     /* y0 of the dense and the sparse initial values (lambda(t0) and the lambda~ shift) */
     rd = mb_dae_initial(&fd, 0.37, q, v, yd, pd0);
@@ -187,6 +187,7 @@ static void compare_dae(const char *label, const tmodel *T, int kind)
     memcpy(y, q, sizeof(double) * (size_t)nq);
     memcpy(y + nq, v, sizeof(double) * (size_t)nq);
     memcpy(y + 2 * nq, lam, sizeof(double) * (size_t)nc);
+    for (int k = 2 * nq + nc; k < n; k++) y[k] = 0.05 * cos(0.8 * k);  /* GGL: mu */
     mb_problem pd, ps;
     mb_dae_problem(&fd, &pd);
     mb_dae_problem(&fs, &ps);
@@ -240,6 +241,7 @@ int main(void)
     compare_dae("zoo index3", &zoo, MB_DAE_INDEX3);
     compare_dae("chain index3", &chain, MB_DAE_INDEX3);
     compare_dae("chain index2", &chain, MB_DAE_INDEX2);
+    compare_dae("chain ggl", &chain, MB_DAE_GGL);
     test_unavailable(&zoo);
     return check_summary();
 }
