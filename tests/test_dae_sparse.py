@@ -58,7 +58,9 @@ def test_automatic_mode_and_refusals():
     model = spatial_chain(10)  # nq = 70 >= SPARSE_MIN_NQ: automatic is sparse for bdf
     assert model.nq >= mbint._core.MB_INDEX1_SPARSE_MIN_NQ
     tr = mbint.simulate(model, (0.0, 0.01), "bdf", formulation="index3")
-    assert tr.success
+    assert tr.success and tr.options["linear_algebra"] == "sparse"
+    tr = mbint.simulate(spatial_chain(4), (0.0, 0.01), "bdf", formulation="index3")
+    assert tr.success and tr.options["linear_algebra"] == "dense"  # nq = 28 < 60
     other = next(i.name for i in mbint.methods() if i.dae and not _takes_sparse_dae(i.name))
     with pytest.raises(ValueError, match="sparse"):
         mbint.simulate(model, (0.0, 0.01), other, formulation="index3",
@@ -68,4 +70,4 @@ def test_automatic_mode_and_refusals():
                        linear_algebra="sparse")
     # a method without the sparse DAE mode stays dense under "auto"
     tr = mbint.simulate(model, (0.0, 0.01), other, formulation="index3")
-    assert tr.success
+    assert tr.success and tr.options["linear_algebra"] == "dense"

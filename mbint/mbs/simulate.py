@@ -658,8 +658,11 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
     progress : bool or callable
         A progress bar, or ``progress(t)`` at most every 0.1 s of wall time.
     linear_algebra : {"auto", "dense", "sparse"}, optional
-        Index-1 only: the saddle-point and Newton systems by sparse KLU ("auto": from
+        The saddle-point and Newton systems by sparse KLU ("auto": from
         :data:`mbint.SPARSE_MIN_NQ` coordinates); ``traj.options["linear_algebra"]``.
+        On ``"index1"`` for every method; on ``"index3"``, and on ``"index2"`` and
+        ``"ggl"`` of models without drivers, for ``bdf`` (the methods that take the sparse
+        DAE mode); other methods and ``"index1_dae"`` are dense ("sparse" a ValueError).
     **method_options
         The chosen method's own options; ``fast=`` of ``singular_perturbation`` takes
         bodies (the coordinates a force or constraint acts on:
