@@ -390,10 +390,11 @@ def _dae_linalg(model, mname, form, handle, linear_algebra, linalg):
     takes = form.name in SPARSE_DAE and bool(flags & _core.MB_LINSYS_MASS)
     if linear_algebra == "sparse":
         if not takes:
+            able = ", ".join(d["name"] for d in _core.methods()
+                             if d["flags"] & _core.MB_LINSYS_MASS)
             raise ValueError(f"linear_algebra='sparse' on formulation={form.name!r}: only "
-                             f"{', '.join(d['name'] for d in _core.methods() if d['flags'] & _core.MB_LINSYS_MASS)}"
-                             f" take the sparse DAE (on {', '.join(SPARSE_DAE)}), not {mname!r}; "
-                             f"use linear_algebra='dense' or 'auto'.")
+                             f"{able} take the sparse DAE (on {', '.join(SPARSE_DAE)}), not "
+                             f"{mname!r}; use linear_algebra='dense' or 'auto'.")
         _check_sparse_kernels(model, handle, linear_algebra)
         return linalg
     return linalg if takes else linalg_code("dense")
