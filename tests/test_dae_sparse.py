@@ -1,5 +1,5 @@
 """The sparse mode of the DAE formulations (csrc/mbs/dae_sparse.c) against the dense one:
-whole runs of bdf on index3, index2 and ggl over planar and spatial chains take the same steps
+whole runs of bdf on every DAE formulation (index3, index1_dae, index2, ggl) over planar and spatial chains take the same steps
 and end in the same state to round-off, with the same constraint violations; the
 choice of the mode (explicit, automatic, refused) through simulate().  The iteration
 matrix itself is compared entry by entry in tests/c/test_dae_sparse.c."""
@@ -37,7 +37,7 @@ def _pair(model, form, t_end, method="bdf"):
 
 
 @pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize("form", ["index3", "index2", "ggl"])
+@pytest.mark.parametrize("form", ["index3", "index1_dae", "index2", "ggl"])
 @pytest.mark.parametrize("kind", ["planar", "spatial"])
 def test_sparse_run_equals_dense(kind, form, method):
     model = _planar_chain(8) if kind == "planar" else spatial_chain(4)
@@ -66,7 +66,7 @@ def test_automatic_mode_and_refusals():
         mbint.simulate(model, (0.0, 0.01), other, formulation="index3",
                        linear_algebra="sparse")
     with pytest.raises(ValueError, match="sparse"):
-        mbint.simulate(model, (0.0, 0.01), "bdf", formulation="index1_dae",
+        mbint.simulate(model, (0.0, 0.01), "bdf", formulation="state_space",
                        linear_algebra="sparse")
     # a method without the sparse DAE mode stays dense under "auto"
     tr = mbint.simulate(model, (0.0, 0.01), other, formulation="index3")

@@ -1,8 +1,8 @@
 /* Sparse mode of the DAE formulations (dae.h, mb_dae_init_ex): for a mechanism with
  * sparse kernels (mech.h mb_mech_sparse), memory and work per call O(nnz), nothing
- * O(nq^2).  Formulations: index3; index2 and GGL when the mechanism is autonomous
- * (their rows need (Phi_q v)_q, read off the kernels' gamma_q - (Phi_q x)_q at q' = 0,
- * where gamma vanishes only without explicit time).  Not (yet) index1_dae.
+ * O(nq^2).  Formulations: index3, index1_dae; index2 and GGL when the mechanism is
+ * autonomous (their rows need (Phi_q v)_q, read off the kernels' gamma_q - (Phi_q x)_q
+ * at q' = 0, where gamma vanishes only without explicit time).
  *
  * f.  a = M~^-1 (Q - Phi_q^T lam) with M~ = M + Phi_R,q^T W Phi_R,q (dae.c: the
  * regularization of a singular M by the rows R = the first nreg rows of Phi, W chosen
@@ -16,7 +16,10 @@
  *     [ -X_q                    a M~ - Q_v   Phi_q^T  (0)       ] x = [r1; M~ r2; r3 (; r4)]
  *     [ the algebraic rows, negated                             ]
  * with X_q = Q_q - (Phi_q^T lam)_q - (M a)_q - (Phi_R,q^T W Phi_R,q a)_q (dae.c).  The
- * algebraic rows: index 3  -Phi_q x1;  index 2  -(Phi_q v)_q x1 - Phi_q x2;  GGL both
+ * algebraic rows: index 3  -Phi_q x1;  index 2  -(Phi_q v)_q x1 - Phi_q x2;  index 1
+ * (gamma_q - (Phi_q a)_q) x1 + (gamma_v - a Phi_q) x2 = r3 - Phi_q r2 (its J-row is
+ * Phi_q times the v'-row, which row 2 gives as a x2 - r2, plus the kernel's bottom
+ * blocks C = gamma_q - (Phi_q a)_q, C_v = gamma_v with x = a);  GGL both
  * (velocity rows, then position rows), and its q' = v - Phi_q^T mu gives the terms in
  * parentheses, (Phi_q^T mu)_q as the difference of the kernel's top block with lam = 0
  * and lam = mu (at q' = 0, x = v).  The regularization's term is
@@ -58,7 +61,7 @@ struct mb_dae_sparse {
     klu_numeric *Mnum;
     int mass_ok;
     /* K (n x n): entry maps, values (complex: 2 per entry) */
-    int *Kp, *Ki, *kI, *kE, *kCq, *kMq, *kRJ, *kM, *kMR, *kCv, *kPT, *kP, *kV, *kVq, *kG, *kGq;
+    int *Kp, *Ki, *kI, *kE, *kCq, *kMq, *kRJ, *kM, *kMR, *kCv, *kPT, *kP, *kV, *kVq, *kG, *kGq, *kA1, *kA2;
     ptrdiff_t Knz;
     double *Kx, *b;
     klu_symbolic *Ksym;
@@ -85,8 +88,6 @@ const char *mb_dae_sparse_unavailable(const mb_mech *me, int kind)
                "values and (M x)_q of a block-diagonal one";
     if (!me->phi || !me->phi_t || !me->gamma)
         return "the sparse mode needs the phi, phi_t and gamma kernels";
-    if (kind == MB_DAE_INDEX1)
-        return "index1_dae has no sparse mode yet (index3, index2 and ggl have)";
     if ((kind == MB_DAE_INDEX2 || kind == MB_DAE_GGL) && !me->autonomous)
         return "index2 and ggl have a sparse mode only for autonomous mechanisms (no "
                "drivers, no prescribed forces)";
@@ -199,6 +200,7 @@ static void entries_K(struct mb_dae_sparse *s, trip *t, ptrdiff_t nreg, int fill
 {
     ptrdiff_t nq = s->nq, A = 2 * nq, G = 2 * nq + s->nc;
     int ggl = s->kind == MB_DAE_GGL, vel = s->kind != MB_DAE_INDEX3;
+    int vq = ggl || s->kind == MB_DAE_INDEX2, i1 = s->kind == MB_DAE_INDEX1;
 #define PUT(arr, i, r, c) do { int e_ = add(t, (r), (c)); if (fill) (arr)[i] = e_; } while (0)
     for (ptrdiff_t i = 0; i < nq; i++) PUT(s->kI, i, i, i);
     for (ptrdiff_t i = 0; i < nq; i++) PUT(s->kE, i, i, nq + i);
@@ -234,7 +236,15 @@ static void entries_K(struct mb_dae_sparse *s, trip *t, ptrdiff_t nreg, int fill
             PUT(s->kP, k, G + s->pr[k], s->pc[k]);  /* position rows */
         }
     }
-    for (ptrdiff_t k = 0; vel && k < s->nC; k++) {  /* -(Phi_q v)_q in the velocity rows */
+    for (ptrdiff_t k = 0; i1 && k < s->nC; k++) {  /* index 1: C's and C_v's bottom rows */
+        if (s->cr[k] >= nq) {
+            PUT(s->kA1, k, A + s->cr[k] - nq, s->cc[k]);
+            PUT(s->kA2, k, A + s->cr[k] - nq, nq + s->cc[k]);
+        } else if (fill) {
+            s->kA1[k] = s->kA2[k] = -1;
+        }
+    }
+    for (ptrdiff_t k = 0; vq && k < s->nC; k++) {  /* -(Phi_q v)_q in the velocity rows */
         if (s->cr[k] >= nq) PUT(s->kVq, k, A + s->cr[k] - nq, s->cc[k]);
         else if (fill) s->kVq[k] = -1;
     }
@@ -252,7 +262,8 @@ static int pattern_K(struct mb_dae_sparse *s, ptrdiff_t nreg)
         ALLOC(s->kCv, s->nC) || ALLOC(s->kMq, s->nm) || ALLOC(s->kM, s->nm) ||
         ALLOC(s->kMR, s->npair) || ALLOC(s->kRJ, s->nrc) || ALLOC(s->kPT, s->npq) ||
         ALLOC(s->kP, s->npq) || ALLOC(s->kV, s->npq) || ALLOC(s->kVq, s->nC) ||
-        ALLOC(s->kG, s->npq) || ALLOC(s->kGq, s->nC))
+        ALLOC(s->kG, s->npq) || ALLOC(s->kGq, s->nC) || ALLOC(s->kA1, s->nC) ||
+        ALLOC(s->kA2, s->nC))
         return -1;
     entries_K(s, &t, nreg, 0);
     ptrdiff_t nt = t.n;
@@ -264,9 +275,9 @@ static int pattern_K(struct mb_dae_sparse *s, ptrdiff_t nreg)
         nz = csc(s->n, s->n, nt, t.r, t.c, s->Kp, s->Ki, map);
         if (nz >= 0) {  /* triplet positions -> K positions */
             int *arrs[] = {s->kI, s->kE, s->kCq, s->kCv, s->kMq, s->kM, s->kMR, s->kRJ, s->kPT,
-                           s->kP, s->kV, s->kVq, s->kG, s->kGq};
+                           s->kP, s->kV, s->kVq, s->kG, s->kGq, s->kA1, s->kA2};
             ptrdiff_t lens[] = {s->nq, s->nq, s->nC, s->nC, s->nm, s->nm, s->npair, s->nrc,
-                                s->npq, s->npq, s->npq, s->nC, s->npq, s->nC};
+                                s->npq, s->npq, s->npq, s->nC, s->npq, s->nC, s->nC, s->nC};
             for (size_t a = 0; a < sizeof lens / sizeof lens[0]; a++)
                 for (ptrdiff_t i = 0; i < lens[a]; i++)
                     arrs[a][i] = arrs[a][i] >= 0 && arrs[a][i] < nt ? map[arrs[a][i]] : -1;
@@ -293,7 +304,7 @@ void mb_dae_sparse_free(mb_dae *f)
                     s->cv, s->cq0, s->cqv, s->cqm, s->cv0, s->mv, s->mvj, s->mq, s->rp, s->rk, s->cp,
                     s->ck, s->regw, s->aj, s->lamj, s->zero, s->mdiag, s->Mp, s->Mi, s->mM,
                     s->mR, s->Mx, s->qcache, s->Kp, s->Ki, s->kI, s->kE, s->kCq, s->kMq, s->kRJ,
-                    s->kM, s->kMR, s->kCv, s->kPT, s->kP, s->kV, s->kVq, s->kG, s->kGq, s->Kx, s->b, s->Pp,
+                    s->kM, s->kMR, s->kCv, s->kPT, s->kP, s->kV, s->kVq, s->kG, s->kGq, s->kA1, s->kA2, s->Kx, s->b, s->Pp,
                     s->Pi, s->pI, s->pA, s->pB, s->Px, s->pb};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) free(ptrs[k]);
     free(s);
@@ -494,6 +505,12 @@ static int sp_rhs(double t, const double *y, double *ydot, void *ctx)
     memcpy(ydot + nq, f->a, (size_t)nq * sizeof(double));
     if (f->kind == MB_DAE_INDEX3)
         return me->phi(t, q, alg, me->ctx);
+    if (f->kind == MB_DAE_INDEX1) {  /* Phi_q a - gamma */
+        if ((rc = me->gamma(t, q, v, alg, me->ctx)) != 0) return rc;
+        for (ptrdiff_t k = 0; k < nc; k++) alg[k] = -alg[k];
+        for (ptrdiff_t k = 0; k < s->npq; k++) alg[s->pr[k]] += s->pqv[k] * f->a[s->pc[k]];
+        return MB_OK;
+    }
     if ((rc = me->phi_t(t, q, alg, me->ctx)) != 0) return rc;  /* index 2, GGL */
     for (ptrdiff_t k = 0; k < s->npq; k++) alg[s->pr[k]] += s->pqv[k] * v[s->pc[k]];
     if (f->kind != MB_DAE_GGL)
@@ -529,7 +546,7 @@ static int ls_jac(double t, const double *y, const double *fy, void *ctx)
     if (f->nreg > 0 &&
         (rc = K->jac(t, q, s->zero, s->aj, s->lamj, s->cq0, s->cv0, me->ctx)) != 0)
         return rc;
-    if (f->kind != MB_DAE_INDEX3 &&
+    if ((f->kind == MB_DAE_INDEX2 || f->kind == MB_DAE_GGL) &&
         (rc = K->jac(t, q, s->zero, v, s->lamj, s->cqv, s->cv0, me->ctx)) != 0)
         return rc;
     if (f->kind == MB_DAE_GGL &&
@@ -576,11 +593,21 @@ static void fill_K(mb_dae *f, struct mb_dae_sparse *s, double ar, double ai, int
         }
     for (ptrdiff_t k = 0; k < s->npq; k++) {
         RE(s->kPT[k]) += s->pqj[k];
-        if (f->kind != MB_DAE_INDEX2) RE(s->kP[k]) -= s->pqj[k];
-        if (f->kind != MB_DAE_INDEX3) RE(s->kV[k]) -= s->pqj[k];
+        if (f->kind == MB_DAE_INDEX3 || f->kind == MB_DAE_GGL) RE(s->kP[k]) -= s->pqj[k];
+        if (f->kind == MB_DAE_INDEX1) {  /* - a Phi_q */
+            RE(s->kV[k]) -= ar * s->pqj[k];
+            if (cplx) IM(s->kV[k]) -= ai * s->pqj[k];
+        } else if (f->kind != MB_DAE_INDEX3) {
+            RE(s->kV[k]) -= s->pqj[k];
+        }
         if (f->kind == MB_DAE_GGL) RE(s->kG[k]) += s->pqj[k];
     }
-    for (ptrdiff_t k = 0; f->kind != MB_DAE_INDEX3 && k < s->nC; k++)
+    for (ptrdiff_t k = 0; f->kind == MB_DAE_INDEX1 && k < s->nC; k++)
+        if (s->kA1[k] >= 0) {
+            RE(s->kA1[k]) += s->cq[k];
+            RE(s->kA2[k]) += s->cv[k];
+        }
+    for (ptrdiff_t k = 0; (f->kind == MB_DAE_INDEX2 || f->kind == MB_DAE_GGL) && k < s->nC; k++)
         if (s->kVq[k] >= 0) RE(s->kVq[k]) += s->cqv[k];  /* -(Phi_q v)_q = C's row at q' = 0 */
     for (ptrdiff_t k = 0; f->kind == MB_DAE_GGL && k < s->nC; k++)  /* + (Phi_q^T mu)_q */
         if (s->kGq[k] >= 0) RE(s->kGq[k]) += s->cqv[k] - s->cqm[k];
@@ -629,6 +656,8 @@ static int ls_solve(int slot, double *xr, double *xi, void *ctx)
     if (!s->cplx[slot]) {
         memcpy(b, xr, (size_t)n * sizeof(double));
         mass_apply(f, s, xr + nq, b + nq, 1);
+        for (ptrdiff_t k = 0; f->kind == MB_DAE_INDEX1 && k < s->npq; k++)  /* r3 - Phi_q r2 */
+            b[2 * nq + s->pr[k]] -= s->pqj[k] * xr[nq + s->pc[k]];
         if (!klu_solve(s->Ksym, s->Knum[slot], (int)n, 1, b, &s->com)) return MB_ERR_LINALG;
         memcpy(xr, b, (size_t)n * sizeof(double));
         return MB_OK;
@@ -640,6 +669,11 @@ static int ls_solve(int slot, double *xr, double *xi, void *ctx)
     }
     mass_apply(f, s, xr + nq, b + 2 * nq, 2);
     mass_apply(f, s, xi + nq, b + 2 * nq + 1, 2);
+    for (ptrdiff_t k = 0; f->kind == MB_DAE_INDEX1 && k < s->npq; k++) {
+        ptrdiff_t r = 2 * nq + s->pr[k], c = nq + s->pc[k];
+        b[2 * r] -= s->pqj[k] * xr[c];
+        b[2 * r + 1] -= s->pqj[k] * xi[c];
+    }
     if (!klu_z_solve(s->Ksym, s->Knum[slot], (int)n, 1, b, &s->com)) return MB_ERR_LINALG;
     for (ptrdiff_t i = 0; i < n; i++) {
         xr[i] = b[2 * i];

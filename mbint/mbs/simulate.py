@@ -348,8 +348,8 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
     if independent is not None and not form.independent:
         raise ValueError("independent: only with formulation='state_space'.")
     if linear_algebra == "sparse" and not form.sparse and form.name not in SPARSE_DAE:
-        raise ValueError(f"linear_algebra='sparse' serves the index1, index3, index2 and "
-                         f"ggl formulations only, not {form.name!r}.")
+        raise ValueError(f"linear_algebra='sparse' serves the index1 and the DAE "
+                         f"formulations only, not {form.name!r}.")
     if consistent not in ("check", "project", "ignore"):
         raise ValueError(f"consistent must be 'check', 'project' or 'ignore', got {consistent!r}.")
     alpha, beta = baumgarte_pair(baumgarte)
@@ -378,7 +378,7 @@ def _joint_tree(model):
 
 #: the DAE formulations with a sparse mode (csrc/mbs/dae_sparse.c; index2, ggl: autonomous
 #: models)
-SPARSE_DAE = ("index3", "index2", "ggl")
+SPARSE_DAE = ("index3", "index1_dae", "index2", "ggl")
 
 
 def _dae_linalg(model, mname, form, handle, linear_algebra, linalg):
@@ -661,9 +661,9 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
     linear_algebra : {"auto", "dense", "sparse"}, optional
         The saddle-point and Newton systems by sparse KLU ("auto": from
         :data:`mbint.SPARSE_MIN_NQ` coordinates); ``traj.options["linear_algebra"]``.
-        On ``"index1"`` for every method; on ``"index3"``, and on ``"index2"`` and
-        ``"ggl"`` of models without drivers, for ``bdf`` (the methods that take the sparse
-        DAE mode); other methods and ``"index1_dae"`` are dense ("sparse" a ValueError).
+        On ``"index1"`` for every method; on ``"index3"``, ``"index1_dae"``, and on
+        ``"index2"`` and ``"ggl"`` of models without drivers, for ``bdf`` (the methods that
+        take the sparse DAE mode); other methods are dense there ("sparse" a ValueError).
     **method_options
         The chosen method's own options; ``fast=`` of ``singular_perturbation`` takes
         bodies (the coordinates a force or constraint acts on:
