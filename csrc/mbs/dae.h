@@ -71,8 +71,8 @@ typedef struct mb_dae {
  * mechanism or the kind has no sparse mode), -1 automatic: sparse when nq >=
  * MB_INDEX1_SPARSE_MIN_NQ and available, as the index-1 formulation.
  *
- * Sparse mode (dae_sparse.c): for a mechanism with sparse kernels (mech.h) on index3
- * (and index2 when autonomous): f by a KLU of the (regularized) mass matrix, the problem
+ * Sparse mode (dae_sparse.c): for a mechanism with sparse kernels (mech.h) on index3 and
+ * index1_dae (index2 and GGL when autonomous): f by a KLU of the (regularized) mass matrix, the problem
  * without p->jac and without the dense M_p, with p->linsys (linsys.h: its iteration
  * matrices a M_p - J through a sparse augmented matrix) and p->mass_diag = diag(M_p),
  * which only the methods flagged MB_LINSYS_MASS take (bdf); the projection by KLU of

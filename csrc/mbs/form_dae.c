@@ -2,7 +2,9 @@
  * with M_p y' = f (dae.c; LS eqs 1-4), started from the consistent lambda(t0).  The
  * methods with a mass matrix solve index1_dae, those flagged MB_DAE also index2, index3
  * and ggl; of the SUNDIALS methods only IDA, on index1_dae and ggl: the multipliers are
- * algebraic, and GGL's (index 2) are left out of its error test. */
+ * algebraic, and GGL's (index 2) are left out of its error test.  o->linalg chooses the
+ * dense or the sparse mode (dae.h mb_dae_init_ex; the sparse one for the methods flagged
+ * MB_LINSYS_MASS only: simulate asks for it only with them, and no SUNDIALS method). */
 #include <stdlib.h>
 #include <string.h>
 #include "carve.h"
