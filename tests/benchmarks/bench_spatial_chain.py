@@ -172,9 +172,11 @@ def report(rows):
         lines.append(f"| {n} | {7 * n} | {sp['nsteps']} | {fmt(de, 'cpu', '.3f')} | "
                      f"{sp['cpu']:.3f} | {fmt(de, 'rss_peak', '.0f')} | {sp['rss_peak']:.0f} | "
                      f"{sp['rss_peak'] - sp['rss_before']:.1f} |")
+    ex = "-" if s["exponent"] is None else f"{s['exponent']:.2f}"
+    md = "-" if s["max_diff"] is None else f"{s['max_diff']:.1e}"
     lines += ["", f"Fitted exponent of the sparse CPU time, N = {FIT[0]} ... {FIT[-1]}: "
-              f"{s['exponent']:.2f} (target <= 1.2).  Largest difference of the final q, dense "
-              f"against sparse: {s['max_diff']:.1e}."]
+              f"{ex} (target <= 1.2).  Largest difference of the final q, dense "
+              f"against sparse: {md}."]
     return "\n".join(lines + _dae_lines(rows)) + "\n"
 
 
