@@ -71,3 +71,19 @@ def test_automatic_mode_and_refusals():
     # a method without the sparse DAE mode stays dense under "auto"
     tr = mbint.simulate(model, (0.0, 0.01), other, formulation="index3")
     assert tr.success and tr.options["linear_algebra"] == "dense"
+
+
+@pytest.mark.parametrize("kind", ["planar", "spatial"])
+def test_sparse_projection_equals_dense(kind):
+    # project=True: the sparse mode projects by KLU of [I Phi_q^T; Phi_q 0], the dense
+    # mode by the LU of Phi_q Phi_q^T; the same steps, final state and violations
+    model = _planar_chain(8) if kind == "planar" else spatial_chain(4)
+    out = [mbint.simulate(model, (0.0, 0.3), "bdf", formulation="index3", project=True,
+                          rtol=1e-7, atol=1e-7, linear_algebra=la) for la in ("dense", "sparse")]
+    d, s = out
+    assert d.success and s.success and d.t.size == s.t.size
+    assert np.max(np.abs(s.q[:, -1] - d.q[:, -1])) <= 1e-9 * max(1.0, np.max(np.abs(d.q)))
+    pos_d, vel_d = (np.max(np.abs(v)) for v in d.violation()[:2])
+    pos_s, vel_s = (np.max(np.abs(v)) for v in s.violation()[:2])
+    assert pos_s <= 1e-11 and vel_s <= 1e-13  # projected: both levels at round-off
+    assert pos_s <= 1.5 * pos_d + 1e-14 and vel_s <= 10 * vel_d + 1e-14
