@@ -26,6 +26,7 @@ MB_MASS: int
 MB_LU_REUSE: int
 MB_DAE: int
 MB_LINSYS: int
+MB_LINSYS_MASS: int
 # step-size controllers (csrc/core/controller.h)
 MB_CONTROLLER_DEFAULT: int
 MB_CONTROLLER_I: int

@@ -192,7 +192,7 @@ static int initial_step(run *r, double t0, double tf, int order, double *h_out)
     const double *atol = r->o->atol;
     double rtol = r->o->rtol;
     double span = fabs(tf - t0);
-    if (r->p->mass) {
+    if (r->p->mass || r->p->mass_diag) {
         /* f is M y', not y': the derivative-based estimate does not apply (tf may be
          * infinite: a terminal event ends the run) */
         *h_out = fmin(MB_MASS_FIRST_STEP * fmax(1.0, isfinite(span) ? span : fabs(t0)), span);
@@ -284,6 +284,11 @@ static int init_stepper(run *r, const double *y0)
             return mb_fail(s, MB_ERR_NOT_SUPPORTED,
                            "Method '%s' does not solve DAEs of index 2 or 3 (component %td has "
                            "index %d).", m->name, i, (int)p->dae_index[i]);
+    if (p->mass_diag && !(p->linsys && (m->flags & MB_LINSYS_MASS)))
+        return mb_fail(s, MB_ERR_NOT_SUPPORTED,
+                       "Method '%s' does not take the structured iteration matrices a M - J of "
+                       "a problem with a diagonal mass matrix (sparse linear algebra of a DAE "
+                       "formulation); use bdf, or dense linear algebra.", m->name);
     if (!r->fixed && (m->flags & MB_FIXED_ONLY))
         return mb_fail(s, MB_ERR_NOT_SUPPORTED,
                        "Method '%s' runs with a fixed step only: give h.", m->name);

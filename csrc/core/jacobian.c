@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "method.h"
+#include "../linalg/newton.h" /* mb_mass_apply */
 #include "status.h"
 
 static int check_finite(mb_stepper *s, const double *x, ptrdiff_t m, const char *what, double t)
@@ -105,6 +106,17 @@ int mb_linsys_factor(mb_stepper *s, int slot, double ar, double ai)
     if (rc < 0)
         return mb_fail(s, MB_ERR_LINALG, "the factorization of the iteration matrix failed (code %d).", rc);
     return rc > 0 ? MB_ERR_LINALG : MB_OK;
+}
+
+void mb_stepper_mass_apply(const mb_stepper *s, const double *x, double *out)
+{
+    const double *d = s->p->mass_diag;
+    if (!d) {
+        mb_mass_apply(s->n, s->p->mass, x, out);
+        return;
+    }
+    for (ptrdiff_t i = 0; i < s->n; i++)
+        out[i] = d[i] * x[i];
 }
 
 int mb_linsys_solve(mb_stepper *s, int slot, double *xr, double *xi)

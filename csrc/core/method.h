@@ -68,10 +68,14 @@ enum {
     MB_DAE        = 1u << 11, /* solves semi-explicit DAEs of index 2 and 3 through a
                                  singular mass matrix (with MB_MASS; mb_problem.dae_index
                                  scales its norms, see mb_norm) */
-    MB_LINSYS     = 1u << 12  /* uses the problem's structured iteration matrices
+    MB_LINSYS     = 1u << 12, /* uses the problem's structured iteration matrices
                                  (mb_problem.linsys, linsys.h) when it has them: the driver
                                  hides p->linsys from a method without this flag, and from
                                  every method when the problem has a mass matrix */
+    MB_LINSYS_MASS = 1u << 13 /* with MB_LINSYS: also takes a linsys whose iteration
+                                 matrices are a M - J with the diagonal mass matrix
+                                 mb_problem.mass_diag (problem.h, linsys.h) and applies M
+                                 through mass_diag */
 };
 
 typedef struct mb_stats {
@@ -191,6 +195,10 @@ double mb_fd_increment(double yj);
  * x = xr (+ i xi) by (a I - J)^-1 x (xi NULL for a real slot) and returns MB_OK,
  * MB_RECOVERABLE or a fatal status (MB_ERR_LINALG with a message). */
 int mb_linsys_factor(mb_stepper *s, int slot, double ar, double ai);
+/* out = M x for the problem's mass matrix: the dense p->mass, the diagonal p->mass_diag
+ * (a problem with a linsys whose matrices are a M - J; methods flagged MB_LINSYS_MASS),
+ * or the identity */
+void mb_stepper_mass_apply(const mb_stepper *s, const double *x, double *out);
 int mb_linsys_solve(mb_stepper *s, int slot, double *xr, double *xi);
 /* Greedy grouping of the columns of an n x n column-major sparsity pattern into
  * structurally orthogonal groups; writes groups[n], returns the number of groups

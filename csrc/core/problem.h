@@ -90,6 +90,12 @@ typedef struct mb_problem {
                                      * DAE with a singular mass matrix, or NULL (<= 1) */
     const mb_linsys *linsys; /* structured iteration matrices a I - J (linsys.h), or NULL:
                               * dense J and LU; only with mass == NULL */
+    const double *mass_diag; /* with linsys and mass == NULL: the diagonal (n) of a constant
+                              * diagonal (possibly singular) mass matrix M, M y' = f, whose
+                              * iteration matrices a M - J the linsys factors (a sparse DAE
+                              * formulation, csrc/mbs/dae_sparse.c); only the methods
+                              * flagged MB_LINSYS_MASS take it, the driver refuses it for
+                              * the others; NULL: no such mass */
 } mb_problem;
 
 #endif

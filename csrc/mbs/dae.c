@@ -283,11 +283,46 @@ static int dae_step_bound(double t, const double *y, const double *fy, double *h
     return me->step_bound(t, y, y + f->nq, fy + f->nq, h_max, me->ctx);
 }
 
+/* mb_dae_initial in the sparse mode: lambda(t0), q''(t0) from the sparse index-1
+ * saddle-point system (KLU) */
+static int sparse_initial(mb_dae *f, double t0, const double *q0, const double *v0,
+                          double *y0, double *yp0)
+{
+    ptrdiff_t nq = f->nq, nc = f->nc;
+    double *qdd = f->rq, *lam = f->rc1;
+    mb_index1 i1;
+    int rc = mb_index1_init_ex(&i1, f->mech, 0.0, 0.0, 1);
+    if (rc == MB_OK)
+        rc = mb_index1_solve(&i1, t0, q0, v0, qdd, lam);
+    if (rc != MB_OK)
+        MB_FAIL(f, rc, "%s", i1.msg[0] ? i1.msg : "The consistent multipliers lambda(t0) "
+                "could not be computed.");
+    mb_index1_free(&i1);
+    if (rc != MB_OK)
+        return rc;
+    memcpy(y0, q0, (size_t)nq * sizeof(double));
+    memcpy(y0 + nq, v0, (size_t)nq * sizeof(double));
+    memcpy(y0 + 2 * nq, lam, (size_t)nc * sizeof(double));
+    if (f->nreg > 0) {  /* y carries lam~; Phi_q, M~ and W at q0 */
+        if ((rc = mb_dae_sparse_accel(f, t0, q0, v0, lam)) != MB_OK) return rc;
+        mb_dae_sparse_reg_shift(f, qdd, -1.0, y0 + 2 * nq);
+    }
+    for (ptrdiff_t i = 2 * nq + nc; i < f->n; i++) y0[i] = 0.0;
+    if (yp0) {
+        memcpy(yp0, v0, (size_t)nq * sizeof(double));
+        memcpy(yp0 + nq, qdd, (size_t)nq * sizeof(double));
+        for (ptrdiff_t i = 2 * nq; i < f->n; i++) yp0[i] = 0.0;
+    }
+    return MB_OK;
+}
+
 int mb_dae_initial(mb_dae *f, double t0, const double *q0, const double *v0, double *y0,
                    double *yp0)
 {
     ptrdiff_t nq = f->nq, nc = f->nc;
     double *qdd = f->rq, *lam = f->rc1;
+    if (f->sp)
+        return sparse_initial(f, t0, q0, v0, y0, yp0);
     /* lambda(t0) and q''(t0) from the saddle-point system of the index-1 formulation,
      * dense and by the scaled LU (not its Schur path), as before the Schur path existed:
      * kept so that every DAE run stays what it was.  (The reason it was kept, bdf on the
@@ -326,12 +361,14 @@ int mb_dae_initial(mb_dae *f, double t0, const double *q0, const double *v0, dou
 int mb_dae_accel(mb_dae *f, double t, const double *y, double *qdd, double *lam)
 {
     ptrdiff_t nq = f->nq, nc = f->nc;
-    int rc = accel(f, t, y, y + nq, y + 2 * nq);
+    int rc = f->sp ? mb_dae_sparse_accel(f, t, y, y + nq, y + 2 * nq)
+                   : accel(f, t, y, y + nq, y + 2 * nq);
     if (rc != MB_OK) return rc;
     if (qdd) memcpy(qdd, f->a, (size_t)nq * sizeof(double));
     if (lam) {
         memcpy(lam, y + 2 * nq, (size_t)nc * sizeof(double));
-        reg_shift(f, f->a, 1.0, lam);  /* lam~ -> lam */
+        if (f->sp) mb_dae_sparse_reg_shift(f, f->a, 1.0, lam);
+        else reg_shift(f, f->a, 1.0, lam);  /* lam~ -> lam */
     }
     return MB_OK;
 }
@@ -344,31 +381,37 @@ int mb_dae_project_hook(double t, double *y, void *ctx)
 
 /* the work block: one layout both sizes and carves it (carve.h) */
 static size_t layout(mb_carver *c, mb_dae *f, ptrdiff_t nq, ptrdiff_t nc, ptrdiff_t n,
-                     ptrdiff_t w, ptrdiff_t nreg)
+                     ptrdiff_t w, ptrdiff_t nreg, int dense)
 {
-    f->Mp = mb_carve(c, (size_t)(n * n));
-    f->ML = mb_carve(c, (size_t)(nq * nq));
+    size_t d = dense ? 1 : 0;  /* the sparse mode has none of the dense arrays */
+    f->Mp = mb_carve(c, d * (size_t)(n * n));
+    f->ML = mb_carve(c, d * (size_t)(nq * nq));
     f->qcache = mb_carve(c, (size_t)nq);
     f->a = mb_carve(c, (size_t)nq);
     f->rq = mb_carve(c, (size_t)nq);
     f->rc1 = mb_carve(c, (size_t)nc);
-    f->Pq = mb_carve(c, (size_t)(nc * nq));
-    f->Gq = mb_carve(c, (size_t)(nc * nq));
-    f->Gv = mb_carve(c, (size_t)(nc * nq));
-    f->T1 = mb_carve(c, (size_t)(nq * nq));
-    f->T2 = mb_carve(c, (size_t)(nc * nq));
-    f->Ptq = mb_carve(c, (size_t)(nc * nq));
-    f->X = mb_carve(c, (size_t)(nq * w));
-    f->Y = mb_carve(c, (size_t)(nc * w));
+    f->Pq = mb_carve(c, d * (size_t)(nc * nq));
+    f->Gq = mb_carve(c, d * (size_t)(nc * nq));
+    f->Gv = mb_carve(c, d * (size_t)(nc * nq));
+    f->T1 = mb_carve(c, d * (size_t)(nq * nq));
+    f->T2 = mb_carve(c, d * (size_t)(nc * nq));
+    f->Ptq = mb_carve(c, d * (size_t)(nc * nq));
+    f->X = mb_carve(c, d * (size_t)(nq * w));
+    f->Y = mb_carve(c, d * (size_t)(nc * w));
     f->regw = mb_carve(c, (size_t)nreg);
     f->regmu = mb_carve(c, (size_t)(nreg > 0 ? nc : 0));
-    f->dwork = mb_carve(c, mb_mechd_work_size(nq, nc));
-    f->ipiv = mb_carve_int(c, (size_t)nq);
+    f->dwork = mb_carve(c, d * mb_mechd_work_size(nq, nc));
+    f->ipiv = mb_carve_int(c, d * (size_t)nq);
     f->index = mb_carve_bytes(c, (size_t)n);
     return c->off;
 }
 
 int mb_dae_init(mb_dae *f, const mb_mech *mech, int kind)
+{
+    return mb_dae_init_ex(f, mech, kind, 0);
+}
+
+int mb_dae_init_ex(mb_dae *f, const mb_mech *mech, int kind, int sparse)
 {
     memset(f, 0, sizeof *f);
     if (kind != MB_DAE_INDEX1 && kind != MB_DAE_INDEX2 && kind != MB_DAE_INDEX3 &&
@@ -388,16 +431,30 @@ int mb_dae_init(mb_dae *f, const mb_mech *mech, int kind)
     f->nc = nc;
     f->n = n;
     f->nreg = mech->mass_reg > 0 ? (mech->mass_reg < nc ? mech->mass_reg : nc) : 0;
+    int dense = !(sparse > 0 || (sparse < 0 && nq >= MB_INDEX1_SPARSE_MIN_NQ &&
+                                 !mb_dae_sparse_unavailable(mech, kind)));
     mb_dae scratch;
-    size_t size = layout(&(mb_carver){NULL, 0}, &scratch, nq, nc, n, w, f->nreg);
+    size_t size = layout(&(mb_carver){NULL, 0}, &scratch, nq, nc, n, w, f->nreg, dense);
     f->work = calloc(size + 1, sizeof(double));
-    if (!f->work || mb_proj_init(&f->proj, mech, &f->d, 1) != MB_OK) {
+    if (!f->work || mb_proj_init(&f->proj, mech, dense ? &f->d : NULL, dense) != MB_OK) {
         mb_dae_free(f);
         return MB_FAIL(f, MB_ERR_MEM, "mb_dae_init: out of memory.");
     }
-    layout(&(mb_carver){f->work, 0}, f, nq, nc, n, w, f->nreg);
-    mb_mechd_init(&f->d, mech, f->dwork);
-    for (ptrdiff_t i = 0; i < 2 * nq; i++) f->Mp[i + n * i] = 1.0;
+    layout(&(mb_carver){f->work, 0}, f, nq, nc, n, w, f->nreg, dense);
+    if (dense) {
+        mb_mechd_init(&f->d, mech, f->dwork);
+        for (ptrdiff_t i = 0; i < 2 * nq; i++) f->Mp[i + n * i] = 1.0;
+    } else {
+        int rc = mb_dae_sparse_init(f);  /* f->msg says why not */
+        if (rc != MB_OK) {
+            char msg[sizeof f->msg];
+            memcpy(msg, f->msg, sizeof msg);
+            mb_dae_free(f);
+            memcpy(f->msg, msg, sizeof msg);
+            return rc;
+        }
+        mb_dae_sparse_proj_la(f, &f->proj.la);
+    }
     for (ptrdiff_t i = 0; i < n; i++) {
         unsigned char ix = 1;
         if (kind == MB_DAE_INDEX3) ix = i < nq ? 1 : i < 2 * nq ? 2 : 3;
@@ -409,6 +466,7 @@ int mb_dae_init(mb_dae *f, const mb_mech *mech, int kind)
 
 void mb_dae_free(mb_dae *f)
 {
+    mb_dae_sparse_free(f);
     mb_proj_free(&f->proj);
     free(f->work);
     f->work = NULL;
@@ -427,4 +485,6 @@ void mb_dae_problem(mb_dae *f, mb_problem *p)
     if (f->mech->step_bound)
         p->step_bound = dae_step_bound;
     p->ctx = f;
+    if (f->sp)
+        mb_dae_sparse_problem(f, p);  /* rhs, linsys, mass_diag; no jac, mass, res */
 }

@@ -61,12 +61,25 @@ typedef struct mb_dae {
     ptrdiff_t nreg;       /* rows of Phi that regularize a singular M (mech.h mass_reg) */
     double *regw, *regmu; /* their weights (nreg), scratch (nc) */
     int regw_ok;          /* regw chosen (at the first factorization) */
+    struct mb_dae_sparse *sp; /* the sparse mode (dae_sparse.c), or NULL: dense */
     char msg[256];
 } mb_dae;
 
 /* Set up the formulation of kind (mb_dae_kind) for mech (nc > 0).  MB_OK, or
- * MB_ERR_ILL_INPUT / MB_ERR_MEM with f->msg. */
+ * MB_ERR_ILL_INPUT / MB_ERR_MEM with f->msg.  mb_dae_init is dense; mb_dae_init_ex
+ * chooses with sparse: 0 dense, 1 sparse (MB_ERR_NOT_SUPPORTED with f->msg when the
+ * mechanism or the kind has no sparse mode), -1 automatic: sparse when nq >=
+ * MB_INDEX1_SPARSE_MIN_NQ and available, as the index-1 formulation.
+ *
+ * Sparse mode (dae_sparse.c): for a mechanism with sparse kernels (mech.h) on index3 and
+ * index1_dae (index2 and GGL when autonomous): f by a KLU of the (regularized) mass matrix, the problem
+ * without p->jac and without the dense M_p, with p->linsys (linsys.h: its iteration
+ * matrices a M_p - J through a sparse augmented matrix) and p->mass_diag = diag(M_p),
+ * which only the methods flagged MB_LINSYS_MASS take (bdf); the projection by KLU of
+ * [I Phi_q^T; Phi_q 0]; lambda(t0) by the sparse index-1 saddle-point system.  Memory
+ * and work per call O(nq); no IDA (no residual view). */
 int mb_dae_init(mb_dae *f, const mb_mech *mech, int kind);
+int mb_dae_init_ex(mb_dae *f, const mb_mech *mech, int kind, int sparse);
 void mb_dae_free(mb_dae *f);
 /* fill p: n, rhs, jac, mass = M_p, dae_index, res (F = M_p y' - f), step_bound (when the
  * mechanism has one), ctx = f; nq = 0 (no second-order view) */
@@ -83,5 +96,16 @@ int mb_dae_initial(mb_dae *f, double t0, const double *q0, const double *v0, dou
 int mb_dae_accel(mb_dae *f, double t, const double *y, double *qdd, double *lam);
 /* project the (q, v) of y onto Phi = 0, Phi_q v + Phi_t = 0 (an mb_project_fn, ctx = f) */
 int mb_dae_project_hook(double t, double *y, void *ctx);
+
+/* private to csrc/mbs: the sparse mode (dae_sparse.c) */
+const char *mb_dae_sparse_unavailable(const mb_mech *mech, int kind); /* NULL: available */
+int mb_dae_sparse_init(mb_dae *f);
+void mb_dae_sparse_free(mb_dae *f);
+/* f->a = M~^-1 (Q - Phi_q^T lam) at (t, q, v) */
+int mb_dae_sparse_accel(mb_dae *f, double t, const double *q, const double *v, const double *lam);
+/* lam_R += sign W Phi_R,q a with Phi_q of the last accel */
+void mb_dae_sparse_reg_shift(const mb_dae *f, const double *a, double sign, double *lam);
+void mb_dae_sparse_problem(mb_dae *f, mb_problem *p);
+void mb_dae_sparse_proj_la(mb_dae *f, mb_proj_la *la);
 
 #endif

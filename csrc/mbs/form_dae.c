@@ -2,7 +2,9 @@
  * with M_p y' = f (dae.c; LS eqs 1-4), started from the consistent lambda(t0).  The
  * methods with a mass matrix solve index1_dae, those flagged MB_DAE also index2, index3
  * and ggl; of the SUNDIALS methods only IDA, on index1_dae and ggl: the multipliers are
- * algebraic, and GGL's (index 2) are left out of its error test. */
+ * algebraic, and GGL's (index 2) are left out of its error test.  o->linalg chooses the
+ * dense or the sparse mode (dae.h mb_dae_init_ex; the sparse one for the methods flagged
+ * MB_LINSYS_MASS only: simulate asks for it only with them, and no SUNDIALS method). */
 #include <stdlib.h>
 #include <string.h>
 #include "carve.h"
@@ -25,7 +27,8 @@ static int dae_open(mb_formulation *F, const mb_form_options *o)
     if (!x)
         return MB_FAIL(F, MB_ERR_MEM, "formulation '%s': out of memory.", F->name);
     F->impl = x;
-    int rc = mb_dae_init(&x->f, F->mech, F->kind);
+    int sparse = o->linalg == 1 ? 0 : o->linalg == 2 ? 1 : -1;  /* mb_dae_init_ex */
+    int rc = mb_dae_init_ex(&x->f, F->mech, F->kind, sparse);
     if (rc != MB_OK)
         return MB_FAIL(F, rc, "%s", x->f.msg);
     ptrdiff_t n = x->f.n;
@@ -42,6 +45,7 @@ static int dae_open(mb_formulation *F, const mb_form_options *o)
         x->f.proj.max_iter = o->proj_max_iter;
     x->project = o->project;
     F->n = n;
+    F->sparse = x->f.sp != NULL;
     return MB_OK;
 }
 
@@ -78,6 +82,9 @@ static void dae_problem(mb_formulation *F, mb_problem *p)
 static int dae_sundials(mb_formulation *F, const char *method, mb_form_ida *ida)
 {
     form_dae *x = F->impl;
+    if (x->f.sp)
+        return MB_FAIL(F, MB_ERR_NOT_SUPPORTED, "method: the SUNDIALS methods do not take the "
+                       "sparse mode of the DAE formulations; use linear_algebra='dense'.");
     if (strcmp(method, "ida") != 0)
         return MB_FAIL(F, MB_ERR_NOT_SUPPORTED, "method: SUNDIALS method '%s' does not solve "
                        "the DAE formulations; ida does (index1_dae, ggl).", method);

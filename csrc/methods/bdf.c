@@ -289,7 +289,7 @@ static int start_history(mb_stepper *s, const bdf_work *w, double t, double h, c
     } else if ((rc = mb_rhs(s, t, y, f)) != MB_OK) {
         return rc;
     }
-    if (s->p->mass) {
+    if (s->p->mass || s->p->mass_diag) {
         /* h (M - c J)^{-1} f: a linearized backward-Euler increment */
         double c = h / st->alpha[1];
         double *fy = w->v[V_F];
@@ -300,7 +300,8 @@ static int start_history(mb_stepper *s, const bdf_work *w, double t, double h, c
         st->lu_ok = 0;
         if ((rc = factor_matrix(s, w, c)) != MB_OK)
             return rc == MB_ERR_LINALG ? MB_RECOVERABLE : rc;
-        mb_lu_solve(n, w->LU, n, w->ipiv, f, 1);
+        if ((rc = lu_solve(s, w, c, f)) != MB_OK)
+            return rc;
     }
     for (ptrdiff_t i = 0; i < n; i++)
         D[n + i] = h * f[i];
@@ -345,7 +346,7 @@ static int newton(mb_stepper *s, const bdf_work *wk, double t, double c, int *rc
 {
     bdf_state *st = wk->st;
     ptrdiff_t n = s->n;
-    const double *M = s->p->mass;
+    const double *M = s->p->mass, *Md = s->p->mass_diag;
     double *yp = wk->v[V_YP], *psi = wk->v[V_PSI], *d = wk->v[V_D], *f = wk->v[V_F];
     double *dy = wk->v[V_DY], *yv = wk->v[V_Y], *fp = wk->v[V_FP], *w = wk->v[V_TMP];
     *rc_out = MB_OK;
@@ -366,6 +367,9 @@ static int newton(mb_stepper *s, const bdf_work *wk, double t, double c, int *rc
                 dy[i] = c * fv[i];
             }
             mb_gemv(n, n, -1.0, M, n, w, 1.0, dy);
+        } else if (Md) {  /* diagonal M with the problem's linsys (MB_LINSYS_MASS) */
+            for (ptrdiff_t i = 0; i < n; i++)
+                dy[i] = c * fv[i] - Md[i] * (psi[i] + d[i]);
         } else {
             for (ptrdiff_t i = 0; i < n; i++)
                 dy[i] = c * fv[i] - psi[i] - d[i];
@@ -382,7 +386,7 @@ static int newton(mb_stepper *s, const bdf_work *wk, double t, double c, int *rc
         }
         /* with a mass matrix, a first correction beyond the tolerance needs a rate of
          * this solve (see the top of the file) */
-        if (status == MB_NEWTON_CONVERGED && M && it == 0 && dz > st->nw.kappa)
+        if (status == MB_NEWTON_CONVERGED && (M || Md) && it == 0 && dz > st->nw.kappa)
             status = MB_NEWTON_CONTINUE;
         if (status == MB_NEWTON_CONVERGED) {
             st->n_iter = it + 1;
@@ -646,7 +650,7 @@ const mb_method mb_method_bdf = {
     .name = "bdf",
     .order = KMAX,
     .error_order = KMAX,
-    .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_IMPLICIT | MB_VARIABLE_ORDER | MB_MASS | MB_DAE |
+    .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_IMPLICIT | MB_VARIABLE_ORDER | MB_MASS | MB_DAE | MB_LINSYS_MASS |
              MB_LINSYS,
     .max_dense_degree = KMAX,
     .data = &mb_bdf_ndf,

@@ -347,9 +347,9 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
                          "project=False.")
     if independent is not None and not form.independent:
         raise ValueError("independent: only with formulation='state_space'.")
-    if linear_algebra == "sparse" and not form.sparse:
-        raise ValueError(f"linear_algebra='sparse' serves the index-1 formulation only, "
-                         f"not {form.name!r}.")
+    if linear_algebra == "sparse" and not form.sparse and form.name not in SPARSE_DAE:
+        raise ValueError(f"linear_algebra='sparse' serves the index1 and the DAE "
+                         f"formulations only, not {form.name!r}.")
     if consistent not in ("check", "project", "ignore"):
         raise ValueError(f"consistent must be 'check', 'project' or 'ignore', got {consistent!r}.")
     alpha, beta = baumgarte_pair(baumgarte)
@@ -358,6 +358,8 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
     linalg = -1 if linear_algebra is None else linalg_code(linear_algebra)
     if form.sparse:
         _check_sparse_kernels(model, handle, linear_algebra)
+    elif form.dae:
+        linalg = _dae_linalg(model, mname, form, handle, linear_algebra, linalg)
     tree = _joint_tree(model) if form.tree else None
     return _Setup(model, mname, info, form, alpha, beta, prefer, handle, linalg, nq, nc,
                   2 * nq + form.multipliers * nc, tree)  # form.size(model)
@@ -367,6 +369,30 @@ def _joint_tree(model):
     """The joint tree of a run on formulation="joint" (ValueError for other models)."""
     from .joint import joint_tree
     return joint_tree(model)
+
+
+#: the DAE formulations with a sparse mode (csrc/mbs/dae_sparse.c; index2, ggl: autonomous
+#: models)
+SPARSE_DAE = ("index3", "index1_dae", "index2", "ggl")
+
+
+def _dae_linalg(model, mname, form, handle, linear_algebra, linalg):
+    """The ``linalg`` code of a run on a DAE formulation: its sparse mode (KLU, iteration
+    matrices a M - J through the problem) serves only the methods flagged MB_LINSYS_MASS
+    (bdf); for the others "auto" (and a model's own "sparse") is dense, and an explicit
+    ``linear_algebra="sparse"`` a ValueError."""
+    flags = next(d["flags"] for d in _core.methods() if d["name"] == mname)
+    takes = form.name in SPARSE_DAE and bool(flags & _core.MB_LINSYS_MASS)
+    if linear_algebra == "sparse":
+        if not takes:
+            able = ", ".join(d["name"] for d in _core.methods()
+                             if d["flags"] & _core.MB_LINSYS_MASS)
+            raise ValueError(f"linear_algebra='sparse' on formulation={form.name!r}: only "
+                             f"{able} take the sparse DAE (on {', '.join(SPARSE_DAE)}), not "
+                             f"{mname!r}; use linear_algebra='dense' or 'auto'.")
+        _check_sparse_kernels(model, handle, linear_algebra)
+        return linalg
+    return linalg if takes else linalg_code("dense")
 
 
 def _check_sparse_kernels(model, handle, linear_algebra):
@@ -629,8 +655,11 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
     progress : bool or callable
         A progress bar, or ``progress(t)`` at most every 0.1 s of wall time.
     linear_algebra : {"auto", "dense", "sparse"}, optional
-        Index-1 only: the saddle-point and Newton systems by sparse KLU ("auto": from
+        The saddle-point and Newton systems by sparse KLU ("auto": from
         :data:`mbint.SPARSE_MIN_NQ` coordinates); ``traj.options["linear_algebra"]``.
+        On ``"index1"`` for every method; on ``"index3"``, ``"index1_dae"``, and on
+        ``"index2"`` and ``"ggl"`` of models without drivers, for ``bdf`` (the methods that
+        take the sparse DAE mode); other methods are dense there ("sparse" a ValueError).
     **method_options
         The chosen method's own options; ``fast=`` of ``singular_perturbation`` takes
         bodies (the coordinates a force or constraint acts on:

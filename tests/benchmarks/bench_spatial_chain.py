@@ -15,6 +15,12 @@ modes, and the medians are reported.  ``linear_algebra="dense"`` (the only path 
 spatial models before) runs up to N = DENSE_MAX: its memory is O(nq^2) and its time
 O(nq^3) per factorization.
 
+The DAE formulation index3 (issue 22 item 4: sparse on every formulation) runs in the
+same way as the modes ``dae-sparse`` and ``dae-dense`` (``bdf``, the method that takes the
+sparse DAE mode: csrc/mbs/dae_sparse.c; radau_iia does not yet), dense up to N =
+DAE_DENSE_MAX; its exponent and final-state difference are reported separately
+(``summary_dae``).
+
 The exponent is the least-squares slope of log(CPU) over log(N) through N = FIT
 (sparse).  Target: <= 1.2.  The final states of the two modes are compared at the
 tolerance level where both ran.
@@ -46,6 +52,9 @@ ROUNDS = 3
 FIT = (100, 300, 1000)
 T_END = 0.02
 TOL = 1e-6
+DAE_DENSE_MAX = 100  # dense index3 at N = 100: ~13 s a call (O(n^3), n = 18 N)
+#: the DAE modes: (method, formulation, linear_algebra)
+DAE_MODES = {"dae-sparse": ("bdf", "index3", "sparse"), "dae-dense": ("bdf", "index3", "dense")}
 
 
 def _rss_mb():
@@ -64,8 +73,9 @@ def whole_call(mode, n):
     model = spatial_chain(n)
     rss0 = _rss_mb()
     t0 = time.process_time()
-    tr = mbint.simulate(model, (0.0, T_END), "radau_iia", rtol=TOL, atol=TOL,
-                        linear_algebra=mode)
+    method, form, la = DAE_MODES.get(mode, ("radau_iia", "index1", mode))
+    tr = mbint.simulate(model, (0.0, T_END), method, formulation=form, rtol=TOL, atol=TOL,
+                        linear_algebra=la)
     cpu = time.process_time() - t0
     assert tr.success, tr.message
     return {"cpu": cpu, "nsteps": int(tr.stats["nsteps"]), "rss_before": rss0,
@@ -86,9 +96,11 @@ def slope(ns, vals):
     return float(np.polyfit(x, y, 1)[0])
 
 
-def run(sizes=SIZES, rounds=ROUNDS, dense_max=DENSE_MAX, verbose=True):
+def run(sizes=SIZES, rounds=ROUNDS, dense_max=DENSE_MAX, verbose=True,
+        modes=("sparse", "dense", "dae-sparse", "dae-dense")):
     """The rows (N, mode): medians over interleaved rounds of fresh subprocesses."""
-    cases = [(m, n) for n in sizes for m in ("sparse", "dense") if m == "sparse" or n <= dense_max]
+    limit = {"dense": dense_max, "dae-dense": DAE_DENSE_MAX}
+    cases = [(m, n) for n in sizes for m in modes if n <= limit.get(m, n)]
     runs = {c: [] for c in cases}
     for r in range(rounds):
         for c in cases:
@@ -117,10 +129,37 @@ def summary(rows):
             "max_diff": max(diff) if diff else None}
 
 
+def summary_dae(rows):
+    """summary() of the DAE modes (dae-sparse against dae-dense)."""
+    ren = {"dae-sparse": "sparse", "dae-dense": "dense"}
+    return summary([{**r, "mode": ren[r["mode"]]} for r in rows if r["mode"] in ren])
+
+
+def _dae_lines(rows):
+    by = {(r["mode"], r["N"]): r for r in rows}
+    ns = sorted(n for (m, n) in by if m == "dae-sparse")
+    if not ns:
+        return []
+    s = summary_dae(rows)
+    lines = ["", f"## The same chain on formulation='index3' (bdf; y = (q, v, lambda), n = 18 N)",
+             "", "| N | steps | dense CPU [s] | sparse CPU [s] | dense peak RSS [MB] | "
+             "sparse peak RSS [MB] | sparse RSS growth [MB] |", "|---|---|---|---|---|---|---|"]
+    for n in ns:
+        sp, de = by[("dae-sparse", n)], by.get(("dae-dense", n))
+        dc = "-" if de is None else f"{de['cpu']:.3f}"
+        dr = "-" if de is None else f"{de['rss_peak']:.0f}"
+        lines.append(f"| {n} | {sp['nsteps']} | {dc} | {sp['cpu']:.3f} | {dr} | "
+                     f"{sp['rss_peak']:.0f} | {sp['rss_peak'] - sp['rss_before']:.1f} |")
+    ex = "-" if s["exponent"] is None else f"{s['exponent']:.2f}"
+    md = "-" if s["max_diff"] is None else f"{s['max_diff']:.1e}"
+    return lines + ["", f"Fitted exponent (index3, sparse), N = {FIT[0]} ... {FIT[-1]}: {ex}.  "
+                    f"Largest difference of the final q, dense against sparse: {md}."]
+
+
 def report(rows):
     s = summary(rows)
     OUT_JSON.parent.mkdir(parents=True, exist_ok=True)
-    OUT_JSON.write_text(json.dumps({"rows": rows, **s}, indent=1))
+    OUT_JSON.write_text(json.dumps({"rows": rows, **s, "dae": summary_dae(rows)}, indent=1))
     by = {(r["mode"], r["N"]): r for r in rows}
     lines = [f"# 3-D chain of N rods: the whole simulate() call (radau_iia, t in [0, {T_END}] "
              f"s, rtol = atol = {TOL:g}; fresh process, median of {ROUNDS})", "",
@@ -128,15 +167,17 @@ def report(rows):
              "sparse peak RSS [MB] | sparse RSS growth [MB] |", "|---|---|---|---|---|---|---|---|"]
     def fmt(row, key, spec):
         return "-" if row is None else format(row[key], spec)
-    for n in sorted({r["N"] for r in rows}):
+    for n in sorted({r["N"] for r in rows if r["mode"] == "sparse"}):
         sp, de = by[("sparse", n)], by.get(("dense", n))
         lines.append(f"| {n} | {7 * n} | {sp['nsteps']} | {fmt(de, 'cpu', '.3f')} | "
                      f"{sp['cpu']:.3f} | {fmt(de, 'rss_peak', '.0f')} | {sp['rss_peak']:.0f} | "
                      f"{sp['rss_peak'] - sp['rss_before']:.1f} |")
+    ex = "-" if s["exponent"] is None else f"{s['exponent']:.2f}"
+    md = "-" if s["max_diff"] is None else f"{s['max_diff']:.1e}"
     lines += ["", f"Fitted exponent of the sparse CPU time, N = {FIT[0]} ... {FIT[-1]}: "
-              f"{s['exponent']:.2f} (target <= 1.2).  Largest difference of the final q, dense "
-              f"against sparse: {s['max_diff']:.1e}."]
-    return "\n".join(lines) + "\n"
+              f"{ex} (target <= 1.2).  Largest difference of the final q, dense "
+              f"against sparse: {md}."]
+    return "\n".join(lines + _dae_lines(rows)) + "\n"
 
 
 if __name__ == "__main__":
