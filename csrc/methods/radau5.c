@@ -214,7 +214,6 @@ static int newton(mb_stepper *s, const radau_ws *w, double t, double h, const do
     const mb_irk_tableau *T = k->tab;
     radau_state *st = state(s);
     mb_newton *nw = &st->nw;
-    const double *M = s->p->mass;
     ptrdiff_t n = s->n;
     double g = k->gamma / h, mr = k->mu_re / h, mi = k->mu_im / h;
     double *W0 = w->W, *W1 = w->W + n, *W2 = w->W + 2 * n;
@@ -233,15 +232,15 @@ static int newton(mb_stepper *s, const radau_ws *w, double t, double h, const do
         }
         transform(n, k->TI, w->F, w->F);
         /* real system */
-        mb_mass_apply(n, M, W0, w->v);
+        mb_stepper_mass_apply(s, W0, w->v);
         for (ptrdiff_t l = 0; l < n; l++)
             dW[l] = w->F[l] - g * w->v[l];
         int rc = solve_real(s, w, dW);
         if (rc != MB_OK)
             return rc;
         /* complex system: mu/h M (W1 + i W2) */
-        mb_mass_apply(n, M, W1, w->v);
-        mb_mass_apply(n, M, W2, w->yt);
+        mb_stepper_mass_apply(s, W1, w->v);
+        mb_stepper_mass_apply(s, W2, w->yt);
         if (s->p->linsys) {  /* solved in place as the pair (dW_1, dW_2) */
             for (ptrdiff_t l = 0; l < n; l++) {
                 dW[n + l] = w->F[n + l] - (mr * w->v[l] - mi * w->yt[l]);
@@ -290,7 +289,6 @@ static int radau_step(mb_stepper *s, double t, double h, const double *y, double
     const mb_radau5_constants *k = K5(s);
     radau_ws w = workspace(s);
     radau_state *st = w.st;
-    const double *M = s->p->mass;
     ptrdiff_t n = s->n;
     int rc;
 
@@ -344,7 +342,7 @@ static int radau_step(mb_stepper *s, double t, double h, const double *y, double
     /* error estimate */
     for (ptrdiff_t l = 0; l < n; l++)
         w.ZE[l] = (k->E[0] * w.Z[l] + k->E[1] * w.Z[n + l] + k->E[2] * w.Z[2 * n + l]) / h;
-    mb_mass_apply(n, M, w.ZE, w.v);
+    mb_stepper_mass_apply(s, w.ZE, w.v);
     for (ptrdiff_t l = 0; l < n; l++) {
         w.ZE[l] = w.v[l];          /* keep M ZE for the refined estimate */
         err[l] = s->f0[l] + w.v[l];
@@ -417,7 +415,7 @@ const mb_method mb_method_radau_iia = {
     .name = "radau_iia",
     .order = 5,
     .error_order = 3,
-    .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_USES_F0 | MB_IMPLICIT | MB_MASS | MB_LU_REUSE | MB_DAE |
+    .flags = MB_NEEDS_JAC | MB_EMBEDDED | MB_USES_F0 | MB_IMPLICIT | MB_MASS | MB_LU_REUSE | MB_DAE | MB_LINSYS_MASS |
              MB_LINSYS,
     .controller = MB_CONTROLLER_PREDICTIVE,  /* as RADAU5 (Gustafsson 1994) */
     .max_dense_degree = 3,
