@@ -86,9 +86,13 @@ def test_options_a_formulation_does_not_take_are_refused():
         if not f.independent:
             with pytest.raises(ValueError, match="independent"):
                 mbint.simulate(m, (0, 0.01), method, formulation=f.name, independent=[2])
-        if not f.sparse:
+        if not (f.sparse or f.sparse_dae):
             with pytest.raises(ValueError, match="sparse"):
                 mbint.simulate(m, (0, 0.01), method, formulation=f.name,
+                               linear_algebra="sparse")
+        elif f.sparse_dae:  # the sparse DAE mode: the methods flagged MB_LINSYS_MASS only
+            with pytest.raises(ValueError, match="sparse DAE"):
+                mbint.simulate(m, (0, 0.01), "lstable_block", formulation=f.name,
                                linear_algebra="sparse")
     with pytest.raises(ValueError, match="index4"):
         formulation("index4")

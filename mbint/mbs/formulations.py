@@ -108,7 +108,11 @@ class Formulation:
         Blocks of nc multipliers in y (0, 1, or 2 for GGL).
     baumgarte, project, independent, sparse : bool
         Whether ``baumgarte=``, ``project=True``, ``independent=`` and
-        ``linear_algebra="sparse"`` apply.
+        ``linear_algebra="sparse"`` apply (for every method that takes a sparse problem).
+    sparse_dae : bool
+        A DAE with a sparse mode (csrc/mbs/dae_sparse.c: KLU, iteration matrices
+        a M - J through the problem) for the methods flagged MB_LINSYS_MASS (bdf,
+        radau_iia); index2 and ggl: models without drivers or prescribed forces.
     tree : bool
         It integrates the joint coordinates of the model's kinematic tree
         (:class:`mbint.mbs.joint.JointTree` of a UrdfModel,
@@ -125,6 +129,7 @@ class Formulation:
     project: bool = True
     independent: bool = False
     sparse: bool = False
+    sparse_dae: bool = False
     tree: bool = False
 
     @property
@@ -160,16 +165,16 @@ TABLE = {f.name: f for f in (
                 "Newton after every step", _own_methods, project=False, independent=True),
     Formulation("index1_dae", "(q, v, lambda)",
                 f"DAE with Phi_q v' = gamma (LS eqs 3-4); {_DAE_NOTE}", _mass_matrix, dae=True,
-                multipliers=1),
+                multipliers=1, sparse_dae=True),
     Formulation("index2", "(q, v, lambda)",
                 f"DAE with Phi_q v + Phi_t = 0 (LS eq 2); {_DAE_NOTE}", _high_index, dae=True,
-                multipliers=1),
+                multipliers=1, sparse_dae=True),
     Formulation("index3", "(q, v, lambda)",
                 f"DAE with Phi = 0 (LS eq 1); {_DAE_NOTE}", _high_index, dae=True,
-                multipliers=1),
+                multipliers=1, sparse_dae=True),
     Formulation("ggl", "(q, v, lambda, mu)",
                 f"stabilized index-2 DAE of Gear, Gupta and Leimkuhler; {_DAE_NOTE}", _ggl,
-                dae=True, multipliers=2),
+                dae=True, multipliers=2, sparse_dae=True),
     Formulation("joint", "(x, x'), x the joint coordinates",
                 "the kinematic tree of a UrdfModel, or of a PlanarModel whose revolute and "
                 "translational joints form a tree (no drivers, loops or contacts), in joint "

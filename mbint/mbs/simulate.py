@@ -347,7 +347,7 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
                          "project=False.")
     if independent is not None and not form.independent:
         raise ValueError("independent: only with formulation='state_space'.")
-    if linear_algebra == "sparse" and not form.sparse and form.name not in SPARSE_DAE:
+    if linear_algebra == "sparse" and not (form.sparse or form.sparse_dae):
         raise ValueError(f"linear_algebra='sparse' serves the index1 and the DAE "
                          f"formulations only, not {form.name!r}.")
     if consistent not in ("check", "project", "ignore"):
@@ -371,24 +371,20 @@ def _joint_tree(model):
     return joint_tree(model)
 
 
-#: the DAE formulations with a sparse mode (csrc/mbs/dae_sparse.c; index2, ggl: autonomous
-#: models)
-SPARSE_DAE = ("index3", "index1_dae", "index2", "ggl")
-
-
 def _dae_linalg(model, mname, form, handle, linear_algebra, linalg):
     """The ``linalg`` code of a run on a DAE formulation: its sparse mode (KLU, iteration
     matrices a M - J through the problem) serves only the methods flagged MB_LINSYS_MASS
-    (bdf); for the others "auto" (and a model's own "sparse") is dense, and an explicit
+    (bdf, radau_iia); for the others "auto" (and a model's own "sparse") is dense, and an explicit
     ``linear_algebra="sparse"`` a ValueError."""
     flags = next(d["flags"] for d in _core.methods() if d["name"] == mname)
-    takes = form.name in SPARSE_DAE and bool(flags & _core.MB_LINSYS_MASS)
+    takes = form.sparse_dae and bool(flags & _core.MB_LINSYS_MASS)
     if linear_algebra == "sparse":
         if not takes:
             able = ", ".join(d["name"] for d in _core.methods()
                              if d["flags"] & _core.MB_LINSYS_MASS)
+            on = ", ".join(f.name for f in TABLE.values() if f.sparse_dae)
             raise ValueError(f"linear_algebra='sparse' on formulation={form.name!r}: only "
-                             f"{able} take the sparse DAE (on {', '.join(SPARSE_DAE)}), not "
+                             f"{able} take the sparse DAE (on {on}), not "
                              f"{mname!r}; use linear_algebra='dense' or 'auto'.")
         _check_sparse_kernels(model, handle, linear_algebra)
         return linalg
