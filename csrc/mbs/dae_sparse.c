@@ -94,41 +94,6 @@ const char *mb_dae_sparse_unavailable(const mb_mech *me, int kind)
     return NULL;
 }
 
-/* compressed columns (csc_build of index1_sparse.c, the same contract) */
-static ptrdiff_t csc(ptrdiff_t nr, ptrdiff_t ncol, ptrdiff_t nt, const int *r, const int *c,
-                     int *Ap, int *Ai, int *map)
-{
-    ptrdiff_t nmax = nr > ncol ? nr : ncol;
-    ptrdiff_t *cnt = calloc((size_t)nmax + 1, sizeof *cnt);
-    ptrdiff_t *o1 = malloc(((size_t)nt + 1) * sizeof *o1), *o2 = malloc(((size_t)nt + 1) * sizeof *o2);
-    ptrdiff_t nz = -1, m = 0;
-    if (cnt && o1 && o2) {
-        for (ptrdiff_t k = 0; k < nt; k++) cnt[r[k] + 1]++;
-        for (ptrdiff_t i = 0; i < nr; i++) cnt[i + 1] += cnt[i];
-        for (ptrdiff_t k = 0; k < nt; k++) o1[cnt[r[k]]++] = k;
-        memset(cnt, 0, ((size_t)nmax + 1) * sizeof *cnt);
-        for (ptrdiff_t k = 0; k < nt; k++) cnt[c[k] + 1]++;
-        for (ptrdiff_t j = 0; j < ncol; j++) cnt[j + 1] += cnt[j];
-        for (ptrdiff_t q = 0; q < nt; q++) o2[cnt[c[o1[q]]]++] = o1[q];
-        nz = 0;
-        for (ptrdiff_t j = 0; j < ncol; j++) {
-            Ap[j] = (int)nz;
-            int last = -1;
-            for (; m < nt && c[o2[m]] == j; m++) {
-                ptrdiff_t k = o2[m];
-                if (r[k] != last) {
-                    Ai[nz++] = r[k];
-                    last = r[k];
-                }
-                map[k] = (int)(nz - 1);
-            }
-        }
-        Ap[ncol] = (int)nz;
-    }
-    free(cnt); free(o1); free(o2);
-    return nz;
-}
-
 /* a triplet list under construction */
 typedef struct trip { int *r, *c; ptrdiff_t n; } trip;
 static int add(trip *t, ptrdiff_t r, ptrdiff_t c)
@@ -184,7 +149,7 @@ static int pattern_M(struct mb_dae_sparse *s, ptrdiff_t nreg)
             for (int i = s->rp[r]; i < s->rp[r + 1]; i++)
                 for (int j = s->rp[r]; j < s->rp[r + 1]; j++)
                     add(&t, s->pc[s->rk[i]], s->pc[s->rk[j]]);
-        nz = csc(s->nq, s->nq, nt, t.r, t.c, s->Mp, s->Mi, map);
+        nz = mb_csc_build(s->nq, s->nq, nt, t.r, t.c, s->Mp, s->Mi, map);
         if (nz >= 0) {
             memcpy(s->mM, map, (size_t)s->nm * sizeof *map);
             memcpy(s->mR, map + s->nm, (size_t)s->npair * sizeof *map);
@@ -272,7 +237,7 @@ static int pattern_K(struct mb_dae_sparse *s, ptrdiff_t nreg)
     ptrdiff_t nz = -1;
     if (t.r && t.c && map && !ALLOC(s->Kp, s->n + 1) && !ALLOC(s->Ki, nt)) {
         entries_K(s, &t, nreg, 1);
-        nz = csc(s->n, s->n, nt, t.r, t.c, s->Kp, s->Ki, map);
+        nz = mb_csc_build(s->n, s->n, nt, t.r, t.c, s->Kp, s->Ki, map);
         if (nz >= 0) {  /* triplet positions -> K positions */
             int *arrs[] = {s->kI, s->kE, s->kCq, s->kCv, s->kMq, s->kM, s->kMR, s->kRJ, s->kPT,
                            s->kP, s->kV, s->kVq, s->kG, s->kGq, s->kA1, s->kA2};
@@ -323,7 +288,7 @@ static int pattern_P(struct mb_dae_sparse *s)
         for (ptrdiff_t i = 0; i < nq; i++) add(&t, i, i);
         for (ptrdiff_t k = 0; k < s->npq; k++) add(&t, nq + s->pr[k], s->pc[k]);
         for (ptrdiff_t k = 0; k < s->npq; k++) add(&t, s->pc[k], nq + s->pr[k]);
-        nz = csc(N, N, nt, t.r, t.c, s->Pp, s->Pi, map);
+        nz = mb_csc_build(N, N, nt, t.r, t.c, s->Pp, s->Pi, map);
         if (nz >= 0) {
             memcpy(s->pI, map, (size_t)nq * sizeof *map);
             memcpy(s->pA, map + nq, (size_t)s->npq * sizeof *map);

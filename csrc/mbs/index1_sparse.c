@@ -103,48 +103,6 @@ const char *mb_index1_sparse_unavailable(const mb_mech *me)
     return NULL;
 }
 
-/* Compressed columns of an nr x ncol matrix from nt entries (r[k], c[k]), rows sorted
- * within each column, duplicates merged: Ap (ncol + 1), Ai (<= nt), map[k] = the
- * position of entry k.  Returns nnz, or -1 when out of memory. */
-static ptrdiff_t csc_build(ptrdiff_t nr, ptrdiff_t ncol, ptrdiff_t nt, const int *r, const int *c,
-                           int *Ap, int *Ai, int *map)
-{
-    ptrdiff_t nmax = nr > ncol ? nr : ncol;
-    ptrdiff_t *cnt = calloc((size_t)nmax + 1, sizeof *cnt);
-    ptrdiff_t *o1 = malloc(((size_t)nt + 1) * sizeof *o1), *o2 = malloc(((size_t)nt + 1) * sizeof *o2);
-    if (!cnt || !o1 || !o2) {
-        free(cnt); free(o1); free(o2);
-        return -1;
-    }
-    /* stable counting sort by row, then by column */
-    for (ptrdiff_t k = 0; k < nt; k++) cnt[r[k] + 1]++;
-    for (ptrdiff_t i = 0; i < nr; i++) cnt[i + 1] += cnt[i];
-    for (ptrdiff_t k = 0; k < nt; k++) o1[cnt[r[k]]++] = k;
-    memset(cnt, 0, ((size_t)nmax + 1) * sizeof *cnt);
-    for (ptrdiff_t k = 0; k < nt; k++) cnt[c[k] + 1]++;
-    for (ptrdiff_t j = 0; j < ncol; j++) cnt[j + 1] += cnt[j];
-    for (ptrdiff_t m = 0; m < nt; m++) {
-        ptrdiff_t k = o1[m];
-        o2[cnt[c[k]]++] = k;
-    }
-    ptrdiff_t nz = 0, m = 0;
-    for (ptrdiff_t j = 0; j < ncol; j++) {
-        Ap[j] = (int)nz;
-        int last = -1;
-        for (; m < nt && c[o2[m]] == j; m++) {
-            ptrdiff_t k = o2[m];
-            if (r[k] != last) {
-                Ai[nz++] = r[k];
-                last = r[k];
-            }
-            map[k] = (int)(nz - 1);
-        }
-    }
-    Ap[ncol] = (int)nz;
-    free(cnt); free(o1); free(o2);
-    return nz;
-}
-
 void mb_index1_sparse_free(mb_index1 *f)
 {
     struct mb_index1_sparse *s = f->sp;
@@ -244,7 +202,7 @@ static int pattern_S(struct mb_index1_sparse *s)
             r[nm + npq + k] = s->pc[k];
             c[nm + npq + k] = (int)nq + s->pr[k];
         }
-        nz = csc_build(N, N, nS, r, c, s->Sp, s->Si, map);
+        nz = mb_csc_build(N, N, nS, r, c, s->Sp, s->Si, map);
         if (nz >= 0) {
             memcpy(s->sM, map, (size_t)nm * sizeof *map);
             memcpy(s->sA, map + nm, (size_t)npq * sizeof *map);
@@ -269,7 +227,7 @@ static int pattern_C(struct mb_index1_sparse *s)
     memcpy(s->cc + nC + npq, s->mc, (size_t)s->nCm * sizeof *s->cc);
     int *map = malloc((size_t)(nCt + 1) * sizeof *map);
     if (!map) return -1;
-    s->Cnz = csc_build(N, nq, nCt, s->cr, s->cc, s->Cp, s->Ci, map);
+    s->Cnz = mb_csc_build(N, nq, nCt, s->cr, s->cc, s->Cp, s->Ci, map);
     if (s->Cnz >= 0) {
         memcpy(s->mapC, map, (size_t)nC * sizeof *map);
         memcpy(s->mapCP, map + nC, (size_t)npq * sizeof *map);
@@ -315,7 +273,7 @@ static int pattern_A(struct mb_index1_sparse *s)
         !ALLOC(s->aE, nq) && !ALLOC(s->aC, Cnz) && !ALLOC(s->aSM, nm) &&
         !ALLOC(s->aSA, npq) && !ALLOC(s->aSB, npq)) {
         entries_A(s, r, c);
-        nz = csc_build(NA, NA, nt, r, c, s->Ap, s->Ai, map);
+        nz = mb_csc_build(NA, NA, nt, r, c, s->Ap, s->Ai, map);
         if (nz >= 0) {
             memcpy(s->aI, map, (size_t)nq * sizeof *map);
             memcpy(s->aE, map + nq, (size_t)nq * sizeof *map);

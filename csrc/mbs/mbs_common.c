@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "../linalg/dense.h" /* LU */
 #include "status.h"
 
@@ -72,4 +74,46 @@ int mb_lu_solve_scaled(ptrdiff_t n, const double *LU, ptrdiff_t lda, const doubl
     for (ptrdiff_t c = 0; c < nrhs; c++)
         for (ptrdiff_t k = 0; k < n; k++) B[k + n * c] *= d[k];
     return rc;
+}
+
+/* Compressed columns of an nr x ncol matrix from nt entries (r[k], c[k]), rows sorted
+ * within each column, duplicates merged: Ap (ncol + 1), Ai (<= nt), map[k] = the
+ * position of entry k.  Returns nnz, or -1 when out of memory. */
+ptrdiff_t mb_csc_build(ptrdiff_t nr, ptrdiff_t ncol, ptrdiff_t nt, const int *r, const int *c,
+                       int *Ap, int *Ai, int *map)
+{
+    ptrdiff_t nmax = nr > ncol ? nr : ncol;
+    ptrdiff_t *cnt = calloc((size_t)nmax + 1, sizeof *cnt);
+    ptrdiff_t *o1 = malloc(((size_t)nt + 1) * sizeof *o1), *o2 = malloc(((size_t)nt + 1) * sizeof *o2);
+    if (!cnt || !o1 || !o2) {
+        free(cnt); free(o1); free(o2);
+        return -1;
+    }
+    /* stable counting sort by row, then by column */
+    for (ptrdiff_t k = 0; k < nt; k++) cnt[r[k] + 1]++;
+    for (ptrdiff_t i = 0; i < nr; i++) cnt[i + 1] += cnt[i];
+    for (ptrdiff_t k = 0; k < nt; k++) o1[cnt[r[k]]++] = k;
+    memset(cnt, 0, ((size_t)nmax + 1) * sizeof *cnt);
+    for (ptrdiff_t k = 0; k < nt; k++) cnt[c[k] + 1]++;
+    for (ptrdiff_t j = 0; j < ncol; j++) cnt[j + 1] += cnt[j];
+    for (ptrdiff_t m = 0; m < nt; m++) {
+        ptrdiff_t k = o1[m];
+        o2[cnt[c[k]]++] = k;
+    }
+    ptrdiff_t nz = 0, m = 0;
+    for (ptrdiff_t j = 0; j < ncol; j++) {
+        Ap[j] = (int)nz;
+        int last = -1;
+        for (; m < nt && c[o2[m]] == j; m++) {
+            ptrdiff_t k = o2[m];
+            if (r[k] != last) {
+                Ai[nz++] = r[k];
+                last = r[k];
+            }
+            map[k] = (int)(nz - 1);
+        }
+    }
+    Ap[ncol] = (int)nz;
+    free(cnt); free(o1); free(o2);
+    return nz;
 }

@@ -32,4 +32,11 @@ int mb_lu_factor_scaled(ptrdiff_t n, double *A, ptrdiff_t lda, double *d, int *i
 int mb_lu_solve_scaled(ptrdiff_t n, const double *LU, ptrdiff_t lda, const double *d,
                        const int *ipiv, double *B, ptrdiff_t nrhs);
 
+/* Compressed columns of an nr x ncol matrix from nt entries (r[k], c[k]) (0-based), rows
+ * sorted within each column, duplicates merged: Ap (ncol + 1), Ai (<= nt), map[k] = the
+ * position of entry k in Ai.  Returns nnz, or -1 when out of memory.  The sparse index-1
+ * and DAE modes build their patterns with it (index1_sparse.c, dae_sparse.c). */
+ptrdiff_t mb_csc_build(ptrdiff_t nr, ptrdiff_t ncol, ptrdiff_t nt, const int *r, const int *c,
+                       int *Ap, int *Ai, int *map);
+
 #endif
