@@ -98,7 +98,28 @@ def test_joint_motion_equals_index1(name):
         if e.kind == "revolute":
             th = lambda i: b.q[3 * i + 2] if i >= 0 else 0.0  # noqa: E731
             assert np.allclose(b.x_joint[k], th(e.j) - th(e.i), atol=1e-12)
-    assert np.isnan(b.lam).all()
+    # the multipliers of the body-coordinate mechanism at each output's (q, q') (no
+    # multipliers are integrated): those of the index-1 run, to its accuracy
+    assert np.abs(b.lam - a.lam).max() <= 1e-5 * max(1.0, np.abs(a.lam).max())
+
+
+def test_reactions_of_a_joint_run_equal_index1s():
+    """The joint reactions of the RN stiff double pendulum from a joint run (its
+    multipliers from the saddle-point system at each output) equal an index-1 run's,
+    and Newton's second law holds for body 2: m2 a2 = F_pin1 + m2 g (its other forces,
+    the RSDA, are a pure torque)."""
+    m = models.stiff_double_pendulum()
+    a, b = _runs(m, 1.0)
+    ra, rb = a.reactions(), b.reactions()
+    assert set(ra) == set(rb) == {"pin0", "pin1"}
+    for name in ra:
+        for side in ("on_i", "on_j"):
+            fa, fb = getattr(ra[name], side).force, getattr(rb[name], side).force
+            assert np.abs(fa - fb).max() <= 1e-6 * max(1.0, np.abs(fa).max())
+    f2 = rb["pin1"].on_j.force  # on body 2
+    m2 = 0.3
+    assert np.abs(m2 * b.qdd[3:5] - (f2 + m2 * np.array([[0.0], [-9.81]]))).max() <= \
+        1e-6 * max(1.0, np.abs(f2).max())
 
 
 @pytest.mark.parametrize("name", ["prismatic_reversed", "pendulum_chain"])

@@ -11,7 +11,8 @@
  * forward kinematics: y0 from (q0, q0') by the inverse map (the relative rotation about
  * each revolute axis, the displacement along each prismatic one), and the events and
  * outputs see (q, q', q'') of the bodies (centre of mass, Euler parameters with e0 >= 0
- * and their rates).  The joint formulation has no multipliers: lambda is NaN.  atol over
+ * and their rates).  The joint formulation integrates no multipliers: an output's lambda
+ * is the body-coordinate mechanism's at its (q, q') (lambda_of_output).  atol over
  * (q, q') of the mechanism becomes atol over (x, x') as the smallest entry over q and
  * over q' respectively.
  *
@@ -30,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "formulation.h"
+#include "index1.h"
 #include "joint_tree.h"
 #include "mbs_common.h"
 #include "status.h"
@@ -59,6 +61,11 @@ typedef struct form_joint {
     double *th;            /* n: the bodies' theta */
     double *Q, *qb, *qdb;  /* nq each: Q and the bodies' q, q' */
     double *pw;            /* 32 n: the planar ABA's per-body values (planar_kin) */
+    /* the multipliers of an output: the body-coordinate mechanism's index-1 saddle-point
+     * system at the output's (q, q') (lambda_of_output), built at the first output */
+    mb_index1 i1;
+    int i1_state;          /* 0: not built, 1: built, -1: cannot be built */
+    double *ob;            /* 3 nq: the output's q, q', q'' when the caller wants none */
 } form_joint;
 
 static int fj_open(mb_formulation *F, const mb_form_options *o)
@@ -124,8 +131,12 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
 static void fj_close(mb_formulation *F)
 {
     form_joint *x = F->impl;
-    if (x)
+    if (x) {
         free(x->work);
+        free(x->ob);
+        if (x->i1_state == 1)
+            mb_index1_free(&x->i1);
+    }
     free(x);
 }
 
@@ -695,16 +706,40 @@ static int fj_full(mb_formulation *F, double t, const double *y, double *q, doub
     return body_of_joint(x, y, y + x->m, NULL, q, qd, NULL);
 }
 
+/* lambda (nc) at the body coordinates (q, q') of an output: the joint formulation
+ * integrates no multipliers, but the body-coordinate mechanism it presents has them, and
+ * they follow from (q, q') alone through the index-1 saddle-point system (dense or
+ * sparse, chosen as the index-1 formulation chooses): the reactions of the joints.  NaN
+ * where that system cannot be built or solved (it then says nothing wrong about the run). */
+static void lambda_of_output(mb_formulation *F, form_joint *x, double t, const double *q,
+                             const double *qd, double *lam)
+{
+    if (x->i1_state == 0)  /* x->ob: fj_outputs */
+        x->i1_state = mb_index1_init_ex(&x->i1, F->mech, 0.0, 0.0, -1) == MB_OK ? 1 : -1;
+    if (x->i1_state == 1 && mb_index1_solve(&x->i1, t, q, qd, x->ob + 2 * F->nq, lam) == MB_OK)
+        return;
+    for (ptrdiff_t k = 0; k < F->nc; k++) lam[k] = NAN;
+}
+
 static int fj_outputs(mb_formulation *F, double t, const double *y, double *q, double *qd,
                       double *qdd, double *lam)
 {
     form_joint *x = F->impl;
-    ptrdiff_t m = x->m;
+    ptrdiff_t m = x->m, nq = F->nq;
     double *a = x->acc;
     int rc = accel(x, t, y, y + m, a);
+    int want_lam = lam && F->nc > 0;
+    if (want_lam && !x->ob && !(x->ob = malloc(3 * (size_t)nq * sizeof(double))))
+        return MB_FAIL(F, MB_ERR_MEM, "joint: no memory for the outputs' multipliers.");
+    double *qo = q ? q : want_lam ? x->ob : NULL, *qdo = qd ? qd : want_lam ? x->ob + nq : NULL;
     if (rc == MB_OK)
-        rc = body_of_joint(x, y, y + m, x->free ? x->qdde : a, q, qd, qdd);
-    for (ptrdiff_t k = 0; lam && k < F->nc; k++) lam[k] = NAN;  /* no multipliers */
+        rc = body_of_joint(x, y, y + m, x->free ? x->qdde : a, qo, qdo, qdd);
+    if (want_lam) {
+        if (rc == MB_OK)
+            lambda_of_output(F, x, t, qo, qdo, lam);
+        else
+            for (ptrdiff_t k = 0; k < F->nc; k++) lam[k] = NAN;
+    }
     return rc;
 }
 

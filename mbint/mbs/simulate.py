@@ -611,7 +611,8 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
         :class:`~mbint.mbs.urdf.UrdfModel`'s tree or of a PlanarModel that is a tree of
         revolute and translational joints, y = (x, x') with x'' by the articulated-body
         algorithm (:mod:`mbint.mbs.joint`; the trajectory in body coordinates,
-        ``traj.x_joint``, ``traj.xd_joint``; ``traj.lam`` NaN).
+        ``traj.x_joint``, ``traj.xd_joint``; ``traj.lam`` the mechanism's multipliers at
+        each output's (q, q'), from its index-1 saddle-point system).
     q0, qd0 : array_like, shape (nq,), optional
         Initial state (default: the model's) [m, rad; m/s, rad/s].
     project : bool
