@@ -411,15 +411,15 @@ static int fj_acc(double t, const double *q, const double *qd, double *qdd, void
     return accel(ctx, t, q, qd, qdd);
 }
 
-static int fj_jac_differences(double t, const double *y, double *J, ptrdiff_t ld, void *ctx);
-static int fj_jac_forward(double t, const double *y, double *J, ptrdiff_t ld, void *ctx);
+static int jac_by_differences(form_joint *x, double t, const double *y, double *J, ptrdiff_t ld,
+                              int central);
 
 #ifndef FJ_DIFFERENCES
 #define FJ_DIFFERENCES 0
 #endif
 #define FJ_EXACT_MAX_N 400
 
-/* [0 I; a_x a_x'], exact (mb_jtree_aba_derivatives) or by central differences */
+/* [0 I; a_x a_x'], exact (mb_jtree_aba_derivatives) or by differences */
 static int fj_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
 {
     if (!FJ_DIFFERENCES && !((form_joint *)ctx)->free && !((form_joint *)ctx)->planar && ((form_joint *)ctx)->n <= FJ_EXACT_MAX_N) {
@@ -431,22 +431,22 @@ static int fj_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
                                           ld, x->work);
         return rc == MB_ERR_NONFINITE || rc == MB_ERR_LINALG ? MB_RECOVERABLE : rc;
     }
-    if (((form_joint *)ctx)->planar)
-        return fj_jac_forward(t, y, J, ld, ctx);
-    return fj_jac_differences(t, y, J, ld, ctx);
+    return jac_by_differences(ctx, t, y, J, ld, !((form_joint *)ctx)->planar);
 }
 
-/* a planar tree: forward differences of its x'' (2 n + 1 evaluations of FK, the
- * mechanism's forces and the ABA; relative error ~ sqrt(DBL_EPSILON) |x''_y|, below
- * what the implicit methods' Newton iterations and the Rosenbrock stages feel at
- * their tolerances) */
-static int fj_jac_forward(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
+/* [0 I; a_x a_x'] by differences of x'': forward ones for a planar tree (2 n + 1
+ * evaluations of FK, the mechanism's forces and the ABA; relative error
+ * ~ sqrt(DBL_EPSILON) |x''_y|, below what the implicit methods' Newton iterations and the
+ * Rosenbrock stages feel at their tolerances), central ones otherwise (4 n evaluations,
+ * step cbrt(DBL_EPSILON)) */
+static int jac_by_differences(form_joint *x, double t, const double *y, double *J, ptrdiff_t ld,
+                              int central)
 {
-    form_joint *x = ctx;
     ptrdiff_t n = x->m;
-    double *yp = x->yp, *a0 = x->a, *acc = x->acc;
-    const double h0 = 1.4901161193847656e-08;   /* sqrt(DBL_EPSILON) */
-    int rc = accel(x, t, y, y + n, a0);
+    double *yp = x->yp, *ap = x->a, *acc = x->acc;
+    const double h0 = central ? 6.0554544523933395e-06    /* cbrt(DBL_EPSILON) */
+                              : 1.4901161193847656e-08;   /* sqrt(DBL_EPSILON) */
+    int rc = central ? MB_OK : accel(x, t, y, y + n, ap);  /* forward: x''(y) in ap */
     if (rc != MB_OK)
         return rc;
     memcpy(yp, y, (size_t)(2 * n) * sizeof(double));
@@ -455,37 +455,19 @@ static int fj_jac_forward(double t, const double *y, double *J, ptrdiff_t ld, vo
         for (ptrdiff_t i = 0; i < n; i++) col[i] = (j == n + i) ? 1.0 : 0.0;
         double h = h0 * fmax(1.0, fabs(y[j]));
         yp[j] = y[j] + h;
-        h = yp[j] - y[j];
+        if (!central)
+            h = yp[j] - y[j];
         rc = accel(x, t, yp, yp + n, acc);
-        yp[j] = y[j];
-        if (rc != MB_OK)
-            return rc;
-        for (ptrdiff_t i = 0; i < n; i++) col[n + i] = (acc[i] - a0[i]) / h;
-    }
-    return MB_OK;
-}
-
-static int fj_jac_differences(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
-{
-    form_joint *x = ctx;
-    ptrdiff_t n = x->m;
-    double *yp = x->yp, *ap = x->a, *acc = x->acc;
-    const double h0 = 6.0554544523933395e-06;   /* cbrt(DBL_EPSILON) */
-    memcpy(yp, y, (size_t)(2 * n) * sizeof(double));
-    for (ptrdiff_t j = 0; j < 2 * n; j++) {
-        double *col = J + j * ld;
-        for (ptrdiff_t i = 0; i < n; i++) col[i] = (j == n + i) ? 1.0 : 0.0;
-        double h = h0 * fmax(1.0, fabs(y[j]));
-        yp[j] = y[j] + h;
-        int rc = accel(x, t, yp, yp + n, acc);
-        for (ptrdiff_t i = 0; rc == MB_OK && i < n; i++) ap[i] = acc[i];
-        yp[j] = y[j] - h;
-        if (rc == MB_OK)
+        if (central && rc == MB_OK) {  /* x''(y + h e_j) in ap, x''(y - h e_j) in acc */
+            memcpy(ap, acc, (size_t)n * sizeof(double));
+            yp[j] = y[j] - h;
             rc = accel(x, t, yp, yp + n, acc);
+        }
         yp[j] = y[j];
         if (rc != MB_OK)
             return rc;
-        for (ptrdiff_t i = 0; i < n; i++) col[n + i] = (ap[i] - acc[i]) / (2 * h);
+        for (ptrdiff_t i = 0; i < n; i++)
+            col[n + i] = central ? (ap[i] - acc[i]) / (2 * h) : (acc[i] - ap[i]) / h;
     }
     return MB_OK;
 }
