@@ -525,6 +525,8 @@ typedef struct block_state {
     mb_block_coeffs co;
     double P[RMAX * RMAX]; /* interpolant: C_k = sum_i P[i r + (k-1)] Z_i */
     mb_irk_state ns;       /* Newton, Jacobian and LU reuse, interpolant (irk_newton.h) */
+    mb_irk_split sp;       /* B = T Lambda T^{-1} (the split Newton system) */
+    mb_irk_split_work spw; /* its state and arrays (the arrays carved by layout()) */
     double e[RMAX];        /* embedded weights on Z_1..Z_r (zero outside S) */
     double gamma0;         /* the weight of h f(t_k, y_k) in the estimate */
     int p_hat;             /* order of the estimate */
@@ -537,21 +539,25 @@ typedef struct block_work {
     double *Q;             /* the last interpolant: theta^1 .. theta^r (N) */
     double *w;             /* f(t_k, y_k) in the rows where M is not zero, else 0 */
     double *mrow;          /* 1 in the rows where M is not zero, else 0 */
-    double *Ee;            /* n x n: M - h gamma0 J and its LU (the estimate's filter) */
+    double *Ee;            /* n x n: M - h gamma0 J and its LU (the estimate's filter; none
+                              with the problem's linsys) */
     int *ipe;              /* n: its pivots */
     double *ze, *ve;       /* n each: sum_i e_i Z_i, and scratch */
 } block_work;
 
-/* The one layout of the workspace: counts it (c->base NULL) and carves it. */
-static size_t layout(mb_carver *c, ptrdiff_t n, block_work *w)
+/* The one layout of the workspace: counts it (c->base NULL) and carves it.  With the
+ * problem's linsys no n x n array exists. */
+static size_t layout(mb_carver *c, const mb_problem *p, block_work *w)
 {
+    ptrdiff_t n = p->n;
+    size_t dn = p->linsys ? 0 : (size_t)n;
     w->st = mb_carve_bytes(c, sizeof *w->st);
-    mb_irk_carve(c, RMAX, n, &w->sw);
+    mb_irk_carve_split(c, RMAX, n, !p->linsys, &w->sw, w->st ? &w->st->spw : NULL);
     w->Q = mb_carve(c, (size_t)RMAX * (size_t)n);
     w->w = mb_carve(c, (size_t)n);
     w->mrow = mb_carve(c, (size_t)n);
-    w->Ee = mb_carve(c, (size_t)n * (size_t)n);
-    w->ipe = mb_carve_int(c, (size_t)n);
+    w->Ee = mb_carve(c, dn * dn);
+    w->ipe = mb_carve_int(c, dn);
     w->ze = mb_carve(c, (size_t)n);
     w->ve = mb_carve(c, (size_t)n);
     w->sw.Q = w->Q;
@@ -563,13 +569,13 @@ static size_t block_work_size(const mb_problem *p, const void *data)
 {
     (void)data;
     block_work w;
-    return layout(&(mb_carver){NULL, 0}, p->n, &w);
+    return layout(&(mb_carver){NULL, 0}, p, &w);
 }
 
 static block_work workspace(mb_stepper *s)
 {
     block_work w;
-    layout(&(mb_carver){s->work, 0}, s->n, &w);
+    layout(&(mb_carver){s->work, 0}, s->p, &w);
     return w;
 }
 
@@ -601,6 +607,30 @@ static int block_embedded(const mb_block_coeffs *co, double *e, double *gamma0, 
     if (mb_lu_factor(m, V, m, ip) != MB_OK || mb_lu_solve(m, V, m, ip, x, 1) != MB_OK)
         return MB_ERR_LINALG;
     for (int i = 0; i < r; i++) e[i] = i < r - m ? 0.0 : x[i - (r - m)];
+    return MB_OK;
+}
+
+/* The split Newton system (irk_newton.h): B = T Lambda T^{-1} unless the options ask
+ * for the full one.  With the problem's linsys (no dense matrix: the split is the only
+ * way) at most two blocks, its two slots, and r <= 4 (r = 2: one complex pair, 3: a
+ * real eigenvalue and a pair, 4: two pairs).  MB_OK or a failure with a message. */
+static int block_split_init(mb_stepper *s, const block_work *w)
+{
+    block_state *st = w->st;
+    const mb_block_options *opt = s->method_options;
+    int full = opt && opt->newton_full, ok = 0;
+    st->spw.sp = NULL;
+    if (!full)
+        ok = mb_irk_split_setup(st->co.r, st->co.B, &st->sp) == MB_OK;
+    if (ok)
+        st->spw.sp = &st->sp;
+    if (!s->p->linsys)
+        return MB_OK;
+    if (!ok || st->sp.nb > 2)
+        return mb_fail(s, MB_ERR_NOT_SUPPORTED, "%s: the sparse linear algebra of this "
+                       "problem solves through the Newton system split by the eigenvalues of "
+                       "B into at most two n x n systems: r <= 4 and newton_full off (got r = "
+                       "%d%s).", s->m->name, st->co.r, full ? ", newton_full" : "");
     return MB_OK;
 }
 
@@ -636,23 +666,63 @@ static int block_init(mb_stepper *s)
         return mb_fail(s, MB_ERR_LINALG, "%s: the node set is degenerate.", s->m->name);
     /* column i of P (V^{-1} e_i) holds the monomial coefficients of the i-th Lagrange-like
      * basis: C_k = sum_i P[i r + (k-1)] Z_i */
-    const double *M = s->p->mass;
+    const double *M = s->p->mass, *Md = s->p->mass_diag;
     ptrdiff_t n = s->n;
     for (ptrdiff_t i = 0; i < n; i++) {
-        int nz = !M;
+        int nz = !M && !Md;
         for (ptrdiff_t c = 0; M && c < n && !nz; c++) nz = M[c * n + i] != 0.0;
-        w.mrow[i] = nz ? 1.0 : 0.0;
+        w.mrow[i] = nz || (Md && Md[i] != 0.0) ? 1.0 : 0.0;
     }
-    return MB_OK;
+    return block_split_init(s, &w);
 }
 
 /* err = (M - h gamma0 J)^{-1} (h gamma0 f(t, y) + M sum_i e_i Z_i), refined on the first
  * step and after a rejection (see the top of the file).  MB_OK, MB_RECOVERABLE (a
  * singular filter: h halved) or the code of a failed evaluation. */
+/* the estimate through the problem's linsys: (a M - J) err = f0 + M ze / (h gamma0),
+ * a = 1 / (h gamma0), in slot 1 when the split holds one block, else in slot 0 (the
+ * split's LU is then due again for the next step) */
+static int block_estimate_linsys(mb_stepper *s, const block_work *w, double t, double h,
+                                 const double *y, const double *y_new, double *err, int reject)
+{
+    block_state *st = w->st;
+    ptrdiff_t n = s->n;
+    double hg = h * st->gamma0;
+    int slot = st->sp.nb < 2 ? 1 : 0, rc;
+    if (slot == 0) {
+        st->ns.lu_ok = 0;
+        st->spw.active = 0;
+    }
+    s->stats->nlu++;
+    if ((rc = mb_linsys_factor(s, slot, 1.0 / hg, 0.0)) != MB_OK) {
+        if (rc != MB_ERR_LINALG)
+            return rc;
+        s->h_fail_factor = 0.5;
+        return MB_RECOVERABLE;
+    }
+    memset(w->ze, 0, (size_t)n * sizeof(double));
+    for (int i = 0; i < st->co.r; i++) {
+        const double *Zi = w->sw.Z + (ptrdiff_t)i * n;
+        for (ptrdiff_t l = 0; st->e[i] != 0.0 && l < n; l++) w->ze[l] += st->e[i] * Zi[l] / hg;
+    }
+    mb_stepper_mass_apply(s, w->ze, w->ve);  /* M sum_i e_i Z_i / (h gamma0) */
+    for (ptrdiff_t l = 0; l < n; l++) err[l] = s->f0[l] + w->ve[l];
+    rc = mb_linsys_solve(s, slot, err, NULL);
+    if (rc != MB_OK || !((st->first || reject) && mb_norm(s, err, y, y_new) >= 1.0))
+        return rc;
+    for (ptrdiff_t l = 0; l < n; l++) w->ze[l] = y[l] + err[l];
+    if ((rc = mb_rhs(s, t, w->ze, err)) != MB_OK)
+        return rc;
+    for (ptrdiff_t l = 0; l < n; l++) err[l] += w->ve[l];
+    return mb_linsys_solve(s, slot, err, NULL);
+}
+
 static int block_estimate(mb_stepper *s, const block_work *w, double t, double h,
                           const double *y, const double *y_new, double *err, int reject)
 {
     const block_state *st = w->st;
+    if (s->p->linsys)
+        return block_estimate_linsys(s, w, t, h, y, y_new, err, reject);
     const double *M = s->p->mass, *J = w->sw.J;
     ptrdiff_t n = s->n;
     double hg = h * st->gamma0;
@@ -789,6 +859,6 @@ static const block_data lstable_data = {MB_BLOCK_LSTABLE, 1}, astable_data = {MB
  * LU of the block matrix is reused (MB_LU_REUSE), RADAU5's predictive controller (on the
  * manipulator 5-20 % faster than PI at matched error, bench_ls.py); astable_block: step
  * doubling and the driver's default controller, as before */
-BLOCK_METHOD(mb_method_lstable_block, "lstable_block", lstable_data, MB_EMBEDDED | MB_LU_REUSE,
-             MB_CONTROLLER_PREDICTIVE);
+BLOCK_METHOD(mb_method_lstable_block, "lstable_block", lstable_data,
+             MB_EMBEDDED | MB_LU_REUSE | MB_LINSYS | MB_LINSYS_MASS, MB_CONTROLLER_PREDICTIVE);
 BLOCK_METHOD(mb_method_astable_block, "astable_block", astable_data, 0u, MB_CONTROLLER_DEFAULT);

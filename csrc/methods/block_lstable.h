@@ -14,6 +14,9 @@
  *              rule of mb_block_default_pade
  *   newton_tol the simplified-Newton tolerance (<= 0: 1e-3, the paper's), relative to the
  *              run's weighted RMS norm
+ *   newton_full  0 (default): the Newton system split by the eigen-decomposition of B into
+ *              n x n systems (irk_newton.h, mb_irk_split); 1: the full r n x r n system
+ *              (the same iterates up to rounding; for comparison)
  */
 #include <stddef.h>
 #include "method.h"
@@ -36,6 +39,7 @@ typedef struct mb_block_options {
     int nodes;
     int pade_k, pade_j;
     double newton_tol;
+    int newton_full;
 } mb_block_options;
 
 /* B, d of LS eq 5 for one node set and Pade approximant */

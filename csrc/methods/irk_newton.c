@@ -1,9 +1,11 @@
 /* The stacked stage system of implicit_rk.c and block_lstable.c and its simplified-Newton
  * solve (irk_newton.h). */
+#include <complex.h>
 #include <float.h>
 #include <math.h>
 #include <string.h>
 #include "../linalg/dense.h" /* LU */
+#include "../linalg/spectral.h" /* mb_schur */
 #include "irk_newton.h"
 #include "status.h"
 
@@ -21,6 +23,7 @@ void mb_irk_carve(mb_carver *c, int s, ptrdiff_t n, mb_irk_work *w)
     w->dZ = mb_carve(c, N);
     w->yt = mb_carve(c, nn);
     w->v = mb_carve(c, nn);
+    w->split = NULL;
 }
 
 double mb_irk_norm(const mb_stepper *s, int ns, const double *x, const double *y)
@@ -34,10 +37,251 @@ double mb_irk_norm(const mb_stepper *s, int ns, const double *x, const double *y
     return sqrt(sum / ns);
 }
 
+/* ---- the Kronecker split (irk_newton.h: mb_irk_split) ---- */
+
+_Static_assert(_Alignof(double complex) <= _Alignof(double), "double complex alignment");
+
+void mb_irk_carve_split(mb_carver *c, int s, ptrdiff_t n, int dense, mb_irk_work *w,
+                        mb_irk_split_work *sw)
+{
+    size_t nn = (size_t)n, N = (size_t)s * nn, d = dense ? 1 : 0;
+    mb_irk_split_work count;
+    if (!sw)
+        sw = &count;  /* counting (c->base NULL) */
+    w->J = mb_carve(c, d * (size_t)s * nn * nn);
+    w->E = mb_carve(c, d * N * N);
+    w->ipiv = mb_carve_int(c, d * N);
+    w->Z = mb_carve(c, N);
+    w->F = mb_carve(c, N);
+    w->dZ = mb_carve(c, N);
+    w->yt = mb_carve(c, nn);
+    w->v = mb_carve(c, nn);
+    sw->E = mb_carve(c, d * (size_t)(s + 1) * nn * nn);  /* pairs: 2 n^2; s odd: + 1 */
+    sw->ipiv = mb_carve_int(c, d * N);
+    sw->W = mb_carve(c, N);
+    sw->xi = mb_carve(c, nn);
+    w->split = sw == &count ? NULL : sw;
+}
+
+/* an eigenvector of A (row-major s x s) for lambda by inverse iteration (shift lambda (1 +
+ * 1e-10)), scaled so that its largest component is 1 */
+static int eigvec(int s, const double *A, double complex lambda, double complex *v)
+{
+    double complex E[MB_IRK_SPLIT_MAX * MB_IRK_SPLIT_MAX], sh = lambda * (1.0 + 1e-10);
+    int ip[MB_IRK_SPLIT_MAX];
+    for (int i = 0; i < s; i++)
+        for (int j = 0; j < s; j++)
+            E[j * s + i] = A[i * s + j] - (i == j ? sh : 0.0);  /* column-major */
+    if (mb_zlu_factor(s, E, s, ip) != MB_OK)
+        return MB_ERR_LINALG;
+    for (int i = 0; i < s; i++) v[i] = 1.0 + 0.1 * i;
+    for (int it = 0; it < 4; it++) {
+        if (mb_zlu_solve(s, E, s, ip, v, 1) != MB_OK)
+            return MB_ERR_LINALG;
+        int m = 0;
+        for (int i = 1; i < s; i++) if (cabs(v[i]) > cabs(v[m])) m = i;
+        double complex vm = v[m];
+        if (!(cabs(vm) > 0.0) || !isfinite(cabs(vm)))
+            return MB_ERR_LINALG;
+        for (int i = 0; i < s; i++) v[i] /= vm;
+    }
+    return MB_OK;
+}
+
+/* T^{-1} (row-major) by LU; cond_inf and the residual of T Lambda T^{-1} against A */
+static int split_check(int s, const double *A, mb_irk_split *sp)
+{
+    double X[MB_IRK_SPLIT_MAX * MB_IRK_SPLIT_MAX], L[MB_IRK_SPLIT_MAX * MB_IRK_SPLIT_MAX];
+    int ip[MB_IRK_SPLIT_MAX];
+    for (int i = 0; i < s * s; i++) X[i] = sp->T[i], sp->TI[i] = 0.0;  /* X = T^T col-major */
+    for (int i = 0; i < s; i++) sp->TI[i * s + i] = 1.0;
+    /* X holds T^T in column-major order, i.e. T row-major read as T^T: solve T^T Y = I,
+     * then TI = Y^T, and Y column-major is TI row-major */
+    if (mb_lu_factor(s, X, s, ip) != MB_OK || mb_lu_solve(s, X, s, ip, sp->TI, s) != MB_OK)
+        return MB_ERR_LINALG;
+    double nt = 0.0, ni = 0.0, na = 0.0, res = 0.0;
+    for (int i = 0; i < s; i++) {
+        double rt = 0.0, ri = 0.0;
+        for (int j = 0; j < s; j++) {
+            rt += fabs(sp->T[i * s + j]);
+            ri += fabs(sp->TI[i * s + j]);
+            na = fmax(na, fabs(A[i * s + j]));
+        }
+        nt = fmax(nt, rt);
+        ni = fmax(ni, ri);
+    }
+    for (int i = 0; i < s * s; i++) L[i] = 0.0;
+    for (int k = 0; k < sp->nb; k++) {
+        int r = sp->row[k];
+        L[r * s + r] = sp->lr[k];
+        if (sp->size[k] == 2) {
+            L[r * s + r + 1] = sp->li[k];
+            L[(r + 1) * s + r] = -sp->li[k];
+            L[(r + 1) * s + r + 1] = sp->lr[k];
+        }
+    }
+    for (int i = 0; i < s; i++)
+        for (int j = 0; j < s; j++) {
+            double acc = 0.0;
+            for (int a = 0; a < s; a++)
+                for (int b = 0; b < s; b++)
+                    acc += sp->T[i * s + a] * L[a * s + b] * sp->TI[b * s + j];
+            res = fmax(res, fabs(acc - A[i * s + j]));
+        }
+    sp->cond = nt * ni;
+    sp->resid = na > 0.0 ? res / na : INFINITY;
+    return sp->cond <= 1e8 && sp->resid <= 1e-12 ? MB_OK : MB_ERR_LINALG;
+}
+
+int mb_irk_split_setup(int s, const double *A, mb_irk_split *sp)
+{
+    double S[MB_IRK_SPLIT_MAX * MB_IRK_SPLIT_MAX], Q[MB_IRK_SPLIT_MAX * MB_IRK_SPLIT_MAX];
+    double wr[MB_IRK_SPLIT_MAX], wi[MB_IRK_SPLIT_MAX], work[1024];
+    memset(sp, 0, sizeof *sp);
+    sp->cond = sp->resid = INFINITY;
+    if (s < 1 || s > MB_IRK_SPLIT_MAX || mb_spectral_work_size(s) > sizeof work)
+        return MB_ERR_ILL_INPUT;
+    sp->s = s;
+    memcpy(S, A, (size_t)(s * s) * sizeof(double));  /* A^T: the same eigenvalues */
+    if (mb_schur(s, S, s, Q, s, wr, wi, work) != MB_OK)
+        return MB_ERR_LINALG;
+    double amax = 0.0;
+    for (int i = 0; i < s; i++) amax = fmax(amax, hypot(wr[i], wi[i]));
+    for (int i = 0; i < s; i++)
+        for (int j = 0; j < i; j++)  /* a repeated eigenvalue: no safe eigenvector basis */
+            if (hypot(wr[i] - wr[j], wi[i] - wi[j]) <= 1e-8 * amax)
+                return MB_ERR_LINALG;
+    for (int i = 0; i < s; i++) {
+        double complex v[MB_IRK_SPLIT_MAX];
+        int pair = wi[i] != 0.0;
+        if (pair && wi[i] < 0.0)
+            continue;  /* the member with beta > 0 stands for the pair */
+        if (!(hypot(wr[i], wi[i]) > 1e-12 * amax) || eigvec(s, A, wr[i] + I * wi[i], v) != MB_OK)
+            return MB_ERR_LINALG;
+        int k = sp->nb++, r = k == 0 ? 0 : sp->row[k - 1] + sp->size[k - 1];
+        sp->row[k] = r;
+        sp->size[k] = pair ? 2 : 1;
+        sp->lr[k] = wr[i];
+        sp->li[k] = pair ? wi[i] : 0.0;
+        for (int l = 0; l < s; l++) {
+            sp->T[l * s + r] = creal(v[l]);
+            if (pair) sp->T[l * s + r + 1] = cimag(v[l]);
+        }
+    }
+    return split_check(s, A, sp);
+}
+
+/* the coefficient a of block k for step h: 1 / (h lambda), 1 / (h (alpha - i beta)) */
+static double complex split_a(const mb_irk_split *sp, int k, double h)
+{
+    return 1.0 / (h * (sp->lr[k] - I * sp->li[k]));
+}
+
+/* factor a M - J for every block (dense or the problem's linsys slot k); one nlu each */
+static int split_factor(mb_stepper *s, const mb_irk_work *w, double h)
+{
+    mb_irk_split_work *sw = w->split;
+    const mb_irk_split *sp = sw->sp;
+    const double *M = s->p->mass;
+    ptrdiff_t n = s->n;
+    sw->active = 0;
+    for (int k = 0; k < sp->nb; k++) {
+        double complex a = split_a(sp, k, h);
+        int rc;
+        s->stats->nlu++;
+        if (s->p->linsys) {
+            rc = mb_linsys_factor(s, k, creal(a), sp->size[k] == 2 ? cimag(a) : 0.0);
+        } else if (sp->size[k] == 1) {
+            double *E = sw->E + (ptrdiff_t)sp->row[k] * n * n;
+            for (ptrdiff_t c = 0; c < n; c++)
+                for (ptrdiff_t r = 0; r < n; r++)
+                    E[c * n + r] = creal(a) * (M ? M[c * n + r] : (double)(r == c)) - w->J[c * n + r];
+            rc = mb_lu_factor(n, E, n, sw->ipiv + sp->row[k] * n);
+        } else {
+            double complex *E = (double complex *)(void *)(sw->E + (ptrdiff_t)sp->row[k] * n * n);
+            for (ptrdiff_t c = 0; c < n; c++)
+                for (ptrdiff_t r = 0; r < n; r++)
+                    E[c * n + r] = a * (M ? M[c * n + r] : (double)(r == c)) - w->J[c * n + r];
+            rc = mb_zlu_factor(n, E, n, sw->ipiv + sp->row[k] * n);
+        }
+        if (rc != MB_OK)
+            return rc;
+    }
+    sw->active = 1;
+    sw->h = h;
+    return MB_OK;
+}
+
+/* x <- (I_s (x) M - h A (x) J)^{-1} x through the blocks (W = (T^{-1} (x) I) x, block
+ * solves, x = (T (x) I) W) */
+static int split_solve(mb_stepper *s, const mb_irk_work *w, double *x)
+{
+    mb_irk_split_work *sw = w->split;
+    const mb_irk_split *sp = sw->sp;
+    ptrdiff_t n = s->n;
+    int ns = sp->s;
+    double *W = sw->W;
+    for (ptrdiff_t l = 0; l < n; l++)
+        for (int i = 0; i < ns; i++) {
+            double acc = 0.0;
+            for (int j = 0; j < ns; j++) acc += sp->TI[i * ns + j] * x[j * n + l];
+            W[i * n + l] = acc;
+        }
+    for (int k = 0; k < sp->nb; k++) {
+        double complex a = split_a(sp, k, sw->h);
+        double *u = W + (ptrdiff_t)sp->row[k] * n, *v = u + n;
+        int rc;
+        if (sp->size[k] == 1) {
+            for (ptrdiff_t l = 0; l < n; l++) u[l] *= creal(a);
+            rc = s->p->linsys ? mb_linsys_solve(s, k, u, NULL)
+                              : mb_lu_solve(n, sw->E + (ptrdiff_t)sp->row[k] * n * n, n,
+                                            sw->ipiv + sp->row[k] * n, u, 1);
+        } else if (s->p->linsys) {
+            for (ptrdiff_t l = 0; l < n; l++) {
+                double complex g = a * (u[l] + I * v[l]);
+                u[l] = creal(g);
+                v[l] = cimag(g);
+            }
+            rc = mb_linsys_solve(s, k, u, v);
+        } else {
+            double complex *g = (double complex *)(void *)x;  /* x is free until the end */
+            for (ptrdiff_t l = 0; l < n; l++) g[l] = a * (u[l] + I * v[l]);
+            rc = mb_zlu_solve(n, (const double complex *)(const void *)(sw->E + (ptrdiff_t)sp->row[k] * n * n),
+                              n, sw->ipiv + sp->row[k] * n, g, 1);
+            for (ptrdiff_t l = 0; rc == MB_OK && l < n; l++) {
+                u[l] = creal(g[l]);
+                v[l] = cimag(g[l]);
+            }
+        }
+        if (rc != MB_OK)
+            return rc;
+    }
+    for (ptrdiff_t l = 0; l < n; l++)
+        for (int i = 0; i < ns; i++) {
+            double acc = 0.0;
+            for (int j = 0; j < ns; j++) acc += sp->T[i * ns + j] * W[j * n + l];
+            x[i * n + l] = acc;
+        }
+    return MB_OK;
+}
+
+/* x <- E^{-1} x with the factorization held: the split one, or the full LU in w->E */
+static int stage_solve(mb_stepper *s, const mb_irk_system *sys, const mb_irk_work *w, double *x)
+{
+    ptrdiff_t N = (ptrdiff_t)sys->s * s->n;
+    if (w->split && w->split->active)
+        return split_solve(s, w, x);
+    return mb_lu_solve(N, w->E, N, w->ipiv, x, 1);
+}
+
 /* E = I_s (x) M - h (A (x) I) diag(J_i): the one J (per_stage 0), or the stage Jacobians */
 static int factor(mb_stepper *s, const mb_irk_system *sys, const mb_irk_work *w, double h,
                   int per_stage)
 {
+    if (w->split && w->split->sp && !per_stage)
+        return split_factor(s, w, h);
+    if (w->split)
+        w->split->active = 0;
     s->stats->nlu++;
     return mb_newton_stage_factor(sys->s, s->n, s->p->mass, sys->A, h, w->J, per_stage, w->E,
                                   w->ipiv);
@@ -90,7 +334,7 @@ static double residual(mb_stepper *s, const mb_irk_system *sys, const mb_irk_wor
     double gm = 0.0;
     for (ptrdiff_t i = 0; i < ns; i++) {
         double *g = w->dZ + i * n;
-        mb_mass_apply(n, s->p->mass, w->Z + i * n, w->v);
+        mb_stepper_mass_apply(s, w->Z + i * n, w->v);
         for (ptrdiff_t l = 0; l < n; l++) {
             double acc = sys->d ? sys->d[i] * w->w[l] : 0.0;
             for (ptrdiff_t j = 0; j < ns; j++)
@@ -142,7 +386,7 @@ static int newton(mb_stepper *s, const mb_irk_system *sys, mb_irk_state *st,
         if (rc != MB_OK)
             return rc;
         *gmax = residual(s, sys, w, h);
-        rc = mb_lu_solve(N, w->E, N, w->ipiv, w->dZ, 1);
+        rc = stage_solve(s, sys, w, w->dZ);
         if (rc != MB_OK)
             return rc;
         int nc = mb_newton_check(&st->nw, mb_irk_norm(s, sys->s, w->dZ, y));
@@ -289,7 +533,7 @@ static int polish(mb_stepper *s, const mb_irk_system *sys, const mb_irk_work *w,
             return 1;
         }
         residual(s, sys, w, h);
-        rc = mb_lu_solve(N, w->E, N, w->ipiv, w->dZ, 1);
+        rc = stage_solve(s, sys, w, w->dZ);
         if (rc != MB_OK)
             return rc;
         double d;
@@ -319,7 +563,8 @@ int mb_irk_solve(mb_stepper *s, const mb_irk_system *sys, mb_irk_state *st,
     *gmax = NAN;
     /* attempts: the one J (kept across steps), a fresh one at (t, y), the stage Jacobians;
      * on an index-3 problem the polishing of a converged iterate resumes in the next */
-    for (int attempt = st->stagewise > 0 ? 2 : 0; attempt < 3; attempt++) {
+    int last = s->p->linsys ? 1 : 2;  /* no stage Jacobians with the problem's linsys */
+    for (int attempt = st->stagewise > 0 ? 2 : 0; attempt <= last; attempt++) {
         int per_stage = attempt == 2;
         if (per_stage) {
             if ((rc = stagewise_start(s, sys, st, w, t, h, y, attempt, resume)) != MB_OK)
@@ -364,7 +609,7 @@ int mb_irk_solve(mb_stepper *s, const mb_irk_system *sys, mb_irk_state *st,
             if (stalled &&
                 (stalled = polish(s, sys, w, t, h, y, &d_pos, &rate, &d_err, &ymax)) < 0)
                 return stalled;
-            if (stalled && !per_stage) {
+            if (stalled && !per_stage && attempt < last) {
                 resume = 1;  /* on from this iterate with the next J */
                 continue;
             }

@@ -56,6 +56,47 @@ typedef struct mb_irk_state {
     double h_old;     /* size of the last accepted step */
 } mb_irk_state;
 
+/* The Kronecker split of the iteration matrix (RADAU5's transformation, Hairer & Wanner
+ * II, IV.8): with A = T Lambda T^{-1}, Lambda block diagonal (a real eigenvalue lambda:
+ * a 1 x 1 block; a complex pair alpha +- i beta, beta > 0: the 2 x 2 block [[alpha,
+ * beta], [-beta, alpha]] on the rows of the real and imaginary parts of its eigenvector),
+ * the Newton system (I_s (x) M - h A (x) J) dZ = G becomes, with dZ = (T (x) I) dW and
+ * G~ = (T^{-1} (x) I) G, one system of size n per block:
+ *     real:  (a M - J) dW_i = a G~_i,                          a = 1 / (h lambda)
+ *     pair:  (a M - J) (dW_i + i dW_i+1) = a (G~_i + i G~_i+1),  a = 1 / (h (alpha - i beta))
+ * (dense: mb_lu_factor / mb_zlu_factor of n x n matrices; with the problem's linsys: its
+ * slot k for block k).  The iterates are those of the full system up to rounding: Newton's
+ * test and the norms stay on dZ.  The stage Jacobians' attempt (a block matrix that is
+ * not a Kronecker product) keeps the full system. */
+enum { MB_IRK_SPLIT_MAX = 6 };
+typedef struct mb_irk_split {
+    int s, nb;                      /* stages; blocks */
+    int row[MB_IRK_SPLIT_MAX];      /* first row of block k in Lambda */
+    int size[MB_IRK_SPLIT_MAX];     /* 1: a real eigenvalue; 2: a complex pair */
+    double lr[MB_IRK_SPLIT_MAX], li[MB_IRK_SPLIT_MAX]; /* its eigenvalue alpha + i beta */
+    double T[MB_IRK_SPLIT_MAX * MB_IRK_SPLIT_MAX];  /* row-major s x s */
+    double TI[MB_IRK_SPLIT_MAX * MB_IRK_SPLIT_MAX]; /* its inverse, row-major */
+    double cond;                    /* ||T||_inf ||T^{-1}||_inf */
+    double resid;                   /* max |T Lambda T^{-1} - A| / max |A| */
+} mb_irk_split;
+
+/* T, Lambda of A (s x s row-major, s <= MB_IRK_SPLIT_MAX): eigenvalues from the real Schur
+ * form (mb_schur), eigenvectors by inverse iteration.  MB_OK, or MB_ERR_LINALG when A has
+ * a zero or a repeated eigenvalue, when T is ill-conditioned (cond > 1e8) or does not
+ * reproduce A to 1e-12 (sp->cond, sp->resid tell). */
+int mb_irk_split_setup(int s, const double *A, mb_irk_split *sp);
+
+/* the split's run-time state (mb_irk_work.split; carved by mb_irk_carve_split) */
+typedef struct mb_irk_split_work {
+    const mb_irk_split *sp;  /* NULL: the full system always */
+    int active;              /* the factorization held is the split one (else: w->E) */
+    double h;                /* the h it was factored for */
+    double *E;               /* dense blocks: a M - J, n x n real or complex each */
+    int *ipiv;               /* n per block */
+    double *W;               /* N: transformed vectors */
+    double *xi;              /* n: the imaginary part of a pair's right-hand side */
+} mb_irk_split_work;
+
 /* the workspace of the solve (carved by mb_irk_carve, but Q and w) */
 typedef struct mb_irk_work {
     double *J;        /* s Jacobians n x n (one, or the stage Jacobians) */
@@ -66,10 +107,18 @@ typedef struct mb_irk_work {
     const double *Q;  /* the coefficients of theta^1 .. theta^degree of the last
                          accepted step's interpolant u(theta) - y (n each, consecutive) */
     const double *w;  /* n: the vector of the explicit term (with d) */
+    mb_irk_split_work *split; /* NULL (mb_irk_carve): the full system; else the split one
+                               * (mb_irk_carve_split) */
 } mb_irk_work;
 
 /* carve J, E, ipiv, Z, F, dZ, yt, v for up to s stages of size n */
 void mb_irk_carve(mb_carver *c, int s, ptrdiff_t n, mb_irk_work *w);
+
+/* as mb_irk_carve for up to s stages, plus the split's arrays into sw (kept by the caller
+ * across steps: its sp, active and h are not touched; NULL when counting); dense = 0 (the
+ * problem's linsys): no n x n or N x N array at all */
+void mb_irk_carve_split(mb_carver *c, int s, ptrdiff_t n, int dense, mb_irk_work *w,
+                        mb_irk_split_work *sw);
 
 enum { MB_IRK_SINGULAR = 1, MB_IRK_NO_CONV = 2 };
 

@@ -75,8 +75,8 @@ fail:
     return -1;
 }
 
-/* ---- lstable_block, astable_block: r, nodes, pade, newton_tol (block_lstable.h) ---- */
-static const char *const block_names[] = {"r", "nodes", "pade", "newton_tol", NULL};
+/* ---- lstable_block, astable_block: r, nodes, pade, newton_tol, newton (block_lstable.h) ---- */
+static const char *const block_names[] = {"r", "nodes", "pade", "newton_tol", "newton", NULL};
 static const char *const block_families[] = {"equidistant", "chebyshev", "legendre", NULL};
 
 /* an int option (not bool); 0, or -1 with ValueError naming it */
@@ -99,7 +99,7 @@ static int int_option(PyObject *v, const char *name, int *out)
 
 static int block_convert(int variant, PyObject *dict, void **out)
 {
-    mb_block_options o = {0, MB_BLOCK_EQUIDISTANT, -1, -1, 0.0};
+    mb_block_options o = {0, MB_BLOCK_EQUIDISTANT, -1, -1, 0.0, 0};
     PyObject *v;
     if ((v = PyDict_GetItemString(dict, "r")) && v != Py_None && int_option(v, "r", &o.r))
         return -1;
@@ -147,6 +147,16 @@ static int block_convert(int variant, PyObject *dict, void **out)
             return -1;
         if (!(o.newton_tol > 0) || !isfinite(o.newton_tol)) {
             PyErr_Format(PyExc_ValueError, "newton_tol must be positive and finite, got %R.", v);
+            return -1;
+        }
+    }
+    if ((v = PyDict_GetItemString(dict, "newton")) && v != Py_None) {
+        int split = PyUnicode_Check(v) && PyUnicode_CompareWithASCIIString(v, "split") == 0;
+        o.newton_full = PyUnicode_Check(v) && PyUnicode_CompareWithASCIIString(v, "full") == 0;
+        if (!split && !o.newton_full) {
+            PyErr_Format(PyExc_ValueError, "newton must be 'split' (the Newton system split "
+                         "by the eigenvalues of B, the default) or 'full' (the r n x r n "
+                         "system), got %R.", v);
             return -1;
         }
     }

@@ -58,9 +58,13 @@ def _fixed(formulation):
 #: name -> (run(model, parameter) -> (q at tf, stats), parameters)
 CONTENDERS = {
     "lstable_block index3": (_adaptive("lstable_block", "index3", r=4), TOLS),
+    "lstable_block index3 full Newton": (_adaptive("lstable_block", "index3", r=4,
+                                                   newton="full"), TOLS),
     "lstable_block index3 fixed h": (_fixed("index3"), HS),
     "radau_iia index3": (_adaptive("radau_iia", "index3"), TOLS),
     "lstable_block index1_dae": (_adaptive("lstable_block", "index1_dae", r=4), TOLS),
+    "lstable_block index1_dae full Newton": (_adaptive("lstable_block", "index1_dae", r=4,
+                                                       newton="full"), TOLS),
     "lstable_block index1_dae fixed h": (_fixed("index1_dae"), HS),
     "radau_iia index1_dae": (_adaptive("radau_iia", "index1_dae"), TOLS),
     "ida index1_dae": (_adaptive("ida", "index1_dae"), TOLS),
@@ -68,8 +72,12 @@ CONTENDERS = {
 }
 #: (contender, against) pairs whose time ratio at matched error is reported
 PAIRS = [("lstable_block index3", "radau_iia index3"),
+         ("lstable_block index3 full Newton", "radau_iia index3"),
+         ("lstable_block index3", "lstable_block index3 full Newton"),
          ("lstable_block index3 fixed h", "radau_iia index3"),
          ("lstable_block index1_dae", "radau_iia index1_dae"),
+         ("lstable_block index1_dae full Newton", "radau_iia index1_dae"),
+         ("lstable_block index1_dae", "lstable_block index1_dae full Newton"),
          ("lstable_block index1_dae", "ida index1_dae"),
          ("lstable_block index1_dae fixed h", "ida index1_dae"),
          ("lstable_block index3", "ida ggl")]
