@@ -47,7 +47,21 @@
  * DAE scaled as in RADAU5), at most 12 iterations; on an index-3 DAE it then goes on
  * until the positions are at round-off, as the paper's converged Newton (the position
  * constraint at 2.8e-15, LS Tables 4-5; irk_newton.c).  Starting values: the last step's
- * interpolant extrapolated.  y_k+1 = y_k + Z_r.  A Newton failure is recoverable (h
+ * interpolant extrapolated.
+ *
+ * The split Newton system (issue 21; irk_newton.h, mb_irk_split).  E = I_r (x) M - h B (x) J
+ * is a Kronecker form, so with B = T Lambda T^{-1} (computed once in init: eigenvalues of B,
+ * the reciprocals of the zeros of the Pade denominator, from the real Schur form, vectors by
+ * inverse iteration; cond(T) 5-210 for lstable_block, r = 2..6) each Newton iteration solves
+ * one n x n system a block: a complex one per pair of eigenvalues, a real one for the real
+ * eigenvalue of an odd r (r = 4: two complex n x n LUs instead of one 4n x 4n LU, ~8x fewer
+ * flops, counted as two in nlu).  The iterates are the full system's up to rounding
+ * (Newton's test stays on dZ); the stage Jacobians' attempt keeps the full system;
+ * newton_full (Python newton="full") keeps it always.  When the problem offers a linsys
+ * (the sparse DAE mode of dae_sparse.c, a M - J with real or complex a in two slots) block k
+ * is its slot k: r <= 4; the stage Jacobians are not available there (a failed fresh J
+ * halves h), and the estimate's filter M - h gamma0 J takes slot 1 (r = 2) or slot 0, whose
+ * split LU is then refactored at the next step.  y_k+1 = y_k + Z_r.  A Newton failure is recoverable (h
  * halved when adaptive); with a fixed h the run stops with a message naming t, h and
  * the residual.
  *
@@ -79,10 +93,12 @@
  * Dense output: the polynomial of degree r through y_k at theta = 0 and y_i at c_i.
  *
  * Workspace (layout(), for r up to MB_BLOCK_RMAX, N = MB_BLOCK_RMAX n): a state struct,
- * the stage solve's workspace (irk_newton.h: J (MB_BLOCK_RMAX Jacobians n x n), E (N x
- * N), pivots, Z, F, dZ (N each), two vectors of size n), the last interpolant Q (N), two
- * more vectors of size n; for the embedded estimate an n x n matrix, n pivots and two
- * vectors of size n.
+ * the stage solve's workspace (irk_newton.h, mb_irk_carve_split: J (MB_BLOCK_RMAX
+ * Jacobians n x n), E (N x N), pivots, Z, F, dZ (N each), two vectors of size n; the
+ * split's blocks ((MB_BLOCK_RMAX + 1) n x n), pivots (N), W (N) and a vector of size n),
+ * the last interpolant Q (N), two more vectors of size n; for the embedded estimate an
+ * n x n matrix, n pivots and two vectors of size n.  With the problem's linsys none of
+ * the n x n or N x N arrays.
  */
 #include "block_lstable.h"
 #include <complex.h>
@@ -629,8 +645,8 @@ static int block_split_init(mb_stepper *s, const block_work *w)
     if (!ok || st->sp.nb > 2)
         return mb_fail(s, MB_ERR_NOT_SUPPORTED, "%s: the sparse linear algebra of this "
                        "problem solves through the Newton system split by the eigenvalues of "
-                       "B into at most two n x n systems: r <= 4 and newton_full off (got r = "
-                       "%d%s).", s->m->name, st->co.r, full ? ", newton_full" : "");
+                       "B into at most two n x n systems: r <= 4 and newton = 'split' (got r = "
+                       "%d%s).", s->m->name, st->co.r, full ? ", newton = 'full'" : "");
     return MB_OK;
 }
 

@@ -130,7 +130,7 @@ static int split_check(int s, const double *A, mb_irk_split *sp)
         }
     sp->cond = nt * ni;
     sp->resid = na > 0.0 ? res / na : INFINITY;
-    return sp->cond <= 1e8 && sp->resid <= 1e-12 ? MB_OK : MB_ERR_LINALG;
+    return sp->cond <= 1e8 && sp->resid <= 1e-10 ? MB_OK : MB_ERR_LINALG;
 }
 
 int mb_irk_split_setup(int s, const double *A, mb_irk_split *sp)
