@@ -6,7 +6,9 @@ their fast phase near 0.6 s):
 
 - ``lstable_block`` (r = 4, equidistant nodes) adaptive (rtol = atol = tol, the
   embedded error estimate of issue 21; step doubling before) and with the paper's fixed
-  steps h, on ``formulation="index3"`` and ``"index1_dae"``;
+  steps h, on ``formulation="index3"`` and ``"index1_dae"``; adaptive also with
+  ``newton="full"`` (the r n x r n Newton system instead of the split one: the same
+  steps, the cost before the split of issue 21);
 - ``radau_iia`` (RADAU5, index-dependent error scaling) on the same two formulations;
 - SUNDIALS ``ida`` on ``"index1_dae"`` and ``"ggl"`` (it does not solve index 3).
 
