@@ -108,10 +108,17 @@ def test_sparse_without_stage_jacobians():
         assert np.max(np.abs(tr.q[:, -1] - ref.q[:, -1])) <= 1e-6
 
 
-def test_sparse_refuses_r5_and_full():
-    model = spatial_chain(4)
-    for kw in (dict(r=5), dict(newton="full")):
-        tr = mbint.simulate(model, (0.0, 0.01), "lstable_block", formulation="index3",
-                            linear_algebra="sparse", **kw)
-        assert not tr.success and "at most two n x n systems" in tr.message, tr.message
-        assert ("r = 5" if "r" in kw else "newton = 'full'") in tr.message
+def test_sparse_needs_the_split():
+    """The sparse DAE mode solves through the split (r <= 4, newton="split"): an explicit
+    linear_algebra="sparse" with other options is a ValueError naming them; "auto" on a
+    model large enough for the sparse mode stays dense for them."""
+    model = spatial_chain(10)  # nq = 70: "auto" is sparse for the methods that take it
+    assert model.nq >= mbint._core.MB_INDEX1_SPARSE_MIN_NQ
+    for kw, what in ((dict(r=5), "r=5"), (dict(newton="full"), "newton='full'")):
+        with pytest.raises(ValueError, match=what):
+            mbint.simulate(model, (0.0, 0.01), "lstable_block", formulation="index3",
+                           linear_algebra="sparse", **kw)
+        tr = mbint.simulate(model, (0.0, 0.01), "lstable_block", formulation="index3", **kw)
+        assert tr.success and tr.options["linear_algebra"] == "dense", tr.message
+    tr = mbint.simulate(model, (0.0, 0.01), "lstable_block", formulation="index3", r=4)
+    assert tr.success and tr.options["linear_algebra"] == "sparse", tr.message

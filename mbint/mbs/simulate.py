@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -391,6 +391,22 @@ def _dae_linalg(model, mname, form, handle, linear_algebra, linalg):
     return linalg if takes else linalg_code("dense")
 
 
+def _block_linalg(run, linear_algebra, method_options):
+    """lstable_block takes the sparse DAE mode through its split Newton system only (r <= 4,
+    newton="split": block_lstable.c): with other options "auto" (or a model's "sparse") is
+    dense, and an explicit linear_algebra="sparse" a ValueError."""
+    if run.mname != "lstable_block" or not run.form.dae or linear_algebra == "dense":
+        return run
+    r, newton = method_options.get("r"), method_options.get("newton")
+    if not ((isinstance(r, int) and r > 4) or newton == "full"):
+        return run
+    if linear_algebra == "sparse":
+        raise ValueError(f"linear_algebra='sparse': lstable_block solves the sparse DAE through "
+                         f"its Newton system split into at most two n x n systems, which needs "
+                         f"r <= 4 and newton='split' (got r={r!r}, newton={newton!r}).")
+    return replace(run, linalg=linalg_code("dense"))
+
+
 def _check_sparse_kernels(model, handle, linear_algebra):
     """ValueError when the run asks for the sparse index-1 solver (``linear_algebra``,
     else the model's setting) and the mechanism has no sparse kernels."""
@@ -681,6 +697,7 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
     """
     run = _validate(model, method, formulation, baumgarte, project, independent,
                     linear_algebra, consistent)
+    run = _block_linalg(run, linear_algebra, method_options)
     t0, tf = _t_span(t_span)
     q0, qd0, initial = _initial_state(run, t0, q0, qd0, consistent, tol, proj_tol,
                                       proj_max_iter)
