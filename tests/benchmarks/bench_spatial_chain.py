@@ -317,6 +317,10 @@ def report_matrix(table, sizes=MATRIX_SIZES):
         growth = f"{big['rss_peak'] - big['rss_before']:.1f}" if "cpu" in big else "-"
         lines.append(f"| {form} | {method} | {la} | " + " | ".join(cells)
                      + f" | {'-' if e is None else f'{e:.2f}'} | {growth} |")
+    lines += ["", "state_space has no sparse mode (statespace.c): its partition of Phi_q "
+              "(Gauss-Jordan with full pivoting), the LU of Phi_u and the reduced mass matrix "
+              "E^T M E of every evaluation are dense, O(nq^3); a point is skipped when its "
+              "predicted CPU time exceeds the cap, or stopped after 4 caps of wall time."]
     return "\n".join(lines) + "\n"
 
 
