@@ -75,9 +75,10 @@ typedef struct mb_dae {
  * index1_dae (index2 and GGL when autonomous): f by a KLU of the (regularized) mass matrix, the problem
  * without p->jac and without the dense M_p, with p->linsys (linsys.h: its iteration
  * matrices a M_p - J through a sparse augmented matrix) and p->mass_diag = diag(M_p),
- * which only the methods flagged MB_LINSYS_MASS take (bdf); the projection by KLU of
- * [I Phi_q^T; Phi_q 0]; lambda(t0) by the sparse index-1 saddle-point system.  Memory
- * and work per call O(nq); no IDA (no residual view). */
+ * which only the methods flagged MB_LINSYS_MASS take (bdf, radau_iia, ida: the residual
+ * view p->res = M_p y' - f, IDA's cj M_p - df/dy being the linsys with a = cj); the
+ * projection by KLU of [I Phi_q^T; Phi_q 0]; lambda(t0) by the sparse index-1
+ * saddle-point system.  Memory and work per call O(nq). */
 int mb_dae_init(mb_dae *f, const mb_mech *mech, int kind);
 int mb_dae_init_ex(mb_dae *f, const mb_mech *mech, int kind, int sparse);
 void mb_dae_free(mb_dae *f);

@@ -485,6 +485,19 @@ static int sp_rhs(double t, const double *y, double *ydot, void *ctx)
     return me->phi(t, q, alg + nc, me->ctx);
 }
 
+/* IDA's residual view F = M_p y' - f (M_p = diag(mdiag) = diag(I, I, 0)); its
+ * iteration matrix cj M_p - df/dy is the linsys's a M_p - J with a = cj */
+static int sp_res(double t, const double *y, const double *yp, double *r, void *ctx)
+{
+    mb_dae *f = ctx;
+    int rc = sp_rhs(t, y, r, ctx);
+    if (rc != MB_OK) return rc;
+    const double *md = f->sp->mdiag;
+    for (ptrdiff_t i = 0; i < f->n; i++)
+        r[i] = md[i] * yp[i] - r[i];
+    return MB_OK;
+}
+
 /* ---- iteration matrices ---- */
 
 /* keep at (t, y): Phi_q, M~'s parts, C with lam~ + mu, C at q' = 0 (x = a; x = v) */
@@ -653,7 +666,7 @@ void mb_dae_sparse_problem(mb_dae *f, mb_problem *p)
     s->ls = (mb_linsys){ls_jac, ls_factor, ls_solve, f};
     p->rhs = sp_rhs;
     p->jac = NULL;
-    p->res = NULL;
+    p->res = sp_res;
     p->mass = NULL;
     p->mass_diag = s->mdiag;
     p->linsys = &s->ls;

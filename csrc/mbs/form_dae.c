@@ -4,7 +4,8 @@
  * and ggl; of the SUNDIALS methods only IDA, on index1_dae and ggl: the multipliers are
  * algebraic, and GGL's (index 2) are left out of its error test.  o->linalg chooses the
  * dense or the sparse mode (dae.h mb_dae_init_ex; the sparse one for the methods flagged
- * MB_LINSYS_MASS only: simulate asks for it only with them, and no SUNDIALS method). */
+ * MB_LINSYS_MASS only: simulate asks for it only with them -- bdf, radau_iia and ida, whose
+ * iteration matrix cj M_p - df/dy is then the problem's linsys with a = cj). */
 #include <stdlib.h>
 #include <string.h>
 #include "carve.h"
@@ -82,9 +83,6 @@ static void dae_problem(mb_formulation *F, mb_problem *p)
 static int dae_sundials(mb_formulation *F, const char *method, mb_form_ida *ida)
 {
     form_dae *x = F->impl;
-    if (x->f.sp)
-        return MB_FAIL(F, MB_ERR_NOT_SUPPORTED, "method: the SUNDIALS methods do not take the "
-                       "sparse mode of the DAE formulations; use linear_algebra='dense'.");
     if (strcmp(method, "ida") != 0)
         return MB_FAIL(F, MB_ERR_NOT_SUPPORTED, "method: SUNDIALS method '%s' does not solve "
                        "the DAE formulations; ida does (index1_dae, ggl).", method);
@@ -94,7 +92,9 @@ static int dae_sundials(mb_formulation *F, const char *method, mb_form_ida *ida)
     ida->algebraic = x->algebraic;
     ida->yp0 = x->yp0;  /* consistent: no IDACalcIC */
     ida->suppress_alg = F->kind != MB_DAE_INDEX1;
-    ida->jac = mb_dae_ida_jac;
+    /* sparse mode: no dense Jacobian; IDA's cj M_p - df/dy is the problem's linsys (a M_p
+     * - J, a = cj) through the adapter's linear solver (methods/sundials_linsys.c) */
+    ida->jac = x->f.sp ? NULL : mb_dae_ida_jac;
     return MB_OK;
 }
 

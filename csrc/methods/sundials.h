@@ -41,9 +41,11 @@
  * The implicit methods use p->jac (column-major) when given, else SUNDIALS'
  * difference quotients; p->jac_sparsity is not used.  A problem with a linsys
  * (problem.h, linsys.h) and no mass matrix runs cvode_bdf, cvode_adams,
- * arkode_dirk and ida (not on residual problems) on the linsys's own
- * factorizations of a I - J, with no n x n matrix (sundials_linsys.c); p->jac is
- * then not called.  Callbacks follow
+ * arkode_dirk and ida on the linsys's own factorizations of a I - J, with no n x n
+ * matrix (sundials_linsys.c); p->jac is then not called.  A residual problem of ida
+ * with a linsys and a diagonal mass matrix p->mass_diag (F = M y' - f, the sparse DAE
+ * formulations) runs on the linsys's a M - J (a = cj) in the same way; every other
+ * method refuses p->mass_diag.  Callbacks follow
  * problem.h (> 0 recoverable: SUNDIALS retries with a smaller step; < 0
  * fatal); a non-finite f is fatal (MB_ERR_NONFINITE), as in the driver.  opts->h > 0 (fixed step)
  * is supported by the ARKODE methods only; the controller options of

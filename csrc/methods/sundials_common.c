@@ -25,7 +25,8 @@ enum { SUN_TSTOP_RETURN = 1, SUN_ROOT_RETURN = 2 };
 static const mb_sundials_method sundials_methods[] = {
     {"cvode_bdf", 5, 0, MB_IMPLICIT | MB_NEEDS_JAC | MB_VARIABLE_ORDER | MB_LINSYS, 0},
     {"cvode_adams", 12, 0, MB_IMPLICIT | MB_NEEDS_JAC | MB_VARIABLE_ORDER | MB_LINSYS, 1},
-    {"ida", 5, 0, MB_IMPLICIT | MB_NEEDS_JAC | MB_VARIABLE_ORDER | MB_MASS | MB_LINSYS, 2},
+    {"ida", 5, 0,
+     MB_IMPLICIT | MB_NEEDS_JAC | MB_VARIABLE_ORDER | MB_MASS | MB_LINSYS | MB_LINSYS_MASS, 2},
     {"arkode_erk", 4, 3, MB_EMBEDDED, 3},
     {"arkode_dirk", 4, 3, MB_IMPLICIT | MB_NEEDS_JAC | MB_EMBEDDED | MB_LINSYS, 4},
 };
@@ -432,6 +433,14 @@ static int validate(const sun_run *r, const mb_problem *p, const mb_options *o)
     if (p->mass && !(r->m->flags & MB_MASS)) {
         snprintf(res->message, sizeof res->message,
                  "Method '%s' does not accept a mass matrix (use 'ida').", r->m->name);
+        return MB_ERR_NOT_SUPPORTED;
+    }
+    /* a linsys of a M - J with a diagonal M (a sparse DAE, linsys.h): IDA on the
+     * residual view F = M y' - f only; the others would take it for a I - J */
+    if (p->mass_diag && !(r->dae && p->linsys && p->res && (r->m->flags & MB_LINSYS_MASS))) {
+        snprintf(res->message, sizeof res->message,
+                 "Method '%s' does not take a diagonal mass matrix with the problem's linear "
+                 "systems (a sparse DAE); 'ida' does, on the residual view.", r->m->name);
         return MB_ERR_NOT_SUPPORTED;
     }
     if (o->h > 0 && (r->m->flags & MB_VARIABLE_ORDER)) {

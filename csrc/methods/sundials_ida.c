@@ -10,6 +10,9 @@
  *     linsys's a I - J with a = cj (sundials_linsys.c): no dense matrix.
  *   Residual problems (mb_sundials_ida_run): F = p->res, with the caller's
  *     y'(t0), algebraic flags, IDACalcIC on request and an optional Jacobian.
+ *     A residual F = M y' - f with a diagonal M (p->mass_diag) and a linsys of
+ *     a M - J (the sparse mode of the DAE formulations, csrc/mbs/dae_sparse.c):
+ *     cj M - df/dy is the linsys's a M - J with a = cj, no dense matrix either.
  * The run itself is in sundials_common.c. */
 #include <float.h>
 #include <limits.h>
@@ -142,16 +145,23 @@ static int ida_jac(realtype t, realtype cj, N_Vector y, N_Vector yp, N_Vector rr
     return 0;
 }
 
-/* the Jacobian of F = y' - f (no mass matrix) through the problem's linsys: J_F = cj I -
- * df/dy, with f = y' - F at (t, y, y') */
+/* the Jacobian of F = M y' - f through the problem's linsys: J_F = cj M - df/dy, the
+ * linsys's a M - J with a = cj, f = M y' - F at (t, y, y').  M = I for an ODE problem
+ * without a mass matrix; the diagonal p->mass_diag for a residual problem that has one
+ * (a sparse DAE formulation: F = M_p y' - f, its linsys factoring a M_p - J) */
 static int ida_jac_linsys(realtype t, realtype cj, N_Vector y, N_Vector yp, N_Vector rr,
                           SUNMatrix J, void *ud, N_Vector tmp1, N_Vector tmp2, N_Vector tmp3)
 {
     (void)tmp1; (void)tmp2; (void)tmp3;
     sun_run *r = ud;
     const double *ypv = N_VGetArrayPointer(yp), *F = N_VGetArrayPointer(rr);
-    for (sunindextype i = 0; i < r->n; i++)
-        r->f[i] = ypv[i] - F[i];
+    const double *Md = r->dae ? r->p->mass_diag : NULL;
+    if (Md)
+        for (sunindextype i = 0; i < r->n; i++)
+            r->f[i] = Md[i] * ypv[i] - F[i];
+    else
+        for (sunindextype i = 0; i < r->n; i++)
+            r->f[i] = ypv[i] - F[i];
     return mb_sun_linsys_eval(r, t, y, r->f, J, cj, -1.0);
 }
 

@@ -156,16 +156,18 @@ extern const sun_backend mb_sun_cvode_bdf, mb_sun_cvode_adams, mb_sun_ida, mb_su
  * initializes it (CVodeInit, IDAInit) and sets what is its own; mb_sun_configure
  * sets what every integrator takes: user data, tolerances, the linear solver for
  * implicit methods (the problem's linsys when it has one, no mass matrix and the
- * integrator has set_jac_linsys; else the dense one, with the Jacobian when
+ * integrator has set_jac_linsys -- a residual problem only with p->mass_diag, IDA on a
+ * sparse DAE; else the dense one, with the Jacobian when
  * use_jac), no step limit (the run counts), tf as stop time, the step bounds and
  * fixed step of r->o and the events.  Both return an mb status. */
 int mb_sun_attach(sun_run *r, void *mem);
 int mb_sun_configure(sun_run *r, double tf, int use_jac);
 
 /* The problem's linsys (mb_problem.linsys, linsys.h) as linear solver, for an
- * integrator with set_jac_linsys and a problem without a mass matrix
- * (sundials_linsys.c): r->A becomes a handle matrix with no entries (A = alpha I +
- * beta J, J kept by the linsys) and r->LS a direct solver factoring and solving
+ * integrator with set_jac_linsys and a problem without a mass matrix, or with the
+ * diagonal p->mass_diag of a sparse DAE (sundials_linsys.c): r->A becomes a handle
+ * matrix with no entries (A = alpha I + beta J, J kept by the linsys; alpha M with
+ * the diagonal M) and r->LS a direct solver factoring and solving
  * through the linsys.  Returns an mb status. */
 int mb_sun_linsys_create(sun_run *r);
 /* Evaluate the linsys's J at (t, y) with fy = f(t, y) and make the handle J stand

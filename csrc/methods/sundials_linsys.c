@@ -1,6 +1,7 @@
 /* The problem's own iteration matrices (mb_problem.linsys, linsys.h) as the linear
- * solver of CVODE, ARKStep and IDA (ODE problems without a mass matrix): no n x n
- * array is formed.
+ * solver of CVODE, ARKStep and IDA (ODE problems without a mass matrix; for IDA also
+ * the residual F = M y' - f of a problem with a diagonal mass matrix p->mass_diag whose
+ * linsys factors a M - J: the sparse DAE formulations): no n x n array is formed.
  *
  * SUNDIALS 6.4 offers matrix-embedded linear solvers (SUNLINEARSOLVER_MATRIX_EMBEDDED,
  * CVodeSetLinearSolver(mem, LS, NULL)), but CVODE then never calls the solver's setup
@@ -21,7 +22,8 @@
  *   Jacobian function  linsys->jac(t, y, f(t, y)); the handle becomes (0, 1) with a
  *                      new generation (older handles are stale)
  *   setup(A)           linsys->factor(slot 0, a = -alpha / beta): alpha I + beta J =
- *                      -beta (a I - J); CVODE/ARKODE: a = 1/gamma, IDA: a = cj
+ *                      -beta (a I - J) (a M - J with a diagonal mass matrix);
+ *                      CVODE/ARKODE: a = 1/gamma, IDA: a = cj
  *   solve(x = A^-1 b)  x = (-1/beta) (a I - J)^-1 b by linsys->solve(slot 0)
  *
  * Failures: a linsys call returning > 0 is recoverable (the integrator retries with a

@@ -78,8 +78,11 @@ int mb_sun_configure(sun_run *r, double tf, int use_jac)
     else
         API_TRY(a->sv_tolerances(mem, o->rtol, r->atol), "SVtolerances");
     if (a->set_linear_solver) {
-        /* the problem's own iteration matrices (ODE problems without a mass matrix) */
-        int structured = r->p->linsys && !r->p->mass && !r->dae && a->set_jac_linsys;
+        /* the problem's own iteration matrices: ODE problems without a mass matrix, and
+         * residual problems F = M y' - f with a diagonal M (p->mass_diag: a sparse DAE,
+         * whose linsys factors a M - J; IDA only, validate() in sundials_common.c) */
+        int structured = r->p->linsys && !r->p->mass && a->set_jac_linsys &&
+                         (r->dae ? r->p->mass_diag != NULL : 1);
         if (structured) {
             if (mb_sun_linsys_create(r) != MB_OK) {
                 snprintf(r->res->message, sizeof r->res->message,

@@ -112,7 +112,9 @@ class Formulation:
     sparse_dae : bool
         A DAE with a sparse mode (csrc/mbs/dae_sparse.c: KLU, iteration matrices
         a M - J through the problem) for the methods flagged MB_LINSYS_MASS (bdf,
-        radau_iia); index2 and ggl: models without drivers or prescribed forces.
+        radau_iia, and ida on index1_dae and ggl: its cj M_p - df/dy is the problem's
+        a M_p - J with a = cj); index2 and ggl: models without drivers or prescribed
+        forces.
     tree : bool
         It integrates the joint coordinates of the model's kinematic tree
         (:class:`mbint.mbs.joint.JointTree` of a UrdfModel,

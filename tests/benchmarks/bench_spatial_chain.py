@@ -25,6 +25,17 @@ The exponent is the least-squares slope of log(CPU) over log(N) through N = FIT
 (sparse).  Target: <= 1.2.  The final states of the two modes are compared at the
 tolerance level where both ran.
 
+Every formulation x method (issue 22: "on every formulation that supports the
+method"): ``python bench_spatial_chain.py --matrix [ROUNDS]`` runs the pairs of MATRIX
+(index1 with radau_iia, bdf, cvode_bdf, dop853; index3, index2, index1_dae, ggl with
+bdf, radau_iia and ida where it solves them; state_space with radau_iia, bdf, dop853)
+in the sparse mode where the pair has one (``matrix_la``), at N = MATRIX_SIZES, each
+point a fresh process as above, the rounds interleaved, and prints (and writes to
+out/bench_spatial_chain_matrix.md/.json) the table of CPU time, steps, peak RSS and
+growth, and the fitted exponent.  A point predicted to take more than MATRIX_CAP_S
+(from the pair's measured points, exponent max(measured, 2)) is skipped and the table
+says why.
+
 Run ``python tests/benchmarks/bench_spatial_chain.py`` (writes
 out/bench_spatial_chain.md and .json) or ``make bench`` (test_bench_spatial_chain.py
 asserts the target).
@@ -57,6 +68,31 @@ DAE_DENSE_MAX = 100  # dense index3 at N = 100: ~13 s a call (O(n^3), n = 18 N)
 DAE_MODES = {"dae-sparse": ("bdf", "index3", "sparse"), "dae-dense": ("bdf", "index3", "dense")}
 
 
+#: the pairs (formulation, method) of the --matrix table
+MATRIX = (("index1", "radau_iia"), ("index1", "bdf"), ("index1", "cvode_bdf"),
+          ("index1", "dop853"),
+          ("index3", "bdf"), ("index3", "radau_iia"), ("index2", "bdf"), ("index2", "radau_iia"),
+          ("index1_dae", "bdf"), ("index1_dae", "radau_iia"), ("index1_dae", "ida"),
+          ("ggl", "bdf"), ("ggl", "radau_iia"), ("ggl", "ida"),
+          ("state_space", "radau_iia"), ("state_space", "bdf"), ("state_space", "dop853"))
+MATRIX_SIZES = (100, 300, 1000)
+MATRIX_CAP_S = 120.0  # skip a point predicted to take longer [s CPU]
+OUT_MATRIX_MD = ROOT / "out" / "bench_spatial_chain_matrix.md"
+OUT_MATRIX_JSON = ROOT / "out" / "bench_spatial_chain_matrix.json"
+
+
+def matrix_la(form, method):
+    """The linear algebra of a pair: "sparse" where it has a sparse mode (index1: every
+    method; the DAEs: the methods flagged MB_LINSYS_MASS), else None (state_space: its
+    partition of Phi_q is dense)."""
+    if form == "index1":
+        return "sparse"
+    if form == "state_space":
+        return None
+    flags = next(d["flags"] for d in mbint._core.methods() if d["name"] == method)
+    return "sparse" if flags & mbint._core.MB_LINSYS_MASS else "dense"
+
+
 def _rss_mb():
     """Peak resident set size of this process so far [MB] (VmHWM; bench_chain.py)."""
     with open("/proc/self/status") as f:
@@ -80,6 +116,20 @@ def whole_call(mode, n):
     assert tr.success, tr.message
     return {"cpu": cpu, "nsteps": int(tr.stats["nsteps"]), "rss_before": rss0,
             "rss_peak": _rss_mb(), "q_end": tr.q[:, -1].tolist()}
+
+
+def point_call(form, method, n):
+    """whole_call() of one pair of MATRIX in this process."""
+    from mbint.testing.spatial_chain import spatial_chain
+    model = spatial_chain(n)
+    rss0 = _rss_mb()
+    t0 = time.process_time()
+    tr = mbint.simulate(model, (0.0, T_END), method, formulation=form, rtol=TOL, atol=TOL,
+                        linear_algebra=matrix_la(form, method))
+    cpu = time.process_time() - t0
+    assert tr.success, tr.message
+    return {"cpu": cpu, "nsteps": int(tr.stats["nsteps"]), "rss_before": rss0,
+            "rss_peak": _rss_mb(), "la": tr.options["linear_algebra"]}
 
 
 def _subprocess(mode, n):
@@ -180,9 +230,115 @@ def report(rows):
     return "\n".join(lines + _dae_lines(rows)) + "\n"
 
 
+def _point_subprocess(form, method, n, timeout):
+    env = dict(os.environ)
+    root = str(Path(mbint.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    try:
+        out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--point", form,
+                              method, str(n)], env=env, capture_output=True, text=True,
+                             timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"skip": f"over {timeout:.0f} s wall: stopped"}
+    if out.returncode != 0:
+        return {"skip": "failed: " + (out.stderr.strip().splitlines() or ["?"])[-1][:80]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _predicted(done, n):
+    """CPU [s] predicted at n from a pair's measured points {N: cpu} (exponent max(e, 2))"""
+    ns = sorted(done)
+    e = max(slope(ns, [done[k] for k in ns]), 2.0) if len(ns) > 1 else 2.0
+    return done[ns[-1]] * (n / ns[-1]) ** e
+
+
+def run_matrix(pairs=MATRIX, sizes=MATRIX_SIZES, rounds=1, cap=MATRIX_CAP_S, verbose=True):
+    """{(form, method): {N: row}}: medians over interleaved rounds, rows with "skip"
+    where a point was predicted to exceed cap (or failed)."""
+    runs = {(p, n): [] for p in pairs for n in sizes}
+    skip = {}
+    for r in range(rounds):
+        for n in sizes:
+            for p in pairs:
+                if (p, n) in skip:
+                    continue
+                done = {k: float(np.median([x["cpu"] for x in runs[(p, k)]]))
+                        for k in sizes if k < n and runs[(p, k)]}
+                if any((p, k) in skip for k in sizes if k < n) or (
+                        done and _predicted(done, n) > cap):
+                    why = "skipped: a smaller N was" if not done or any(
+                        (p, k) in skip for k in sizes if k < n) else (
+                        f"skipped: predicted {_predicted(done, n):.0f} s > {cap:.0f} s")
+                    skip[(p, n)] = why
+                    continue
+                w = _point_subprocess(*p, n, timeout=4 * cap)
+                if "skip" in w:
+                    skip[(p, n)] = w["skip"]
+                    continue
+                runs[(p, n)].append(w)
+                if verbose:
+                    print(f"round {r} {p[0]}/{p[1]} N={n}: {w['cpu']:.3f} s, "
+                          f"{w['rss_peak']:.0f} MB", flush=True)
+    table = {}
+    for (p, n), rs in runs.items():
+        if (p, n) in skip:
+            table.setdefault(p, {})[n] = {"skip": skip[(p, n)]}
+        elif rs:
+            row = {k: float(np.median([x[k] for x in rs]))
+                   for k in ("cpu", "rss_before", "rss_peak")}
+            row.update(nsteps=rs[0]["nsteps"], la=rs[0]["la"])
+            table.setdefault(p, {})[n] = row
+    return table
+
+
+def matrix_exponent(rows):
+    """the fitted exponent of a pair's {N: row} over its measured N (None below 2)"""
+    ns = sorted(n for n, r in rows.items() if "cpu" in r)
+    return slope(ns, [rows[n]["cpu"] for n in ns]) if len(ns) > 1 else None
+
+
+def report_matrix(table, sizes=MATRIX_SIZES):
+    head = " | ".join(f"N={n}: CPU [s] / steps / peak RSS [MB]" for n in sizes)
+    lines = [f"# 3-D chain, whole simulate() per formulation x method (t in [0, {T_END}] s, "
+             f"rtol = atol = {TOL:g}; a fresh process per point)", "",
+             f"| formulation | method | linear algebra | {head} | exponent | RSS growth "
+             f"N={sizes[-1]} [MB] |", "|---" * (5 + len(sizes)) + "|"]
+    for (form, method), rows in table.items():
+        cells, la = [], "-"
+        for n in sizes:
+            r = rows.get(n, {"skip": "-"})
+            if "skip" in r:
+                cells.append(r["skip"])
+            else:
+                la = r["la"]
+                cells.append(f"{r['cpu']:.3f} / {r['nsteps']} / {r['rss_peak']:.0f}")
+        e = matrix_exponent(rows)
+        big = rows.get(sizes[-1], {})
+        growth = f"{big['rss_peak'] - big['rss_before']:.1f}" if "cpu" in big else "-"
+        lines.append(f"| {form} | {method} | {la} | " + " | ".join(cells)
+                     + f" | {'-' if e is None else f'{e:.2f}'} | {growth} |")
+    lines += ["", "state_space has no sparse mode (statespace.c): its partition of Phi_q "
+              "(Gauss-Jordan with full pivoting), the LU of Phi_u and the reduced mass matrix "
+              "E^T M E of every evaluation are dense, O(nq^3); a point is skipped when its "
+              "predicted CPU time exceeds the cap, or stopped after 4 caps of wall time."]
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--whole":
         print(json.dumps(whole_call(sys.argv[2], int(sys.argv[3]))))
+    elif len(sys.argv) == 5 and sys.argv[1] == "--point":
+        print(json.dumps(point_call(sys.argv[2], sys.argv[3], int(sys.argv[4]))))
+    elif len(sys.argv) in (2, 3) and sys.argv[1] == "--matrix":
+        tab = run_matrix(rounds=int(sys.argv[2]) if len(sys.argv) == 3 else 1)
+        text = report_matrix(tab)
+        OUT_MATRIX_MD.parent.mkdir(parents=True, exist_ok=True)
+        OUT_MATRIX_MD.write_text(text)
+        OUT_MATRIX_JSON.write_text(json.dumps(
+            [{"formulation": f, "method": m, "exponent": matrix_exponent(rows),
+              "rows": {str(n): r for n, r in rows.items()}} for (f, m), rows in tab.items()],
+            indent=1))
+        print(text)
     else:
         text = report(run())
         OUT_MD.parent.mkdir(parents=True, exist_ok=True)
