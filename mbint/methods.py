@@ -76,7 +76,8 @@ _DESCRIPTIONS = {
         "nodes='equidistant', 'chebyshev' or 'legendre'), B and d of eq 5 computed from the "
         "nodes with R(z) matched to a subdiagonal Pade approximant (pade=(k, j); default "
         "(r-2, r): (1, 3) for r = 3 as the printed eqs 14, 15, 17, and (2, 4) for r = 4); "
-        "simplified Newton on the stacked system (newton_tol=1e-3); fixed h= as in the paper, or "
+        "simplified Newton on the stacked system (newton_tol=1e-3), split by B = T Lambda T^-1 "
+        "into n x n systems as RADAU5's (newton='full': one rn x rn system); fixed h= as in the paper, or "
         "adaptive with an embedded error estimate of order min(r, p - 1) from the block's "
         "node values, filtered by (M - h J / r)^-1 as RADAU5's (not in the paper); mass "
         "matrix, DAEs of index 1-3",

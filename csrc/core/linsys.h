@@ -23,7 +23,8 @@
  * csrc/mbs/dae_sparse.c) supplies a linsys whose matrices are a M - J with its own M,
  * and gives diag(M) as mb_problem.mass_diag (M = I above for the ODE formulations:
  * nothing changes for them); factor(a) then factors a M - J and solve applies its
- * inverse; only the methods flagged MB_LINSYS_MASS (bdf) take it.
+ * inverse; only the methods flagged MB_LINSYS_MASS (bdf, radau_iia, lstable_block with
+ * r <= 4, ida) take it.
  *
  * Each returns 0 (MB_OK), > 0 for a recoverable failure (a singular iteration matrix:
  * the method shrinks the step) or < 0 for a fatal one.  ctx is the linsys's own. */
