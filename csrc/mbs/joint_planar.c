@@ -17,18 +17,16 @@
 
 /* per-body values (MB_JP_PV) */
 enum { V_TH = 0, V_O = 1, V_D = 3, V_U = 5, V_S = 7, V_V = 10, V_A = 13, V_R = 16, V_RD = 18,
-       V_F = 20, V_FS = 23 };
+       V_F = 20, V_FS = 23, V_IA = 26, V_AU = 35, V_AD = 38 };  /* + IA, U = IA S, D = S.U */
 /* per-body derivatives along one direction (MB_JP_PD) */
 enum { D_TH = 0, D_O = 1, D_U = 3, D_S = 5, D_V = 8, D_A = 11, D_R = 14, D_RD = 16, D_AB = 18,
-       D_FS = 21 };
+       D_FS = 21, D_PA = 24, D_UU = 27 };  /* + the M^-1 solve's p^A and u */
 
 typedef struct jp_work {
     double *pv, *pd;        /* MB_JP_PV n, MB_JP_PD n */
     double *dq, *dqd, *dQ;  /* nq each */
     double *bq, *bv;        /* 2 nq each: the row band [lo, hi) of each column of Qq, Qv */
     double *Qq, *Qv;        /* nq x nq each */
-    double *Jb;             /* nq x n: dq/dz */
-    double *M;              /* n x n */
 } jp_work;
 
 int mb_jplanar_exact(const mb_mech *mech)
@@ -90,6 +88,61 @@ static void jp_values(const mb_jplanar *P, const double *z, const double *zd, co
     }
 }
 
+/* the articulated inertias (world frame, about the origin): IA, U = IA S, D = S . U of
+ * each body (Featherstone 2008, ch. 7); MB_RECOVERABLE unless every D > 0 */
+static int jp_articulated(const mb_jtree *T, double *pv)
+{
+    ptrdiff_t n = T->n;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        double *w = pv + MB_JP_PV * i, *r = w + V_R;
+        const double *in = T->inertia + 10 * i;
+        double m = in[0], J = in[6];
+        double I[9] = {J + m * (r[0] * r[0] + r[1] * r[1]), -m * r[1], m * r[0],
+                       -m * r[1], m, 0.0, m * r[0], 0.0, m};
+        memcpy(w + V_IA, I, sizeof I);
+    }
+    for (ptrdiff_t i = n - 1; i >= 0; i--) {
+        double *w = pv + MB_JP_PV * i, *I = w + V_IA, *S = w + V_S, *U = w + V_AU;
+        for (int e = 0; e < 3; e++) U[e] = I[3 * e] * S[0] + I[3 * e + 1] * S[1] + I[3 * e + 2] * S[2];
+        double D = S[0] * U[0] + S[1] * U[1] + S[2] * U[2];
+        if (!(D > 0.0))
+            return MB_RECOVERABLE;
+        w[V_AD] = D;
+        int p = T->parent[i];
+        for (int a = 0; p >= 0 && a < 3; a++)
+            for (int b = 0; b < 3; b++) pv[MB_JP_PV * p + V_IA + 3 * a + b] += I[3 * a + b] - U[a] * U[b] / D;
+    }
+    return MB_OK;
+}
+
+/* x <- -M^-1 x by the articulated-body algorithm at rest (no bias forces): O(n) */
+static void aba_solve_neg(const mb_jtree *T, const double *pv, double *pd, double *x)
+{
+    ptrdiff_t n = T->n;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        double *g = pd + MB_JP_PD * i;
+        g[D_PA] = g[D_PA + 1] = g[D_PA + 2] = 0.0;
+    }
+    for (ptrdiff_t i = n - 1; i >= 0; i--) {
+        const double *w = pv + MB_JP_PV * i, *S = w + V_S, *U = w + V_AU;
+        double *g = pd + MB_JP_PD * i, *pa = g + D_PA;
+        double u = x[i] - (S[0] * pa[0] + S[1] * pa[1] + S[2] * pa[2]);
+        g[D_UU] = u;
+        int p = T->parent[i];
+        for (int e = 0; p >= 0 && e < 3; e++) pd[MB_JP_PD * p + D_PA + e] += pa[e] + U[e] * u / w[V_AD];
+    }
+    for (ptrdiff_t i = 0; i < n; i++) {  /* the accelerations a_i in D_PA */
+        const double *w = pv + MB_JP_PV * i, *S = w + V_S, *U = w + V_AU;
+        double *a = pd + MB_JP_PD * i + D_PA;
+        int p = T->parent[i];
+        const double *ap = p >= 0 ? pd + MB_JP_PD * p + D_PA : NULL;
+        double a0[3] = {ap ? ap[0] : 0.0, ap ? ap[1] : 0.0, ap ? ap[2] : 0.0};
+        double xi = (pd[MB_JP_PD * i + D_UU] - (U[0] * a0[0] + U[1] * a0[1] + U[2] * a0[2])) / w[V_AD];
+        for (int e = 0; e < 3; e++) a[e] = a0[e] + S[e] * xi;
+        x[i] = -xi;
+    }
+}
+
 /* the forward pass of the derivative along z_k (rate 0) or z'_k (rate 1): the bodies'
  * derivatives and dq, dq' */
 static void jp_forward(const mb_jplanar *P, const double *z, const double *zd,
@@ -98,7 +151,14 @@ static void jp_forward(const mb_jplanar *P, const double *z, const double *zd,
     const mb_jtree *T = P->T;
     ptrdiff_t n = T->n;
     static const double zero[MB_JP_PD] = {0};
-    for (ptrdiff_t i = 0; i < n; i++) {
+    /* bodies before k are outside k's subtree (parents precede children): zero */
+    memset(W->pd, 0, (size_t)(MB_JP_PD * k) * sizeof(double));
+    for (ptrdiff_t i = 0; i < k; i++) {
+        int b = P->body[i];
+        memset(W->dq + 3 * b, 0, 3 * sizeof(double));
+        memset(W->dqd + 3 * b, 0, 3 * sizeof(double));
+    }
+    for (ptrdiff_t i = k; i < n; i++) {
         const double *w = W->pv + MB_JP_PV * i;
         double *g = W->pd + MB_JP_PD * i;
         int p = T->parent[i], b = P->body[i];
@@ -191,60 +251,6 @@ static void jp_backward(const mb_jplanar *P, int rate, jp_work *W, double *out)
     }
 }
 
-/* M = L L^T in place (lower triangle, column-major, ld n); MB_RECOVERABLE unless positive
- * definite */
-static int cholesky(ptrdiff_t n, double *M)
-{
-    for (ptrdiff_t j = 0; j < n; j++) {
-        double d = M[j + n * j];
-        for (ptrdiff_t k = 0; k < j; k++) d -= M[j + n * k] * M[j + n * k];
-        if (!(d > 0.0))
-            return MB_RECOVERABLE;
-        d = sqrt(d);
-        M[j + n * j] = d;
-        for (ptrdiff_t i = j + 1; i < n; i++) {
-            double s = M[i + n * j];
-            for (ptrdiff_t k = 0; k < j; k++) s -= M[i + n * k] * M[j + n * k];
-            M[i + n * j] = s / d;
-        }
-    }
-    return MB_OK;
-}
-
-/* x <- -L^-T L^-1 x */
-static void chol_solve_neg(ptrdiff_t n, const double *L, double *x)
-{
-    for (ptrdiff_t i = 0; i < n; i++) {
-        double s = x[i];
-        for (ptrdiff_t k = 0; k < i; k++) s -= L[i + n * k] * x[k];
-        x[i] = s / L[i + n * i];
-    }
-    for (ptrdiff_t i = n - 1; i >= 0; i--) {
-        double s = x[i];
-        for (ptrdiff_t k = i + 1; k < n; k++) s -= L[k + n * i] * x[k];
-        x[i] = s / L[i + n * i];
-    }
-    for (ptrdiff_t i = 0; i < n; i++) x[i] = -x[i];
-}
-
-/* M = J_b^T M_b J_b */
-static void mass_matrix(const mb_jplanar *P, jp_work *W)
-{
-    const mb_jtree *T = P->T;
-    ptrdiff_t n = T->n, nq = 3 * n;
-    for (ptrdiff_t j = 0; j < n; j++)
-        for (ptrdiff_t i = j; i < n; i++) {
-            const double *a = W->Jb + nq * i, *c = W->Jb + nq * j;
-            double s = 0.0;
-            for (ptrdiff_t l = 0; l < n; l++) {
-                const double *in = T->inertia + 10 * l;
-                ptrdiff_t b = 3 * P->body[l];
-                s += in[0] * (a[b] * c[b] + a[b + 1] * c[b + 1]) + in[6] * a[b + 2] * c[b + 2];
-            }
-            W->M[i + n * j] = W->M[j + n * i] = s;
-        }
-}
-
 int mb_jplanar_jac(const mb_jplanar *P, double t, const double *z, const double *zd,
                    const double *zdd, double *Jz, double *Jzd, ptrdiff_t ld, double *work)
 {
@@ -259,9 +265,7 @@ int mb_jplanar_jac(const mb_jplanar *P, double t, const double *z, const double 
     W.bq = W.dQ + nq;
     W.bv = W.bq + 2 * nq;
     W.Qq = W.bv + 2 * nq;
-    W.Qv = W.Qq + nq * nq;
-    W.Jb = W.Qv + nq * nq;
-    W.M = W.Jb + nq * n;  /* + n^2: mb_jplanar_work_size */
+    W.Qv = W.Qq + nq * nq;  /* + nq^2: mb_jplanar_work_size */
     int rc = me->forces_q(t, P->q, P->qd, W.Qq, nq, me->ctx);
     if (rc == MB_OK)
         rc = me->forces_qd(t, P->q, P->qd, W.Qv, nq, me->ctx);
@@ -270,21 +274,14 @@ int mb_jplanar_jac(const mb_jplanar *P, double t, const double *z, const double 
     bands_of(nq, W.Qq, W.bq);
     bands_of(nq, W.Qv, W.bv);
     jp_values(P, z, zd, zdd, W.pv);
-    for (int rate = 0; rate < 2; rate++)
-        for (ptrdiff_t k = 0; k < n; k++) {
-            double *col = (rate ? Jzd : Jz) + ld * k;
-            jp_forward(P, z, zd, zdd, rate, k, &W);
-            if (!rate)
-                memcpy(W.Jb + nq * k, W.dq, (size_t)nq * sizeof(double));
-            jp_backward(P, rate, &W, col);
-        }
-    mass_matrix(P, &W);
-    if ((rc = cholesky(n, W.M)) != MB_OK)
+    if ((rc = jp_articulated(P->T, W.pv)) != MB_OK)
         return rc;
     for (int rate = 0; rate < 2; rate++)
         for (ptrdiff_t k = 0; k < n; k++) {
             double *col = (rate ? Jzd : Jz) + ld * k;
-            chol_solve_neg(n, W.M, col);
+            jp_forward(P, z, zd, zdd, rate, k, &W);
+            jp_backward(P, rate, &W, col);
+            aba_solve_neg(P->T, W.pv, W.pd, col);
             for (ptrdiff_t i = 0; i < n; i++)
                 if (!isfinite(col[i]))
                     return MB_RECOVERABLE;

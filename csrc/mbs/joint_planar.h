@@ -12,8 +12,9 @@
  * (omega, v_x, v_y) of the body point at the origin) per coordinate and per rate, O(n)
  * each, with the force derivatives Q_q, Q_q' of the mechanism (mb_mech forces_q,
  * forces_qd: analytic for every planar force element) applied on their banded row
- * ranges; M = J_b^T M_b J_b, M_b = diag(m, m, J) of each body, by Cholesky.  O(n^2) for
- * the recursion and O(n^3) for the solve (n^3 / 6 + 2 n^3 flops).
+ * ranges; M^-1 applied to each column by the articulated-body algorithm at rest
+ * (the articulated inertias of the same state), O(n) a column: O(n^2) in all, plus the
+ * force kernels' nq x nq blocks.
  *
  * Work: mb_jplanar_work_size(n) doubles owned by the caller; no state kept.  Returns
  * MB_OK, the status of a force kernel, or MB_RECOVERABLE when M is not positive
@@ -22,16 +23,15 @@
 #include "joint_tree.h"
 #include "mech.h"
 
-enum { MB_JP_PV = 26, MB_JP_PD = 24 };  /* per-body values / derivatives (joint_planar.c) */
+enum { MB_JP_PV = 39, MB_JP_PD = 28 };  /* per-body values / derivatives (joint_planar.c) */
 
 /* doubles of work for a planar tree of n bodies (nq = 3 n): the per-body values and
- * derivatives, dq, dq', dQ and the two row bands (7 nq), Q_q and Q_q' (2 nq^2), J_b
- * (nq n) and M (n^2) */
+ * derivatives, dq, dq', dQ and the two row bands (7 nq), Q_q and Q_q' (2 nq^2) */
 static inline ptrdiff_t mb_jplanar_work_size(ptrdiff_t n)
 {
     n = n > 0 ? n : 0;
     ptrdiff_t nq = 3 * n;
-    return (MB_JP_PV + MB_JP_PD) * n + 7 * nq + 2 * nq * nq + nq * n + n * n + 1;
+    return (MB_JP_PV + MB_JP_PD) * n + 7 * nq + 2 * nq * nq + 1;
 }
 
 /* the tree and the state at which f was evaluated */
