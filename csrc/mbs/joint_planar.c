@@ -84,7 +84,8 @@ static void jp_values(const mb_jplanar *P, const double *z, const double *zd, co
     }
     for (ptrdiff_t i = n - 1; i >= 0; i--) {
         int p = T->parent[i];
-        for (int e = 0; p >= 0 && e < 3; e++) pv[MB_JP_PV * p + V_FS + e] += pv[MB_JP_PV * i + V_FS + e];
+        for (int e = 0; p >= 0 && e < 3; e++)
+            pv[MB_JP_PV * p + V_FS + e] += pv[MB_JP_PV * i + V_FS + e];
     }
 }
 
@@ -103,14 +104,16 @@ static int jp_articulated(const mb_jtree *T, double *pv)
     }
     for (ptrdiff_t i = n - 1; i >= 0; i--) {
         double *w = pv + MB_JP_PV * i, *I = w + V_IA, *S = w + V_S, *U = w + V_AU;
-        for (int e = 0; e < 3; e++) U[e] = I[3 * e] * S[0] + I[3 * e + 1] * S[1] + I[3 * e + 2] * S[2];
+        for (int e = 0; e < 3; e++)
+            U[e] = I[3 * e] * S[0] + I[3 * e + 1] * S[1] + I[3 * e + 2] * S[2];
         double D = S[0] * U[0] + S[1] * U[1] + S[2] * U[2];
         if (!(D > 0.0))
             return MB_RECOVERABLE;
         w[V_AD] = D;
         int p = T->parent[i];
         for (int a = 0; p >= 0 && a < 3; a++)
-            for (int b = 0; b < 3; b++) pv[MB_JP_PV * p + V_IA + 3 * a + b] += I[3 * a + b] - U[a] * U[b] / D;
+            for (int b = 0; b < 3; b++)
+                pv[MB_JP_PV * p + V_IA + 3 * a + b] += I[3 * a + b] - U[a] * U[b] / D;
     }
     return MB_OK;
 }
@@ -129,7 +132,8 @@ static void aba_solve_neg(const mb_jtree *T, const double *pv, double *pd, doubl
         double u = x[i] - (S[0] * pa[0] + S[1] * pa[1] + S[2] * pa[2]);
         g[D_UU] = u;
         int p = T->parent[i];
-        for (int e = 0; p >= 0 && e < 3; e++) pd[MB_JP_PD * p + D_PA + e] += pa[e] + U[e] * u / w[V_AD];
+        for (int e = 0; p >= 0 && e < 3; e++)
+            pd[MB_JP_PD * p + D_PA + e] += pa[e] + U[e] * u / w[V_AD];
     }
     for (ptrdiff_t i = 0; i < n; i++) {  /* the accelerations a_i in D_PA */
         const double *w = pv + MB_JP_PV * i, *S = w + V_S, *U = w + V_AU;
@@ -137,7 +141,8 @@ static void aba_solve_neg(const mb_jtree *T, const double *pv, double *pd, doubl
         int p = T->parent[i];
         const double *ap = p >= 0 ? pd + MB_JP_PD * p + D_PA : NULL;
         double a0[3] = {ap ? ap[0] : 0.0, ap ? ap[1] : 0.0, ap ? ap[2] : 0.0};
-        double xi = (pd[MB_JP_PD * i + D_UU] - (U[0] * a0[0] + U[1] * a0[1] + U[2] * a0[2])) / w[V_AD];
+        double xi = (pd[MB_JP_PD * i + D_UU] - (U[0] * a0[0] + U[1] * a0[1] + U[2] * a0[2])) /
+                    w[V_AD];
         for (int e = 0; e < 3; e++) a[e] = a0[e] + S[e] * xi;
         x[i] = -xi;
     }
