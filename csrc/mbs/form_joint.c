@@ -32,6 +32,7 @@
 #include <string.h>
 #include "formulation.h"
 #include "index1.h"
+#include "joint_planar.h"
 #include "joint_tree.h"
 #include "mbs_common.h"
 #include "status.h"
@@ -61,6 +62,7 @@ typedef struct form_joint {
     double *th;            /* n: the bodies' theta */
     double *Q, *qb, *qdb;  /* nq each: Q and the bodies' q, q' */
     double *pw;            /* 32 n: the planar ABA's per-body values (planar_kin) */
+    double *jw;            /* mb_jplanar_work_size(n): the exact Jacobian's (joint_planar.c) */
     /* the multipliers of an output: the body-coordinate mechanism's index-1 saddle-point
      * system at the output's (q, q') (lambda_of_output), built at the first output */
     mb_index1 i1;
@@ -99,7 +101,7 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
     x->T = T, x->body = o->tree_body, x->n = n;
     x->free = T->type[0] == MB_JT_FREE;
     ptrdiff_t m = x->m = n + (x->free ? 6 : 0);
-    ptrdiff_t np = planar ? 34 * n + 3 * F->nq : 0;  /* the planar scratch */
+    ptrdiff_t np = planar ? 34 * n + 3 * F->nq + mb_jplanar_work_size(n) : 0;  /* planar */
     x->work = malloc((size_t)(mb_jtree_deriv_work_size(n) + (4 + MB_JT_FK) * n + 6 * m + np) *
                      sizeof(double));
     if (!x->work)
@@ -121,6 +123,7 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
         x->Q = x->pw + 32 * n;
         x->qb = x->Q + F->nq;
         x->qdb = x->qb + F->nq;
+        x->jw = x->qdb + F->nq;
         for (ptrdiff_t i = 0; i < n; i++)  /* R_i = Rz(off_i) (row-major) */
             x->off[i] = atan2(T->frame[12 * i + 3], T->frame[12 * i]);
     }
@@ -414,6 +417,20 @@ static int fj_acc(double t, const double *q, const double *qd, double *qdd, void
 static int jac_by_differences(form_joint *x, double t, const double *y, double *J, ptrdiff_t ld,
                               int central);
 
+/* [0 I; a_x a_x'] of a planar tree, exact (joint_planar.c): x'' and the bodies' (q, q', Q)
+ * at y by planar_accel, then the derivatives of the inverse dynamics */
+static int planar_jac(form_joint *x, double t, const double *y, double *J, ptrdiff_t ld)
+{
+    ptrdiff_t n = x->n;
+    int rc = planar_accel(x, t, y, y + n, x->a);
+    if (rc != MB_OK)
+        return rc;
+    for (ptrdiff_t j = 0; j < 2 * n; j++)
+        for (ptrdiff_t i = 0; i < n; i++) J[j * ld + i] = (j == n + i) ? 1.0 : 0.0;
+    mb_jplanar P = {x->T, x->body, x->off, x->mech, x->qb, x->qdb, x->Q};
+    return mb_jplanar_jac(&P, t, y, y + n, x->a, J + n, J + n * ld + n, ld, x->jw);
+}
+
 #ifndef FJ_DIFFERENCES
 #define FJ_DIFFERENCES 0
 #endif
@@ -431,6 +448,9 @@ static int fj_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
                                           ld, x->work);
         return rc == MB_ERR_NONFINITE || rc == MB_ERR_LINALG ? MB_RECOVERABLE : rc;
     }
+    if (!FJ_DIFFERENCES && ((form_joint *)ctx)->planar &&
+        mb_jplanar_exact(((form_joint *)ctx)->mech))
+        return planar_jac(ctx, t, y, J, ld);
     return jac_by_differences(ctx, t, y, J, ld, !((form_joint *)ctx)->planar);
 }
 

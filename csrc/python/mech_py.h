@@ -70,6 +70,9 @@ extern const char mech_project_doc[];
 PyObject *mech_simulate(PyObject *self, PyObject *args, PyObject *kw);
 extern const char mech_simulate_doc[];
 PyObject *mech_formulations(PyObject *self, PyObject *noargs);
+/* form_probe_py.c: a formulation's f and df/dy at given states */
+PyObject *form_probe(PyObject *self, PyObject *args, PyObject *kw);
+extern const char form_probe_doc[];
 extern const char mech_formulations_doc[];
 /* rank_py.c: _core.mech_initial_check, _core.mech_phi_q_sparse, _core.gram_dependent
  * (check_initial_conditions) */

@@ -393,6 +393,7 @@ static PyMethodDef mech_methods_def[] = {
     {"mech_project", KW(mech_project), mech_project_doc},
     {"mech_simulate", KW(mech_simulate), mech_simulate_doc},
     {"formulations", mech_formulations, METH_NOARGS, mech_formulations_doc},
+    {"form_probe", KW(form_probe), form_probe_doc},
     {"mech_ss_eval", KW(mech_ss_eval), mech_ss_eval_doc},
     {"mech_ss_recover", KW(mech_ss_recover), mech_ss_recover_doc},
     {"mech_initial_check", KW(mech_initial_check), mech_initial_check_doc},

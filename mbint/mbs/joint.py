@@ -381,9 +381,9 @@ class PlanarJointTree:
     forces (gravity, spring-dampers, generalized and Python forces: the same kernel as
     the body-coordinate formulations) are evaluated at the body coordinates given by the
     forward kinematics and enter a planar articulated-body algorithm (in C) as external
-    body forces.  The Jacobian of the run is forward differences of that x''
-    (``2 n + 1`` evaluations of FK, Q and the ABA, relative error ~1e-8; not the exact
-    derivatives of the URDF path, which hold only for forces the tree itself knows).
+    body forces.  The Jacobian of the run is exact (``csrc/mbs/joint_planar.c``: the
+    inverse dynamics differentiated with the model's own force derivatives); with
+    Python forces it is forward differences of that x'' (``2 n + 1`` evaluations).
 
     Parameters
     ----------

@@ -16,7 +16,7 @@ Contenders (t in [0, 2] s, rtol = atol = tol, output at the 201 points
 ``mbint.simulate(..., t_eval=T_EVAL)``), and the same four on ``formulation="joint"``
 (labelled "(joint)": the two joint angles and rates, 4 states instead of 12, no
 saddle-point solve; x'' by the articulated-body algorithm under the model's own
-forces, the Jacobian by forward differences; the trajectory mapped back to the body
+forces, the Jacobian exact (joint_planar.c); the trajectory mapped back to the body
 coordinates, on which the error is measured as for every other contender); SciPy ``Radau``, ``BDF``, ``LSODA`` on
 ``model.rhs`` / ``model.jacobian`` (the model's C kernels called from Python: SciPy
 with mbint's kernels), and on ``numpy_pendulum.py`` (f and J written in NumPy as a
@@ -47,6 +47,12 @@ mbint's f and J timed two ways: in C as the integrators call them
 anchor's: like for like), and through the batch kernels (``model.rhs(t, Y)`` with Y
 of BATCH distinct states: the C loop, one Python call per batch, plus NumPy's
 conversions and the transposed copy of the output, which dominate the Jacobian's).
+
+One Jacobian of formulation="joint" on planar trees (``joint_costs``): f, the exact
+Jacobian and forward differences of f (2 n + 1 calls, what the joint formulation took
+before), each in C through ``_core.form_probe`` over distinct random states, on the
+stiff double pendulum (n = 2) and damped chains (n = 6 ... 150), medians of interleaved
+rounds.
 
 Run ``python tests/benchmarks/bench_anchor.py`` (writes out/bench_anchor.md) or
 ``make bench``.
@@ -325,7 +331,41 @@ def evaluation_costs(rounds=ROUNDS):
                 fn(tt, Y)
                 k += 1
             res[key].append((time.process_time() - t0) / (k * BATCH))
-    return {k: float(np.median(v)) for k, v in res.items()}
+    out = {k: float(np.median(v)) for k, v in res.items()}
+    out["joint"] = joint_costs(rounds=rounds)
+    return out
+
+
+JOINT_NS = (2, 6, 20, 60, 150)
+
+
+def _probe_time(m, what, Y, min_s=0.02):
+    """CPU seconds per call of _core.form_probe's `what` over the states Y."""
+    from mbint import _core
+    from mbint.mbs.joint import PlanarJointTree
+    tree, h = PlanarJointTree(m), m._linalg_handle()
+    reps = 1
+    while True:
+        t0 = time.process_time()
+        _core.form_probe(h, "joint", Y, what, tree=tree._handle, reps=reps)
+        dt = time.process_time() - t0
+        if dt >= min_s:
+            return dt / (reps * len(Y))
+        reps *= 4
+
+
+def joint_costs(ns=JOINT_NS, rounds=ROUNDS, states=20):
+    """{n: {"rhs", "jac", "jac_fd"}} seconds per call on formulation="joint": the RN stiff
+    double pendulum at n = 2, else a damped chain of n links (RSDAs k = 20, c = 0.3)."""
+    res = {}
+    for _ in range(rounds):
+        for n in ns:
+            m = (models.stiff_double_pendulum() if n == 2 else
+                 models.pendulum_chain(n, k=20.0, c=0.3, angle=0.3))
+            Y = np.random.default_rng(n).uniform(-1.0, 1.0, (states, 2 * n))
+            for what in ("rhs", "jac", "jac_fd"):
+                res.setdefault(n, {}).setdefault(what, []).append(_probe_time(m, what, Y))
+    return {n: {w: float(np.median(v)) for w, v in d.items()} for n, d in res.items()}
 
 
 def report(rows, costs=None):
@@ -370,6 +410,13 @@ def report(rows, costs=None):
                   f"| J (incl. its saddle solve) | {costs['aj'] * 1e6:.3f} | "
                   f"{costs['cj'] * 1e6:.3f} | {costs['cj'] / costs['aj']:.2f} | "
                   f"{costs['mj'] * 1e6:.3f} | {costs['mj'] / costs['aj']:.2f} |"]
+    if costs and costs.get("joint"):
+        lines += ["", "## One Jacobian on formulation=\"joint\" (planar trees, C, distinct "
+                  "states)", "", "| n | f [us] | J exact [us] | J differences [us] | exact / "
+                  "differences |", "|---:|---:|---:|---:|---:|"]
+        for n, c in costs["joint"].items():
+            lines.append(f"| {n} | {c['rhs'] * 1e6:.2f} | {c['jac'] * 1e6:.2f} | "
+                         f"{c['jac_fd'] * 1e6:.2f} | {c['jac'] / c['jac_fd']:.2f} |")
     return "\n".join(lines) + "\n"
 
 

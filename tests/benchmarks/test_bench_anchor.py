@@ -135,3 +135,15 @@ def test_evaluation_cost(rows):
     # The batch path adds NumPy's conversions and transposed copies: 2.7-3.1, 4.5-4.8.
     assert c["cf"] / c["af"] <= 4 and c["cj"] / c["aj"] <= 4
     assert c["mf"] / c["af"] <= 8 and c["mj"] / c["aj"] <= 15
+
+
+def test_exact_joint_jacobian_costs_no_more_than_differences(rows):
+    """One exact Jacobian of a planar tree on formulation="joint" (joint_planar.c,
+    O(n^2)) against the forward differences it replaced (2 n + 1 calls of f): measured
+    0.9-1.1x at n = 2, 0.5-0.9x from n = 6 to 300; asserted with margin."""
+    jc = next(r for r in rows if r["name"] == "costs")["joint"]
+    for n, c in jc.items():
+        print(f"n = {n}: f {c['rhs'] * 1e6:.2f} us, J exact {c['jac'] * 1e6:.2f} us, "
+              f"differences {c['jac_fd'] * 1e6:.2f} us, ratio {c['jac'] / c['jac_fd']:.2f}")
+    assert jc[2]["jac"] <= 1.6 * jc[2]["jac_fd"]
+    assert all(c["jac"] <= 1.0 * c["jac_fd"] for n, c in jc.items() if n >= 20)
