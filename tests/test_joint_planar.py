@@ -242,3 +242,28 @@ def test_simulator_inputs_reach_a_planar_joint_run():
     qa, qb, q0 = run("index1", 3.0), run("joint", 3.0), run("joint", 0.0)
     assert np.abs(qa - qb).max() <= 1e-7            # the same motion under the input
     assert np.abs(qb - q0).max() >= 1e-2            # which the input changed
+
+
+def test_multipliers_of_a_joint_run_are_solved_on_first_use():
+    # a joint run of simulate() leaves lam to its first use (the saddle-point solve at
+    # each output cost 20 % of the C run of the stiff pendulum); it equals the multipliers
+    # of the index-1 system at the same (q, q'), survives pickling unsolved, and a
+    # Simulator run (whose inputs change between outputs) still solves it in C
+    import pickle
+    m = models.stiff_double_pendulum()
+    T = np.linspace(0.0, 1.0, 21)
+    a = mbint.simulate(m, (0.0, 1.0), "bdf", rtol=1e-8, atol=1e-8, t_eval=T, formulation="joint")
+    assert a.__dict__["_lam"] is None
+    b = pickle.loads(pickle.dumps(a))
+    q, l_ = m.accelerations(a.t, a.q, a.qd)
+    assert np.abs(a.lam - l_).max() <= 1e-12 * np.abs(l_).max()
+    assert a.lam.shape == (m.nc, T.size) and np.array_equal(b.lam, a.lam)
+    c = mbint.simulate(m, (0.0, 1.0), "bdf", rtol=1e-8, atol=1e-8, t_eval=T)
+    assert np.abs(a.lam - c.lam).max() <= 1e-5 * np.abs(c.lam).max()
+    a.q[:, 3] = np.nan  # a point whose state is not finite: NaN, the others solved
+    a.lam = None
+    assert np.isnan(a.lam[:, 3]).all() and np.isfinite(np.delete(a.lam, 3, axis=1)).all()
+    s = mbint.Simulator(m, method="bdf", formulation="joint", rtol=1e-8, atol=1e-8)
+    s.advance(0.5)
+    tr = s.trajectory()
+    assert tr.__dict__["_lam"] is not None and np.isfinite(tr.lam).all()

@@ -237,9 +237,14 @@ done:
  * nq x m, *lam nc x m: the layout of Trajectory.qdd and .lam, taken without a copy); a
  * point where they cannot be computed is NaN; 0, or -1 when a callback raised or memory
  * ran out */
+/* The outputs of a run at its m points: the full state (the formulations that integrate
+ * other variables), q'' and lambda.  want_lam 0: lambda is not computed and *lam is None
+ * (the joint formulation solves a saddle-point system of the body coordinates for it at
+ * each point, as much as the integration costs on a short run: mbint.simulate leaves it to
+ * Trajectory.lam, which computes it on first use). */
 static int outputs(mb_formulation *F, int python, ptrdiff_t m, const double *t, const double *y,
                    PyObject **yf, PyObject **qdd, PyObject **lam,
-                   void (*at)(double t, void *ctx), void *at_ctx)
+                   void (*at)(double t, void *ctx), void *at_ctx, int want_lam)
 {
     ptrdiff_t nq = F->nq, nc = F->nc, n = F->n;
     int full = mb_form_maps_state(F);
@@ -247,7 +252,12 @@ static int outputs(mb_formulation *F, int python, ptrdiff_t m, const double *t, 
              d2[2] = {(npy_intp)nc, (npy_intp)m};
     *yf = full ? PyArray_SimpleNew(2, d0, NPY_DOUBLE) : NULL;
     *qdd = PyArray_SimpleNew(2, d1, NPY_DOUBLE);
-    *lam = PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+    if (want_lam) {
+        *lam = PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+    } else {
+        Py_INCREF(Py_None);
+        *lam = Py_None;
+    }
     if ((full && !*yf) || !*qdd || !*lam)
         return -1;
     double *row = PyMem_Malloc((size_t)(nq + nc + 1) * sizeof *row);  /* one point's q'', lambda */
@@ -256,21 +266,23 @@ static int outputs(mb_formulation *F, int python, ptrdiff_t m, const double *t, 
         return -1;
     }
     double *Q = full ? PyArray_DATA((PyArrayObject *)*yf) : NULL;
-    double *A = PyArray_DATA((PyArrayObject *)*qdd), *L = PyArray_DATA((PyArrayObject *)*lam);
+    double *A = PyArray_DATA((PyArrayObject *)*qdd);
+    double *L = want_lam ? PyArray_DATA((PyArrayObject *)*lam) : NULL;
     int failed = 0;
     PyThreadState *ts = python ? NULL : PyEval_SaveThread();
     for (ptrdiff_t i = 0; i < m && !failed; i++) {
         double *q = Q ? Q + i * 2 * nq : NULL;
         if (at)
             at(t[i], at_ctx);
-        int rc = mb_form_outputs(F, t[i], y + i * n, q, q ? q + nq : NULL, row, row + nq);
+        int rc = mb_form_outputs(F, t[i], y + i * n, q, q ? q + nq : NULL, row,
+                                 L ? row + nq : NULL);
         if (rc != MB_OK) {
             for (ptrdiff_t c = 0; q && c < 2 * nq; c++) q[c] = NAN;
             for (ptrdiff_t c = 0; c < nq + nc; c++) row[c] = NAN;
             failed = rc == MB_ERR_CALLBACK;
         }
         for (ptrdiff_t c = 0; c < nq; c++) A[c * m + i] = row[c];
-        for (ptrdiff_t c = 0; c < nc; c++) L[c * m + i] = row[nq + c];
+        for (ptrdiff_t c = 0; L && c < nc; c++) L[c * m + i] = row[nq + c];
     }
     if (ts)
         PyEval_RestoreThread(ts);
@@ -368,17 +380,23 @@ PyObject *mech_session_result(mech_session *S)
     return mech_session_result_at(S, NULL, NULL);
 }
 
-PyObject *mech_session_result_at(mech_session *S, void (*at)(double t, void *ctx), void *ctx)
+static PyObject *session_result(mech_session *S, void (*at)(double t, void *ctx), void *ctx,
+                                int want_lam)
 {
     PyObject *out = NULL, *yf = NULL, *qdd = NULL, *lam = NULL;
     run_ctx *r = &S->r;
     if (!outputs(&S->F, S->s.mh->python, r->res.nt, r->res.t, r->res.y, &yf, &qdd, &lam, at,
-                 ctx))
+                 ctx, want_lam))
         out = result(r, &S->F, yf, qdd, lam);
     Py_XDECREF(yf);
     Py_XDECREF(qdd);
     Py_XDECREF(lam);
     return out;
+}
+
+PyObject *mech_session_result_at(mech_session *S, void (*at)(double t, void *ctx), void *ctx)
+{
+    return session_result(S, at, ctx, 1);
 }
 
 void mech_session_close(mech_session *S)
@@ -401,8 +419,9 @@ PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
     if (!S)
         return PyErr_NoMemory();
     PyObject *out = NULL;
+    /* a whole run of mbint.simulate: the joint formulation's multipliers on demand */
     if (!mech_session_open(S, a, kw) && !run_execute(&S->r, &S->p, &S->ra))
-        out = mech_session_result(S);
+        out = session_result(S, NULL, NULL, S->F.kind != MB_FORM_JOINT);
     mech_session_close(S);
     PyMem_Free(S);
     return out;

@@ -161,7 +161,9 @@ class Trajectory:
         coordinate i.
     lam : ndarray, shape (nc, m)
         Lagrange multipliers (``M q'' + Phi_q^T lam = Q``): from the index-1 system,
-        or the integrated ones of a DAE formulation.  What they mean as forces:
+        or the integrated ones of a DAE formulation (``formulation="joint"``: those of
+        the body coordinates' index-1 system at each output, solved on first use of
+        ``lam`` after :func:`mbint.simulate`).  What they mean as forces:
         :meth:`reactions` (per joint and body, N and N m) and the drivers' outputs
         ``output("<driver>.torque")`` / ``output("<driver>.force")``.
     time_major : TimeMajor
@@ -217,7 +219,7 @@ class Trajectory:
     q: FloatArray
     qd: FloatArray
     qdd: FloatArray
-    lam: FloatArray
+    _lam: FloatArray | None  # lam, or None until its first use (a joint run of simulate)
     status: int
     status_code: int
     message: str
@@ -241,6 +243,28 @@ class Trajectory:
     _violation: Violation | None
     _dissipated: FloatArray | None
 
+    @property
+    def lam(self) -> FloatArray:
+        """Lagrange multipliers, shape (nc, m) (see the class docstring)."""
+        lam = self.__dict__.get("_lam")
+        if lam is None:  # a joint run: the body coordinates' index-1 multipliers
+            lam = self._lam = self._lam_of_outputs()
+        return lam
+
+    @lam.setter
+    def lam(self, value: FloatArray) -> None:
+        self._lam = value
+
+    def _lam_of_outputs(self) -> FloatArray:
+        """The multipliers of the model's index-1 system (no Baumgarte terms) at each
+        output (q, q') (NaN where the state is not finite or the system is singular)."""
+        nc, m = self.model.nc, len(self.t)
+        lam = np.full((nc, m), np.nan)
+        ok = np.all(np.isfinite(self.q), axis=0) & np.all(np.isfinite(self.qd), axis=0)
+        if nc and ok.any():
+            lam[:, ok] = self.model.accelerations(self.t[ok], self.q[:, ok], self.qd[:, ok])[1]
+        return lam
+
     def __init__(self, model: Model, out: dict[str, Any], *, method: str, formulation: str,
                  baumgarte: tuple[float, float], projected: bool, initial: dict[str, Any],
                  dense_output: bool, has_events: bool,
@@ -257,7 +281,8 @@ class Trajectory:
         self.qd = np.ascontiguousarray(y[:, nq:2 * nq].T)
         # q'' and lambda come component-major from the C core (simulate_py.c outputs)
         self.qdd = np.asarray(out["qdd"], float).reshape(nq, m)
-        self.lam = np.asarray(out["lam"], float).reshape(nc, m)
+        lam = out["lam"]  # None: the joint formulation's, solved on first use (lam)
+        self._lam = None if lam is None else np.asarray(lam, float).reshape(nc, m)
         self.options = {} if options is None else dict(options)
         self.method = method
         self.formulation = formulation
