@@ -91,6 +91,14 @@ static void crm(const double *v, const double *m, double *o)
     for (int k = 0; k < 3; k++) o[3 + k] = a[k] + b[k];
 }
 
+/* the motion m (at P) at the point P + d: (w, v + w x d) */
+static void shift_m(const double *m, const double *d, double *o)
+{
+    double t[3];
+    cross(m, d, t);
+    for (int k = 0; k < 3; k++) o[k] = m[k], o[3 + k] = m[3 + k] + t[k];
+}
+
 ptrdiff_t mb_jspatial_offsets(const mb_jtree *T, ptrdiff_t *off)
 {
     off[0] = 0;
@@ -102,13 +110,13 @@ ptrdiff_t mb_jspatial_offsets(const mb_jtree *T, ptrdiff_t *off)
 static void body_coords(const double *w, double *q, double *qd)
 {
     const double *A = w + JA, *r = w + JR, *v = w + JV;
-    double p[4], G[12], wb[3], wr[3];
+    double p[4], G[12], wb[3], wr[3], s[3] = {r[0] - w[JO], r[1] - w[JO + 1], r[2] - w[JO + 2]};
     quat_of(A, p);
     memcpy(q, r, 3 * sizeof(double));
     memcpy(q + 3, p, sizeof p);
     gmat(p, G);
     mv3(A, v, wb, 1);
-    cross(v, r, wr);
+    cross(v, s, wr);
     for (int k = 0; k < 3; k++) qd[k] = v[3 + k] + wr[k];
     for (int k = 0; k < 4; k++) qd[3 + k] = 0.5 * (G[k] * wb[0] + G[4 + k] * wb[1] + G[8 + k] * wb[2]);
 }
@@ -137,24 +145,19 @@ int mb_jspatial_kin(const mb_jspatial *S, const double *z, const double *zd, dou
                 for (int e = 0; e < 3; e++) C[3 * r + e] = (r == e ? ct : 0.0) + (1 - ct) * k[r] * k[e] + sn * K[3 * r + e];
             mul33(AJ, C, A, 0);
             memcpy(Sm, kg, sizeof kg);
-            cross(o, kg, Sm + 3);
             w[JNU] = zdi[0];
         } else if (T->type[i] == MB_JT_PRISMATIC) {
             memcpy(A, AJ, sizeof AJ);
             for (int e = 0; e < 3; e++) o[e] += kg[e] * zi[0], Sm[3 + e] = kg[e];
             w[JNU] = zdi[0];
-        } else if (T->type[i] == MB_JT_BALL) {  /* S_j = (A e_j; o x A e_j) */
+        } else if (T->type[i] == MB_JT_BALL) {  /* S_j = (A e_j; 0) */
             double nrm = sqrt(zi[0] * zi[0] + zi[1] * zi[1] + zi[2] * zi[2] + zi[3] * zi[3]), G[12];
             if (!(nrm > 0) || !isfinite(nrm))
                 return MB_ERR_NONFINITE;
             for (int e = 0; e < 4; e++) w[JP + e] = zi[e] / nrm;
             rot_of(w + JP, C);
             mul33(AJ, C, A, 0);
-            for (int j = 0; j < 3; j++) {
-                double col[3] = {A[j], A[3 + j], A[6 + j]};
-                memcpy(Sm + 6 * j, col, sizeof col);
-                cross(o, col, Sm + 6 * j + 3);
-            }
+            for (int j = 0; j < 3; j++) Sm[6 * j] = A[j], Sm[6 * j + 1] = A[3 + j], Sm[6 * j + 2] = A[6 + j];
             gmat(w + JP, G);
             for (int e = 0; e < 3; e++)
                 w[JNU + e] = 2 * (G[4 * e] * zdi[0] + G[4 * e + 1] * zdi[1] + G[4 * e + 2] * zdi[2] + G[4 * e + 3] * zdi[3]);
@@ -163,12 +166,16 @@ int mb_jspatial_kin(const mb_jspatial *S, const double *z, const double *zd, dou
             return MB_ERR_ILL_INPUT;
         }
         w[JD] = d;
-        double ac[3], sn[6] = {0, 0, 0, 0, 0, 0};
+        double ac[3], sn[6] = {0, 0, 0, 0, 0, 0}, vp[6] = {0, 0, 0, 0, 0, 0};
         mv3(A, c, ac, 0);
         for (int e = 0; e < 3; e++) w[JR + e] = o[e] + ac[e];
         for (int j = 0; j < d; j++)
             for (int e = 0; e < 6; e++) sn[e] += Sm[6 * j + e] * w[JNU + j];
-        for (int e = 0; e < 6; e++) w[JV + e] = (wp ? wp[JV + e] : 0.0) + sn[e];
+        if (wp) {  /* the parent's motion at o */
+            double dd[3] = {o[0] - wp[JO], o[1] - wp[JO + 1], o[2] - wp[JO + 2]};
+            shift_m(wp + JV, dd, vp);
+        }
+        for (int e = 0; e < 6; e++) w[JV + e] = vp[e] + sn[e];
         crm(w + JV, sn, w + JC);
         int b = S->body[i];
         body_coords(w, q + 7 * b, qd + 7 * b);
@@ -281,16 +288,40 @@ static int aba_back(const mb_jspatial *S, ptrdiff_t i)
             W[6 * j + a] = s;
         }
     }
+    double Ia[36], pa[6], X[36], XI[36], dd[3];
     for (int a = 0; a < 6; a++) {
         double s = pA[a];
         for (int b = 0; b < 6; b++) {
             double v = IA[6 * a + b];
             for (int j = 0; j < d; j++) v -= W[6 * j + a] * U[6 * j + b];
-            wp[JIA + 6 * a + b] += v;
+            Ia[6 * a + b] = v;
             s += v * c[b];
         }
         for (int j = 0; j < d; j++) s += U[6 * j + a] * Diu[j];
+        pa[a] = s;
+    }
+    /* to the parent's point o_p: X = [1 -d~; 0 1], d = o_p - o_i; I X I X^T, p X p */
+    for (int e = 0; e < 3; e++) dd[e] = wp[JO + e] - w[JO + e];
+    double Dx[9] = {0, -dd[2], dd[1], dd[2], 0, -dd[0], -dd[1], dd[0], 0};
+    memset(X, 0, sizeof X);
+    for (int a = 0; a < 6; a++) X[7 * a] = 1.0;
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) X[6 * a + 3 + b] = -Dx[3 * a + b];
+    for (int a = 0; a < 6; a++)
+        for (int b = 0; b < 6; b++) {
+            double s = 0;
+            for (int k = 0; k < 6; k++) s += X[6 * a + k] * Ia[6 * k + b];
+            XI[6 * a + b] = s;
+        }
+    for (int a = 0; a < 6; a++) {
+        double s = 0;
+        for (int k = 0; k < 6; k++) s += X[6 * a + k] * pa[k];
         wp[JPA + a] += s;
+        for (int b = 0; b < 6; b++) {
+            double t = 0;
+            for (int k = 0; k < 6; k++) t += XI[6 * a + k] * X[6 * b + k];
+            wp[JIA + 6 * a + b] += t;
+        }
     }
     return MB_OK;
 }
@@ -306,12 +337,13 @@ int mb_jspatial_accel(const mb_jspatial *S, const double *q, const double *qd,
         int b = S->body[i];
         double Jv[9] = {in[4], in[7], in[8], in[7], in[5], in[9], in[8], in[9], in[6]};
         memcpy(Jb, Jv, sizeof Jv);
-        body_wrench(w + JA, w + JR, Jb, q + 7 * b, qd + 7 * b, Q + 7 * b, f);
+        double s[3] = {w[JR] - w[JO], w[JR + 1] - w[JO + 1], w[JR + 2] - w[JO + 2]};
+        body_wrench(w + JA, s, Jb, q + 7 * b, qd + 7 * b, Q + 7 * b, f);
         mul33(w + JA, Jb, AJ, 0);  /* A J' A^T */
         for (int r = 0; r < 3; r++)
             for (int c = 0; c < 3; c++)
                 Jw[3 * r + c] = AJ[3 * r] * w[JA + 3 * c] + AJ[3 * r + 1] * w[JA + 3 * c + 1] + AJ[3 * r + 2] * w[JA + 3 * c + 2];
-        body_inertia(in[0], w + JR, Jw, w + JV, f, w + JIA, w + JPA);
+        body_inertia(in[0], s, Jw, w + JV, f, w + JIA, w + JPA);
     }
     for (ptrdiff_t i = n - 1; i >= 0; i--) {
         int rc = aba_back(S, i);
@@ -322,7 +354,13 @@ int mb_jspatial_accel(const mb_jspatial *S, const double *q, const double *qd,
         double *w = S->work + MB_JS_PER_BODY * i, *a = w + JACC, *U = w + JU, *Di = w + JDI,
                *Sm = w + JS, r[3], nd[3];
         int p = T->parent[i], d = (int)w[JD];
-        for (int e = 0; e < 6; e++) a[e] = (p >= 0 ? S->work[MB_JS_PER_BODY * p + JACC + e] : 0.0) + w[JC + e];
+        double ap[6] = {0, 0, 0, 0, 0, 0};
+        if (p >= 0) {  /* the parent's acceleration at o_i */
+            const double *wq = S->work + MB_JS_PER_BODY * p;
+            double dd[3] = {w[JO] - wq[JO], w[JO + 1] - wq[JO + 1], w[JO + 2] - wq[JO + 2]};
+            shift_m(wq + JACC, dd, ap);
+        }
+        for (int e = 0; e < 6; e++) a[e] = ap[e] + w[JC + e];
         for (int j = 0; j < d; j++) {
             r[j] = w[JUU + j];
             for (int e = 0; e < 6; e++) r[j] -= U[6 * j + e] * a[e];
@@ -356,8 +394,8 @@ int mb_jspatial_body_acc(const mb_jspatial *S, const double *q, const double *qd
         const double *w = S->work + MB_JS_PER_BODY * i, *a = w + JACC, *v = w + JV;
         int b = S->body[i];
         const double *r = q + 7 * b, *p = r + 3, *vc = qd + 7 * b, *pd = vc + 3;
-        double t1[3], t2[3], ab[3], G[12];
-        cross(a, r, t1);
+        double t1[3], t2[3], ab[3], G[12], s[3] = {r[0] - w[JO], r[1] - w[JO + 1], r[2] - w[JO + 2]};
+        cross(a, s, t1);
         cross(v, vc, t2);
         for (int e = 0; e < 3; e++) qdd[7 * b + e] = a[3 + e] + t1[e] + t2[e];
         mv3(w + JA, a, ab, 1);
