@@ -8,7 +8,7 @@
 
 /* per body of the work array */
 enum { JA = 0, JO = 9, JR = 12, JS = 15, JV = 33, JC = 39, JACC = 45, JIA = 51, JPA = 87,
-       JU = 93, JDI = 111, JUU = 120, JNU = 123, JP = 126, JD = 130 };
+       JU = 93, JDI = 111 /* L of D */, JUU = 120, JNU = 123, JP = 126, JD = 130 };
 
 static void cross(const double *a, const double *b, double *c)
 {
@@ -232,26 +232,42 @@ static void body_wrench(const double *A, const double *r, const double *Jb, cons
     for (int e = 0; e < 3; e++) f[e] = n[e] + rf[e], f[3 + e] = Q[e];
 }
 
-/* the inverse of the d x d symmetric D (d = 1 or 3) into Di; 0 when not positive */
-static int inv_sym(const double *D, int d, double *Di)
+/* the Cholesky factor L (lower, row-major d x d) of the symmetric D (d = 1 or 3); 0
+ * when D is not positive definite */
+static int chol(const double *D, int d, double *L)
 {
-    if (d == 1) {
-        Di[0] = 1.0 / D[0];
-        return D[0] > 0 && isfinite(Di[0]);
+    for (int j = 0; j < d; j++) {
+        double s = D[d * j + j];
+        for (int k = 0; k < j; k++) s -= L[d * j + k] * L[d * j + k];
+        if (!(s > 0) || !isfinite(s))
+            return 0;
+        L[d * j + j] = sqrt(s);
+        for (int i = j + 1; i < d; i++) {
+            double t = D[d * i + j];
+            for (int k = 0; k < j; k++) t -= L[d * i + k] * L[d * j + k];
+            L[d * i + j] = t / L[d * j + j];
+        }
+        for (int i = 0; i < j; i++) L[d * i + j] = 0.0;
     }
-    double c0 = D[4] * D[8] - D[5] * D[7], c1 = D[5] * D[6] - D[3] * D[8], c2 = D[3] * D[7] - D[4] * D[6];
-    double det = D[0] * c0 + D[1] * c1 + D[2] * c2;
-    if (!(det > 0) || !(D[0] > 0))
-        return 0;
-    double Dv[9] = {c0, D[2] * D[7] - D[1] * D[8], D[1] * D[5] - D[2] * D[4], c1,
-                    D[0] * D[8] - D[2] * D[6], D[2] * D[3] - D[0] * D[5], c2,
-                    D[1] * D[6] - D[0] * D[7], D[0] * D[4] - D[1] * D[3]};
-    for (int k = 0; k < 9; k++) Di[k] = Dv[k] / det;
     return 1;
 }
 
-/* pass 2 of the ABA for body i: U, D^-1, u, and its articulated inertia and bias added
- * to its parent's */
+/* y = L^-1 b (forward substitution) and, with back, then x = L^-T y in place */
+static void chol_solve(const double *L, int d, double *b, int back)
+{
+    for (int i = 0; i < d; i++) {
+        for (int k = 0; k < i; k++) b[i] -= L[d * i + k] * b[k];
+        b[i] /= L[d * i + i];
+    }
+    for (int i = d - 1; back && i >= 0; i--) {
+        for (int k = i + 1; k < d; k++) b[i] -= L[d * k + i] * b[k];
+        b[i] /= L[d * i + i];
+    }
+}
+
+/* pass 2 of the ABA for body i: U, the Cholesky factor L of D, u, and its articulated
+ * inertia I - W W^T (W = U L^-T: backward stable where D is ill-conditioned, as for a rod's
+ * small inertia about its own axis) and bias added to its parent's */
 static int aba_back(const mb_jspatial *S, ptrdiff_t i)
 {
     double *w = S->work + MB_JS_PER_BODY * i, *IA = w + JIA, *pA = w + JPA, *Sm = w + JS,
@@ -273,31 +289,30 @@ static int aba_back(const mb_jspatial *S, ptrdiff_t i)
             for (int a = 0; a < 6; a++) s += Sm[6 * j + a] * U[6 * l + a];
             D[d * j + l] = s;
         }
-    if (!inv_sym(D, d, Di))
+    if (!chol(D, d, Di))
         return MB_RECOVERABLE;
     int p = S->T->parent[i];
     if (p < 0)
         return MB_OK;
-    double *wp = S->work + MB_JS_PER_BODY * p, W[18], Diu[3];  /* W = U D^-1 */
-    for (int j = 0; j < d; j++) {
-        Diu[j] = 0;
-        for (int l = 0; l < d; l++) Diu[j] += Di[d * j + l] * u[l];
-        for (int a = 0; a < 6; a++) {
-            double s = 0;
-            for (int l = 0; l < d; l++) s += U[6 * l + a] * Di[d * l + j];
-            W[6 * j + a] = s;
-        }
+    double *wp = S->work + MB_JS_PER_BODY * p, W[18], y[3];  /* W = U L^-T, y = L^-1 u */
+    for (int a = 0; a < 6; a++) {
+        double row[3];
+        for (int j = 0; j < d; j++) row[j] = U[6 * j + a];
+        chol_solve(Di, d, row, 0);
+        for (int j = 0; j < d; j++) W[6 * j + a] = row[j];
     }
+    for (int j = 0; j < d; j++) y[j] = u[j];
+    chol_solve(Di, d, y, 0);
     double Ia[36], pa[6], X[36], XI[36], dd[3];
     for (int a = 0; a < 6; a++) {
         double s = pA[a];
         for (int b = 0; b < 6; b++) {
             double v = IA[6 * a + b];
-            for (int j = 0; j < d; j++) v -= W[6 * j + a] * U[6 * j + b];
+            for (int j = 0; j < d; j++) v -= W[6 * j + a] * W[6 * j + b];
             Ia[6 * a + b] = v;
             s += v * c[b];
         }
-        for (int j = 0; j < d; j++) s += U[6 * j + a] * Diu[j];
+        for (int j = 0; j < d; j++) s += W[6 * j + a] * y[j];
         pa[a] = s;
     }
     /* to the parent's point o_p: X = [1 -d~; 0 1], d = o_p - o_i; I X I X^T, p X p */
@@ -365,11 +380,10 @@ int mb_jspatial_accel(const mb_jspatial *S, const double *q, const double *qd,
             r[j] = w[JUU + j];
             for (int e = 0; e < 6; e++) r[j] -= U[6 * j + e] * a[e];
         }
-        for (int j = 0; j < d; j++) {
-            nd[j] = 0;
-            for (int l = 0; l < d; l++) nd[j] += Di[d * j + l] * r[l];
+        for (int j = 0; j < d; j++) nd[j] = r[j];
+        chol_solve(Di, d, nd, 1);  /* D^-1 r */
+        for (int j = 0; j < d; j++)
             for (int e = 0; e < 6; e++) a[e] += Sm[6 * j + e] * nd[j];
-        }
         double *out = zdd + S->off[i];
         if (d == 1) {
             out[0] = nd[0];
