@@ -186,8 +186,9 @@ int mb_jspatial_kin(const mb_jspatial *S, const double *z, const double *zd, dou
     return MB_OK;
 }
 
-/* the spatial inertia about the origin (6 x 6, row-major) of mass m, centre r and
- * centroidal inertia Jc (world axes), and the bias p = v x* I v - f of the wrench f */
+/* the spatial inertia about the body's joint point (6 x 6, row-major) of mass m, centre
+ * of mass r relative to that point and centroidal inertia Jc (world axes), and the bias
+ * p = v x* I v - f of the wrench f (about the same point) */
 static void body_inertia(double m, const double *r, const double *Jc, const double *v,
                          const double *f, double *I, double *pA)
 {
@@ -213,8 +214,9 @@ static void body_inertia(double m, const double *r, const double *Jc, const doub
     for (int a = 0; a < 3; a++) pA[a] = t1[a] + t2[a] - f[a], pA[3 + a] = t3[a] - f[3 + a];
 }
 
-/* the body's wrench at the origin (moment; force) of Q's rows of body b: the force, and
- * the torque n' = G(p) (Q_p - Q_v) / 2 in body axes, J' the centroidal inertia */
+/* the body's wrench about its joint point (moment; force; r: the centre of mass relative
+ * to it) of Q's rows of body b: the force, and the torque n' = G(p) (Q_p - Q_v) / 2 in
+ * body axes, J' the centroidal inertia */
 static void body_wrench(const double *A, const double *r, const double *Jb, const double *q,
                         const double *qd, const double *Q, double *f)
 {

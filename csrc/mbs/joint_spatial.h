@@ -19,10 +19,13 @@
  * n' = G(p) (Q_p - Q_v) / 2, Q_v = 8 G(p')^T J' G(p') p the quadratic-velocity term
  * that spatial.c adds to Q_p (the ABA has its own gyroscopic terms).
  *
- * The articulated-body algorithm in world coordinates (Featherstone 2008, ch. 7):
- * motions (omega; v_O) with v_O the velocity of the body point at the global origin,
- * forces (moment about the origin; force), 6 x 6 articulated inertias added from child
- * to parent without transforms, a joint of d = 1 or 3 degrees of freedom (D d x d).
+ * The articulated-body algorithm in world axes (Featherstone 2008, ch. 7), each body's
+ * quantities about its own joint point o_i: motions (omega; v) with v the velocity of
+ * the body point at o_i, forces (moment about o_i; force), 6 x 6 articulated inertias
+ * shifted to the parent's point by X = [1 -d~; 0 1] (I -> X I X^T; about the global
+ * origin the small axial inertias of long rod chains were lost), a joint of d = 1 or 3
+ * degrees of freedom whose D (d x d) is factored by Cholesky, the articulated inertia
+ * I - W W^T with W = U L^-T (backward stable where D is ill-conditioned).
  * No Python.h, no globals, status codes; one work array of mb_jspatial_work_size(n)
  * doubles. */
 #include <stddef.h>
