@@ -404,7 +404,9 @@ def test_events_see_body_coordinates(tmp_path):
 
 def test_joint_formulation_refusals(tmp_path):
     from mbint import models
-    with pytest.raises(ValueError, match="UrdfModel"):  # a SpatialModel that is not a URDF
+    # a SpatialModel that is not a tree (SpatialModel trees: tests/test_joint_spatial.py)
+    with pytest.raises(ValueError, match="distance 'tie_rod_front_left' is not a joint of a "
+                                         "tree.*index1"):
         mbint.simulate(models.hmmwv(), (0, 0.1), formulation="joint")
     with pytest.raises(ValueError, match="index1"):  # a planar tree with a driver
         m = models.pendulum_chain(2)

@@ -26,13 +26,21 @@
  * the body-coordinate formulations; events and outputs by the 3-D mb_jtree_fk; theta the sum
  * of the joint frames' angles and the revolute coordinates along the body's path
  * (continuous, as the body coordinates are); the Jacobian by forward differences of
- * that x'' (2 n + 1 evaluations). */
+ * that x'' (2 n + 1 evaluations).
+ *
+ * A SpatialModel's tree (T->mech_forces; mbint.mbs.joint.SpatialJointTree: revolute,
+ * prismatic and ball joints from the ground, link frames with the bodies' axes): z the
+ * joint coordinates (1 a revolute or prismatic joint, the 4 Euler parameters of a ball
+ * joint's relative rotation), x'' by the world-coordinate ABA of joint_spatial.c under
+ * the mechanism's own forces at the bodies' coordinates of its forward kinematics
+ * (without their quadratic-velocity rows), the Jacobian by forward differences. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "formulation.h"
 #include "index1.h"
 #include "joint_planar.h"
+#include "joint_spatial.h"
 #include "joint_tree.h"
 #include "mbs_common.h"
 #include "status.h"
@@ -68,6 +76,10 @@ typedef struct form_joint {
     mb_index1 i1;
     int i1_state;          /* 0: not built, 1: built, -1: cannot be built */
     double *ob;            /* 3 nq: the output's q, q', q'' when the caller wants none */
+    /* a SpatialModel's tree (T->mech_forces): joint_spatial.h, with mech, Q, qb, qdb */
+    int spatial;
+    mb_jspatial js;
+    ptrdiff_t *zoff;       /* n + 1 */
 } form_joint;
 
 static int fj_open(mb_formulation *F, const mb_form_options *o)
@@ -82,7 +94,7 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
     ptrdiff_t n = T->n;
     if (mb_jtree_check(T, F->msg, sizeof F->msg) != MB_OK)
         return MB_ERR_ILL_INPUT;
-    int planar = n > 0 && 3 * n == F->nq;
+    int planar = n > 0 && 3 * n == F->nq && !T->mech_forces;
     if (n == 0 || (7 * n != F->nq && !planar))
         return MB_FAIL(F, MB_ERR_ILL_INPUT, "formulation 'joint': the tree has %td bodies and the "
                        "mechanism %td coordinates (7 a body, or 3 for a planar one).", n, F->nq);
@@ -101,7 +113,17 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
     x->T = T, x->body = o->tree_body, x->n = n;
     x->free = T->type[0] == MB_JT_FREE;
     ptrdiff_t m = x->m = n + (x->free ? 6 : 0);
-    ptrdiff_t np = planar ? 34 * n + 3 * F->nq + mb_jplanar_work_size(n) : 0;  /* planar */
+    if (T->mech_forces) {
+        if (x->free)
+            return MB_FAIL(F, MB_ERR_ILL_INPUT, "formulation 'joint': a SpatialModel's tree has "
+                           "no floating base.");
+        if (!(x->zoff = malloc((size_t)(n + 1) * sizeof(ptrdiff_t))))
+            return MB_FAIL(F, MB_ERR_MEM, "formulation 'joint': out of memory.");
+        x->spatial = 1, x->mech = F->mech;
+        m = x->m = mb_jspatial_offsets(T, x->zoff);
+    }
+    ptrdiff_t np = planar ? 34 * n + 3 * F->nq + mb_jplanar_work_size(n)
+                 : x->spatial ? mb_jspatial_work_size(n) + 3 * F->nq : 0;  /* the scratch */
     x->work = malloc((size_t)(mb_jtree_deriv_work_size(n) + (4 + MB_JT_FK) * n + 6 * m + np) *
                      sizeof(double));
     if (!x->work)
@@ -127,6 +149,12 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
         for (ptrdiff_t i = 0; i < n; i++)  /* R_i = Rz(off_i) (row-major) */
             x->off[i] = atan2(T->frame[12 * i + 3], T->frame[12 * i]);
     }
+    if (x->spatial) {
+        x->Q = x->fk + MB_JT_FK * n;
+        x->qb = x->Q + F->nq;
+        x->qdb = x->qb + F->nq;
+        x->js = (mb_jspatial){T, x->body, x->zoff, x->qdb + F->nq};
+    }
     F->n = 2 * m;
     return MB_OK;
 }
@@ -137,6 +165,7 @@ static void fj_close(mb_formulation *F)
     if (x) {
         free(x->work);
         free(x->ob);
+        free(x->zoff);
         if (x->i1_state == 1)
             mb_index1_free(&x->i1);
     }
@@ -360,11 +389,26 @@ static int planar_joints(form_joint *x, const double *q, const double *qd, doubl
     return MB_OK;
 }
 
+/* x'' of a SpatialModel's tree: forward kinematics, the mechanism's forces at the
+ * bodies' (q, q'), the ABA of joint_spatial.c */
+static int spatial_accel(form_joint *x, double t, const double *z, const double *zd,
+                         double *zdd)
+{
+    int rc = mb_jspatial_kin(&x->js, z, zd, x->qb, x->qdb);
+    if (rc == MB_OK)
+        rc = x->mech->forces(t, x->qb, x->qdb, x->Q, x->mech->ctx);
+    if (rc == MB_OK)
+        rc = mb_jspatial_accel(&x->js, x->qb, x->qdb, x->Q, z, zd, zdd);
+    return rc == MB_ERR_NONFINITE ? MB_RECOVERABLE : rc;
+}
+
 static int accel(form_joint *x, double t, const double *z, const double *zd, double *zdd)
 {
     ptrdiff_t n = x->n;
     if (x->planar)
         return planar_accel(x, t, z, zd, zdd);
+    if (x->spatial)
+        return spatial_accel(x, t, z, zd, zdd);
     if (!x->free) {
         mb_jtree_input(x->T, t, zd, x->u);
         int rc = mb_jtree_aba(x->T, z, zd, x->u, zdd, x->work);
@@ -527,6 +571,8 @@ static int joint_of_body(form_joint *x, const double *q, const double *qd, doubl
     ptrdiff_t off = x->free ? 6 : 0;
     if (x->planar)
         return planar_joints(x, q, qd, xj, xdj);
+    if (x->spatial)
+        return mb_jspatial_joints(&x->js, q, qd, xj, xdj);
     if (x->free) {  /* the floating base: its body coordinates */
         memcpy(xj, q + 7 * x->body[0], 7 * sizeof(double));
         if (qd)
@@ -594,6 +640,15 @@ static int body_of_joint(form_joint *x, const double *z, const double *zd, const
     const mb_jtree *T = x->T;
     const double *xdj = zd;
     int rc;
+    if (x->spatial) {  /* xdd: the last accel was at (z, z') */
+        double *qo = q ? q : x->qb, *qdo = qd ? qd : x->qdb;
+        if (!zd)
+            return MB_ERR_ILL_INPUT;
+        rc = mb_jspatial_kin(&x->js, z, zd, qo, qdo);
+        if (rc == MB_OK && xdd && qdd)
+            rc = mb_jspatial_body_acc(&x->js, qo, qdo, qdd);
+        return rc;
+    }
     if (x->planar) {
         rc = mb_jtree_fk(T, z, zd, zd ? xdd : NULL, x->fk, x->work);
         if (rc == MB_OK)
@@ -683,13 +738,20 @@ static int fj_initial(mb_formulation *F, double t0, const double *q0, const doub
     return MB_OK;
 }
 
+/* a SpatialModel's tree: forward differences of x'' (2 m + 1 evaluations of FK, the
+ * mechanism's forces and the ABA), as a planar tree's */
+static int fs_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
+{
+    return jac_by_differences(ctx, t, y, J, ld, 0);
+}
+
 static void fj_problem(mb_formulation *F, mb_problem *p)
 {
     form_joint *x = F->impl;
     memset(p, 0, sizeof *p);
     p->n = 2 * x->m;
     p->rhs = fj_rhs;
-    p->jac = fj_jac;
+    p->jac = x->spatial ? fs_jac : fj_jac;
     p->nq = x->m;
     p->acc = fj_acc;
     p->ctx = x;
@@ -748,7 +810,7 @@ static int fj_outputs(mb_formulation *F, double t, const double *y, double *q, d
 int mb_form_joint_changed(mb_formulation *F)
 {
     const form_joint *x = F->impl;
-    return x && x->planar ? MB_OK : MB_ERR_NOT_SUPPORTED;
+    return x && (x->planar || x->spatial) ? MB_OK : MB_ERR_NOT_SUPPORTED;
 }
 
 const mb_form_ops mb_form_joint = {

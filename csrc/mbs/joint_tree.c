@@ -221,6 +221,15 @@ static void subspace(const mb_jtree *T, ptrdiff_t i, double *S)
     S[off] = k[0], S[off + 1] = k[1], S[off + 2] = k[2];
 }
 
+/* 1 when the engine's functions take the tree: no ball joint (joint_spatial.h has them) */
+static int no_ball(const mb_jtree *T)
+{
+    for (ptrdiff_t i = 0; T->mech_forces && i < T->n; i++)
+        if (T->type[i] == MB_JT_BALL)
+            return 0;
+    return 1;
+}
+
 int mb_jtree_check(const mb_jtree *T, char *msg, size_t len)
 {
 #define BAD(...) (snprintf(msg, len, __VA_ARGS__), MB_ERR_ILL_INPUT)
@@ -234,9 +243,10 @@ int mb_jtree_check(const mb_jtree *T, char *msg, size_t len)
             return BAD("joint tree: body %td has parent %d; parents come first (-1: the base).",
                        i, T->parent[i]);
         if (T->type[i] != MB_JT_REVOLUTE && T->type[i] != MB_JT_PRISMATIC &&
-            !(i == 0 && T->type[i] == MB_JT_FREE))
+            !(i == 0 && T->type[i] == MB_JT_FREE) && !(T->mech_forces && T->type[i] == MB_JT_BALL))
             return BAD("joint tree: joint %td has type %d; revolute (0), prismatic (1) or, for "
-                       "body 0 only, free (2).", i, T->type[i]);
+                       "body 0 only, free (2) (ball (3): a SpatialModel's tree only).", i,
+                       T->type[i]);
         const double *k = T->axis + 3 * i, *p = T->inertia + 10 * i;
         if (!(fabs(dot3(k, k) - 1.0) <= 1e-12))
             return BAD("joint tree: the axis of joint %td is not a unit vector.", i);
@@ -318,6 +328,8 @@ static int aba_core(const mb_jtree *T, const mb_jtree_root *root, const double *
     ptrdiff_t n = T->n;
     int free_root = n > 0 && T->type[0] == MB_JT_FREE;
     double S[6], vJ[6], Iv[6];
+    if (!no_ball(T))
+        return MB_ERR_NOT_SUPPORTED;
     if (free_root != (root != NULL))
         return MB_ERR_ILL_INPUT;
     for (ptrdiff_t i = 0; i < n; i++) {  /* velocities, bias terms */
@@ -413,8 +425,8 @@ int mb_jtree_aba_free(const mb_jtree *T, const mb_jtree_root *root, const double
 int mb_jtree_rnea(const mb_jtree *T, const double *q, const double *qd, const double *qdd,
                   int gravity, double *tau, double *work)
 {
-    if (T->n > 0 && T->type[0] == MB_JT_FREE)
-        return MB_ERR_NOT_SUPPORTED;  /* a fixed base only */
+    if ((T->n > 0 && T->type[0] == MB_JT_FREE) || !no_ball(T))
+        return MB_ERR_NOT_SUPPORTED;  /* a fixed base only, no ball joints */
     ptrdiff_t n = T->n;
     double S[6], vJ[6], Iv[6], Ia[6], t6[6], I6[36];
     double a0[6] = {0, 0, 0, 0, 0, 0};
@@ -455,8 +467,8 @@ int mb_jtree_rnea(const mb_jtree *T, const double *q, const double *qd, const do
 
 int mb_jtree_crba(const mb_jtree *T, const double *q, double *M, ptrdiff_t ld, double *work)
 {
-    if (T->n > 0 && T->type[0] == MB_JT_FREE)
-        return MB_ERR_NOT_SUPPORTED;  /* a fixed base only */
+    if ((T->n > 0 && T->type[0] == MB_JT_FREE) || !no_ball(T))
+        return MB_ERR_NOT_SUPPORTED;  /* a fixed base only, no ball joints */
     ptrdiff_t n = T->n;
     double S[6], F[6], G[6];
     for (ptrdiff_t i = 0; i < n; i++) {
@@ -491,6 +503,8 @@ static int fk_core(const mb_jtree *T, const mb_jtree_root *root, const double *a
 {
     ptrdiff_t n = T->n;
     int free_root = n > 0 && T->type[0] == MB_JT_FREE;
+    if (!no_ball(T))
+        return MB_ERR_NOT_SUPPORTED;
     if (free_root != (root != NULL) || (free_root && qdd && !a0))
         return MB_ERR_ILL_INPUT;
     double S[6], vJ[6], t6[6], zero[6] = {0, 0, 0, 0, 0, 0};
@@ -593,8 +607,8 @@ static void xforce_d_add(const double *b, const double *dE, const double *dr, co
 int mb_jtree_rnea_tangent(const mb_jtree *T, const double *q, const double *qd,
                           const double *dq, const double *dqd, double *dtau, double *work)
 {
-    if (T->n > 0 && T->type[0] == MB_JT_FREE)
-        return MB_ERR_NOT_SUPPORTED;  /* a fixed base only */
+    if ((T->n > 0 && T->type[0] == MB_JT_FREE) || !no_ball(T))
+        return MB_ERR_NOT_SUPPORTED;  /* a fixed base only, no ball joints */
     ptrdiff_t n = T->n;
     double *tan = work + MB_JT_PER_BODY * n;  /* per body: dv, da, df */
     double S[6], sq[6], dsq[6], t6[6], u6[6], Iv[6], Idv[6], I6[36], dE[9], dr[3];
@@ -677,8 +691,8 @@ int mb_jtree_aba_derivatives(const mb_jtree *T, double t, const double *q, const
                              const double *tau_extra, const double *qdd, double *Aq,
                              double *Av, ptrdiff_t ld, double *work)
 {
-    if (T->n > 0 && T->type[0] == MB_JT_FREE)
-        return MB_ERR_NOT_SUPPORTED;  /* a fixed base only */
+    if ((T->n > 0 && T->type[0] == MB_JT_FREE) || !no_ball(T))
+        return MB_ERR_NOT_SUPPORTED;  /* a fixed base only, no ball joints */
     ptrdiff_t n = T->n;
     double *L = work + (MB_JT_PER_BODY + 18) * n, *x = L + n * n, *e = x + n;
     int rc;

@@ -26,7 +26,9 @@
  * Every function returns MB_OK or a status (status.def). */
 #include <stddef.h>
 
-enum { MB_JT_REVOLUTE = 0, MB_JT_PRISMATIC = 1, MB_JT_FREE = 2 };
+/* MB_JT_BALL: a spherical joint, only in a tree with mech_forces (a SpatialModel's:
+ * joint_spatial.h); the functions below refuse it (MB_ERR_NOT_SUPPORTED) */
+enum { MB_JT_REVOLUTE = 0, MB_JT_PRISMATIC = 1, MB_JT_FREE = 2, MB_JT_BALL = 3 };
 
 /* A floating base: body 0 of type MB_JT_FREE (parent -1) is a free body whose state is
  * given apart: its link frame's rotation A (row-major, link to global) and origin o (m),
@@ -51,6 +53,9 @@ typedef struct mb_jtree {
     const double *input;    /* 6 n: joint torque / force c0 + c1 t + c2 t^2 + a sin(w t + psi)
                              * as (c0, c1, c2, a, w, psi) (N m, N), or NULL: none */
     double gravity[3];      /* m/s^2, global frame */
+    int mech_forces;        /* 1: the tree of a SpatialModel (joint_spatial.h): forces are
+                             * the mechanism's, link frames have the bodies' axes; may
+                             * hold MB_JT_BALL joints; gravity, inputs, dampers unused */
 } mb_jtree;
 
 /* doubles of work for a tree of n bodies */

@@ -55,22 +55,25 @@ static jtree_owned *owned(PyObject *o)
 }
 
 const char jtree_new_doc[] =
-"jtree_new(parent, type, frame, axis, inertia, damping, input, gravity, body=None)\n"
+"jtree_new(parent, type, frame, axis, inertia, damping, input, gravity, body=None,\n"
+"mech_forces=0)\n"
 "-> capsule\n--\n\n"
 "A joint tree (csrc/mbs/joint_tree.h) from its tables: parent (n ints, -1: the base),\n"
 "type (n: 0 revolute, 1 prismatic), frame (n x 12: R row-major, t), axis (n x 3),\n"
 "inertia (n x 10: m, c, Ixx Iyy Izz Ixy Ixz Iyz), damping (n), input (n x 6:\n"
 "c0 c1 c2 a w psi), gravity (3); body (n ints): the index of each tree body among the\n"
-"bodies of the model's mechanism (formulation=\"joint\").  ValueError naming what is\n"
-"wrong.";
+"bodies of the model's mechanism (formulation=\"joint\"); mech_forces=1: a SpatialModel's\n"
+"tree (joint_spatial.h: the mechanism's forces, type 3 ball joints).  ValueError naming\n"
+"what is wrong.";
 
 PyObject *jtree_new(PyObject *self, PyObject *a, PyObject *kw)
 {
     static char *kwlist[] = {"parent", "type", "frame", "axis", "inertia", "damping", "input",
-                             "gravity", "body", NULL};
+                             "gravity", "body", "mech_forces", NULL};
     PyObject *po, *to, *fo, *ao, *io, *dob, *uo, *go, *bo = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(a, kw, "OOOOOOOO|O", kwlist, &po, &to, &fo, &ao, &io, &dob,
-                                     &uo, &go, &bo))
+    int mech_forces = 0;
+    if (!PyArg_ParseTupleAndKeywords(a, kw, "OOOOOOOO|Op", kwlist, &po, &to, &fo, &ao, &io, &dob,
+                                     &uo, &go, &bo, &mech_forces))
         return NULL;
     PyArrayObject *P = (PyArrayObject *)PyArray_FROMANY(po, NPY_INT, 1, 1, NPY_ARRAY_CARRAY);
     PyArrayObject *Ty = P ? (PyArrayObject *)PyArray_FROMANY(to, NPY_INT, 1, 1, NPY_ARRAY_CARRAY)
@@ -113,8 +116,9 @@ PyObject *jtree_new(PyObject *self, PyObject *a, PyObject *kw)
     memcpy(r + 25 * n, PyArray_DATA((PyArrayObject *)D), (size_t)n * sizeof(double));
     memcpy(r + 26 * n, PyArray_DATA((PyArrayObject *)U), (size_t)(6 * n) * sizeof(double));
     t->T = (mb_jtree){n, t->ints, t->ints + n, r, r + 12 * n, r + 15 * n, r + 25 * n, r + 26 * n,
-                      {0, 0, 0}};
+                      {0, 0, 0}, 0};
     memcpy(t->T.gravity, PyArray_DATA((PyArrayObject *)G), 3 * sizeof(double));
+    t->T.mech_forces = mech_forces;
     char msg[256];
     if (mb_jtree_check(&t->T, msg, sizeof msg) != MB_OK) {
         PyErr_SetString(PyExc_ValueError, msg);

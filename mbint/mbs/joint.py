@@ -305,23 +305,30 @@ class JointTree:
         traj.x_joint[self.perm] = y[:, off:k].T
         traj.xd_joint[self.perm] = y[:, k + off:].T
         traj.joint_names = list(self.joint_names)
-        q0 = (traj.initial or {}).get("q0")
-        for b in self.body:
-            rows = slice(7 * b + 3, 7 * b + 7)
-            P = traj.q[rows]
-            if m == 0:
-                continue
-            # the first output takes the sign of the run's own q0 (its Euler parameters
-            # with e0 near 0 may come out of the forward kinematics with the other sign)
-            s0 = -1.0 if q0 is not None and float(np.dot(P[:, 0], q0[rows])) < 0 else 1.0
-            flip = np.cumprod(np.where(np.einsum("ij,ij->j", P[:, 1:], P[:, :-1]) < 0, -1.0,
-                                       1.0))
-            sign = s0 * np.concatenate([[1.0], flip])
-            for arr in (traj.q, traj.qd, traj.qdd):
-                arr[rows] *= sign
+        _continuous_quats(traj, self.body)
         if traj.sol is not None:  # a floating base: over the integrated state only
             traj.sol_joint = traj.sol
             traj.sol = None if self.floating else _JointDense(traj.sol, self)
+
+
+def _continuous_quats(traj, bodies):
+    """Make the Euler parameters of ``bodies`` on ``traj`` continuous in time (p and -p
+    are the same rotation: the first output takes the sign of the run's q0, each later
+    one the sign nearer the previous one, with p', p'')."""
+    q0 = (traj.initial or {}).get("q0")
+    if len(traj.t) == 0:
+        return
+    for b in bodies:
+        rows = slice(7 * b + 3, 7 * b + 7)
+        P = traj.q[rows]
+        # the first output takes the sign of the run's own q0 (its Euler parameters
+        # with e0 near 0 may come out of the forward kinematics with the other sign)
+        s0 = -1.0 if q0 is not None and float(np.dot(P[:, 0], q0[rows])) < 0 else 1.0
+        flip = np.cumprod(np.where(np.einsum("ij,ij->j", P[:, 1:], P[:, :-1]) < 0, -1.0,
+                                   1.0))
+        sign = s0 * np.concatenate([[1.0], flip])
+        for arr in (traj.q, traj.qd, traj.qdd):
+            arr[rows] *= sign
 
 
 class _JointDense:
@@ -349,7 +356,8 @@ class _JointDense:
     def __call__(self, t):
         if self._tree is None:
             self._tree = joint_tree(self.model)
-        tree, n = self._tree, self._tree.n
+        tree = self._tree
+        n = getattr(tree, "nz", tree.n)  # a SpatialJointTree: its joint coordinates
         y = np.asarray(self.joint(t), float)
         if y.ndim == 1:
             return np.concatenate(tree._body_state_tree(y[:n], y[n:]))
@@ -542,12 +550,21 @@ class PlanarJointTree:
 
 def joint_tree(model):
     """The joint tree of a model for ``formulation="joint"``: a :class:`JointTree` of a
-    UrdfModel, a :class:`PlanarJointTree` of a PlanarModel (ValueError for other models
-    and for models that are not trees)."""
+    UrdfModel, a :class:`~mbint.mbs.joint_spatial.SpatialJointTree` of another
+    SpatialModel, a :class:`PlanarJointTree` of a PlanarModel (ValueError for other
+    models and for models that are not trees)."""
     from .planar import PlanarModel
+    from .spatial import SpatialModel
     from .urdf import UrdfModel
     if isinstance(model, UrdfModel):
         return JointTree(model)
+    if isinstance(model, SpatialModel):
+        from .joint_spatial import SpatialJointTree
+        compiled = model.compile()
+        tree = getattr(compiled, "_joint_tree", None)
+        if tree is None:
+            tree = compiled._joint_tree = SpatialJointTree(model)
+        return tree
     if isinstance(model, PlanarModel):
         # built once per compiled model (a change of the model compiles it anew)
         compiled = model.compile()
@@ -557,5 +574,5 @@ def joint_tree(model):
         return tree
     raise ValueError(f"formulation='joint': {getattr(model, 'name', model)!r} is a "
                      f"{type(model).__name__}; the joint formulation takes the kinematic tree "
-                     f"of a UrdfModel (mbint.load_urdf) or of a PlanarModel; use "
+                     f"of a UrdfModel (mbint.load_urdf), a SpatialModel or a PlanarModel; use "
                      f"formulation='index1'.")

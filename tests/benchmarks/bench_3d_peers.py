@@ -10,6 +10,11 @@ t = 0 the chain lies straight along +x at rest; it falls and swings until T_END.
   parameters, N normalizations + 3 N point rows), ``formulation="index1"``, dense
   linear algebra: ``linear_algebra="auto"``, the sparse index-1 path from nq = 60 (whether
   ``"sparse"`` is accepted for a SpatialModel is recorded in the report).
+* mbint, ``formulation="joint"`` (issue 23): the same SpatialModel in joint coordinates
+  (the Euler parameters of each ball joint's relative rotation and their rates, 8 N
+  states, a world-coordinate articulated-body algorithm under the model's forces,
+  ``csrc/mbs/joint_spatial.c``), explicit methods ("<method>/joint" rows); the table
+  "at matched error" takes mbint's cheapest over both formulations.
 * Exudyn: ``MainSystem.CreateRigidBody`` (Euler-parameter nodes) and
   ``CreateSphericalJoint``, ``SolveDynamic`` with generalized-alpha (spectral radius
   0.9) or the trapezoidal rule (index 2), fixed steps, ``EigenSparse`` linear solver,
@@ -95,6 +100,9 @@ MBINT_SETTINGS = {10: [(m, tol) for m in ("dop853", "dopri5") for tol in (1e-3, 
                   # explicit methods, whose f is O(N)
                   100: [(m, tol) for m in ("dop853", "dopri5") for tol in (1e-3, 1e-5, 1e-7)],
                   300: [(m, tol) for m in ("dop853", "dopri5") for tol in (1e-3, 1e-5, 1e-7)]}
+#: formulation="joint" (explicit methods: the Jacobian of a SpatialModel tree is forward
+#: differences of the ABA, 8 N columns)
+JOINT_SETTINGS = [(m, tol) for m in ("dop853", "dopri5") for tol in (1e-3, 1e-5, 1e-7)]
 EXU_STEPS = (50, 100, 200, 400, 800, 1600, 3200)   # N <= 30
 EXU_STEPS_MID = (50, 200, 800, 3200)                # N = 100
 EXU_STEPS_BIG = (50, 200, 800)                      # N = 300
@@ -267,6 +275,8 @@ def settings(n, peers):
     if n <= MBINT_MAX_N:
         for m, tol in MBINT_SETTINGS[n]:
             out.append(("mbint", m, f"rtol=atol={tol:g}", tol))
+        for m, tol in JOINT_SETTINGS:
+            out.append(("mbint", f"{m}/joint", f"rtol=atol={tol:g}", tol))
     if "exudyn" in peers and n <= EXU_MAX_N:
         for solver in ("generalized-alpha", "trapezoidal"):
             for ns in (EXU_STEPS if n <= 30 else EXU_STEPS_MID if n <= 100 else EXU_STEPS_BIG):
@@ -279,6 +289,8 @@ def settings(n, peers):
 
 def run_one(n, code, family, par, cache, whole=False):
     if code == "mbint":
+        family, _, form = family.partition("/")
+        kw = {"formulation": form} if form else {}
         if n not in cache:
             cache[n] = mbint_chain(n)
             mbint_run(*cache[n], "dop853", 1e-2)  # compile
@@ -286,9 +298,9 @@ def run_one(n, code, family, par, cache, whole=False):
         if whole:  # first round only: the model built from nothing + simulate
             t0 = time.process_time()
             m2, tip2 = mbint_chain(n)
-            mbint_run(m2, tip2, family, par)
+            mbint_run(m2, tip2, family, par, **kw)
             out["whole"] = time.process_time() - t0
-        cpu, x, ns = mbint_run(*cache[n], family, par)
+        cpu, x, ns = mbint_run(*cache[n], family, par, **kw)
         out.update(cpu=cpu, tip=x, nsteps=ns)
         return out
     if code == "exudyn":

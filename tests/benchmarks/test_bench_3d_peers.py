@@ -16,6 +16,10 @@ Only what the measurements support (out/bench_3d_peers.md, 2026-11-27):
   control) is ahead of mbint at N = 10 and 30 (mbint / MuJoCo 1.2-7), behind at N = 100
   (MuJoCo / mbint 2.2-6.2; its joint-space mass matrix is dense): not asserted either
   way (the N = 30 margin is near the noise of a shared machine).
+* formulation="joint" (2026-11-28, N = 10 ... 100, load ~6): mbint's cheapest setting is a
+  joint row at every N and target, 1.2-2.5x below its cheapest index-1 row; at N = 100
+  1.5-2.5x: asserted > 1 there.  With it MuJoCo / mbint is 0.2-0.7 at N = 10, 0.73-1.75
+  at N = 30 and 4.2-8.7 at N = 100 (not asserted).
 """
 from __future__ import annotations
 
@@ -78,3 +82,17 @@ def test_mbint_ahead_of_exudyn_at_every_size_and_error(res):
     assert {e["N"] for e in both} >= {10, 30, 100, 300}
     for e in both:
         assert e["exudyn_over_mbint"] > 1.0, e
+
+
+def test_joint_ahead_of_index1_at_100(res):
+    """At N = 100 mbint's cheapest formulation="joint" setting meets each target for less
+    CPU than its cheapest index-1 setting (the same run, interleaved)."""
+    def cheapest(joint, target):
+        ok = [r for r in res["rows"] if r["N"] == 100 and r["code"] == "mbint"
+              and ("/joint" in r["method"]) == joint and r["error"] is not None
+              and r["error"] <= target]
+        return min(r["cpu"] for r in ok) if ok else None
+    for target in bench.TARGETS:
+        i1, jt = cheapest(False, target), cheapest(True, target)
+        print(f"N=100, {target:.0e} m: index1 / joint {i1 / jt:.2f}")
+        assert jt < i1, (target, i1, jt)

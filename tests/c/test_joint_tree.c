@@ -35,7 +35,7 @@ static void double_pendulum(void)
     double axis[6] = {0, 1, 0, 0, 1, 0}, inertia[20];
     rod(m1, l1, inertia);
     rod(m2, l2, inertia + 10);
-    mb_jtree T = {2, parent, type, frame, axis, inertia, NULL, NULL, {0, 0, -9.81}};
+    mb_jtree T = {2, parent, type, frame, axis, inertia, NULL, NULL, {0, 0, -9.81}, 0};
     char msg[256];
     CHECK(mb_jtree_check(&T, msg, sizeof msg) == MB_OK, "the double pendulum's table is valid");
     double *w = work_for(2), q[2] = {0.3, th2}, M[4], Mr[4];
@@ -130,7 +130,7 @@ static void random_tree(void)
         p[4] = d0 + d1, p[5] = d0 + 0.08, p[6] = d1 + 0.08;
         p[7] = 0.01 * (urand(&s) - .5), p[8] = 0.01 * (urand(&s) - .5), p[9] = 0.01 * (urand(&s) - .5);
     }
-    mb_jtree T = {N, parent, type, frame, axis, inertia, NULL, NULL, {0.3, -1.0, -9.81}};
+    mb_jtree T = {N, parent, type, frame, axis, inertia, NULL, NULL, {0.3, -1.0, -9.81}, 0};
     char msg[256];
     CHECK(mb_jtree_check(&T, msg, sizeof msg) == MB_OK, "the random tree is valid (%s)",
           mb_jtree_check(&T, msg, sizeof msg) ? msg : "ok");
@@ -198,7 +198,7 @@ static void bad_tables(void)
     int parent[2] = {-1, 1}, type[2] = {0, 0};
     double frame[24] = {0}, axis[6] = {0, 0, 1, 0, 0, 1}, inertia[20] = {1, 0, 0, 0, 1, 1, 1};
     inertia[10] = 1, inertia[14] = inertia[15] = inertia[16] = 1;
-    mb_jtree T = {2, parent, type, frame, axis, inertia, NULL, NULL, {0, 0, 0}};
+    mb_jtree T = {2, parent, type, frame, axis, inertia, NULL, NULL, {0, 0, 0}, 0};
     char msg[256];
     CHECK(mb_jtree_check(&T, msg, sizeof msg) == MB_ERR_ILL_INPUT && strstr(msg, "parents"),
           "a parent after its child is refused: %s", msg);
@@ -219,7 +219,7 @@ static void free_body(void)
     int parent[1] = {-1}, type[1] = {MB_JT_FREE};
     double frame[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, axis[3] = {1, 0, 0};
     double inertia[10] = {2.0, 0.1, -0.2, 0.3, 0.5, 0.7, 0.9, 0.05, -0.02, 0.03};
-    mb_jtree T = {1, parent, type, frame, axis, inertia, NULL, NULL, {0.1, -0.3, -9.81}};
+    mb_jtree T = {1, parent, type, frame, axis, inertia, NULL, NULL, {0.1, -0.3, -9.81}, 0};
     char msg[256];
     CHECK(mb_jtree_check(&T, msg, sizeof msg) == MB_OK, "a free root is a valid table");
     double c = cos(0.7), sn = sin(0.7);  /* a rotation about z by 0.7 rad */
