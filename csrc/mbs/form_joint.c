@@ -480,11 +480,13 @@ static int planar_jac(form_joint *x, double t, const double *y, double *J, ptrdi
 #endif
 #define FJ_EXACT_MAX_N 400
 
-/* [0 I; a_x a_x'], exact (mb_jtree_aba_derivatives) or by differences */
+/* [0 I; a_x a_x'] of a URDF or planar tree: exact (mb_jtree_aba_derivatives for a fixed
+ * base up to FJ_EXACT_MAX_N joints, mb_jplanar_jac for planar forces with derivatives) or
+ * by differences */
 static int fj_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
 {
-    if (!FJ_DIFFERENCES && !((form_joint *)ctx)->free && !((form_joint *)ctx)->planar && ((form_joint *)ctx)->n <= FJ_EXACT_MAX_N) {
-        form_joint *x = ctx;
+    form_joint *x = ctx;
+    if (!FJ_DIFFERENCES && !x->free && !x->planar && x->n <= FJ_EXACT_MAX_N) {
         ptrdiff_t n = x->n;
         for (ptrdiff_t j = 0; j < 2 * n; j++)
             for (ptrdiff_t i = 0; i < n; i++) J[j * ld + i] = (j == n + i) ? 1.0 : 0.0;
@@ -492,10 +494,9 @@ static int fj_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
                                           ld, x->work);
         return rc == MB_ERR_NONFINITE || rc == MB_ERR_LINALG ? MB_RECOVERABLE : rc;
     }
-    if (!FJ_DIFFERENCES && ((form_joint *)ctx)->planar &&
-        mb_jplanar_exact(((form_joint *)ctx)->mech))
-        return planar_jac(ctx, t, y, J, ld);
-    return jac_by_differences(ctx, t, y, J, ld, !((form_joint *)ctx)->planar);
+    if (!FJ_DIFFERENCES && x->planar && mb_jplanar_exact(x->mech))
+        return planar_jac(x, t, y, J, ld);
+    return jac_by_differences(x, t, y, J, ld, !x->planar);
 }
 
 /* [0 I; a_x a_x'] by differences of x'': forward ones for a planar tree (2 n + 1
