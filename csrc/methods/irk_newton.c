@@ -12,17 +12,24 @@
 static const double THETA_REUSE_JAC = 1e-3; /* RADAU5's THET */
 enum { STAGEWISE_STEPS = 20, MIN_ITER_INDEX3 = 2 /* see newton() */ };
 
-void mb_irk_carve(mb_carver *c, int s, ptrdiff_t n, mb_irk_work *w)
+/* the stacked system's work; dense 0: without the s n x n stage Jacobians, the
+ * s n x s n matrix and its pivots (the split through the problem's linsys) */
+static void carve_stacked(mb_carver *c, int s, ptrdiff_t n, size_t dense, mb_irk_work *w)
 {
     size_t nn = (size_t)n, N = (size_t)s * nn;
-    w->J = mb_carve(c, (size_t)s * nn * nn);
-    w->E = mb_carve(c, N * N);
-    w->ipiv = mb_carve_int(c, N);
+    w->J = mb_carve(c, dense * (size_t)s * nn * nn);
+    w->E = mb_carve(c, dense * N * N);
+    w->ipiv = mb_carve_int(c, dense * N);
     w->Z = mb_carve(c, N);
     w->F = mb_carve(c, N);
     w->dZ = mb_carve(c, N);
     w->yt = mb_carve(c, nn);
     w->v = mb_carve(c, nn);
+}
+
+void mb_irk_carve(mb_carver *c, int s, ptrdiff_t n, mb_irk_work *w)
+{
+    carve_stacked(c, s, n, 1, w);
     w->split = NULL;
 }
 
@@ -48,14 +55,7 @@ void mb_irk_carve_split(mb_carver *c, int s, ptrdiff_t n, int dense, mb_irk_work
     mb_irk_split_work count;
     if (!sw)
         sw = &count;  /* counting (c->base NULL) */
-    w->J = mb_carve(c, d * (size_t)s * nn * nn);
-    w->E = mb_carve(c, d * N * N);
-    w->ipiv = mb_carve_int(c, d * N);
-    w->Z = mb_carve(c, N);
-    w->F = mb_carve(c, N);
-    w->dZ = mb_carve(c, N);
-    w->yt = mb_carve(c, nn);
-    w->v = mb_carve(c, nn);
+    carve_stacked(c, s, n, d, w);
     sw->E = mb_carve(c, d * (size_t)(s + 1) * nn * nn);  /* pairs: 2 n^2; s odd: + 1 */
     sw->ipiv = mb_carve_int(c, d * N);
     sw->W = mb_carve(c, N);

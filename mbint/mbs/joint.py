@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import _core
 from ._rotations import quat_from_matrix
+from .joint_spatial import breadth_first
 from .planar import _timefn
 
 __all__ = ["JointTree", "PlanarJointTree", "joint_tree"]
@@ -434,31 +435,7 @@ class PlanarJointTree:
         if nb == 0:
             raise ValueError(f"formulation='joint': {name} has no bodies{hint}")
         # breadth-first from the ground: each body's joint to its parent
-        adj = {}
-        for e in model.joint_elements:
-            adj.setdefault(e.i, []).append(e)
-            adj.setdefault(e.j, []).append(e)
-        order, seen, used, frontier = [], {-1}, set(), [-1]
-        while frontier:
-            nxt = []
-            for b in frontier:
-                for e in adj.get(b, ()):
-                    if e.name in used:
-                        continue
-                    used.add(e.name)
-                    other = e.j if e.i == b else e.i
-                    if other in seen:
-                        raise ValueError(f"formulation='joint': {name}: joint {e.name!r} "
-                                         f"closes a kinematic loop; the joint formulation "
-                                         f"takes trees{hint}")
-                    seen.add(other)
-                    order.append((other, b, e))
-                    nxt.append(other)
-            frontier = nxt
-        if len(order) != nb:
-            lost = [bd.name for bd in model.bodies if bd.index not in seen]
-            raise ValueError(f"formulation='joint': {name}: bodies {lost} are not reached "
-                             f"from the ground by joints{hint}")
+        order = breadth_first(model, hint)
         self._build(model, order)
 
     def _build(self, model, order):

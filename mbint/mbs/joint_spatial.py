@@ -52,6 +52,14 @@ def _order(model):
                              f"no drivers){_HINT}")
     if not model.bodies:
         raise ValueError(f"formulation='joint': {name} has no bodies{_HINT}")
+    return breadth_first(model, _HINT)
+
+
+def breadth_first(model, hint):
+    """(child, parent, joint element) of every body of a planar or spatial model whose
+    joints form a tree, breadth-first from the ground (parent -1); ValueError naming the
+    joint that closes a loop or the bodies no joint reaches (``hint`` ends the message)."""
+    name = model.name
     adj = {}
     for e in model.joint_elements:
         adj.setdefault(e.i, []).append(e)
@@ -67,7 +75,7 @@ def _order(model):
                 other = e.j if e.i == b else e.i
                 if other in seen:
                     raise ValueError(f"formulation='joint': {name}: joint {e.name!r} closes a "
-                                     f"kinematic loop; the joint formulation takes trees{_HINT}")
+                                     f"kinematic loop; the joint formulation takes trees{hint}")
                 seen.add(other)
                 order.append((other, b, e))
                 nxt.append(other)
@@ -75,7 +83,7 @@ def _order(model):
     if len(order) != len(model.bodies):
         lost = [bd.name for bd in model.bodies if bd.index not in seen]
         raise ValueError(f"formulation='joint': {name}: bodies {lost} are not reached from the "
-                         f"ground by joints{_HINT}")
+                         f"ground by joints{hint}")
     return order
 
 
