@@ -228,26 +228,35 @@ def test_simulator_inputs_reach_a_planar_joint_run():
     assert np.abs(qb - q0).max() >= 1e-2            # which the input changed
 
 
-def test_multipliers_of_a_joint_run_are_solved_on_first_use():
-    # a joint run of simulate() leaves lam to its first use (the saddle-point solve at
-    # each output cost 20 % of the C run of the stiff pendulum); it equals the multipliers
-    # of the index-1 system at the same (q, q'), survives pickling unsolved, and a
-    # Simulator run (whose inputs change between outputs) still solves it in C
+def test_accelerations_and_multipliers_of_a_joint_run_are_solved_on_first_use():
+    # a joint run of simulate() leaves qdd and lam to their first use (the ABA and the
+    # saddle-point solve at each output cost a third of the C run of the stiff pendulum);
+    # they equal those of the index-1 system at the same (q, q'), survive pickling
+    # unsolved, and a Simulator run (whose inputs change between outputs) still solves
+    # them in C
     import pickle
     m = models.stiff_double_pendulum()
     T = np.linspace(0.0, 1.0, 21)
     a = mbint.simulate(m, (0.0, 1.0), "bdf", rtol=1e-8, atol=1e-8, t_eval=T, formulation="joint")
-    assert a.__dict__["_lam"] is None
+    assert a.__dict__["_lam"] is None and a.__dict__["_qdd"] is None
     b = pickle.loads(pickle.dumps(a))
-    q, l_ = m.accelerations(a.t, a.q, a.qd)
+    a_, l_ = m.accelerations(a.t, a.q, a.qd)
     assert np.abs(a.lam - l_).max() <= 1e-12 * np.abs(l_).max()
+    assert np.abs(a.qdd - a_).max() <= 1e-12 * np.abs(a_).max()
     assert a.lam.shape == (m.nc, T.size) and np.array_equal(b.lam, a.lam)
+    assert np.array_equal(b.qdd, a.qdd)
     c = mbint.simulate(m, (0.0, 1.0), "bdf", rtol=1e-8, atol=1e-8, t_eval=T)
     assert np.abs(a.lam - c.lam).max() <= 1e-5 * np.abs(c.lam).max()
-    a.q[:, 3] = np.nan  # a point whose state is not finite: NaN, the others solved
-    a.lam = None
-    assert np.isnan(a.lam[:, 3]).all() and np.isfinite(np.delete(a.lam, 3, axis=1)).all()
+    assert np.abs(a.qdd - c.qdd).max() <= 1e-5 * np.abs(c.qdd).max()
+    # the joint engine's own q'' (a Simulator run solves them in C, from the ABA)
     s = mbint.Simulator(m, method="bdf", formulation="joint", rtol=1e-8, atol=1e-8)
-    s.advance(0.5)
+    s.advance(1.0)
     tr = s.trajectory()
-    assert tr.__dict__["_lam"] is not None and np.isfinite(tr.lam).all()
+    assert tr.__dict__["_lam"] is not None and tr.__dict__["_qdd"] is not None
+    a2, l2 = m.accelerations(tr.t, tr.q, tr.qd)
+    assert np.abs(tr.qdd - a2).max() <= 1e-9 * np.abs(a2).max()
+    assert np.abs(tr.lam - l2).max() <= 1e-9 * np.abs(l2).max()
+    a.q[:, 3] = np.nan  # a point whose state is not finite: NaN, the others solved
+    a.lam = a.qdd = None
+    assert np.isnan(a.lam[:, 3]).all() and np.isfinite(np.delete(a.lam, 3, axis=1)).all()
+    assert np.isnan(a.qdd[:, 3]).all() and np.isfinite(np.delete(a.qdd, 3, axis=1)).all()

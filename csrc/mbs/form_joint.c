@@ -792,13 +792,15 @@ static int fj_outputs(mb_formulation *F, double t, const double *y, double *q, d
     form_joint *x = F->impl;
     ptrdiff_t m = x->m, nq = F->nq;
     double *a = x->acc;
-    int rc = accel(x, t, y, y + m, a);
+    /* x'' (the ABA) only for the body accelerations: not for events, nor for the outputs of
+     * mbint.simulate, whose q'' and lambda are solved on first use (simulate_py.c) */
+    int rc = qdd ? accel(x, t, y, y + m, a) : MB_OK;
     int want_lam = lam && F->nc > 0;
     if (want_lam && !x->ob && !(x->ob = malloc(3 * (size_t)nq * sizeof(double))))
         return MB_FAIL(F, MB_ERR_MEM, "joint: no memory for the outputs' multipliers.");
     double *qo = q ? q : want_lam ? x->ob : NULL, *qdo = qd ? qd : want_lam ? x->ob + nq : NULL;
     if (rc == MB_OK)
-        rc = body_of_joint(x, y, y + m, x->free ? x->qdde : a, qo, qdo, qdd);
+        rc = body_of_joint(x, y, y + m, !qdd ? NULL : x->free ? x->qdde : a, qo, qdo, qdd);
     if (want_lam) {
         if (rc == MB_OK)
             lambda_of_output(F, x, t, qo, qdo, lam);

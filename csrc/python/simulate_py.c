@@ -238,23 +238,26 @@ done:
  * point where they cannot be computed is NaN; 0, or -1 when a callback raised or memory
  * ran out */
 /* The outputs of a run at its m points: the full state (the formulations that integrate
- * other variables), q'' and lambda.  want_lam 0: lambda is not computed and *lam is None
- * (the joint formulation solves a saddle-point system of the body coordinates for it at
- * each point, as much as the integration costs on a short run: mbint.simulate leaves it to
- * Trajectory.lam, which computes it on first use). */
+ * other variables), q'' and lambda.  want_acc 0: q'' and lambda are not computed and *qdd,
+ * *lam are None (the joint formulation runs its ABA and solves a saddle-point system of the
+ * body coordinates for them at each point, as much as the integration costs on a short
+ * run: mbint.simulate leaves them to Trajectory.qdd / .lam, which solve the body
+ * coordinates' index-1 system on first use). */
 static int outputs(mb_formulation *F, int python, ptrdiff_t m, const double *t, const double *y,
                    PyObject **yf, PyObject **qdd, PyObject **lam,
-                   void (*at)(double t, void *ctx), void *at_ctx, int want_lam)
+                   void (*at)(double t, void *ctx), void *at_ctx, int want_acc)
 {
     ptrdiff_t nq = F->nq, nc = F->nc, n = F->n;
     int full = mb_form_maps_state(F);
     npy_intp d0[2] = {(npy_intp)m, (npy_intp)(2 * nq)}, d1[2] = {(npy_intp)nq, (npy_intp)m},
              d2[2] = {(npy_intp)nc, (npy_intp)m};
     *yf = full ? PyArray_SimpleNew(2, d0, NPY_DOUBLE) : NULL;
-    *qdd = PyArray_SimpleNew(2, d1, NPY_DOUBLE);
-    if (want_lam) {
+    if (want_acc) {
+        *qdd = PyArray_SimpleNew(2, d1, NPY_DOUBLE);
         *lam = PyArray_SimpleNew(2, d2, NPY_DOUBLE);
     } else {
+        Py_INCREF(Py_None);
+        *qdd = Py_None;
         Py_INCREF(Py_None);
         *lam = Py_None;
     }
@@ -266,22 +269,22 @@ static int outputs(mb_formulation *F, int python, ptrdiff_t m, const double *t, 
         return -1;
     }
     double *Q = full ? PyArray_DATA((PyArrayObject *)*yf) : NULL;
-    double *A = PyArray_DATA((PyArrayObject *)*qdd);
-    double *L = want_lam ? PyArray_DATA((PyArrayObject *)*lam) : NULL;
+    double *A = want_acc ? PyArray_DATA((PyArrayObject *)*qdd) : NULL;
+    double *L = want_acc ? PyArray_DATA((PyArrayObject *)*lam) : NULL;
     int failed = 0;
     PyThreadState *ts = python ? NULL : PyEval_SaveThread();
     for (ptrdiff_t i = 0; i < m && !failed; i++) {
         double *q = Q ? Q + i * 2 * nq : NULL;
         if (at)
             at(t[i], at_ctx);
-        int rc = mb_form_outputs(F, t[i], y + i * n, q, q ? q + nq : NULL, row,
+        int rc = mb_form_outputs(F, t[i], y + i * n, q, q ? q + nq : NULL, A ? row : NULL,
                                  L ? row + nq : NULL);
         if (rc != MB_OK) {
             for (ptrdiff_t c = 0; q && c < 2 * nq; c++) q[c] = NAN;
             for (ptrdiff_t c = 0; c < nq + nc; c++) row[c] = NAN;
             failed = rc == MB_ERR_CALLBACK;
         }
-        for (ptrdiff_t c = 0; c < nq; c++) A[c * m + i] = row[c];
+        for (ptrdiff_t c = 0; A && c < nq; c++) A[c * m + i] = row[c];
         for (ptrdiff_t c = 0; L && c < nc; c++) L[c * m + i] = row[nq + c];
     }
     if (ts)
@@ -381,12 +384,12 @@ PyObject *mech_session_result(mech_session *S)
 }
 
 static PyObject *session_result(mech_session *S, void (*at)(double t, void *ctx), void *ctx,
-                                int want_lam)
+                                int want_acc)
 {
     PyObject *out = NULL, *yf = NULL, *qdd = NULL, *lam = NULL;
     run_ctx *r = &S->r;
     if (!outputs(&S->F, S->s.mh->python, r->res.nt, r->res.t, r->res.y, &yf, &qdd, &lam, at,
-                 ctx, want_lam))
+                 ctx, want_acc))
         out = result(r, &S->F, yf, qdd, lam);
     Py_XDECREF(yf);
     Py_XDECREF(qdd);
@@ -419,7 +422,7 @@ PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
     if (!S)
         return PyErr_NoMemory();
     PyObject *out = NULL;
-    /* a whole run of mbint.simulate: the joint formulation's multipliers on demand */
+    /* a whole run of mbint.simulate: the joint formulation's q'' and multipliers on demand */
     if (!mech_session_open(S, a, kw) && !run_execute(&S->r, &S->p, &S->ra))
         out = session_result(S, NULL, NULL, S->F.kind != MB_FORM_JOINT);
     mech_session_close(S);

@@ -156,14 +156,16 @@ class Trajectory:
     q, qd, qdd : ndarray, shape (nq, m)
         Coordinates, velocities and accelerations (q'' recomputed at the output
         points from the index-1 system, with the run's Baumgarte terms; for the
-        DAE formulations M^-1 (Q - Phi_q^T lambda) with the integrated lambda);
+        DAE formulations M^-1 (Q - Phi_q^T lambda) with the integrated lambda;
+        ``formulation="joint"``: from the index-1 system without Baumgarte terms, on
+        first use after :func:`mbint.simulate`);
         ``q[:, k]`` is the state at ``t[k]``, ``q[i]`` the history of
         coordinate i.
     lam : ndarray, shape (nc, m)
         Lagrange multipliers (``M q'' + Phi_q^T lam = Q``): from the index-1 system,
         or the integrated ones of a DAE formulation (``formulation="joint"``: those of
-        the body coordinates' index-1 system at each output, solved on first use of
-        ``lam`` after :func:`mbint.simulate`).  What they mean as forces:
+        the body coordinates' index-1 system at each output, solved with ``qdd`` on
+        first use of either after :func:`mbint.simulate`).  What they mean as forces:
         :meth:`reactions` (per joint and body, N and N m) and the drivers' outputs
         ``output("<driver>.torque")`` / ``output("<driver>.force")``.
     time_major : TimeMajor
@@ -218,8 +220,8 @@ class Trajectory:
     t: FloatArray
     q: FloatArray
     qd: FloatArray
-    qdd: FloatArray
-    _lam: FloatArray | None  # lam, or None until its first use (a joint run of simulate)
+    _qdd: FloatArray | None  # qdd, or None until its first use (a joint run of simulate)
+    _lam: FloatArray | None  # lam, likewise
     status: int
     status_code: int
     message: str
@@ -244,26 +246,44 @@ class Trajectory:
     _dissipated: FloatArray | None
 
     @property
+    def qdd(self) -> FloatArray:
+        """Accelerations, shape (nq, m) (see the class docstring)."""
+        if self.__dict__.get("_qdd") is None:  # a joint run of simulate: on first use
+            self._solve_outputs()
+        assert self._qdd is not None
+        return self._qdd
+
+    @qdd.setter
+    def qdd(self, value: FloatArray | None) -> None:
+        self._qdd = value
+
+    @property
     def lam(self) -> FloatArray:
         """Lagrange multipliers, shape (nc, m) (see the class docstring)."""
-        lam = self.__dict__.get("_lam")
-        if lam is None:  # a joint run: the body coordinates' index-1 multipliers
-            lam = self._lam = self._lam_of_outputs()
-        return lam
+        if self.__dict__.get("_lam") is None:  # a joint run of simulate: on first use
+            self._solve_outputs()
+        assert self._lam is not None
+        return self._lam
 
     @lam.setter
-    def lam(self, value: FloatArray) -> None:
+    def lam(self, value: FloatArray | None) -> None:
         self._lam = value
 
-    def _lam_of_outputs(self) -> FloatArray:
-        """The multipliers of the model's index-1 system (no Baumgarte terms) at each
-        output (q, q') (NaN where the state is not finite or the system is singular)."""
-        nc, m = self.model.nc, len(self.t)
-        lam = np.full((nc, m), np.nan)
+    def _solve_outputs(self) -> None:
+        """q'' and the multipliers of the model's index-1 system (no Baumgarte terms) at
+        each output (q, q') (NaN where the state is not finite or the system singular):
+        what a joint run of :func:`mbint.simulate` leaves to the first use of ``qdd`` or
+        ``lam``."""
+        nq, nc, m = self.model.nq, self.model.nc, len(self.t)
+        qdd, lam = np.full((nq, m), np.nan), np.full((nc, m), np.nan)
         ok = np.all(np.isfinite(self.q), axis=0) & np.all(np.isfinite(self.qd), axis=0)
-        if nc and ok.any():
-            lam[:, ok] = self.model.accelerations(self.t[ok], self.q[:, ok], self.qd[:, ok])[1]
-        return lam
+        if ok.any():
+            a, lm = self.model.accelerations(self.t[ok], self.q[:, ok], self.qd[:, ok])
+            qdd[:, ok], lam[:, ok] = a, lm
+        if self.__dict__.get("_qdd") is None:
+            self._qdd = qdd
+        if self.__dict__.get("_lam") is None:
+            self._lam = lam
 
     def __init__(self, model: Model, out: dict[str, Any], *, method: str, formulation: str,
                  baumgarte: tuple[float, float], projected: bool, initial: dict[str, Any],
@@ -280,8 +300,9 @@ class Trajectory:
         self.q = np.ascontiguousarray(y[:, :nq].T)
         self.qd = np.ascontiguousarray(y[:, nq:2 * nq].T)
         # q'' and lambda come component-major from the C core (simulate_py.c outputs)
-        self.qdd = np.asarray(out["qdd"], float).reshape(nq, m)
-        lam = out["lam"]  # None: the joint formulation's, solved on first use (lam)
+        # None (a joint run of simulate): solved on first use (qdd, lam)
+        qdd, lam = out["qdd"], out["lam"]
+        self._qdd = None if qdd is None else np.asarray(qdd, float).reshape(nq, m)
         self._lam = None if lam is None else np.asarray(lam, float).reshape(nc, m)
         self.options = {} if options is None else dict(options)
         self.method = method
