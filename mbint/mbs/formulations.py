@@ -41,6 +41,9 @@ keep their own step loop) run ``state_space``; the methods with a mass matrix so
 method runs ``joint`` (an ODE: a URDF tree's Jacobian exact up to 400 joints, else central
 differences of the ABA; a planar tree's by forward differences, its forces being the
 model's own at the body coordinates of the forward kinematics).
+
+``formulation="auto"`` is no row of the table: :func:`auto_formulation` picks ``joint``
+or ``index1`` (``state_space`` with ``independent=``) by a measured rule.
 """
 from __future__ import annotations
 
@@ -232,14 +235,15 @@ def supported_formulations(method: str | type | MethodInfo) -> tuple[str, ...]:
 
 
 #: formulation="auto" with an explicit method: trees of up to this many joints run on
-#: "joint".  Measured (tests/benchmarks/bench_joint_peers.py and the rows of
-#: docs/choosing.md): on the spatial hinge chain "index1" (sparse) takes 4.5x, 9.4x the
-#: time of "joint" with dop853 at N = 100, 300 and on the planar pendulum chain 2.1x ...
-#: 4.3x from N = 10 to 300; joint stays ahead up to the largest N measured (1000).
+#: "joint".  Measured (docs/choosing.md, "formulation='auto'"): on the spatial hinge
+#: chain "index1" (sparse) takes 4.4x, 9.4x the time of "joint" with dop853 at N = 100,
+#: 300, on the planar pendulum chain 2.1x ... 4.3x from N = 10 to 1000; joint stays
+#: ahead up to the largest N measured (1000), beyond which the rule does not guess.
 AUTO_JOINT_MAX = 1000
 #: ... with an implicit method (its Jacobian on "joint" is dense: O(n^3) a Newton
-#: matrix, against O(n) on the sparse "index1"): the largest tree run on "joint".
-AUTO_JOINT_MAX_IMPLICIT = 100
+#: matrix, against O(n) on the sparse "index1"): the largest tree run on "joint"
+#: (radau_iia: index1 takes 2.2x joint's time at N = 100, 1.05x at N = 300).
+AUTO_JOINT_MAX_IMPLICIT = 200
 
 
 def auto_formulation(model: Model, info: MethodInfo, baumgarte=None, project: bool = False,
