@@ -72,14 +72,32 @@ def test_slider_crank_loop_runs_on_index1():
 
 
 def test_long_chain_with_implicit_method_runs_on_index1():
-    n = F.AUTO_JOINT_MAX_IMPLICIT + 1
-    m = models.pendulum_chain(n, link=0.1, mass=0.1)
+    lim = F.AUTO_JOINT_MAX_IMPLICIT["planar"]
+    m = models.pendulum_chain(lim + 1, link=0.1, mass=0.1)
     auto = mbint.simulate(m, (0, 1e-3), "radau_iia", formulation="auto")
     assert auto.formulation == "index1"
-    assert f"{n} joints > {F.AUTO_JOINT_MAX_IMPLICIT}" in auto.options["formulation_rule"]
+    assert f"{lim + 1} joints > {lim}" in auto.options["formulation_rule"]
     _same(auto, mbint.simulate(m, (0, 1e-3), "radau_iia", formulation="index1"))
     # the same chain with an explicit method is under AUTO_JOINT_MAX: joint
     assert mbint.simulate(m, (0, 1e-3), "dopri5", formulation="auto").formulation == "joint"
+    # at the limit: joint
+    m = models.pendulum_chain(lim, link=0.1, mass=0.1)
+    assert mbint.simulate(m, (0, 1e-3), "radau_iia", formulation="auto").formulation == "joint"
+
+
+def test_spatial_implicit_limit(monkeypatch, tmp_path):
+    """A URDF tree takes the spatial limit, not the planar one (lowered to keep it small)."""
+    pytest.importorskip("yourdfpy")
+    from urdf_chains import rod_chain
+    m = mbint.load_urdf(rod_chain(tmp_path, 4, length=0.1, mass=0.1, axes="yx"),
+                        q=[0.3, -0.2, 0.1, 0.2])
+    monkeypatch.setitem(F.AUTO_JOINT_MAX_IMPLICIT, "spatial", 3)
+    monkeypatch.setitem(F.AUTO_JOINT_MAX_IMPLICIT, "planar", 10)
+    tr = mbint.simulate(m, (0, 1e-3), "radau_iia", formulation="auto")
+    assert tr.formulation == "index1"
+    assert "4 joints > 3" in tr.options["formulation_rule"]
+    monkeypatch.setitem(F.AUTO_JOINT_MAX_IMPLICIT, "spatial", 4)
+    assert mbint.simulate(m, (0, 1e-3), "radau_iia", formulation="auto").formulation == "joint"
 
 
 def test_explicit_limit(monkeypatch):

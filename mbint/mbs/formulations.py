@@ -241,9 +241,11 @@ def supported_formulations(method: str | type | MethodInfo) -> tuple[str, ...]:
 #: ahead up to the largest N measured (1000), beyond which the rule does not guess.
 AUTO_JOINT_MAX = 1000
 #: ... with an implicit method (its Jacobian on "joint" is dense: O(n^3) a Newton
-#: matrix, against O(n) on the sparse "index1"): the largest tree run on "joint"
-#: (radau_iia: index1 takes 2.2x joint's time at N = 100, 1.05x at N = 300).
-AUTO_JOINT_MAX_IMPLICIT = 200
+#: matrix, against O(n) on the sparse "index1"): the largest tree run on "joint", by the
+#: model's kind.  Measured: spatial chain, index1 / joint 2.0-2.2 at N = 100 (radau_iia,
+#: bdf), 1.05 at N = 300 (radau_iia); planar chain (Jacobian by forward differences)
+#: 1.22 at N = 30, 0.41-0.46 at N = 100.
+AUTO_JOINT_MAX_IMPLICIT = {"spatial": 200, "planar": 50}
 
 
 def auto_formulation(model: Model, info: MethodInfo, baumgarte=None, project: bool = False,
@@ -254,8 +256,8 @@ def auto_formulation(model: Model, info: MethodInfo, baumgarte=None, project: bo
     ``"joint"`` when the model's joints form a tree that the joint formulation accepts
     (:func:`mbint.mbs.joint.joint_tree`: a UrdfModel, or a PlanarModel of revolute and
     translational joints without drivers, loops or contacts) of at most
-    :data:`AUTO_JOINT_MAX` joints (:data:`AUTO_JOINT_MAX_IMPLICIT` for an implicit
-    method), and no option of another formulation is given (``baumgarte``,
+    :data:`AUTO_JOINT_MAX` joints (:data:`AUTO_JOINT_MAX_IMPLICIT` of the model's kind
+    for an implicit method), and no option of another formulation is given (``baumgarte``,
     ``project=True``, ``independent``, ``linear_algebra="sparse"``); ``"index1"``
     otherwise (``"state_space"`` when ``independent`` is given).
 
@@ -288,7 +290,8 @@ def auto_formulation(model: Model, info: MethodInfo, baumgarte=None, project: bo
     except ValueError as e:
         why = str(e).removeprefix("formulation='joint': ").split(";")[0]
         return "index1", f"not a tree the joint formulation takes: {why}", None
-    limit = AUTO_JOINT_MAX_IMPLICIT if info.implicit else AUTO_JOINT_MAX
+    limit = (AUTO_JOINT_MAX_IMPLICIT["planar" if model.kind == "planar" else "spatial"]
+             if info.implicit else AUTO_JOINT_MAX)
     kind = "an implicit" if info.implicit else "an explicit"
     if tree.n > limit:
         return "index1", f"{tree.n} joints > {limit} for {kind} method", None

@@ -622,8 +622,8 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
         each output's (q, q'), from its index-1 saddle-point system).  ``"auto"``
         picks one by a measured rule (:func:`mbint.mbs.formulations.auto_formulation`,
         docs/choosing.md): ``"joint"`` for a tree that it accepts of at most
-        :data:`~mbint.mbs.formulations.AUTO_JOINT_MAX` joints (explicit methods; 200 for
-        implicit ones, whose Jacobian on "joint" is dense), else ``"index1"``; the choice
+        :data:`~mbint.mbs.formulations.AUTO_JOINT_MAX` joints (explicit methods; 200 spatial, 50 planar
+        for implicit ones, whose Jacobian on "joint" is dense), else ``"index1"``; the choice
         is ``traj.formulation``, the rule ``traj.options["formulation_rule"]``.  The
         default stays ``"index1"``.
     q0, qd0 : array_like, shape (nq,), optional
