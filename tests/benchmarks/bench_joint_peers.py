@@ -21,7 +21,9 @@ for N <= 30, else ``"joint"`` dopri5 at 1e-11).
   at rtol = atol = 1e-4 ... 1e-10; CPU of ``SolveDynamic`` only; the tip from its final
   joint angles by mbint's forward kinematics (the same for every code).
 
-A ladder stops where the error is below 1e-9 m or stops falling, and a setting is
+A ladder stops where the error is below 1e-9 m or stops falling, or where its finer
+settings (each dearer) can take no cell of the table any more (its code already meets
+every target it misses for less CPU), and a setting is
 skipped (printed with the reason) when a pilot run over T/20 predicts more than CAP = 20 s.
 Then 2 more rounds of the settings within 2x of their code's cheapest at a target
 (those over 5 s are timed once); medians of the rounds; at each target tip error (1e-4, 1e-6, 1e-8 m) the cheapest setting of each code whose error
@@ -250,6 +252,22 @@ def first_round(sets, ref, cap, log):
         s.err = err if np.isfinite(err) else float("inf")
         if s.err < 1e-9 or (prev and s.err > 0.7 * prev[-1].err and s.err < 1e-2):
             stopped[s.ladder] = "a coarser setting already reached its floor"
+        elif dominated(sets, s):
+            stopped[s.ladder] = "dominated: its code meets every target left for less"
+
+
+def dominated(sets, s):
+    """Whether finer settings of ``s``'s ladder (each costing more than ``s``) can no
+    longer take a cell of the table: for every target ``s`` misses, a setting of the same
+    code already meets it for at most ``s``'s CPU time."""
+    for target in TARGETS:
+        if s.err <= target:
+            continue
+        ok = [o.cpu[0] for o in sets if o.code == s.code and o.err is not None
+              and o.err <= target]
+        if not ok or min(ok) > s.cpu[0]:
+            return False
+    return True
 
 
 def candidates(sets):
