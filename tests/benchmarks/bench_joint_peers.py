@@ -29,8 +29,8 @@ Then 2 more rounds of the settings within 2x of their code's cheapest at a targe
 (those over 5 s are timed once); medians of the rounds; at each target tip error (1e-4, 1e-6, 1e-8 m) the cheapest setting of each code whose error
 is at most the target.
 
-Run ``python tests/benchmarks/bench_joint_peers.py [--quick] [--sizes 10,30]`` (Markdown
-tables on stdout; ``--json FILE`` writes the rows).  Not part of the test suite
+Run ``python tests/benchmarks/bench_joint_peers.py [--quick] [--sizes 10,30] [--rounds 3]
+[--cap 20]`` (Markdown tables on stdout, each size's on stderr as it ends; ``--json FILE`` writes the rows).  Not part of the test suite
 (``test_bench_joint_peers.py`` runs ``--quick`` sizes).
 """
 from __future__ import annotations
@@ -355,6 +355,7 @@ def run(sizes=SIZES, rounds=3, cap=CAP, log=print):
     for n in sizes:
         log(f"N = {n} ...")
         results.append(timed_rounds(n, peers, rounds, cap, log))
+        log(table(results[-1:], peers))  # each size as it ends
     return dict(peers=peers, sizes=list(sizes), results=results)
 
 
@@ -363,12 +364,14 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="N = 4, 8, one round, 2 s cap")
     ap.add_argument("--sizes", help="comma-separated N (default 10,30,100,300,1000)")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--cap", type=float, default=CAP, help="skip a setting predicted over "
+                    "this many CPU seconds (default %(default)s)")
     ap.add_argument("--json", help="write the rows to this file")
     a = ap.parse_args(argv)
     sizes = QUICK_SIZES if a.quick else SIZES
     if a.sizes:
         sizes = tuple(int(v) for v in a.sizes.split(","))
-    out = run(sizes, 1 if a.quick else a.rounds, 2.0 if a.quick else CAP,
+    out = run(sizes, 1 if a.quick else a.rounds, 2.0 if a.quick else a.cap,
               log=lambda s: print(s, file=sys.stderr, flush=True))
     if not out["peers"]:
         print("Neither MuJoCo nor Exudyn is installed (pip install mbint[bench]): mbint only.")
