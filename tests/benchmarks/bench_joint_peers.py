@@ -187,8 +187,8 @@ def exudyn_run(n, solver, par, fk, t_end=T_END):
 class Setting:
     """One setting of one code: ``run(t_end) -> (cpu, tip)``; its times and error."""
 
-    def __init__(self, code, label, run, ladder=None):
-        self.code, self.label, self.run, self.ladder = code, label, run, ladder
+    def __init__(self, code, label, run, ladder=None, n=None):
+        self.code, self.label, self.run, self.ladder, self.n = code, label, run, ladder, n
         self.cpu, self.err, self.skipped = [], None, None
 
     @property
@@ -226,10 +226,15 @@ def settings(n, peers, model, tip, fk):
     return out
 
 
-def first_round(sets, ref, cap, log):
+def first_round(sets, ref, cap, log, over=None):
     """Round 1: each ladder from coarse to fine, pilot-checked against ``cap``; a ladder
-    ends below 1e-9 m, where its error stops falling, or at the cap."""
-    stopped = {}
+    ends below 1e-9 m, where its error stops falling, or at the cap.  ``over``: the
+    ladders whose coarsest setting was over the cap at a smaller N (skipped: every cost
+    here grows with N), updated."""
+    over = {} if over is None else over
+    stopped = {k: f"its coarsest setting was over the cap at N = {v}" for k, v in over.items()}
+    for k in stopped:
+        log(f"  skip {k}: {stopped[k]}")
     for s in sets:
         if s.ladder in stopped:
             s.skipped = stopped[s.ladder]
@@ -239,6 +244,8 @@ def first_round(sets, ref, cap, log):
             if pilot > cap:
                 s.skipped = f"pilot over T/{PILOT} predicts {pilot:.0f} s > {cap:g} s"
                 stopped[s.ladder] = "a coarser setting hit the cap"
+                if not any(o.ladder == s.ladder and o.err is not None for o in sets):
+                    over[s.ladder] = n_of(sets)
                 log(f"  skip {s.code} {s.label}: {s.skipped}")
                 continue
             cpu, x = s.run(T_END)
@@ -254,6 +261,10 @@ def first_round(sets, ref, cap, log):
             stopped[s.ladder] = "a coarser setting already reached its floor"
         elif dominated(sets, s):
             stopped[s.ladder] = "dominated: its code meets every target left for less"
+
+
+def n_of(sets):
+    return sets[0].n if sets else None
 
 
 def dominated(sets, s):
@@ -283,7 +294,7 @@ def candidates(sets):
     return [s for s in sets if any(s is k for k in keep)]
 
 
-def timed_rounds(n, peers, rounds, cap=CAP, log=print):
+def timed_rounds(n, peers, rounds, cap=CAP, log=print, over=None):
     """All settings at N = n, interleaved; the reference and its check."""
     with tempfile.TemporaryDirectory() as d:
         model, tip, tree = mbint_chain(d, n)
@@ -296,7 +307,9 @@ def timed_rounds(n, peers, rounds, cap=CAP, log=print):
         check = ("index1", "dop853") if n <= 30 else ("joint", "dopri5")
         ref2 = mbint_run(model, tip, *check, 1e-11)[1]
         sets = settings(n, peers, model, tip, fk)
-        first_round(sets, ref, cap, log)
+        for s in sets:
+            s.n = n
+        first_round(sets, ref, cap, log, over)
         again = candidates(sets)
         for _ in range(rounds - 1):
             for s in again:
@@ -349,12 +362,13 @@ def details(results):
     return "\n".join(lines)
 
 
-def run(sizes=SIZES, rounds=3, cap=CAP, log=print):
+def run(sizes=SIZES, rounds=3, cap=CAP, log=print, over=None):
     peers = [p for p in ("mujoco", "exudyn") if have(p)]
     results = []
+    over = dict(over or {})
     for n in sizes:
         log(f"N = {n} ...")
-        results.append(timed_rounds(n, peers, rounds, cap, log))
+        results.append(timed_rounds(n, peers, rounds, cap, log, over))
         log(table(results[-1:], peers))  # each size as it ends
     return dict(peers=peers, sizes=list(sizes), results=results)
 
@@ -367,12 +381,15 @@ def main(argv=None):
     ap.add_argument("--cap", type=float, default=CAP, help="skip a setting predicted over "
                     "this many CPU seconds (default %(default)s)")
     ap.add_argument("--json", help="write the rows to this file")
+    ap.add_argument("--over", default="", help="LADDER=N,...: ladders whose coarsest "
+                    "setting was over the cap at a smaller N in an earlier run (skipped)")
     a = ap.parse_args(argv)
     sizes = QUICK_SIZES if a.quick else SIZES
     if a.sizes:
         sizes = tuple(int(v) for v in a.sizes.split(","))
+    over = dict((k, int(v)) for k, v in (x.split("=") for x in a.over.split(",") if x))
     out = run(sizes, 1 if a.quick else a.rounds, 2.0 if a.quick else a.cap,
-              log=lambda s: print(s, file=sys.stderr, flush=True))
+              log=lambda s: print(s, file=sys.stderr, flush=True), over=over)
     if not out["peers"]:
         print("Neither MuJoCo nor Exudyn is installed (pip install mbint[bench]): mbint only.")
     print(table(out["results"], out["peers"]))
