@@ -41,6 +41,9 @@ keep their own step loop) run ``state_space``; the methods with a mass matrix so
 method runs ``joint`` (an ODE: a URDF tree's Jacobian exact up to 400 joints, else central
 differences of the ABA; a planar tree's by forward differences, its forces being the
 model's own at the body coordinates of the forward kinematics).
+
+``formulation="auto"`` is no row of the table: :func:`auto_formulation` picks ``joint``
+or ``index1`` (``state_space`` with ``independent=``) by a measured rule.
 """
 from __future__ import annotations
 
@@ -52,7 +55,8 @@ from .. import _core
 from ..methods import MethodInfo, method_info, methods as _all_methods
 from ._model_types import Model
 
-__all__ = ["Formulation", "TABLE", "formulations", "formulation", "supported_formulations"]
+__all__ = ["Formulation", "TABLE", "formulations", "formulation", "supported_formulations",
+           "auto_formulation", "AUTO_JOINT_MAX", "AUTO_JOINT_MAX_IMPLICIT"]
 
 
 def _every_method(info):
@@ -230,3 +234,72 @@ def supported_formulations(method: str | type | MethodInfo) -> tuple[str, ...]:
     """
     info = method if isinstance(method, MethodInfo) else method_info(method)
     return tuple(f.name for f in TABLE.values() if f.solves(info))
+
+
+#: formulation="auto" with an explicit method: trees of up to this many joints run on
+#: "joint".  Measured (docs/choosing.md, "formulation='auto'"): on the spatial hinge
+#: chain "index1" (sparse) takes 4.4x, 9.4x the time of "joint" with dop853 at N = 100,
+#: 300, on the planar pendulum chain 2.1x ... 4.3x from N = 10 to 1000; joint stays
+#: ahead up to the largest N measured (1000), beyond which the rule does not guess.
+AUTO_JOINT_MAX = 1000
+#: ... with an implicit method (its Jacobian on "joint" is dense: O(n^3) a Newton
+#: matrix, against O(n) on the sparse "index1"): the largest tree run on "joint", by the
+#: model's kind.  Measured: URDF chain, index1 / joint 2.0-2.2 at N = 100 (radau_iia,
+#: bdf), 1.05 at N = 300 (radau_iia); planar chain (Jacobian by forward differences)
+#: 1.22 at N = 30, 0.41-0.46 at N = 100.  A hand-built SpatialModel tree (its Jacobian by
+#: forward differences, as the planar one's was then) takes the planar value: not
+#: measured on its own.
+AUTO_JOINT_MAX_IMPLICIT = {"urdf": 200, "spatial": 50, "planar": 50}
+
+
+def auto_formulation(model: Model, info: MethodInfo, baumgarte=None, project: bool = False,
+                     independent=None, linear_algebra: str | None = None):
+    """What ``formulation="auto"`` of :func:`mbint.simulate` takes for ``model`` and the
+    method ``info``: ``(name, why, tree)``.
+
+    ``"joint"`` when the model's joints form a tree that the joint formulation accepts
+    (:func:`mbint.mbs.joint.joint_tree`: a UrdfModel, a PlanarModel of revolute and
+    translational joints, or a SpatialModel of revolute, translational and spherical
+    joints, without drivers, loops or contacts) of at most
+    :data:`AUTO_JOINT_MAX` joints (:data:`AUTO_JOINT_MAX_IMPLICIT` of the model's kind
+    for an implicit method), and no option of another formulation is given (``baumgarte``,
+    ``project=True``, ``independent``, ``linear_algebra="sparse"``); ``"index1"``
+    otherwise (``"state_space"`` when ``independent`` is given).
+
+    Parameters
+    ----------
+    model : PlanarModel, SpatialModel or MechanicalSystem
+    info : MethodInfo
+        The method of the run.
+    baumgarte, project, independent, linear_algebra
+        The run's options, as given to :func:`mbint.simulate`.
+
+    Returns
+    -------
+    name : str
+        ``"joint"``, ``"index1"`` or ``"state_space"``.
+    why : str
+        The rule that decided, in words (``traj.options["formulation_rule"]``).
+    tree : JointTree, PlanarJointTree or None
+        The model's tree when ``name`` is ``"joint"`` (built once).
+    """
+    if independent is not None:
+        return "state_space", "independent= was given (state space only)", None
+    given = [k for k, v in (("baumgarte", baumgarte is not None), ("project", bool(project)),
+                            ("linear_algebra='sparse'", linear_algebra == "sparse")) if v]
+    if given:
+        return "index1", f"{', '.join(given)} given (index-1 options)", None
+    from .joint import joint_tree
+    try:
+        tree = joint_tree(model)
+    except ValueError as e:
+        why = str(e).removeprefix("formulation='joint': ").split(";")[0]
+        return "index1", f"not a tree the joint formulation takes: {why}", None
+    from .urdf import UrdfModel
+    kind_key = ("urdf" if isinstance(model, UrdfModel) else
+                "planar" if model.kind == "planar" else "spatial")
+    limit = AUTO_JOINT_MAX_IMPLICIT[kind_key] if info.implicit else AUTO_JOINT_MAX
+    kind = "an implicit" if info.implicit else "an explicit"
+    if tree.n > limit:
+        return "index1", f"{tree.n} joints > {limit} for {kind} method", None
+    return "joint", f"a tree of {tree.n} joints <= {limit} for {kind} method", tree

@@ -22,7 +22,8 @@ from ..methods import method_info, resolve
 from ..multirate import fast_state_indices
 from ..progress import run_cancel, run_progress
 from ._kernels import baumgarte_pair, linalg_code
-from .formulations import TABLE, formulation as _formulation, supported_formulations
+from .formulations import (TABLE, auto_formulation, formulation as _formulation,
+                           supported_formulations)
 from .trajectory import Trajectory
 from .._typing import ArrayLike, Events, Progress, TSpan
 from ._model_types import Model
@@ -290,6 +291,7 @@ class _Setup:
     nc: int
     n: int
     tree: object = None  # formulation="joint": the model's JointTree
+    auto: str | None = None  # formulation="auto": the rule that chose form
 
 
 def _independent_indices(model, independent):
@@ -319,6 +321,10 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
                          f"got {type(model).__name__}.")
     mname = resolve(method)
     info = method_info(mname)
+    auto = tree = None
+    if isinstance(formulation, str) and formulation == "auto":
+        formulation, auto, tree = auto_formulation(model, info, baumgarte, project,
+                                                   independent, linear_algebra)
     form = _formulation(formulation)
     if not form.solves(info):
         ok = supported_formulations(info)
@@ -360,9 +366,10 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
         _check_sparse_kernels(model, handle, linear_algebra)
     elif form.dae:
         linalg = _dae_linalg(model, mname, form, handle, linear_algebra, linalg)
-    tree = _joint_tree(model) if form.tree else None
+    if form.tree and tree is None:
+        tree = _joint_tree(model)
     return _Setup(model, mname, info, form, alpha, beta, prefer, handle, linalg, nq, nc,
-                  2 * nq + form.multipliers * nc, tree)  # form.size(model)
+                  2 * nq + form.multipliers * nc, tree, auto)  # form.size(model)
 
 
 def _joint_tree(model):
@@ -628,7 +635,13 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
         revolute and translational joints, y = (x, x') with x'' by the articulated-body
         algorithm (:mod:`mbint.mbs.joint`; the trajectory in body coordinates,
         ``traj.x_joint``, ``traj.xd_joint``; ``traj.lam`` the mechanism's multipliers at
-        each output's (q, q'), from its index-1 saddle-point system).
+        each output's (q, q'), from its index-1 saddle-point system).  ``"auto"``
+        picks one by a measured rule (:func:`mbint.mbs.formulations.auto_formulation`,
+        docs/choosing.md): ``"joint"`` for a tree that it accepts of at most
+        :data:`~mbint.mbs.formulations.AUTO_JOINT_MAX` joints (explicit methods; 200 spatial, 50 planar
+        for implicit ones, whose Jacobian on "joint" is dense), else ``"index1"``; the choice
+        is ``traj.formulation``, the rule ``traj.options["formulation_rule"]``.  The
+        default stays ``"index1"``.
     q0, qd0 : array_like, shape (nq,), optional
         Initial state (default: the model's) [m, rad; m/s, rad/s].
     project : bool
@@ -709,5 +722,8 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
     control["method_options"] = method_options
     out, options = _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events,
                         project, proj_tol, proj_max_iter, contact_switching, progress)
-    return _trajectory(run, out, options, initial, dense_output, project, proj_tol,
+    traj = _trajectory(run, out, options, initial, dense_output, project, proj_tol,
                        proj_max_iter)
+    if run.auto is not None:  # formulation="auto": traj.formulation is the one it took
+        traj.options.update(formulation_requested="auto", formulation_rule=run.auto)
+    return traj

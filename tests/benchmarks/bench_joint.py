@@ -14,7 +14,9 @@
    the body-coordinate ``"index1"`` (CPU time of the call, f evaluations, and the
    largest difference of the body positions at the end, m).
 
-3. Against MuJoCo (``pip install mbint[bench]``), a first comparison: the same chain of
+3. Against MuJoCo (``pip install mbint[bench]``), a first comparison (RK4 only, from
+   h = 2e-3; the full one, N = 10 ... 1000 against all of MuJoCo's integrators and
+   Exudyn's kinematic tree, is ``bench_joint_peers.py``): the same chain of
    N = 10, 30, 100 rods on hinge joints (MJCF: nested bodies, explicit ``<inertial>``,
    contacts off, ``integrator="RK4"``, ``mj_step(nstep=...)``), 1 s from the bent pose
    at rest; the error is the max-norm error of the tip (the end of the last rod, m) at
