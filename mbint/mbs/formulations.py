@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
+from typing import Any, Callable
 
 from .. import _core
 from ..methods import MethodInfo, method_info, methods as _all_methods
@@ -252,8 +252,9 @@ AUTO_JOINT_MAX = 1000
 AUTO_JOINT_MAX_IMPLICIT = {"urdf": 200, "spatial": 50, "planar": 50}
 
 
-def auto_formulation(model: Model, info: MethodInfo, baumgarte=None, project: bool = False,
-                     independent=None, linear_algebra: str | None = None):
+def auto_formulation(model: Model, info: MethodInfo, baumgarte: Any = None,
+                     project: bool = False, independent: Any = None,
+                     linear_algebra: str | None = None) -> tuple[str, str, Any]:
     """What ``formulation="auto"`` of :func:`mbint.simulate` takes for ``model`` and the
     method ``info``: ``(name, why, tree)``.
 
