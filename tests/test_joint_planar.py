@@ -260,3 +260,19 @@ def test_accelerations_and_multipliers_of_a_joint_run_are_solved_on_first_use():
     a.lam = a.qdd = None
     assert np.isnan(a.lam[:, 3]).all() and np.isfinite(np.delete(a.lam, 3, axis=1)).all()
     assert np.isnan(a.qdd[:, 3]).all() and np.isfinite(np.delete(a.qdd, 3, axis=1)).all()
+
+
+def test_a_large_tree_skips_the_rank_test_but_not_the_residuals():
+    # from SPARSE_MIN_NQ coordinates the rank test of Phi_q (an envelope LDL^T) was most of
+    # a short joint run's set-up; a tree's Phi_q has full row rank at every configuration,
+    # so the joint formulation reports rank nc without it, and still checks Phi(q0), Phi'
+    m = models.pendulum_chain(25, angle=0.3)
+    assert m.nq >= mbint.SPARSE_MIN_NQ
+    tr = mbint.simulate(m, (0.0, 0.01), "dop853", formulation="joint")
+    assert tr.success and tr.initial["rank"] == m.nc and tr.initial["dependent"] == []
+    ref = mbint.mbs.check_initial_conditions(m)
+    assert ref["rank"] == m.nc and ref["dependent"] == []  # what the test would have found
+    q0 = m.q0.copy()
+    q0[4] += 1e-3  # body 2 off its pin
+    with pytest.raises(ValueError, match="inconsistent initial conditions"):
+        mbint.simulate(m, (0.0, 0.01), "dop853", formulation="joint", q0=q0)

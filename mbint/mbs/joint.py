@@ -328,8 +328,11 @@ def _continuous_quats(traj, bodies):
         flip = np.cumprod(np.where(np.einsum("ij,ij->j", P[:, 1:], P[:, :-1]) < 0, -1.0,
                                    1.0))
         sign = s0 * np.concatenate([[1.0], flip])
-        for arr in (traj.q, traj.qd, traj.qdd):
-            arr[rows] *= sign
+        # q'' only when the run gave it (after simulate it is solved on first use, from
+        # the continuous q, q')
+        for arr in (traj.q, traj.qd, traj.__dict__.get("_qdd")):
+            if arr is not None:
+                arr[rows] *= sign
 
 
 class _JointDense:

@@ -226,6 +226,14 @@ def check_initial_conditions(model: Model, q0: ArrayLike | None = None,
     memory and time linear in nq for chains and trees whose joints are numbered along
     their bodies; the rank is nc minus the number of dependent rows.
     """
+    return _check_initial(model, q0, qd0, t0, tol)
+
+
+def _check_initial(model, q0, qd0, t0, tol, tree=False):
+    """:func:`check_initial_conditions`; ``tree``: the joints form a kinematic tree
+    (formulation="joint" took them), so Phi_q has full row rank at every configuration
+    (each joint's rows have a nonsingular block in its child's coordinates) and the
+    sparse rank test, O(nnz) but most of a short run's set-up, is not run."""
     q0 = model.q0 if q0 is None else np.asarray(q0, float)
     qd0 = model.qd0 if qd0 is None else np.asarray(qd0, float)
     nq, nc = model.nq, model.nc
@@ -245,7 +253,7 @@ def check_initial_conditions(model: Model, q0: ArrayLike | None = None,
             P = _sparse_phi_q(model, handle, t0, q0)
             pos = float(np.abs(np.asarray(model.phi(t0, q0))).max())
             vel = float(np.abs(P @ qd0 + np.asarray(model.phi_t(t0, q0))).max())
-            rank, dep = _dependent_rows_sparse(P)
+            rank, dep = (nc, []) if tree else _dependent_rows_sparse(P)
     tol = 1e-8 * max(1.0, scale) if tol is None else float(tol)
     out = dict(position=pos, velocity=vel, tol=tol, consistent=pos <= tol and vel <= tol,
                rank=rank, dependent=[])
@@ -449,7 +457,7 @@ def _initial_state(run, t0, q0, qd0, consistent, tol, proj_tol, proj_max_iter):
     model = run.model
     q0 = _state(model, "q0", q0, "q0")
     qd0 = _state(model, "qd0", qd0, "qd0")
-    initial = check_initial_conditions(model, q0, qd0, t0, tol)
+    initial = _check_initial(model, q0, qd0, t0, tol, tree=run.tree is not None)
     if initial["dependent"]:
         raise ValueError(
             f"{model.name}: the constraints are redundant or the configuration is singular at "
