@@ -430,3 +430,17 @@ def test_a_singular_saddle_matrix_at_a_stage_shrinks_the_step(linear_algebra):
     assert ti.stats["nsteps"] > 0
     tj = mbint.simulate(m, (0, 0.05), "dop853", formulation="joint", rtol=1e-9, atol=1e-9)
     assert np.abs(tj.q[:, -1] - ti.q[:, -1]).max() < 1e-7
+
+
+def test_a_chain_longer_than_the_recursion_limit_loads(tmp_path):
+    # the tree was walked recursively: a chain of 1000 links raised RecursionError
+    # (found by bench_joint_peers.py at N = 1000)
+    import sys
+    from urdf_chains import rod_chain
+    n = sys.getrecursionlimit() + 100
+    m = mbint.load_urdf(rod_chain(tmp_path, n, length=0.1, mass=0.1, axes="yx"))
+    assert m.nq == 7 * n and len(m.joint_names) == n
+    # depth first, parents before children: rod k's centre 0.1 m below rod k - 1's
+    c = m.q0.reshape(n, 7)[:, :3]
+    assert np.abs(c[:, :2]).max() == 0.0
+    assert np.allclose(c[:, 2], -0.05 - 0.1 * np.arange(n), rtol=0, atol=1e-9)  # sums of 0.1

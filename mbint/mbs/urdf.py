@@ -129,34 +129,40 @@ def _parse_tree(robot, path):
         raise ValueError(f"load_urdf {path}: the links must form one tree; root links: {roots}.")
     groups, joints = [], []
 
+    # depth first from the root, children in the file's order (an explicit stack: a chain
+    # of 1000 links would exceed Python's recursion limit); a fixed joint's child joins its
+    # parent's group, a moving joint's child starts a group
+    stack = []
+
     def visit(gi, link, R, t):
-        g = groups[gi]
-        g.add_link(links[link], R, t)
-        for j in children.get(link, []):
-            Ro, to = _tf(j.origin)
-            Rj, tj = R @ Ro, R @ to + t
-            if j.type == "fixed":
-                visit(gi, j.child, Rj, tj)
-                continue
-            if j.type not in _MOVING:
-                raise ValueError(
-                    f"load_urdf {path}: joint {j.name!r} is of type {j.type!r}; only revolute, "
-                    f"continuous, prismatic and fixed joints are supported inside the tree "
-                    f"(a floating base: floating_base=True).")
-            ax = np.asarray(j.axis if j.axis is not None else (1.0, 0.0, 0.0), float)
-            if not np.linalg.norm(ax) > 0:
-                raise ValueError(f"load_urdf {path}: joint {j.name!r} has a zero axis.")
-            lim = j.limit
-            uj = UrdfJoint(j.name, j.type, gi, len(groups), Rj, tj, ax / np.linalg.norm(ax),
-                           float(getattr(j.dynamics, "damping", None) or 0.0),
-                           None if lim is None or j.type == "continuous" else lim.lower,
-                           None if lim is None or j.type == "continuous" else lim.upper)
-            joints.append(uj)
-            groups.append(_Group(j.child, parent_joint=uj))
-            visit(len(groups) - 1, j.child, np.eye(3), np.zeros(3))
+        groups[gi].add_link(links[link], R, t)
+        stack.extend((gi, j, R, t) for j in reversed(children.get(link, [])))
 
     groups.append(_Group(roots[0]))
     visit(0, roots[0], np.eye(3), np.zeros(3))
+    while stack:
+        gi, j, R, t = stack.pop()
+        Ro, to = _tf(j.origin)
+        Rj, tj = R @ Ro, R @ to + t
+        if j.type == "fixed":
+            visit(gi, j.child, Rj, tj)
+            continue
+        if j.type not in _MOVING:
+            raise ValueError(
+                f"load_urdf {path}: joint {j.name!r} is of type {j.type!r}; only revolute, "
+                f"continuous, prismatic and fixed joints are supported inside the tree "
+                f"(a floating base: floating_base=True).")
+        ax = np.asarray(j.axis if j.axis is not None else (1.0, 0.0, 0.0), float)
+        if not np.linalg.norm(ax) > 0:
+            raise ValueError(f"load_urdf {path}: joint {j.name!r} has a zero axis.")
+        lim = j.limit
+        uj = UrdfJoint(j.name, j.type, gi, len(groups), Rj, tj, ax / np.linalg.norm(ax),
+                       float(getattr(j.dynamics, "damping", None) or 0.0),
+                       None if lim is None or j.type == "continuous" else lim.lower,
+                       None if lim is None or j.type == "continuous" else lim.upper)
+        joints.append(uj)
+        groups.append(_Group(j.child, parent_joint=uj))
+        visit(len(groups) - 1, j.child, np.eye(3), np.zeros(3))
     for g in groups[1:]:
         groups[g.parent_joint.parent].moving_below = True
     order = {j.name: k for k, j in enumerate(robot.joints)}
