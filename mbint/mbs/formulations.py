@@ -187,8 +187,9 @@ TABLE = {f.name: f for f in (
                 "coordinates: x'' by the articulated-body algorithm (O(n); a planar model's "
                 "forces evaluated at the body coordinates of the forward kinematics); the "
                 "Jacobian exact (URDF, <= 400 joints) or by differences of it; outputs in "
-                "body coordinates by forward kinematics; traj.lam at each output from the index-1 "
-                "saddle-point system at its (q, q') (no multipliers are integrated)",
+                "body coordinates by forward kinematics; traj.lam and traj.qdd at each output "
+                "from the index-1 saddle-point system at its (q, q'), on first use (no "
+                "multipliers are integrated)",
                 _every_method, project=False, tree=True),
 )}
 
