@@ -63,10 +63,10 @@ def test_bad_settings():
         m.linear_algebra = "banded"
     with pytest.raises(ValueError, match="linear_algebra"):
         mbint.simulate(m, (0, 0.1), "bdf", linear_algebra="fast")
-    # the sparse DAE mode (index3 and the other DAE formulations) serves bdf and radau_iia,
-    # not lstable_block (its block system is dense)
-    with pytest.raises(ValueError, match="sparse DAE.*not 'lstable_block'"):
-        mbint.simulate(m, (0, 0.1), "lstable_block", formulation="index3",
+    # the sparse DAE mode (index3 and the other DAE formulations) serves bdf, radau_iia,
+    # ida and lstable_block (split, r <= 4), not astable_block
+    with pytest.raises(ValueError, match="sparse DAE.*not 'astable_block'"):
+        mbint.simulate(m, (0, 0.1), "astable_block", formulation="index1_dae",
                        linear_algebra="sparse")
     with pytest.raises(ValueError, match="index1 and the DAE formulations only"):
         mbint.simulate(m, (0, 0.1), "bdf", formulation="state_space", linear_algebra="sparse")

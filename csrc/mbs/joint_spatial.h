@@ -26,7 +26,7 @@
  * origin the small axial inertias of long rod chains were lost), a joint of d = 1 or 3
  * degrees of freedom whose D (d x d) is factored by Cholesky, the articulated inertia
  * I - W W^T with W = U L^-T (backward stable where D is ill-conditioned).
- * No Python.h, no globals, status codes; one work array of mb_jspatial_work_size(n)
+ * No Python API, no globals, status codes; one work array of mb_jspatial_work_size(n)
  * doubles. */
 #include <stddef.h>
 #include "joint_tree.h"
