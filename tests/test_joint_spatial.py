@@ -1,7 +1,7 @@
 """formulation="joint" on hand-built SpatialModel trees (revolute, translational and
 spherical joints): the same motion as the body-coordinate index-1 formulation, q''
 against the index-1 saddle-point solve at random states, energy, forward kinematics
-against an independent Python implementation, refusals (mbint/mbs/joint_spatial.py,
+against an independent Python implementation, refusals (mbint/mbs/joint.py SpatialJointTree,
 csrc/mbs/joint_spatial.c)."""
 import numpy as np
 import pytest
@@ -9,7 +9,7 @@ import pytest
 import mbint
 from mbint import _core
 from mbint.mbs.joint import joint_tree
-from mbint.mbs.joint_spatial import SpatialJointTree, _G
+from mbint.mbs.joint import SpatialJointTree, _G
 
 G = (0.0, 0.0, -9.81)
 
