@@ -1,4 +1,5 @@
-"""What the make-bench fixtures share: write a benchmark's report where its module says."""
+"""What the make-bench fixtures and the benchmarks share: write a benchmark's report where its
+module says; whether an optional peer is installed."""
 
 
 def write_report(bench, text):
@@ -13,3 +14,12 @@ def measured_rows(bench):
     rows = bench.run()
     write_report(bench, bench.report(rows))
     return rows
+
+
+def have(name):
+    """Whether the optional package ``name`` imports (a peer of the benchmarks)."""
+    try:
+        __import__(name)
+        return True
+    except Exception:
+        return False

@@ -67,7 +67,7 @@ import mbint
 from mbint.mbs.spatial import SpatialModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import write_report  # noqa: E402
+from _report import have, write_report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT_MD = ROOT / "out" / "bench_3d_peers.md"
@@ -108,14 +108,6 @@ EXU_STEPS_MID = (50, 200, 800, 3200)                # N = 100
 EXU_STEPS_BIG = (50, 200, 800)                      # N = 300
 MJ_H = (1e-2, 5e-3, 2e-3, 1e-3, 5e-4, 2.5e-4)
 MJ_H_BIG = (1e-2, 5e-3, 2e-3, 1e-3, 5e-4)  # N = 100 (2.5e-4 is the reference's check run)
-
-
-def have(name):
-    try:
-        __import__(name)
-        return True
-    except Exception:
-        return False
 
 
 # ---------------------------------------------------------------- the three models

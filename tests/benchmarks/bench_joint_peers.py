@@ -47,8 +47,9 @@ import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-sys.path[:0] = [str(ROOT), str(HERE.parent)]  # this worktree's mbint; tests/urdf_chains.py
-sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))  # load_urdf recurses a joint deep
+sys.path[:0] = [str(ROOT), str(HERE.parent), str(HERE)]  # mbint; tests/urdf_chains.py; _report
+
+from _report import have  # noqa: E402
 
 SIZES, QUICK_SIZES = (10, 30, 100, 300, 1000), (4, 8)
 L, MASS, T_END, G = 0.1, 0.1, 1.0, 9.81
@@ -56,14 +57,6 @@ TARGETS = (1e-4, 1e-6, 1e-8)
 TOLS = (1e-4, 1e-6, 1e-8, 1e-10)
 H0, LADDER = 1e-2, 10  # steps H0 / 2^k, k < LADDER
 CAP, ONCE, PILOT = 20.0, 5.0, 20
-
-
-def have(name):
-    try:
-        __import__(name)
-        return True
-    except Exception:
-        return False
 
 
 def q_init(n):
