@@ -123,8 +123,10 @@ def slider_crank(omega=6.0, theta0=0.4, r=0.2, l=0.6, load=-40.0):
     m.add_revolute(crank, (r / 2, 0), rod, (-l / 2, 0), name="A")
     m.add_revolute(rod, (l / 2, 0), slider, (0, 0), name="B")
     m.add_translational(m.ground, (0, 0), slider, (0, 0), axis=(1, 0), name="guide")
-    m.add_driver(crank, "theta", c1=omega, name="motor")
-    m.add_generalized_force(slider, "x", load, name="load")
+    if omega is not None:  # None: a free slider-crank (test_formulation_auto.py)
+        m.add_driver(crank, "theta", c1=omega, name="motor")
+    if load:
+        m.add_generalized_force(slider, "x", load, name="load")
     # consistent velocities: Phi_q qd = -Phi_t (least squares on the model's Jacobian)
     qd = np.linalg.lstsq(m.constraint_jacobian(0.0), -m.phi_t(0.0), rcond=None)[0]
     m.set_initial(qd=qd)
