@@ -4,13 +4,12 @@ on "joint" (up to AUTO_JOINT_MAX joints for explicit methods, AUTO_JOINT_MAX_IMP
 for implicit ones), anything else on "index1"; the run is the explicit choice's, bit for
 bit; the default formulation is unchanged."""
 import importlib
-import math
 
 import numpy as np
 import pytest
 
 import mbint
-from mbint import PlanarModel, models
+from mbint import models
 
 F = importlib.import_module("mbint.mbs.formulations")  # the module (mbint.mbs exports a
 # function of the same name)
