@@ -283,56 +283,23 @@ static int dae_step_bound(double t, const double *y, const double *fy, double *h
     return me->step_bound(t, y, y + f->nq, fy + f->nq, h_max, me->ctx);
 }
 
-/* mb_dae_initial in the sparse mode: lambda(t0), q''(t0) from the sparse index-1
- * saddle-point system (KLU) */
-static int sparse_initial(mb_dae *f, double t0, const double *q0, const double *v0,
-                          double *y0, double *yp0)
-{
-    ptrdiff_t nq = f->nq, nc = f->nc;
-    double *qdd = f->rq, *lam = f->rc1;
-    mb_index1 i1;
-    int rc = mb_index1_init_ex(&i1, f->mech, 0.0, 0.0, 1);
-    if (rc == MB_OK)
-        rc = mb_index1_solve(&i1, t0, q0, v0, qdd, lam);
-    if (rc != MB_OK)
-        MB_FAIL(f, rc, "%s", i1.msg[0] ? i1.msg : "The consistent multipliers lambda(t0) "
-                "could not be computed.");
-    mb_index1_free(&i1);
-    if (rc != MB_OK)
-        return rc;
-    memcpy(y0, q0, (size_t)nq * sizeof(double));
-    memcpy(y0 + nq, v0, (size_t)nq * sizeof(double));
-    memcpy(y0 + 2 * nq, lam, (size_t)nc * sizeof(double));
-    if (f->nreg > 0) {  /* y carries lam~; Phi_q, M~ and W at q0 */
-        if ((rc = mb_dae_sparse_accel(f, t0, q0, v0, lam)) != MB_OK) return rc;
-        mb_dae_sparse_reg_shift(f, qdd, -1.0, y0 + 2 * nq);
-    }
-    for (ptrdiff_t i = 2 * nq + nc; i < f->n; i++) y0[i] = 0.0;
-    if (yp0) {
-        memcpy(yp0, v0, (size_t)nq * sizeof(double));
-        memcpy(yp0 + nq, qdd, (size_t)nq * sizeof(double));
-        for (ptrdiff_t i = 2 * nq; i < f->n; i++) yp0[i] = 0.0;
-    }
-    return MB_OK;
-}
-
 int mb_dae_initial(mb_dae *f, double t0, const double *q0, const double *v0, double *y0,
                    double *yp0)
 {
     ptrdiff_t nq = f->nq, nc = f->nc;
     double *qdd = f->rq, *lam = f->rc1;
-    if (f->sp)
-        return sparse_initial(f, t0, q0, v0, y0, yp0);
-    /* lambda(t0) and q''(t0) from the saddle-point system of the index-1 formulation,
-     * dense and by the scaled LU (not its Schur path), as before the Schur path existed:
-     * kept so that every DAE run stays what it was.  (The reason it was kept, bdf on the
-     * index1_dae form of the two-link manipulator collapsing its step when lambda(t0)
-     * changed in its last bit, was bdf's: a first Newton correction passing on an old
-     * rate, fixed in bdf.c; tests/test_bdf_dae.py perturbs lambda(t0) by ulps.) */
+    /* lambda(t0) and q''(t0) from the saddle-point system of the index-1 formulation: in
+     * the sparse mode by KLU, else dense and by the scaled LU (not its Schur path), as
+     * before the Schur path existed: kept so that every DAE run stays what it was.  (The
+     * reason it was kept, bdf on the index1_dae form of the two-link manipulator
+     * collapsing its step when lambda(t0) changed in its last bit, was bdf's: a first
+     * Newton correction passing on an old rate, fixed in bdf.c; tests/test_bdf_dae.py
+     * perturbs lambda(t0) by ulps.) */
     mb_index1 i1;
-    int rc = mb_index1_init_ex(&i1, f->mech, 0.0, 0.0, 0);
+    int rc = mb_index1_init_ex(&i1, f->mech, 0.0, 0.0, f->sp ? 1 : 0);
     if (rc == MB_OK) {
-        i1.schur = 0;
+        if (!f->sp)
+            i1.schur = 0;
         rc = mb_index1_solve(&i1, t0, q0, v0, qdd, lam);
     }
     if (rc != MB_OK)
@@ -344,7 +311,10 @@ int mb_dae_initial(mb_dae *f, double t0, const double *q0, const double *v0, dou
     memcpy(y0, q0, (size_t)nq * sizeof(double));
     memcpy(y0 + nq, v0, (size_t)nq * sizeof(double));
     memcpy(y0 + 2 * nq, lam, (size_t)nc * sizeof(double));
-    if (f->nreg > 0) {  /* y carries lam~ (above) */
+    if (f->nreg > 0 && f->sp) {  /* y carries lam~; Phi_q, M~ and W at q0 */
+        if ((rc = mb_dae_sparse_accel(f, t0, q0, v0, lam)) != MB_OK) return rc;
+        mb_dae_sparse_reg_shift(f, qdd, -1.0, y0 + 2 * nq);
+    } else if (f->nreg > 0) {  /* y carries lam~ (above) */
         if ((rc = f->mech->phi_q(t0, q0, f->Pq, nc, f->mech->ctx)) != 0) return rc;
         if ((rc = mass_factor(f, q0)) != MB_OK) return rc;
         reg_shift(f, qdd, -1.0, y0 + 2 * nq);
