@@ -136,8 +136,9 @@ class JointTree:
         #: body[i]: the index among the model's bodies of the engine's body i
         self.body = np.array([groups[g].body.index for g in order], np.intc)
         self._com = inertia[:, 1:4].copy()
+        self._gravity = np.array(model.gravity, float)  # the engine's copy (joint_tree())
         self._handle = _core.jtree_new(parent, typ, frame, axis, inertia, damping, inputs,
-                                       np.asarray(model.gravity, float), self.body)
+                                       self._gravity, self.body)
 
     # ------------------------------------------------------------------ order
     def _to_tree(self, what, x):
@@ -317,22 +318,25 @@ def _continuous_quats(traj, bodies):
     are the same rotation: the first output takes the sign of the run's q0, each later
     one the sign nearer the previous one, with p', p'')."""
     q0 = (traj.initial or {}).get("q0")
-    if len(traj.t) == 0:
+    if len(traj.t) == 0 or len(bodies) == 0:
         return
-    for b in bodies:
-        rows = slice(7 * b + 3, 7 * b + 7)
-        P = traj.q[rows]
-        # the first output takes the sign of the run's own q0 (its Euler parameters
-        # with e0 near 0 may come out of the forward kinematics with the other sign)
-        s0 = -1.0 if q0 is not None and float(np.dot(P[:, 0], q0[rows])) < 0 else 1.0
-        flip = np.cumprod(np.where(np.einsum("ij,ij->j", P[:, 1:], P[:, :-1]) < 0, -1.0,
-                                   1.0))
-        sign = s0 * np.concatenate([[1.0], flip])
-        # q'' only when the run gave it (after simulate it is solved on first use, from
-        # the continuous q, q')
-        for arr in (traj.q, traj.qd, traj.__dict__.get("_qdd")):
-            if arr is not None:
-                arr[rows] *= sign
+    # all bodies at once: rows (nb, 4) of the Euler parameters
+    rows = (7 * np.asarray(bodies, np.intp)[:, None] + np.arange(3, 7)).reshape(-1)
+    P = traj.q[rows].reshape(len(bodies), 4, -1)
+    # the first output takes the sign of the run's own q0 (its Euler parameters with e0
+    # near 0 may come out of the forward kinematics with the other sign)
+    s0 = np.ones(len(bodies))
+    if q0 is not None:
+        s0[np.einsum("bi,bi->b", P[:, :, 0], np.asarray(q0)[rows].reshape(-1, 4)) < 0] = -1.0
+    flip = np.cumprod(np.where(np.einsum("bij,bij->bj", P[:, :, 1:], P[:, :, :-1]) < 0,
+                               -1.0, 1.0), axis=1)
+    sign = s0[:, None] * np.concatenate([np.ones((len(bodies), 1)), flip], axis=1)
+    sign = np.repeat(sign, 4, axis=0)  # (4 nb, m), as rows
+    # q'' only when the run gave it (after simulate it is solved on first use, from the
+    # continuous q, q')
+    for arr in (traj.q, traj.qd, traj.__dict__.get("_qdd")):
+        if arr is not None:
+            arr[rows] *= sign
 
 
 class _JointDense:
@@ -777,7 +781,15 @@ def joint_tree(model):
     from .spatial import SpatialModel
     from .urdf import UrdfModel
     if isinstance(model, UrdfModel):
-        return JointTree(model)
+        # built once per compiled model, as below (set_joint_torques and every added
+        # element compile the model anew); gravity is read at the build, so a change of
+        # model.gravity in place builds it anew too
+        compiled = model.compile()
+        tree = getattr(compiled, "_joint_tree", None)
+        g = np.asarray(model.gravity, float)
+        if tree is None or not np.array_equal(tree._gravity, g):
+            tree = compiled._joint_tree = JointTree(model)
+        return tree
     if isinstance(model, SpatialModel):
         compiled = model.compile()
         tree = getattr(compiled, "_joint_tree", None)

@@ -158,6 +158,17 @@ def _sparse_phi_q(model, handle, t0, q0):
     return sp.csr_matrix((vals, (rows, cols)), shape=(model.nc, model.nq))  # sums repeats
 
 
+def _phi_q_times(model, handle, t0, q0, v):
+    """Phi_q(t0, q0) v (nc,) from the mechanism's sparse triplets (repeats summed) in
+    O(nnz), else from the dense matrix."""
+    trip = _core.mech_phi_q_sparse(handle, float(t0), q0)
+    if trip is None:
+        return np.asarray(model.constraint_jacobian(t0, q0)) @ v
+    rows, cols, vals = trip
+    return np.bincount(np.asarray(rows, np.intp), weights=np.asarray(vals) * v[cols],
+                       minlength=model.nc)
+
+
 def _first_columns(A, empty):
     """The first column of every row of the CSR matrix A (``empty`` for an empty row)."""
     if not A.nnz:
@@ -250,10 +261,16 @@ def _check_initial(model, q0, qd0, t0, tol, tree=False):
         pos = vel = 0.0
         rank, dep = 0, []
         if nc:
-            P = _sparse_phi_q(model, handle, t0, q0)
             pos = float(np.abs(np.asarray(model.phi(t0, q0))).max())
-            vel = float(np.abs(P @ qd0 + np.asarray(model.phi_t(t0, q0))).max())
-            rank, dep = (nc, []) if tree else _dependent_rows_sparse(P)
+            vel = np.asarray(model.phi_t(t0, q0)).copy()
+            if tree:  # no rank test: Phi_q qd0 from the triplets, without a CSR matrix
+                vel += _phi_q_times(model, handle, t0, q0, qd0)
+                rank, dep = nc, []
+            else:
+                P = _sparse_phi_q(model, handle, t0, q0)
+                vel += P @ qd0
+                rank, dep = _dependent_rows_sparse(P)
+            vel = float(np.abs(vel).max())
     tol = 1e-8 * max(1.0, scale) if tol is None else float(tol)
     out = dict(position=pos, velocity=vel, tol=tol, consistent=pos <= tol and vel <= tol,
                rank=rank, dependent=[])
