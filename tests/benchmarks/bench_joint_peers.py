@@ -8,29 +8,35 @@ rtol = atol = 1e-12), itself checked against a second one (``"index1"`` dop853 a
 for N <= 30, else ``"joint"`` dopri5 at 1e-11).
 
 * mbint: ``formulation="joint"`` and ``"index1"`` (linear_algebra "auto": sparse from
-  :data:`mbint.SPARSE_MIN_NQ`), dop853 and dopri5 at rtol = atol = 1e-4 ... 1e-10; CPU of
+  :data:`mbint.SPARSE_MIN_NQ`), dop853 and dopri5 at rtol = atol = 1e-3, 10^-3.5, ...,
+  1e-10 (``--ladder coarse``: 1e-4, 1e-6, 1e-8, 1e-10); CPU of
   the whole ``simulate`` call (set-up included; ``t_eval=[1 s]``: the final state only,
   as the peers give it).  The chain is not stiff
   (dop853's steps grow only from 244 to 667 from N = 100 to 1000), so no implicit method.
 * MuJoCo: the same chain built with its model-building API (``mujoco.MjSpec``: nested
   bodies, explicit inertia, hinge joints, contacts off); RK4, Euler (semi-implicit),
-  implicit and implicitfast, steps h = 1e-2 / 2^k (a halving ladder); CPU of
+  implicit and implicitfast, steps h = 2e-2 / 2^(k/2) (``--ladder coarse``: 1e-2 / 2^k);
+  CPU of
   ``mj_step(nstep=...)`` only (the model compiled beforehand).
 * Exudyn: ``ObjectKinematicTree`` (minimal coordinates, one GenericODE2 node); RK44,
   GeneralizedAlpha and TrapezoidalIndex2 on the same ladder, DOPRI5 with automatic steps
-  at rtol = atol = 1e-4 ... 1e-10; CPU of ``SolveDynamic`` only; the tip from its final
+  at mbint's tolerances; CPU of ``SolveDynamic`` only; the tip from its final
   joint angles by mbint's forward kinematics (the same for every code).
 
-A ladder stops where the error is below 1e-9 m or stops falling, or where its finer
-settings (each dearer) can take no cell of the table any more (its code already meets
-every target it misses for less CPU), and a setting is
-skipped (printed with the reason) when a pilot run over T/20 predicts more than CAP = 20 s.
-Then 2 more rounds of the settings within 2x of their code's cheapest at a target
-(those over 5 s are timed once); medians of the rounds; at each target tip error (1e-4, 1e-6, 1e-8 m) the cheapest setting of each code whose error
-is at most the target.
+The fine ladders gain a similar factor in error a rung in every code (3x for a
+tolerance, 4x for a fourth-order step), so that the table at matched error is not
+decided by where each code's grid happens to fall.  A ladder stops where the error is
+below 1e-9 m or stops falling (above 0.85 of the previous rung's; coarse: 0.7), or
+where its finer settings (each dearer) can take no cell of the table any more (its code
+already meets every target it misses for less CPU), and a setting is skipped (printed
+with the reason) when a pilot run over T/20 predicts more than CAP = 20 s.  Then 2 more
+rounds of the settings within 2x of their code's cheapest at a target (those over 5 s
+are timed once); medians of the rounds; at each target tip error (1e-4, 1e-6, 1e-8 m)
+the cheapest setting of each code whose error is at most the target.
 
 Run ``python tests/benchmarks/bench_joint_peers.py [--quick] [--sizes 10,30] [--rounds 3]
-[--cap 20]`` (Markdown tables on stdout, each size's on stderr as it ends; ``--json FILE`` writes the rows).  Not part of the test suite
+[--cap 20] [--ladder fine|coarse]`` (Markdown tables on stdout, each size's on stderr as
+it ends; ``--json FILE`` writes the rows).  Not part of the test suite
 (``test_bench_joint_peers.py`` runs ``--quick`` sizes).
 """
 from __future__ import annotations
@@ -56,6 +62,19 @@ L, MASS, T_END, G = 0.1, 0.1, 1.0, 9.81
 TARGETS = (1e-4, 1e-6, 1e-8)
 TOLS = (1e-4, 1e-6, 1e-8, 1e-10)
 H0, LADDER = 1e-2, 10  # steps H0 / 2^k, k < LADDER
+#: the ladders of ``--ladder``: "coarse" (the runs before 2026-11-28 02:30: mbint's tolerances
+#: TOLS, steps H0 / 2^k) or "fine" (tolerances 10^(-3 - k/2) down to 1e-10, steps
+#: T / round(50 2^(k/2)), about 2 H0 / 2^(k/2) and dividing T: each rung gains a similar
+#: factor in error, 3-4x, in every code, so that the cheapest setting meeting a target is
+#: not decided by the grid); a ladder has stopped falling after ``patience`` rungs in a
+#: row whose error is above ``floor`` times the best before (the error of an adaptive
+#: method at loose tolerances is not monotone)
+LADDERS = dict(
+    coarse=dict(tols=TOLS, steps=tuple(H0 / 2 ** k for k in range(LADDER)), floor=0.7,
+                patience=1),
+    fine=dict(tols=tuple(10.0 ** (-3 - k / 2) for k in range(15)),
+              steps=tuple(T_END / round(50 * 2 ** (k / 2)) for k in range(2 * LADDER + 2)),
+              floor=0.85, patience=2))
 CAP, ONCE, PILOT = 20.0, 5.0, 20
 
 
@@ -189,17 +208,18 @@ class Setting:
         return float(np.median(self.cpu)) if self.cpu else float("inf")
 
 
-def settings(n, peers, model, tip, fk):
-    """Every setting at N = n: mbint's, MuJoCo's and Exudyn's (ladders flagged)."""
+def settings(n, peers, model, tip, fk, ladder="fine"):
+    """Every setting at N = n: mbint's, MuJoCo's and Exudyn's (ladders flagged) on the
+    ``ladder`` of :data:`LADDERS`."""
     out = []
+    tols, steps = LADDERS[ladder]["tols"], LADDERS[ladder]["steps"]
     for form in ("joint", "index1"):
         for meth in ("dop853", "dopri5"):
-            for tol in TOLS:
-                out.append(Setting("mbint", f"{form} {meth} tol={tol:g}",
+            for tol in tols:
+                out.append(Setting("mbint", f"{form} {meth} tol={tol:.3g}",
                                    lambda te, f=form, m=meth, t=tol: mbint_run(model, tip, f, m,
                                                                               t, te),
                                    ladder=f"mbint {form} {meth}"))
-    steps = [H0 / 2 ** k for k in range(LADDER)]
     if "mujoco" in peers:
         for integ in ("RK4", "Euler", "implicit", "implicitfast"):
             for h in steps:
@@ -212,18 +232,20 @@ def settings(n, peers, model, tip, fk):
                 out.append(Setting("exudyn", f"{solver} h={h:.3g}",
                                    lambda te, s=solver, h=h: exudyn_run(n, s, h, fk, te),
                                    ladder=f"exudyn {solver}"))
-        for tol in TOLS:
-            out.append(Setting("exudyn", f"DOPRI5 tol={tol:g}",
+        for tol in tols:
+            out.append(Setting("exudyn", f"DOPRI5 tol={tol:.3g}",
                                lambda te, t=tol: exudyn_run(n, "DOPRI5", t, fk, te),
                                ladder="exudyn DOPRI5"))
     return out
 
 
-def first_round(sets, ref, cap, log, over=None):
+def first_round(sets, ref, cap, log, over=None, floor=0.7, patience=1):
     """Round 1: each ladder from coarse to fine, pilot-checked against ``cap``; a ladder
     ends below 1e-9 m, where its error stops falling, or at the cap.  ``over``: the
     ladders whose coarsest setting was over the cap at a smaller N (skipped: every cost
-    here grows with N), updated."""
+    here grows with N), updated; ``floor``, ``patience``: a ladder whose last
+    ``patience`` rungs each have an error above ``floor`` times the best before it has
+    stopped falling."""
     over = {} if over is None else over
     stopped = {k: f"its coarsest setting was over the cap at N = {v}" for k, v in over.items()}
     for k in stopped:
@@ -250,10 +272,20 @@ def first_round(sets, ref, cap, log, over=None):
         prev = [o for o in sets if o.ladder == s.ladder and o.err is not None]
         s.cpu.append(cpu)
         s.err = err if np.isfinite(err) else float("inf")
-        if s.err < 1e-9 or (prev and s.err > 0.7 * prev[-1].err and s.err < 1e-2):
+        if s.err < 1e-9 or (s.err < 1e-2 and stalled(prev + [s], floor, patience)):
             stopped[s.ladder] = "a coarser setting already reached its floor"
         elif dominated(sets, s):
             stopped[s.ladder] = "dominated: its code meets every target left for less"
+
+
+def stalled(ladder, floor, patience):
+    """Whether each of the last ``patience`` rungs of ``ladder`` (settings with errors,
+    coarse to fine) has an error above ``floor`` times the smallest one before it."""
+    errs = [s.err for s in ladder]
+    if len(errs) <= patience:
+        return False
+    return all(errs[k] > floor * min(errs[:k]) for k in range(len(errs) - patience,
+                                                                len(errs)))
 
 
 def n_of(sets):
@@ -287,7 +319,7 @@ def candidates(sets):
     return [s for s in sets if any(s is k for k in keep)]
 
 
-def timed_rounds(n, peers, rounds, cap=CAP, log=print, over=None):
+def timed_rounds(n, peers, rounds, cap=CAP, log=print, over=None, ladder="fine"):
     """All settings at N = n, interleaved; the reference and its check."""
     with tempfile.TemporaryDirectory() as d:
         model, tip, tree = mbint_chain(d, n)
@@ -299,10 +331,11 @@ def timed_rounds(n, peers, rounds, cap=CAP, log=print, over=None):
         ref = mbint_run(model, tip, "joint", "dop853", 1e-12)[1]
         check = ("index1", "dop853") if n <= 30 else ("joint", "dopri5")
         ref2 = mbint_run(model, tip, *check, 1e-11)[1]
-        sets = settings(n, peers, model, tip, fk)
+        sets = settings(n, peers, model, tip, fk, ladder)
         for s in sets:
             s.n = n
-        first_round(sets, ref, cap, log, over)
+        first_round(sets, ref, cap, log, over, LADDERS[ladder]["floor"],
+                    LADDERS[ladder]["patience"])
         again = candidates(sets)
         for _ in range(rounds - 1):
             for s in again:
@@ -355,15 +388,15 @@ def details(results):
     return "\n".join(lines)
 
 
-def run(sizes=SIZES, rounds=3, cap=CAP, log=print, over=None):
+def run(sizes=SIZES, rounds=3, cap=CAP, log=print, over=None, ladder="fine"):
     peers = [p for p in ("mujoco", "exudyn") if have(p)]
     results = []
     over = dict(over or {})
     for n in sizes:
         log(f"N = {n} ...")
-        results.append(timed_rounds(n, peers, rounds, cap, log, over))
+        results.append(timed_rounds(n, peers, rounds, cap, log, over, ladder))
         log(table(results[-1:], peers))  # each size as it ends
-    return dict(peers=peers, sizes=list(sizes), results=results)
+    return dict(peers=peers, sizes=list(sizes), results=results, ladder=ladder)
 
 
 def main(argv=None):
@@ -374,6 +407,8 @@ def main(argv=None):
     ap.add_argument("--cap", type=float, default=CAP, help="skip a setting predicted over "
                     "this many CPU seconds (default %(default)s)")
     ap.add_argument("--json", help="write the rows to this file")
+    ap.add_argument("--ladder", choices=sorted(LADDERS), default="fine",
+                    help="the settings' ladders (default %(default)s; see LADDERS)")
     ap.add_argument("--over", default="", help="LADDER=N,...: ladders whose coarsest "
                     "setting was over the cap at a smaller N in an earlier run (skipped)")
     a = ap.parse_args(argv)
@@ -382,7 +417,8 @@ def main(argv=None):
         sizes = tuple(int(v) for v in a.sizes.split(","))
     over = dict((k, int(v)) for k, v in (x.split("=") for x in a.over.split(",") if x))
     out = run(sizes, 1 if a.quick else a.rounds, 2.0 if a.quick else a.cap,
-              log=lambda s: print(s, file=sys.stderr, flush=True), over=over)
+              log=lambda s: print(s, file=sys.stderr, flush=True), over=over,
+              ladder=a.ladder)
     if not out["peers"]:
         print("Neither MuJoCo nor Exudyn is installed (pip install mbint[bench]): mbint only.")
     print(table(out["results"], out["peers"]))
