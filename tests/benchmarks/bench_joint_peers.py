@@ -9,7 +9,8 @@ for N <= 30, else ``"joint"`` dopri5 at 1e-11).
 
 * mbint: ``formulation="joint"`` and ``"index1"`` (linear_algebra "auto": sparse from
   :data:`mbint.SPARSE_MIN_NQ`), dop853 and dopri5 at rtol = atol = 1e-3, 10^-3.5, ...,
-  1e-10 (``--ladder coarse``: 1e-4, 1e-6, 1e-8, 1e-10); CPU of
+  1e-10 (``--ladder coarse``: 1e-4, 1e-6, 1e-8, 1e-10), and ``"joint"`` with the
+  classical RK4 (``rk4``, no error control) on MuJoCo's steps; CPU of
   the whole ``simulate`` call (set-up included; ``t_eval=[1 s]``: the final state only,
   as the peers give it).  The chain is not stiff
   (dop853's steps grow only from 244 to 667 from N = 100 to 1000), so no implicit method.
@@ -99,14 +100,17 @@ def mbint_chain(d, n):
     return m, tip, tree
 
 
-def mbint_run(model, tip, form, meth, tol, t_end=T_END):
+def mbint_run(model, tip, form, meth, tol, t_end=T_END, h=None):
+    """CPU of the whole ``simulate`` call and the tip at ``t_end``: ``meth`` at
+    rtol = atol = ``tol``, or (``h`` given) at the fixed step ``h`` (s)."""
     import mbint
+    opts = dict(rtol=tol, atol=tol) if h is None else dict(h=h)
     t0 = time.process_time()
-    tr = mbint.simulate(model, (0.0, t_end), meth, formulation=form, rtol=tol, atol=tol,
-                        t_eval=[t_end])  # the final state only, as the peers give
+    tr = mbint.simulate(model, (0.0, t_end), meth, formulation=form, t_eval=[t_end],
+                        **opts)  # the final state only, as the peers give
     cpu = time.process_time() - t0
     if not tr.success:
-        raise RuntimeError(f"mbint {form} {meth} {tol:g}: {tr.message}")
+        raise RuntimeError(f"mbint {form} {meth} {tol if h is None else h:g}: {tr.message}")
     return cpu, tip(tr.q[:, -1])
 
 
@@ -220,6 +224,10 @@ def settings(n, peers, model, tip, fk, ladder="fine"):
                                    lambda te, f=form, m=meth, t=tol: mbint_run(model, tip, f, m,
                                                                               t, te),
                                    ladder=f"mbint {form} {meth}"))
+    for h in steps:  # mbint's classical RK4 at MuJoCo's steps: the same method
+        out.append(Setting("mbint", f"joint rk4 h={h:.3g}",
+                           lambda te, h=h: mbint_run(model, tip, "joint", "rk4", None, te, h),
+                           ladder="mbint joint rk4"))
     if "mujoco" in peers:
         for integ in ("RK4", "Euler", "implicit", "implicitfast"):
             for h in steps:
