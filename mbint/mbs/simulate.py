@@ -707,6 +707,9 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
         On ``"index1"`` for every method; on ``"index3"``, ``"index1_dae"``, and on
         ``"index2"`` and ``"ggl"`` of models without drivers, for ``bdf`` (the methods that
         take the sparse DAE mode); other methods are dense there ("sparse" a ValueError).
+        On ``"state_space"`` the partition, Phi_u and v'' are sparse for every method
+        ("auto": for methods without a Jacobian only; the implicit methods' Jacobian in
+        the independent coordinates stays dense, by differences of v'').
     **method_options
         The chosen method's own options; ``fast=`` of ``singular_perturbation`` takes
         bodies (the coordinates a force or constraint acts on:
