@@ -141,3 +141,11 @@ def test_sparse_refused_without_sparse_kernels():
     with pytest.raises(ValueError, match="linear_algebra"):
         mbint.simulate(m, (0, 0.1), "dop853", formulation="state_space",
                        linear_algebra="sparse")
+    # nothing to partition: an unconstrained model is refused by name ("auto": dense)
+    free = mbint.PlanarModel(gravity=(0.0, -9.81))
+    free.add_body(1.0, 0.1)
+    with pytest.raises(ValueError, match="no constraints"):
+        mbint.simulate(free, (0, 0.1), "dop853", formulation="state_space",
+                       linear_algebra="sparse")
+    tr = mbint.simulate(free, (0, 0.1), "dop853", formulation="state_space")
+    assert tr.success and tr.options["linear_algebra"] == "dense"
