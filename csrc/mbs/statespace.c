@@ -34,15 +34,19 @@
  * M^ dv''/dt = 0 for an autonomous mechanism, else central differences of v'' in t at
  * fixed (v, v') (this covers Phi_t, Phi_tt and time-dependent forces alike).
  *
- * Partitioning (eq 6): Gauss-Jordan elimination with full pivoting on Phi_q; the
- * pivot columns are u.  Optional column weights (pivot_w) rank the candidate pivots by
+ * Partitioning (eq 6; statespace_partition.c): Gauss-Jordan elimination with full
+ * pivoting on Phi_q; the pivot columns are u.  Optional column weights (pivot_w) rank the candidate pivots by
  * |a_ij| w_j instead of |a_ij| (entries below rank_tol max|Phi_q| never qualify): a
  * small weight keeps a coordinate independent whenever the configuration allows.  Partition check (Algorithm 1 step 14): cond_1(Phi_u) (exact,
  * from the inverse) against cond_factor (1.25) times its value at the last
  * (re)partitioning.
  *
- * Workspace: one block (work, iwork) sized by the formula in mb_ss_init; the log and
- * the partition table grow with the run (realloc). */
+ * Workspace: one block (work, iwork) sized by the formula in mb_ss_init_ex; the log and
+ * the partition table grow with the run (realloc).
+ *
+ * Sparse mode (s->sp, statespace_sparse.c): the same evaluation with KLU of Phi_u and v''
+ * from the sparse saddle-point system, the partition by a sparse LU of Phi_q^T, J1 and J2
+ * by differences; the work block then holds vectors only (dn = 0 below). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>

@@ -291,8 +291,6 @@ int mb_ss_sparse_use(mb_ss_sparse *sp, const int *indep, const int *dep)
     for (int k = 0; k < MB_SS_SLOTS; k++)
         if (sp->num[k]) klu_free_numeric(&sp->num[k], &sp->com);
     if (sp->sym) klu_free_symbolic(&sp->sym, &sp->com);
-    sp->indep = indep;
-    sp->dep = dep;
     sp->Up[0] = 0;
     for (ptrdiff_t k = 0; k < nc; k++) {
         for (int p = sp->Pp[dep[k]]; p < sp->Pp[dep[k] + 1]; p++, n++) {
