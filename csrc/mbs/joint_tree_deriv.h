@@ -9,8 +9,8 @@
  *
  * RNEA taken at (q, q', x'') with gravity (the identity behind Carpentier and Mansard,
  * RSS 2018: the ABA's derivatives are -M^-1 times the inverse dynamics' ones).  Each
- * column of dRNEA is one forward-mode tangent pass of the RNEA (mb_jtree_rnea_tangent,
- * O(n)); M^-1 is applied to each column by the articulated-body algorithm's own
+ * column of dRNEA is one forward-mode tangent pass of the RNEA over body j's subtree
+ * and its path to the base (O(n)); M^-1 is applied to each column by the articulated-body algorithm's own
  * factorization (the articulated inertias, U_i = IA_i S_i and D_i = S_i^T U_i of q,
  * computed once, O(n)), then one O(n) backward and forward sweep a column with zero
  * velocity and gravity (Featherstone 2008, Table 7.1 with v = 0, tau = the column):
@@ -22,13 +22,13 @@
 #include "joint_tree.h"
 
 /* doubles a body of the derivatives' own part of the work array (after the RNEA's) */
-#define MB_JTD_PER_BODY 68
+#define MB_JTD_PER_BODY 146
 
 /* doubles of work for mb_jtree_d_derivatives on a tree of n bodies */
 static inline ptrdiff_t mb_jtree_d_work_size(ptrdiff_t n)
 {
     n = n > 0 ? n : 0;
-    return (MB_JT_PER_BODY + 18 + MB_JTD_PER_BODY + 2) * n + 1;
+    return (MB_JT_PER_BODY + MB_JTD_PER_BODY + 2) * n + 1;
 }
 
 /* Aq = dx''/dq and Av = dx''/dq' (n x n each, column-major, leading dimension ld; either
