@@ -1,13 +1,13 @@
 /* The joint-coordinate formulation (formulation.h): y = (x, x'), x the joint coordinates
  * of a kinematic tree (joint_tree.h, given by the options: the mechanism's mb_mech is
  * that of its body coordinates), x'' by the articulated-body algorithm under the joints'
- * inputs and dampers (mb_jtree_input).  The Jacobian [0 I; x''_x x''_x'] exact, by
- * mb_jtree_aba_derivatives (RNEA differentiated in forward mode, O(n^2), and M^-1 by
- * the Cholesky factor of M, O(n^3)) up to FJ_EXACT_MAX_N joints, above by central
- * differences of the ABA (4 n ABA calls, O(n^2)), which are cheaper there
- * (tests/benchmarks/bench_joint.py: a chain of rods, exact / differences 0.3 at n = 10,
- * 0.4 at 100, 0.8 at 300, 1.1 at 500, 2.1 at 1000); FJ_DIFFERENCES 1 at compile time
- * takes the differences at every n.  The mechanism's body coordinates come from
+ * inputs and dampers (mb_jtree_input).  The Jacobian [0 I; x''_x x''_x'] of a fixed
+ * base exact at every n, by mb_jtree_d_derivatives (joint_tree_deriv.c: RNEA tangents a
+ * column over the column's subtree and path, M^-1 by the ABA's factorization, O(n^2)
+ * in all; tests/benchmarks/bench_joint_urdf_jac.py: a chain of rods, exact /
+ * central differences of the ABA 0.2 at n = 10, 0.15 at 100 and 300); a floating base
+ * by central differences (4 n ABA calls); FJ_DIFFERENCES 1 at compile time takes the
+ * differences at every n.  The mechanism's body coordinates come from
  * forward kinematics: y0 from (q0, q0') by the inverse map (the relative rotation about
  * each revolute axis, the displacement along each prismatic one), and the events and
  * outputs see (q, q', q'') of the bodies (centre of mass, Euler parameters with e0 >= 0
