@@ -21,7 +21,8 @@
 #include <stddef.h>
 #include "joint_tree.h"
 
-/* doubles a body of the derivatives' own part of the work array (after the RNEA's) */
+/* doubles a body of the derivatives' own part of the work array (after the ABA's
+ * mb_jtree_work_size(n)) */
 #define MB_JTD_PER_BODY 146
 
 /* doubles of work for mb_jtree_d_derivatives on a tree of n bodies */
