@@ -138,7 +138,7 @@ class Setup:
 
 
 def setup(s: Sensitivities, mname, info, fun_is_capsule, args, y0, rtol, atol_a, nq,
-          events) -> Setup:
+          events, has_jac) -> Setup:
     """Check the sensitivity request of a run of method mname and build its augmented
     initial state, tolerances and the sens tuple of _core.solve."""
     n = y0.size
@@ -184,7 +184,9 @@ def setup(s: Sensitivities, mname, info, fun_is_capsule, args, y0, rtol, atol_a,
     idx = np.array([params[k] if k < len(params) else -1 for k in range(npar)], dtype=np.intp)
     block = 1 if mname in BLOCK_NEWTON else 0
     floor = np.maximum(atol_a, 1e-6 * max(float(np.max(np.abs(y0))), 1e-300))
-    sens = (p if params else None, npar, idx, pbar, dq, block, dfdp, floor)
+    # with the user's Jacobian, J s_k is its product (one jac a right-hand side) and only
+    # the p part is a difference: no round-off amplified by |s| / |y| (sens.h jac_rhs)
+    sens = (p if params else None, npar, idx, pbar, dq, block, dfdp, floor, int(has_jac))
     return Setup(npar, args, sens, Y0, A, R, index)
 
 

@@ -370,7 +370,7 @@ def _solve_sens(s, mname, info, fun, t0, tf, y0a, rtol, atol, t_eval, events, ar
                                          events, args, jac, jac_sparsity, mass, dfdt,
                                          autonomous, nq, steps, method_options)
     st = _ivp_sens.setup(s, mname, info, not callable(cfun), kw["args"], y0a, rtol, atol_a,
-                         kw["nq"], kw["events"])
+                         kw["nq"], kw["events"], kw["jac"] is not None)
     kw["args"] = st.args
     report, close = run_progress(progress, t0, tf, f"solve_ivp {mname}")
     try:

@@ -233,7 +233,7 @@ static int dir_diff(mb_sens *s, int acc, int k, double t, const double *y, const
  * g0 = g(t, y) (used by the forward difference).  With dfdp the p-direction is its
  * column (the difference then runs along (sk, 0)). */
 static int sens_dq(mb_sens *s, int acc, int k, double t, const double *y, const double *sk,
-                   const double *g0, double *out)
+                   const double *g0, const double *Jy, double *out)
 {
     ptrdiff_t n = s->n, m = acc ? s->nq : n, off = acc ? s->nq : 0;
     int fwd = s->opts.dq == MB_SENS_FORWARD, rc = 0, sep;
@@ -243,6 +243,13 @@ static int sens_dq(mb_sens *s, int acc, int k, double t, const double *y, const 
         if ((rc = s->opts.dfdp(t, y, k, s->col, s->base->ctx)) != 0)
             return rc;
         memcpy(out, s->col + off, (size_t)m * sizeof(double));
+    }
+    if (Jy) {  /* J s_k with the base's J (opts.jac_rhs), then the p part alone */
+        for (ptrdiff_t j = 0; j < n; j++)
+            for (ptrdiff_t i = 0; sk[j] != 0.0 && i < m; i++)
+                out[i] += Jy[j * n + off + i] * sk[j];
+        double ep = (fwd ? sqrt(DBL_EPSILON) : cbrt(DBL_EPSILON)) * s->pbar[k];
+        return use_p ? dir_diff(s, acc, k, t, y, NULL, 0.0, ep, g0, out) : 0;
     }
     if (!use_p && zs)
         return 0;
@@ -256,17 +263,33 @@ static int sens_dq(mb_sens *s, int acc, int k, double t, const double *y, const 
     return rc ? rc : dir_diff(s, acc, k, t, y, NULL, 0.0, ep, g0, out);
 }
 
+static int jac_base(mb_sens *s, double t, const double *y, const double *f0, int centred,
+                    double *J);
+
+/* with opts.jac_rhs: the base J at (t, y) into s->Jm (one Jacobian evaluation), else NULL */
+static int jac_for_rhs(mb_sens *s, double t, const double *y, const double **Jy)
+{
+    *Jy = NULL;
+    if (!(s->opts.jac_rhs && s->base->jac && s->dense && s->np))
+        return 0;
+    *Jy = s->Jm;
+    return jac_base(s, t, y, NULL, 1, s->Jm);
+}
+
 static int aug_rhs(double t, const double *Y, double *F, void *ctx)
 {
     mb_sens *s = ctx;
+    const double *Jy;
     gather(s, 0, Y, s->y);
     int rc = feval(s, 0, t, s->y, s->f0);
+    if (rc == 0)
+        rc = jac_for_rhs(s, t, s->y, &Jy);
     if (rc != 0)
         return rc;
     scatter(s, 0, s->f0, F);
     for (int k = 0; k < s->np; k++) {
         gather(s, 1 + k, Y, s->sk);
-        if ((rc = sens_dq(s, 0, k, t, s->y, s->sk, s->f0, s->ga)) != 0)
+        if ((rc = sens_dq(s, 0, k, t, s->y, s->sk, s->f0, Jy, s->ga)) != 0)
             return rc;
         scatter(s, 1 + k, s->ga, F);
     }
@@ -278,12 +301,15 @@ static int aug_acc(double t, const double *Q, const double *Qd, double *Qdd, voi
 {
     mb_sens *s = ctx;
     ptrdiff_t nq = s->nq;
+    const double *Jy = NULL;
     for (int b = 0; b <= s->np; b++) {
         double *dst = b ? s->sk : s->y;
         memcpy(dst, Q + (ptrdiff_t)b * nq, (size_t)nq * sizeof(double));
         memcpy(dst + nq, Qd + (ptrdiff_t)b * nq, (size_t)nq * sizeof(double));
-        int rc = b ? sens_dq(s, 1, b - 1, t, s->y, s->sk, s->f0, Qdd + (ptrdiff_t)b * nq)
+        int rc = b ? sens_dq(s, 1, b - 1, t, s->y, s->sk, s->f0, Jy, Qdd + (ptrdiff_t)b * nq)
                    : feval(s, 1, t, s->y, s->f0);
+        if (rc == 0 && !b)
+            rc = jac_for_rhs(s, t, s->y, &Jy);
         if (rc != 0)
             return rc;
         if (!b)

@@ -68,6 +68,11 @@ typedef struct mb_sens_options {
     int dq;            /* MB_SENS_CENTERED (default) or MB_SENS_FORWARD */
     int block_newton;  /* 1: aug.linsys = the block-diagonal iteration matrices */
     mb_dfdp_fn dfdp;   /* optional: column k of df/dp at (t, y) into fp (n); ctx as base */
+    int jac_rhs;       /* 1 (with base->jac and dense): s_k' = J s_k + df/dp_k with the base's
+                        * J (one jac a rhs, shared by every k) and a difference in p alone:
+                        * no round-off amplified by |s_k| / |y| (the directional difference
+                        * loses eps^(2/3) |f| rms(s_k / ysc), which can exceed a tight
+                        * tolerance on s: Robertson at rtol 1e-9) */
 } mb_sens_options;
 
 typedef struct mb_sens mb_sens;  /* opaque; lives in the work block */
