@@ -182,7 +182,10 @@ def setup(s: Sensitivities, mname, info, fun_is_capsule, args, y0, rtol, atol_a,
         A[index[1 + k]] = atol_a / pbar[k] if s.errcon else 1e300
         R[index[1 + k]] = rv
     idx = np.array([params[k] if k < len(params) else -1 for k in range(npar)], dtype=np.intp)
-    block = 1 if mname in BLOCK_NEWTON else 0
+    # the exact block lower-triangular iteration matrix (sens.h block_newton 2): the
+    # block-diagonal one ignores B_k, whose error hγ|J| |δy| / |y| on s makes a stiff
+    # run's Newton iterations fail (Robertson)
+    block = 2 if mname in BLOCK_NEWTON else 0
     floor = np.maximum(atol_a, 1e-6 * max(float(np.max(np.abs(y0))), 1e-300))
     # with the user's Jacobian, J s_k is its product (one jac a right-hand side) and only
     # the p part is a difference: no round-off amplified by |s| / |y| (sens.h jac_rhs)

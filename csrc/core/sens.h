@@ -66,7 +66,11 @@ typedef int (*mb_dfdp_fn)(double t, const double *y, int k, double *fp, void *ct
 
 typedef struct mb_sens_options {
     int dq;            /* MB_SENS_CENTERED (default) or MB_SENS_FORWARD */
-    int block_newton;  /* 1: aug.linsys = the block-diagonal iteration matrices */
+    int block_newton;  /* 1: aug.linsys = the block-diagonal iteration matrices;
+                        * 2: with the B_k blocks too (the exact a M - J_aug, block lower
+                        * triangular: solved by forward substitution over the one n x n LU;
+                        * the B_k kept at each linsys jac: np n x n; dense, and not over a
+                        * base linsys, else as 1) */
     mb_dfdp_fn dfdp;   /* optional: column k of df/dp at (t, y) into fp (n); ctx as base */
     int jac_rhs;       /* 1 (with base->jac and dense): s_k' = J s_k + df/dp_k with the base's
                         * J (one jac a rhs, shared by every k) and a difference in p alone:
