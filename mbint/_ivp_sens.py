@@ -46,6 +46,16 @@ class Sensitivities:
     pbar : array_like, shape (np,), optional
         Typical magnitudes of the parameters (the difference steps' scale; default
         ``|p_k|``, ``|y0_i|``, or 1 where that is 0).
+    jac_products : bool or None
+        Form ``J s_k`` with the user's ``jac`` (one call a right-hand side, shared by all
+        parameters; only the p part is then a difference, or ``dfdp``) instead of one
+        directional difference of f along ``(s_k, e_k)``.  A difference quotient loses
+        about eps^(2/3) of f's terms to round-off (amplified by rms(s_k / (|y| + atol))
+        along s_k), which a Newton method's convergence test on s (asking ~sqrt(rtol)
+        rtol of it) cannot pass at tight tolerances (Robertson at rtol 1e-9): there give
+        ``jac`` and ``dfdp``, and the sensitivity right-hand side is exact.  The products
+        cost one jac a right-hand side.  None (default): products when ``jac`` and
+        ``dfdp`` are both given.
     """
 
     params: Sequence[int] | None = None
@@ -55,6 +65,17 @@ class Sensitivities:
     errcon: bool = True
     dq: str = "centered"
     pbar: Any = None
+    jac_products: bool | None = None
+
+
+def _jac_products(flag, has_jac, has_dfdp):
+    """whether J s_k is formed with the user's jac (sens.h jac_rhs)"""
+    if flag is None:
+        return has_jac and has_dfdp
+    if flag and not has_jac:
+        raise ValueError("sensitivities: jac_products=True needs jac= (a callable, matrix or "
+                         "LowLevelCallable).")
+    return bool(flag)
 
 
 def parse(sensitivities) -> Sensitivities:
@@ -148,7 +169,10 @@ def setup(s: Sensitivities, mname, info, fun_is_capsule, args, y0, rtol, atol_a,
     if info.backend == "sundials" and mname == "ida":
         raise ValueError("sensitivities: method 'ida' solves residual DAEs; use solve_ivp with "
                          "cvode_bdf, bdf or radau_iia.")
-    args, p = param_array(args, s.params is None or len(s.params) > 0)
+    # params=None: every entry of p, and p required unless initial values are selected
+    need = (len(s.params) > 0) if s.params is not None else \
+        (not len(s.initial) and s.dy0dp is None)
+    args, p = param_array(args, need)
     params = (list(range(p.size)) if p is not None else []) if s.params is None else \
         _indices("params", s.params, 0 if p is None else p.size, "p = args[0]")
     initial = _indices("initial", s.initial, n, "y0")
@@ -187,9 +211,8 @@ def setup(s: Sensitivities, mname, info, fun_is_capsule, args, y0, rtol, atol_a,
     # run's Newton iterations fail (Robertson)
     block = 2 if mname in BLOCK_NEWTON else 0
     floor = np.maximum(atol_a, 1e-6 * max(float(np.max(np.abs(y0))), 1e-300))
-    # with the user's Jacobian, J s_k is its product (one jac a right-hand side) and only
-    # the p part is a difference: no round-off amplified by |s| / |y| (sens.h jac_rhs)
-    sens = (p if params else None, npar, idx, pbar, dq, block, dfdp, floor, int(has_jac))
+    jp = _jac_products(s.jac_products, has_jac, dfdp is not None)
+    sens = (p if params else None, npar, idx, pbar, dq, block, dfdp, floor, int(jp))
     return Setup(npar, args, sens, Y0, A, R, index)
 
 
