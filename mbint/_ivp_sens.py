@@ -21,6 +21,24 @@ BLOCK_NEWTON = frozenset({"bdf", "radau_iia", "lstable_block", "cvode_bdf"})
 class Sensitivities:
     """What :func:`mbint.solve_ivp` differentiates (``sensitivities=``).
 
+    ``sensitivities=True`` (every entry of ``p = args[0]``), a sequence of indices into
+    p, a dict of these fields, or an instance.  The sensitivity equations
+    ``s_k' = J s_k + df/dp_k``, ``s_k(t0) = dy0/dp_k`` are integrated with the same method
+    and steps as y (csrc/core/sens.c), in its error test by default (CVODES' ``errconS``;
+    y keeps the error control of the plain run), their right-hand side by one directional
+    difference of f per parameter (centred: 2 f; CVODES' DQ).  The Newton methods
+    (``bdf``, ``radau_iia``, ``lstable_block``, ``cvode_bdf``) share one n x n
+    factorization between y and every s_k (the exact block lower-triangular iteration
+    matrix; ``cvode_bdf`` on the augmented problem is CVODES' simultaneous corrector with
+    DQ sensitivity right-hand sides); the Rosenbrock, exponential and other methods that
+    need J get the exact Jacobian of the augmented system; explicit methods just its
+    right-hand side.  Not with ``events``, complex ``y0``, ``ida``, or a LowLevelCallable
+    ``fun`` for parameters of p.  Result: ``sens`` (n, np, n_points); with
+    ``dense_output`` ``sens_sol(t)`` ((n, np) or (n, np, m)) and ``sol(t)`` of y alone;
+    ``nfev_base``, ``njev_base`` (calls of fun and jac; ``nfev`` counts the augmented
+    right-hand sides).  At tight tolerances (rtol below about 1e-7) the Newton methods
+    need ``jac`` and ``dfdp`` (see ``jac_products``).
+
     Parameters
     ----------
     params : sequence of int or None
@@ -76,6 +94,11 @@ def _jac_products(flag, has_jac, has_dfdp):
         raise ValueError("sensitivities: jac_products=True needs jac= (a callable, matrix or "
                          "LowLevelCallable).")
     return bool(flag)
+
+
+def wanted(sensitivities) -> bool:
+    """whether solve_ivp's sensitivities= asks for any (None and False do not)"""
+    return sensitivities is not None and sensitivities is not False
 
 
 def parse(sensitivities) -> Sensitivities:
