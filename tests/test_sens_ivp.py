@@ -294,3 +294,16 @@ def test_refusals_without_p_and_complex():
     r = mbint.solve_ivp(lambda t, y: -y, (0, 1), [2.0], rtol=1e-10, atol=1e-12,
                         sensitivities={"initial": [0]})
     assert abs(r.sens[0, 0, -1] - math.exp(-1.0)) < 1e-8
+
+
+@pytest.mark.parametrize("method", ["radau_iia", "bdf", "rodas4"])
+def test_mass_matrix(method):
+    """M y' = f with M = diag(1, 3), f = (v, 3 (-k x - c v)): the same sensitivities (the
+    augmented mass is block-diagonal; the driver then uses the dense augmented Jacobian)"""
+    def f(t, y, p):
+        return [y[1], 3.0 * (-p[0] * y[0] - p[1] * y[1])]
+    p = np.array([K, C])
+    r = mbint.solve_ivp(f, (0, 6), [X0, V0], method=method, args=(p,), rtol=1e-11, atol=1e-13,
+                        mass=np.diag([1.0, 3.0]), t_eval=TE, sensitivities={"initial": [0]})
+    assert r.status == 0, r.message
+    assert errors(r)[1].max() <= 1e-7
