@@ -41,6 +41,7 @@
 #include "index1.h"
 #include "joint_planar.h"
 #include "joint_spatial.h"
+#include "joint_spatial_deriv.h"
 #include "joint_tree.h"
 #include "mbs_common.h"
 #include "status.h"
@@ -123,7 +124,8 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
         m = x->m = mb_jspatial_offsets(T, x->zoff);
     }
     ptrdiff_t np = planar ? 34 * n + 3 * F->nq + mb_jplanar_work_size(n)
-                 : x->spatial ? mb_jspatial_work_size(n) + 3 * F->nq : 0;  /* the scratch */
+                 : x->spatial ? mb_jspatial_work_size(n) + 3 * F->nq +
+                                mb_jsderiv_work_size(n, F->nq, m) : 0;  /* the scratch */
     x->work = malloc((size_t)(mb_jtree_deriv_work_size(n) + (4 + MB_JT_FK) * n + 6 * m + np) *
                      sizeof(double));
     if (!x->work)
@@ -154,6 +156,7 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
         x->qb = x->Q + F->nq;
         x->qdb = x->qb + F->nq;
         x->js = (mb_jspatial){T, x->body, x->zoff, x->qdb + F->nq};
+        x->jw = x->js.work + mb_jspatial_work_size(n);  /* mb_jsderiv_work_size */
     }
     F->n = 2 * m;
     return MB_OK;
@@ -739,11 +742,22 @@ static int fj_initial(mb_formulation *F, double t0, const double *q0, const doub
     return MB_OK;
 }
 
-/* a SpatialModel's tree: forward differences of x'' (2 m + 1 evaluations of FK, the
- * mechanism's forces and the ABA), as a planar tree's */
+/* a SpatialModel's tree: exact (joint_spatial_deriv.c: x'' and the bodies' (q, q', Q) at
+ * y by spatial_accel, then one complex-step tangent pass a column); forward differences
+ * of x'' (2 m + 1 evaluations) with FJ_DIFFERENCES */
 static int fs_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
 {
-    return jac_by_differences(ctx, t, y, J, ld, 0);
+    form_joint *x = ctx;
+    if (FJ_DIFFERENCES)
+        return jac_by_differences(x, t, y, J, ld, 0);
+    ptrdiff_t m = x->m;
+    int rc = spatial_accel(x, t, y, y + m, x->a);
+    if (rc != MB_OK)
+        return rc;
+    for (ptrdiff_t j = 0; j < 2 * m; j++)
+        for (ptrdiff_t i = 0; i < m; i++) J[j * ld + i] = (j == m + i) ? 1.0 : 0.0;
+    mb_jsderiv D = {x->T, x->body, x->zoff, x->mech, x->qb, x->qdb, x->Q};
+    return mb_jsderiv_jac(&D, t, y, y + m, J + m, J + m * ld + m, ld, x->jw);
 }
 
 static void fj_problem(mb_formulation *F, mb_problem *p)
