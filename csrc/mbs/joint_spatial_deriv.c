@@ -2,6 +2,9 @@
  * the forward kinematics and the ABA of joint_spatial.c over complex numbers (the same
  * formulas, line for line: a change there must be made here too; the tests compare the
  * two through f and against central differences), one tangent direction a call. */
+/* complex products and quotients without the C99 Annex G NaN recovery (the values are
+ * finite or the column is refused) */
+#pragma GCC optimize("cx-limited-range")
 #include <complex.h>
 #include <math.h>
 #include <string.h>
@@ -168,10 +171,11 @@ static int kin_joint(const mb_jtree *T, ptrdiff_t i, const cx *zi, const cx *zdi
     return MB_OK;
 }
 
-static int kin(const jsd *S, const cx *z, const cx *zd, cx *q, cx *qd)
+/* the forward kinematics of bodies i0 .. n - 1 (those before keep their values) */
+static int kin(const jsd *S, ptrdiff_t i0, const cx *z, const cx *zd, cx *q, cx *qd)
 {
     const mb_jtree *T = S->T;
-    for (ptrdiff_t i = 0; i < T->n; i++) {
+    for (ptrdiff_t i = i0; i < T->n; i++) {
         cx *w = S->w + MB_JS_PER_BODY * i, *o = w + JO, *A = w + JA, *Sm = w + JS;
         int p = T->parent[i];
         const cx *wp = p >= 0 ? S->w + MB_JS_PER_BODY * p : NULL;
@@ -351,14 +355,22 @@ static int aba_back(const jsd *S, ptrdiff_t i)
     return MB_OK;
 }
 
-/* rigid-body inertias and biases of every body (mb_jspatial_accel's first loop) */
-static void inertias(const jsd *S, const cx *q, const cx *qd, const cx *Q)
+/* rigid-body inertias and biases of every body (mb_jspatial_accel's first loop); a body
+ * before i0 whose Q has no tangent takes its values of the base pass from cache (42 a
+ * body), which the base pass (cache_out) fills */
+static void inertias(const jsd *S, ptrdiff_t i0, const cx *q, const cx *qd, const cx *Q,
+                     cx *cache, int cache_out)
 {
     const mb_jtree *T = S->T;
     for (ptrdiff_t i = 0; i < T->n; i++) {
         cx *w = S->w + MB_JS_PER_BODY * i, Jb[9], Jw[9], AJ[9], f[6];
         const double *in = T->inertia + 10 * i;
-        int b = S->body[i];
+        int b = S->body[i], still = i < i0;
+        for (int e = 0; still && e < 7; e++) still = cimag(Q[7 * b + e]) == 0.0;
+        if (still && !cache_out) {
+            memcpy(w + JIA, cache + 42 * i, 42 * sizeof(cx));  /* JIA, then JPA */
+            continue;
+        }
         cx Jv[9] = {in[4], in[7], in[8], in[7], in[5], in[9], in[8], in[9], in[6]};
         memcpy(Jb, Jv, sizeof Jv);
         cx s[3] = {w[JR] - w[JO], w[JR + 1] - w[JO + 1], w[JR + 2] - w[JO + 2]};
@@ -368,15 +380,17 @@ static void inertias(const jsd *S, const cx *q, const cx *qd, const cx *Q)
             for (int c = 0; c < 3; c++)
                 Jw[3 * r + c] = AJ[3 * r] * w[JA + 3 * c] + AJ[3 * r + 1] * w[JA + 3 * c + 1] + AJ[3 * r + 2] * w[JA + 3 * c + 2];
         body_inertia(in[0], s, Jw, w + JV, f, w + JIA, w + JPA);
+        if (cache_out)
+            memcpy(cache + 42 * i, w + JIA, 42 * sizeof(cx));
     }
 }
 
-static int accel(const jsd *S, const cx *q, const cx *qd, const cx *Q, const cx *z, const cx *zd,
-                 cx *zdd)
+static int accel(const jsd *S, ptrdiff_t i0, const cx *q, const cx *qd, const cx *Q, const cx *z,
+                 const cx *zd, cx *zdd, cx *cache, int cache_out)
 {
     const mb_jtree *T = S->T;
     ptrdiff_t n = T->n;
-    inertias(S, q, qd, Q);
+    inertias(S, i0, q, qd, Q, cache, cache_out);
     for (ptrdiff_t i = n - 1; i >= 0; i--) {
         int rc = aba_back(S, i);
         if (rc != MB_OK)
@@ -443,6 +457,19 @@ static void band_tangent(ptrdiff_t nq, const double *A, const ptrdiff_t *band, c
     }
 }
 
+/* the tangents of the bodies before i0 set to zero: their kinematics and q, q' are the
+ * base pass's again (the columns before may have left tangents there) */
+static void untangle(const jsd *S, ptrdiff_t i0, cx *qc, cx *qdc)
+{
+    for (ptrdiff_t i = 0; i < i0; i++) {
+        cx *w = S->w + MB_JS_PER_BODY * i;
+        int b = S->body[i];
+        for (int e = 0; e < JACC; e++) w[e] = creal(w[e]);
+        for (int e = JNU; e < JD; e++) w[e] = creal(w[e]);
+        for (int e = 0; e < 7; e++) qc[7 * b + e] = creal(qc[7 * b + e]), qdc[7 * b + e] = creal(qdc[7 * b + e]);
+    }
+}
+
 int mb_jsderiv_jac(const mb_jsderiv *D, double t, const double *z, const double *zd,
                    double *Jz, double *Jzd, ptrdiff_t ld, double *work)
 {
@@ -450,8 +477,8 @@ int mb_jsderiv_jac(const mb_jsderiv *D, double t, const double *z, const double 
     ptrdiff_t n = D->T->n, nq = 7 * n, m = D->off[n];
     jsd S = {D->T, D->body, D->off, (cx *)work};
     cx *qc = S.w + MB_JS_PER_BODY * n, *qdc = qc + nq, *Qc = qdc + nq, *zc = Qc + nq,
-       *zdc = zc + m, *zddc = zdc + m;
-    ptrdiff_t *band = (ptrdiff_t *)(zddc + m);  /* 4 nq: ptrdiff_t fits a double's bytes */
+       *zdc = zc + m, *zddc = zdc + m, *cache = zddc + m;
+    ptrdiff_t *band = (ptrdiff_t *)(cache + 42 * n);  /* 4 nq: a ptrdiff_t fits a double */
     double *Qq = (double *)(band + 4 * nq), *Qv = Qq + nq * nq;  /* mb_jsderiv_work_size */
     int rc = me->forces_q(t, D->q, D->qd, Qq, nq, me->ctx);
     if (rc == MB_OK)
@@ -461,17 +488,23 @@ int mb_jsderiv_jac(const mb_jsderiv *D, double t, const double *z, const double 
     bands_of(nq, Qq, band);
     bands_of(nq, Qv, band + 2 * nq);
     for (ptrdiff_t k = 0; k < m; k++) zc[k] = z[k], zdc[k] = zd[k];
-    for (int rate = 0; rate < 2; rate++)
-        for (ptrdiff_t k = 0; k < m; k++) {
+    for (ptrdiff_t r = 0; r < nq; r++) Qc[r] = D->Q[r];
+    rc = kin(&S, 0, zc, zdc, qc, qdc);  /* the base pass: no tangent */
+    if (rc == MB_OK)
+        rc = accel(&S, 0, qc, qdc, Qc, zc, zdc, zddc, cache, 1);
+    for (int rate = 0; rate < 2 && rc == MB_OK; rate++)
+        for (ptrdiff_t k = 0, i0 = 0; k < m; k++) {
+            while (D->off[i0 + 1] <= k) i0++;  /* coordinate k is joint i0's */
             cx *dir = rate ? zdc : zc;
             dir[k] += I * STEP;
-            rc = kin(&S, zc, zdc, qc, qdc);
+            untangle(&S, i0, qc, qdc);
+            rc = kin(&S, i0, zc, zdc, qc, qdc);
             if (rc == MB_OK) {
                 for (ptrdiff_t r = 0; r < nq; r++) Qc[r] = D->Q[r];
                 if (!rate)
                     band_tangent(nq, Qq, band, qc, Qc);
                 band_tangent(nq, Qv, band + 2 * nq, qdc, Qc);
-                rc = accel(&S, qc, qdc, Qc, zc, zdc, zddc);
+                rc = accel(&S, i0, qc, qdc, Qc, zc, zdc, zddc, cache, 0);
             }
             dir[k] = rate ? zd[k] : z[k];
             if (rc != MB_OK)
@@ -483,5 +516,5 @@ int mb_jsderiv_jac(const mb_jsderiv *D, double t, const double *z, const double 
                     return MB_RECOVERABLE;
             }
         }
-    return MB_OK;
+    return rc;
 }

@@ -24,12 +24,13 @@
 #include "mech.h"
 
 /* n bodies, nq = 7 n body coordinates, m joint coordinates: the complex per-body values
- * (2 MB_JS_PER_BODY n), complex q, q', Q (6 nq), z, z', z'' (6 m), the row bands of
- * Q_q and Q_q' (4 nq), Q_q and Q_q' (2 nq^2) */
+ * (2 MB_JS_PER_BODY n), complex q, q', Q (6 nq), z, z', z'' (6 m), the base pass's
+ * rigid-body inertias and biases (84 n), the row bands of Q_q and Q_q' (4 nq), Q_q and
+ * Q_q' (2 nq^2) */
 static inline ptrdiff_t mb_jsderiv_work_size(ptrdiff_t n, ptrdiff_t nq, ptrdiff_t m)
 {
     n = n > 0 ? n : 0, nq = nq > 0 ? nq : 0, m = m > 0 ? m : 0;
-    return 2 * MB_JS_PER_BODY * n + 10 * nq + 6 * m + 2 * nq * nq + 1;
+    return (2 * MB_JS_PER_BODY + 84) * n + 10 * nq + 6 * m + 2 * nq * nq + 1;
 }
 
 /* the tree and the state at which f was evaluated */
