@@ -33,7 +33,9 @@
  * joint coordinates (1 a revolute or prismatic joint, the 4 Euler parameters of a ball
  * joint's relative rotation), x'' by the world-coordinate ABA of joint_spatial.c under
  * the mechanism's own forces at the bodies' coordinates of its forward kinematics
- * (without their quadratic-velocity rows), the Jacobian by forward differences. */
+ * (without their quadratic-velocity rows), the Jacobian exact (fs_jac:
+ * joint_spatial_deriv.c, a complex-step tangent pass a column through the same
+ * kinematics and ABA, the forces' tangent from forces_q and forces_qd). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
