@@ -4,7 +4,9 @@
  * two through f and against central differences), one tangent direction a call. */
 /* complex products and quotients without the C99 Annex G NaN recovery (the values are
  * finite or the column is refused) */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("cx-limited-range")
+#endif
 #include <complex.h>
 #include <math.h>
 #include <string.h>
