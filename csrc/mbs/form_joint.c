@@ -25,15 +25,17 @@
  * kinematics as external body forces, so that every planar force element acts as in
  * the body-coordinate formulations; events and outputs by the 3-D mb_jtree_fk; theta the sum
  * of the joint frames' angles and the revolute coordinates along the body's path
- * (continuous, as the body coordinates are); the Jacobian by forward differences of
- * that x'' (2 n + 1 evaluations).
+ * (continuous, as the body coordinates are); the Jacobian exact (planar_jac:
+ * joint_planar.c, forward-mode derivatives of the inverse dynamics, M^-1 by the ABA).
  *
  * A SpatialModel's tree (T->mech_forces; mbint.mbs.joint.SpatialJointTree: revolute,
  * prismatic and ball joints from the ground, link frames with the bodies' axes): z the
  * joint coordinates (1 a revolute or prismatic joint, the 4 Euler parameters of a ball
  * joint's relative rotation), x'' by the world-coordinate ABA of joint_spatial.c under
  * the mechanism's own forces at the bodies' coordinates of its forward kinematics
- * (without their quadratic-velocity rows), the Jacobian by forward differences. */
+ * (without their quadratic-velocity rows), the Jacobian exact (fs_jac:
+ * joint_spatial_deriv.c, a complex-step tangent pass a column through the same
+ * kinematics and ABA, the forces' tangent from forces_q and forces_qd). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,7 @@
 #include "index1.h"
 #include "joint_planar.h"
 #include "joint_spatial.h"
+#include "joint_spatial_deriv.h"
 #include "joint_tree.h"
 #include "joint_tree_deriv.h"
 #include "mbs_common.h"
@@ -124,7 +127,8 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
         m = x->m = mb_jspatial_offsets(T, x->zoff);
     }
     ptrdiff_t np = planar ? 34 * n + 3 * F->nq + mb_jplanar_work_size(n)
-                 : x->spatial ? mb_jspatial_work_size(n) + 3 * F->nq : 0;  /* the scratch */
+                 : x->spatial ? mb_jspatial_work_size(n) + 3 * F->nq +
+                                mb_jsderiv_work_size(n, F->nq, m) : 0;  /* the scratch */
     x->work = malloc((size_t)(mb_jtree_d_work_size(n) + (4 + MB_JT_FK) * n + 6 * m + np) *
                      sizeof(double));
     if (!x->work)
@@ -155,6 +159,7 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
         x->qb = x->Q + F->nq;
         x->qdb = x->qb + F->nq;
         x->js = (mb_jspatial){T, x->body, x->zoff, x->qdb + F->nq};
+        x->jw = x->js.work + mb_jspatial_work_size(n);  /* mb_jsderiv_work_size */
     }
     F->n = 2 * m;
     return MB_OK;
@@ -739,11 +744,22 @@ static int fj_initial(mb_formulation *F, double t0, const double *q0, const doub
     return MB_OK;
 }
 
-/* a SpatialModel's tree: forward differences of x'' (2 m + 1 evaluations of FK, the
- * mechanism's forces and the ABA), as a planar tree's */
+/* a SpatialModel's tree: exact (joint_spatial_deriv.c: x'' and the bodies' (q, q', Q) at
+ * y by spatial_accel, then one complex-step tangent pass a column); forward differences
+ * of x'' (2 m + 1 evaluations) with FJ_DIFFERENCES */
 static int fs_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
 {
-    return jac_by_differences(ctx, t, y, J, ld, 0);
+    form_joint *x = ctx;
+    if (FJ_DIFFERENCES)
+        return jac_by_differences(x, t, y, J, ld, 0);
+    ptrdiff_t m = x->m;
+    int rc = spatial_accel(x, t, y, y + m, x->a);
+    if (rc != MB_OK)
+        return rc;
+    for (ptrdiff_t j = 0; j < 2 * m; j++)
+        for (ptrdiff_t i = 0; i < m; i++) J[j * ld + i] = (j == m + i) ? 1.0 : 0.0;
+    mb_jsderiv D = {x->T, x->body, x->zoff, x->mech, x->qb, x->qdb, x->Q};
+    return mb_jsderiv_jac(&D, t, y, y + m, J + m, J + m * ld + m, ld, x->jw);
 }
 
 static void fj_problem(mb_formulation *F, mb_problem *p)
