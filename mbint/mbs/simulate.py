@@ -24,6 +24,7 @@ from ..progress import run_cancel, run_progress
 from ._kernels import baumgarte_pair, linalg_code
 from .formulations import (TABLE, auto_formulation, formulation as _formulation,
                            supported_formulations)
+from . import sensitivity
 from .trajectory import Trajectory
 from .._typing import ArrayLike, Events, Progress, TSpan
 from ._model_types import Model
@@ -519,7 +520,7 @@ def _check_relative_control(run, atol, q0, qd0):
 
 
 def _core_args(run, t0, tf, q0, qd0, opts, control, t_eval, dense_output, events, project,
-               proj_tol, proj_max_iter, contact_switching):
+               proj_tol, proj_max_iter, contact_switching, sens=None):
     """The options of a run checked and converted for the C core: the positional and
     keyword arguments of ``_core.mech_simulate`` (also of ``_core.MechStepper``, the
     run in pieces of :class:`mbint.Simulator`) and what the result needs of them."""
@@ -552,6 +553,8 @@ def _core_args(run, t0, tf, q0, qd0, opts, control, t_eval, dense_output, events
                   linalg=run.linalg)
     if run.tree is not None:
         kwargs["tree"] = run.tree._handle
+    if sens is not None:
+        kwargs["sens"] = sens.core_arg()
     meta = dict(n_state=run.n, n_user_events=0 if ev is None else len(ev),
                 contact_switching=contact_sw, switching=switching is not None, rtol=rtol)
     return args, kwargs, meta
@@ -566,10 +569,11 @@ def _with_meta(out, meta, opts, h):
 
 
 def _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events, project,
-         proj_tol, proj_max_iter, contact_switching, progress):
+         proj_tol, proj_max_iter, contact_switching, progress, sens=None):
     """One call of the C core; returns its dict and the options used."""
     args, kwargs, meta = _core_args(run, t0, tf, q0, qd0, opts, control, t_eval, dense_output,
-                                    events, project, proj_tol, proj_max_iter, contact_switching)
+                                    events, project, proj_tol, proj_max_iter, contact_switching,
+                                    sens)
     report, close = run_progress(progress, t0, tf, f"{run.model.name} {run.mname}")
     try:
         out = _core.mech_simulate(*args, **kwargs, progress=report, cancel=run_cancel())
@@ -621,6 +625,7 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
              proj_tol: float | None = None, proj_max_iter: int | None = None,
              contact_switching: bool = True, independent: Sequence[int | str] | None = None,
              progress: Progress = False, linear_algebra: str | None = None,
+             sensitivities: Sequence[str] | None = None,
              **method_options: Any) -> Trajectory:
     """Simulate a mechanism with a method of :func:`mbint.methods`.
 
@@ -699,6 +704,15 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
         bodies (the coordinates a force or constraint acts on:
         :func:`mbint.multirate.fast_state_indices`), coordinate names or indices, or
         "auto".
+    sensitivities : sequence of str, optional
+        Forward parameter sensitivities integrated with the run, by the same method on
+        the same steps and in its error test (:mod:`mbint.mbs.sensitivity`, core/sens.h):
+        parameters named ``"<element>.<column>"`` (``"spring.k"``, ``"body1.mass"``,
+        ``"pin1.si_x"``, ``"motor.amplitude"``) or ``"q0[i]"``, ``"qd0[i]"`` (index or
+        coordinate name); ``traj.sens_q``, ``traj.sens_qd`` (nq, np, nt) [unit of q / unit
+        of p], ``traj.parameters``.  On ``"index1"``, the DAEs and ``"joint"`` (masses and
+        joint entries not on ``"joint"``), mbint's own methods, dense linear algebra,
+        without projection, events or dense output (each a ValueError naming it).
 
     Returns
     -------
@@ -728,10 +742,17 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
     control = check.step_control(run.info, run.mname, h, controller, error_per_unit_step,
                                  safety, fac_min, fac_max)
     control["method_options"] = method_options
+    sens = None
+    if sensitivities is not None:
+        sensitivity.check_run(events, dense_output, opts["rtol"], sensitivities)
+        run = replace(run, handle=sensitivity.own_handle(run.model, run.handle))
+        sens = sensitivity.setup(run, sensitivities, t0, q0, qd0)
     out, options = _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events,
-                        project, proj_tol, proj_max_iter, contact_switching, progress)
+                        project, proj_tol, proj_max_iter, contact_switching, progress, sens)
     traj = _trajectory(run, out, options, initial, dense_output, project, proj_tol,
                        proj_max_iter)
+    if sens is not None:
+        sensitivity.attach(traj, out, sens)
     if run.auto is not None:  # formulation="auto": traj.formulation is the one it took
         traj.options.update(formulation_requested="auto", formulation_rule=run.auto)
     return traj
