@@ -30,6 +30,8 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
     PyObject *out = NULL;
     if (!ode_session_open(S, a, kw) && run_execute(&S->r, &S->p, &S->ra) == 0)
         out = result_dict_of_run(&S->r);
+    if (ode_session_sens_result(S, out))
+        Py_CLEAR(out);
     ode_session_close(S);
     PyMem_Free(S);
     return out;
