@@ -141,11 +141,14 @@ struct mech_sens {
     int np, block_newton, dq;
     int *table;
     double **p, *last, *pbar;
+    double *ep;              /* np: the step of df/dp_k (m_dfdp) */
+    double *fpm;             /* 2 n: its two evaluations */
     double *s0;              /* np x 2 nq: the initial sensitivities of (q, q') */
     mb_formulation *F;
     mb_problem base, watch;
     mb_sens *s;
     double *work;
+    double *atol_dq;         /* n: the atol of the difference steps (dq_atol) */
     ptrdiff_t nt;
     PyObject *sy, *sq, *sqd; /* after split: (n | nq, np, nt) */
 };
@@ -200,6 +203,35 @@ static int w_bound(double t, const double *y, const double *f, double *h, void *
     return rc ? rc : ms->base.step_bound(t, y, f, h, ms->base.ctx);
 }
 
+/* Column k of df/dp by a centred difference in p alone, step ep[k] (sens.h's dfdp: the
+ * difference of the augmented rhs then runs along (s_k, 0)).  A force element's k, c or
+ * actuator coefficient enters f linearly (Q is linear in it, and every formulation's f
+ * affine in Q): ep = its scale, exact but for rounding; any other parameter ep =
+ * MB_SENS_DFDP_REL times its scale.  The step of sens.c's simultaneous difference
+ * (eps^(1/3) pbar) made df/dp of the stiff double pendulum's spring rounding noise at 5e-8
+ * relative (its torque is small beside the damper's: f changed by 4e-9 of itself), which
+ * stopped radau_iia's Newton at rtol 1e-9. */
+#define MB_SENS_DFDP_REL 1e-4
+
+static int m_dfdp(double t, const double *y, int k, double *fp, void *ctx)
+{
+    mech_sens *ms = ctx;
+    ptrdiff_t n = ms->F->n;
+    if (!ms->p[k]) {
+        memset(fp, 0, (size_t)n * sizeof(double));
+        return 0;
+    }
+    double p0 = *ms->p[k], e = ms->ep[k], *fm = ms->fpm + n;
+    *ms->p[k] = p0 + e;
+    int rc = w_rhs(t, y, ms->fpm, ms);
+    *ms->p[k] = p0 - e;
+    if (rc == 0)
+        rc = w_rhs(t, y, fm, ms);
+    *ms->p[k] = p0;
+    for (ptrdiff_t i = 0; i < n && rc == 0; i++) fp[i] = (ms->fpm[i] - fm[i]) / (2 * e);
+    return rc;
+}
+
 /* the list of sens= entries, checked; 0 or -1 */
 static int parse_params(mech_sens *ms, PyObject *params)
 {
@@ -209,7 +241,8 @@ static int parse_params(mech_sens *ms, PyObject *params)
         Py_ssize_t row;
         const char *name, *why;
         double pbar;
-        if (!PyArg_ParseTuple(it, "insd", &table, &row, &name, &pbar))
+        int linear;
+        if (!PyArg_ParseTuple(it, "insdp", &table, &row, &name, &pbar, &linear))
             return -1;
         if (!(pbar > 0) || !isfinite(pbar)) {
             PyErr_Format(PyExc_ValueError, "sens: parameter %d: scale %g must be positive.", k,
@@ -218,6 +251,7 @@ static int parse_params(mech_sens *ms, PyObject *params)
         }
         ms->table[k] = table;
         ms->pbar[k] = pbar;
+        ms->ep[k] = linear ? pbar : MB_SENS_DFDP_REL * pbar;
         ms->p[k] = NULL;  /* table -1: an initial condition only */
         if (table >= 0 && !(ms->p[k] = mech_param_slot(ms->h, table, row, name, &why))) {
             PyErr_Format(PyExc_ValueError, "sens: parameter %d (table %d row %zd column '%s'): "
@@ -263,8 +297,9 @@ int mech_sens_parse(mech_handle *h, PyObject *spec, ptrdiff_t nq, mech_sens **ou
     ms->p = PyMem_Calloc((size_t)np, sizeof(double *));
     ms->last = PyMem_Calloc((size_t)np, sizeof(double));
     ms->pbar = PyMem_Calloc((size_t)np, sizeof(double));
+    ms->ep = PyMem_Calloc((size_t)np, sizeof(double));
     ms->s0 = PyMem_Malloc((size_t)(2 * nq * np) * sizeof(double));
-    if (!ms->table || !ms->p || !ms->last || !ms->pbar || !ms->s0) {
+    if (!ms->table || !ms->p || !ms->last || !ms->pbar || !ms->ep || !ms->s0) {
         PyErr_NoMemory();
         goto done;
     }
@@ -322,6 +357,24 @@ static double dq_step(const double *s, const double *y, const double *atol, ptrd
     return c / fmax(1.0 / pbar, r);
 }
 
+/* The atol of the difference steps e = c / max(1 / pbar, rms(s / (|y| + atol_dq))): the
+ * run's atol, but at least MB_SENS_DQ_FLOOR times the largest |y0| of its block (q, q',
+ * the multipliers).  With atol alone, a component that starts at 0 under a tight atol
+ * (an angle, a body at rest) makes e |s| ~ 1e-13: the difference of J along s is then
+ * rounding noise (the Newton matrices of the stiff double pendulum at atol 1e-8 stopped
+ * bdf and rodas4 at t ~ 1e-7). */
+#define MB_SENS_DQ_FLOOR 1.0
+
+static void dq_atol(double *a, const double *atol, const double *y0, ptrdiff_t n, ptrdiff_t nb)
+{
+    ptrdiff_t lo[3] = {0, nb < n ? nb : n, 2 * nb < n ? 2 * nb : n}, hi[3] = {lo[1], lo[2], n};
+    for (int b = 0; b < 3; b++) {
+        double m = 0;
+        for (ptrdiff_t i = lo[b]; i < hi[b]; i++) m = fmax(m, fabs(y0[i]));
+        for (ptrdiff_t i = lo[b]; i < hi[b]; i++) a[i] = fmax(atol[i], MB_SENS_DQ_FLOOR * m);
+    }
+}
+
 /* S0 (n x np) of the integrated state: the centred difference of mb_form_initial along
  * (s0_k of (q, q'), e_k); then the nominal state again (the formulation's initial data) */
 static int initial_sens(mech_sens *ms, mb_formulation *F, double t0, const double *q0,
@@ -329,19 +382,20 @@ static int initial_sens(mech_sens *ms, mb_formulation *F, double t0, const doubl
                         double *S0)
 {
     ptrdiff_t nq = F->nq, n = F->n;
-    double *qq = PyMem_Malloc((size_t)(4 * nq + 2 * n) * sizeof(double));
+    double *qq = PyMem_Malloc((size_t)(6 * nq + 2 * n) * sizeof(double));
     if (!qq)
         return MB_ERR_MEM;
-    double *yp = qq + 2 * nq, *ym = yp + n, *z = ym + n, c = cbrt(DBL_EPSILON);
+    double *yp = qq + 2 * nq, *ym = yp + n, *z = ym + n, *az = z + 2 * nq, c = cbrt(DBL_EPSILON);
     const double *at;
     int rc = MB_OK;
     for (ptrdiff_t i = 0; i < nq; i++) {
         z[i] = q0[i];
         z[nq + i] = qd0[i];
     }
+    dq_atol(az, atol_in, z, 2 * nq, nq);
     for (int k = 0; k < ms->np && rc == MB_OK; k++) {
         const double *s = ms->s0 + 2 * nq * k;
-        double e = dq_step(s, z, atol_in, 2 * nq, ms->pbar[k], c), p0 = ms->p[k] ? *ms->p[k] : 0;
+        double e = dq_step(s, z, az, 2 * nq, ms->pbar[k], c), p0 = ms->p[k] ? *ms->p[k] : 0;
         for (int side = 0; side < 2 && rc == MB_OK; side++) {
             double sg = side ? -e : e;
             for (ptrdiff_t i = 0; i < 2 * nq; i++) qq[i] = z[i] + sg * s[i];
@@ -382,20 +436,23 @@ int mech_sens_start(mech_sens *ms, mb_formulation *F, const char *method, int ha
     ptrdiff_t n = F->n, N = n * (1 + ms->np);
     size_t size = mb_sens_work_size(n, w->nq, ms->np, w->mass != NULL, 1);
     ms->work = PyMem_Malloc((size + 1) * sizeof(double));
+    ms->atol_dq = PyMem_Malloc((size_t)n * sizeof(double));
+    ms->fpm = PyMem_Malloc((size_t)(2 * n) * sizeof(double));
     double *S0 = PyMem_Malloc((size_t)(n * ms->np) * sizeof(double));
     npy_intp dN = (npy_intp)N;
     *Y0 = PyArray_SimpleNew(1, &dN, NPY_DOUBLE);
     *atolY = PyArray_SimpleNew(1, &dN, NPY_DOUBLE);
-    if (!ms->work || !S0 || !*Y0 || !*atolY) {
+    if (!ms->work || !ms->atol_dq || !ms->fpm || !S0 || !*Y0 || !*atolY) {
         PyMem_Free(S0);
         if (!PyErr_Occurred())
             PyErr_NoMemory();
         return -1;
     }
-    mb_sens_options o = {ms->dq, ms->block_newton, NULL};
+    mb_sens_options o = {ms->dq, ms->block_newton, m_dfdp};
+    dq_atol(ms->atol_dq, atol_y, y0, n, b->nq > 0 ? b->nq : F->nq);
     int rc = initial_sens(ms, F, t0, q0, qd0, atol_in, atol_y, S0);
     if (rc == MB_OK)
-        rc = mb_sens_init(w, ms->np, ms->p, ms->pbar, atol_y, &o, 1, ms->work, &ms->s);
+        rc = mb_sens_init(w, ms->np, ms->p, ms->pbar, ms->atol_dq, &o, 1, ms->work, &ms->s);
     if (rc != MB_OK) {
         PyMem_Free(S0);
         if (!PyErr_Occurred())
@@ -458,7 +515,7 @@ int mech_sens_split(mech_sens *ms, mb_result *res)
     double *S = y + n, *sq = S + n * np, *w = sq + 2 * nq, *atol = w + n + 4 * nq;
     double *SY = PyArray_DATA((PyArrayObject *)ms->sy), *SQ = PyArray_DATA((PyArrayObject *)ms->sq),
            *SQD = PyArray_DATA((PyArrayObject *)ms->sqd);
-    for (ptrdiff_t i = 0; i < n; i++) atol[i] = 1e-12;  /* only scales the map's step */
+    memcpy(atol, ms->atol_dq, (size_t)n * sizeof(double));
     (void)N;
     for (ptrdiff_t m = 0; m < nt; m++) {
         mb_sens_unpack(ms->s, res->y + m * N, y, S);
@@ -500,6 +557,9 @@ void mech_sens_free(mech_sens *ms)
     PyMem_Free(ms->pbar);
     PyMem_Free(ms->s0);
     PyMem_Free(ms->work);
+    PyMem_Free(ms->atol_dq);
+    PyMem_Free(ms->fpm);
+    PyMem_Free(ms->ep);
     Py_XDECREF(ms->sy);
     Py_XDECREF(ms->sq);
     Py_XDECREF(ms->sqd);

@@ -47,8 +47,10 @@ from ._kernels import linalg_code
 #: LU for y and every s_k, CVODES' simultaneous corrector); every other method takes the
 #: exact dense Jacobian of the augmented problem (the Rosenbrock methods, whose stages
 #: are linear in it, the LLM, the fixed-step collocation methods) or none (explicit ones)
-NEWTON_METHODS = frozenset({"bdf", "radau_iia", "lstable_block"})
+NEWTON_METHODS = frozenset({"bdf"})
 
+#: force elements whose generalized force is linear in k, c and the actuator's c0, c1, c2, a
+_LINEAR_KINDS = frozenset({"tsda", "rsda", "generalized"})
 _ALIASES = {"length0": "L0", "angle0": "L0", "amplitude": None}
 _TABLES = ("body", "joint", "force")
 _NAME = re.compile(r"^(?P<el>.+?)(\[(?P<r>\d+)\])?\.(?P<col>[A-Za-z_][A-Za-z_0-9]*)$")
@@ -68,6 +70,7 @@ class Parameter:
     row: int = -1
     column: str = ""
     index: int = -1
+    linear: bool = False  # f is linear in it (a force element's k, c, actuator coefficient)
 
 
 @dataclass
@@ -80,7 +83,7 @@ class Sensitivities:
     forward: bool = False
 
     def core_arg(self) -> tuple:
-        specs = [(p.table, p.row, p.column, abs(p.value) if p.value != 0 else 1.0)
+        specs = [(p.table, p.row, p.column, abs(p.value) if p.value != 0 else 1.0, p.linear)
                  for p in self.parameters]
         return (specs, np.ascontiguousarray(self.s0, float).reshape(-1), self.block_newton,
                 int(self.forward))
@@ -155,7 +158,7 @@ def _unit(model, table, e, col):
     """The SI unit of a table entry (where known; "" otherwise)."""
     spatial = model.kind == "spatial"
     if table == 0:
-        return "kg" if col == "mass" else "kg m^2"
+        return "kg" if col == "mass" else "kg*m**2"
     if re.match(r"^(si|sj|p0)_[xyz]$", col) or col in ("ri", "rj", "L", "z0", "bump_x",
                                                        "bump_r", "wheel_r"):
         return "m"
@@ -163,10 +166,10 @@ def _unit(model, table, e, col):
         return "1"
     rot = getattr(e, "kind", "") == "rsda"
     if table == 2 and col in ("k", "c", "L0"):
-        return {"k": "N m/rad" if rot else "N/m", "c": "N m s/rad" if rot else "N s/m",
+        return {"k": "N*m/rad" if rot else "N/m", "c": "N*m*s/rad" if rot else "N*s/m",
                 "L0": "rad" if rot else "m"}[col]
     if col in ("K", "cd"):
-        return "N/m" if col == "K" else "N s/m"
+        return "N/m" if col == "K" else "N*s/m"
     if col == "phi0":
         return "rad"
     base = col[3:] if col.startswith("fa_") else col
@@ -174,13 +177,13 @@ def _unit(model, table, e, col):
         return "rad/s" if base == "w" else "rad"
     if base in ("c0", "c1", "c2", "a"):
         if table == 2:
-            u = "N m" if rot else "N"
+            u = "N*m" if rot else "N"
             if getattr(e, "kind", "") == "generalized" and not spatial:
-                u = "N m" if int(e.params.get("coord", 0)) % 3 == 2 else "N"
+                u = "N*m" if int(e.params.get("coord", 0)) % 3 == 2 else "N"
         else:
             coord = int(getattr(e, "params", {}).get("coord", 2)) if not spatial else 0
             u = "rad" if e.kind == "driver_angle" or coord % 3 == 2 else "m"
-        return {"c0": u, "c1": f"{u}/s", "c2": f"{u}/s^2", "a": u}[base]
+        return {"c0": u, "c1": f"{u}/s", "c2": f"{u}/s**2", "a": u}[base]
     return ""
 
 
@@ -192,7 +195,7 @@ def parameter(model, handle, name, q0, qd0) -> Parameter:
     m = _IC.match(name)
     if m:
         i = _coord_index(model, name, m.group("i"))
-        unit = model.coordinate_units[i]
+        unit = model.coordinate_units[i] or "1"
         qd = m.group("which") == "qd0"
         return Parameter(name, float((qd0 if qd else q0)[i]), f"{unit}/s" if qd else unit,
                          index=i + (model.nq if qd else 0))
@@ -207,7 +210,9 @@ def parameter(model, handle, name, q0, qd0) -> Parameter:
         value = _core.mech_param(handle, table, row, col)
     except ValueError as exc:
         raise ValueError(f"sensitivities: {name!r}: {exc}") from None
-    return Parameter(name, float(value), _unit(model, table, e, col), table, row, col)
+    linear = (table == 2 and getattr(e, "kind", "") in _LINEAR_KINDS
+              and col in ("k", "c", "fa_c0", "fa_c1", "fa_c2", "fa_a"))
+    return Parameter(name, float(value), _unit(model, table, e, col), table, row, col, linear)
 
 
 def own_handle(model, handle):
