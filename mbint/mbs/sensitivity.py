@@ -29,12 +29,30 @@ with Phi_q^+ = Phi_q^T (Phi_q Phi_q^T)^-1, P = I - Phi_q^+ Phi_q and D the deriv
 of Phi_q q' + Phi_t in q (centred differences of the kernels); the C side then carries
 them into the formulation's own state (its lambda(t0) by differences of its initial
 state, ``csrc/python/sens_mech.c``).
+
+How: core/sens.h's augmented problem over the formulation's, integrated by the run's
+method on the same steps, the sensitivities in the error test with atol / |p| (CVODES'
+convention; ``traj.sens_y`` holds those of the formulation's state, the DAEs' lambda
+included).  J s by a centred difference along s; df/dp by a centred difference in p alone
+(exact for a force element's k, c and actuator coefficients, in which f is linear).
+:data:`NEWTON_METHODS` factor one n x n matrix for y and every s (the simultaneous
+corrector); the other implicit methods take the exact dense Jacobian of the augmented
+problem, the explicit ones none.
+
+Supported: ``"index1"``, ``"index3"``, ``"index2"``, ``"index1_dae"``, ``"ggl"`` and
+``"joint"`` (on ``"joint"`` not a body's mass or inertia nor a joint's entry: the tree
+copies them when it opens), mbint's own methods, dense linear algebra.  Refused with a
+ValueError naming the reason: ``"state_space"`` (it changes coordinates during the run),
+``project=True``, SUNDIALS methods, sparse linear algebra, events, dense output.  Known
+limits: the Newton iteration of ``"index1_dae"`` fails on the stiff double pendulum
+(tests/test_sens_mech_fd.py, xfail); at very tight tolerances (rtol 1e-9, atol 1e-11 on that
+model) radau_iia needs many times the plain run's steps.
 """
 from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -306,6 +324,16 @@ def setup(run, names, t0, q0, qd0, forward=False) -> Sensitivities:
     return Sensitivities(params, s0, run.mname in NEWTON_METHODS, bool(forward))
 
 
+def prepare(run, sensitivities, events, dense_output, rtol, t0, q0, qd0):
+    """(run, Sensitivities) of ``simulate(..., sensitivities=...)``: the request checked,
+    the run on a handle of its own (:func:`own_handle`); (run, None) without."""
+    if sensitivities is None:
+        return run, None
+    check_run(events, dense_output, rtol, sensitivities)
+    run = replace(run, handle=own_handle(run.model, run.handle))
+    return run, setup(run, sensitivities, t0, q0, qd0)
+
+
 def check_run(events, dense_output, rtol, sensitivities) -> None:
     """What a sensitivity run does not take: ValueError naming it."""
     if sensitivities is None:
@@ -320,9 +348,11 @@ def check_run(events, dense_output, rtol, sensitivities) -> None:
         raise ValueError("sensitivities: rtol must be a scalar with sensitivities.")
 
 
-def attach(traj, out, sens: Sensitivities) -> None:
+def attach(traj, out, sens: Sensitivities | None) -> None:
     """The sensitivities of the run's dict onto the Trajectory: ``sens_q``, ``sens_qd``
     (nq, np, nt), ``sens_y`` (the formulation's state), ``parameters``."""
+    if sens is None:
+        return
     traj.sens_q = np.asarray(out["sens_q"])
     traj.sens_qd = np.asarray(out["sens_qd"])
     traj.sens_y = np.asarray(out["sens_y"])

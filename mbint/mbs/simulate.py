@@ -705,14 +705,8 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
         :func:`mbint.multirate.fast_state_indices`), coordinate names or indices, or
         "auto".
     sensitivities : sequence of str, optional
-        Forward parameter sensitivities integrated with the run, by the same method on
-        the same steps and in its error test (:mod:`mbint.mbs.sensitivity`, core/sens.h):
-        parameters named ``"<element>.<column>"`` (``"spring.k"``, ``"body1.mass"``,
-        ``"pin1.si_x"``, ``"motor.amplitude"``) or ``"q0[i]"``, ``"qd0[i]"`` (index or
-        coordinate name); ``traj.sens_q``, ``traj.sens_qd`` (nq, np, nt) [unit of q / unit
-        of p], ``traj.parameters``.  On ``"index1"``, the DAEs and ``"joint"`` (masses and
-        joint entries not on ``"joint"``), mbint's own methods, dense linear algebra,
-        without projection, events or dense output (each a ValueError naming it).
+        Parameters (``"spring.k"``, ``"body1.mass"``, ``"q0[i]"``: :mod:`mbint.mbs.sensitivity`)
+        whose forward sensitivities the run integrates: ``traj.sens_q``, ``traj.sens_qd``.
 
     Returns
     -------
@@ -742,17 +736,13 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
     control = check.step_control(run.info, run.mname, h, controller, error_per_unit_step,
                                  safety, fac_min, fac_max)
     control["method_options"] = method_options
-    sens = None
-    if sensitivities is not None:
-        sensitivity.check_run(events, dense_output, opts["rtol"], sensitivities)
-        run = replace(run, handle=sensitivity.own_handle(run.model, run.handle))
-        sens = sensitivity.setup(run, sensitivities, t0, q0, qd0)
+    run, sens = sensitivity.prepare(run, sensitivities, events, dense_output, opts["rtol"],
+                                    t0, q0, qd0)
     out, options = _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events,
                         project, proj_tol, proj_max_iter, contact_switching, progress, sens)
     traj = _trajectory(run, out, options, initial, dense_output, project, proj_tol,
                        proj_max_iter)
-    if sens is not None:
-        sensitivity.attach(traj, out, sens)
+    sensitivity.attach(traj, out, sens)
     if run.auto is not None:  # formulation="auto": traj.formulation is the one it took
         traj.options.update(formulation_requested="auto", formulation_rule=run.auto)
     return traj
