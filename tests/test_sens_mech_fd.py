@@ -72,3 +72,35 @@ def test_index1_dae_double_pendulum(reference, method):
     assert tr.success, tr.message
     S = np.concatenate([tr.sens_q, tr.sens_qd], axis=0)
     assert np.max(np.abs(S - ref)) <= 1e-5 * np.max(np.abs(ref))
+
+
+def test_atol_of_the_sensitivities(reference):
+    """At rtol 1e-7, atol 1e-9 the default atol of s_k (atol / |k2| = 3e-15 for
+    dq/dk2 ~ 1e-9) makes bdf's Newton fail; a given atol (a mapping) runs, as accurately;
+    math.inf leaves them out of the error test."""
+    ref, _ = reference
+    m = rn.stiff_double_pendulum()
+    tight = mbint.simulate(m, (0.0, T_END), "bdf", t_eval=T, rtol=1e-7, atol=1e-9,
+                           sensitivities=["rsda2.k"], max_steps=2000)
+    assert not tight.success  # the documented limit of the default
+    for atol_s in (1e-12, float("inf")):
+        tr = mbint.simulate(m, (0.0, T_END), "bdf", t_eval=T, rtol=1e-7, atol=1e-9,
+                            sensitivities={"rsda2.k": atol_s}, max_steps=2000)
+        assert tr.success, tr.message
+        S = np.concatenate([tr.sens_q, tr.sens_qd], axis=0)[:, 0]
+        assert np.max(np.abs(S - ref[:, 0])) <= 1e-5 * np.max(np.abs(ref[:, 0]))
+    with pytest.raises(ValueError, match="must be positive"):
+        mbint.simulate(m, (0.0, T_END), "bdf", sensitivities={"rsda2.k": 0.0})
+
+
+@pytest.mark.parametrize("method", ["bdf", "rodas4"])
+def test_zero_initial_components_under_a_tight_atol(method):
+    """Regression: with the difference steps scaled by atol alone, theta1 = 0 and body 1 at
+    rest under atol 1e-8 made e |s| ~ 1e-13 and the difference of J along s rounding
+    noise; bdf and rodas4 stopped at t ~ 1e-7 (max_steps)."""
+    m = rn.stiff_double_pendulum()
+    plain = mbint.simulate(m, (0.0, 0.05), method, rtol=1e-6, atol=1e-8)
+    tr = mbint.simulate(m, (0.0, 0.05), method, rtol=1e-6, atol=1e-8,
+                        sensitivities=["q0[body1.theta]"], max_steps=2000)
+    assert tr.success, tr.message
+    assert tr.stats["nsteps"] < 3 * plain.stats["nsteps"]

@@ -142,6 +142,7 @@ struct mech_sens {
     int *table;
     double **p, *last, *pbar;
     double *ep;              /* np: the step of df/dp_k (m_dfdp) */
+    double *atol_s;          /* np: the atol of s_k's components, or 0: atol / pbar_k */
     double *fpm;             /* 2 n: its two evaluations */
     double *s0;              /* np x 2 nq: the initial sensitivities of (q, q') */
     mb_formulation *F;
@@ -207,10 +208,9 @@ static int w_bound(double t, const double *y, const double *f, double *h, void *
  * difference of the augmented rhs then runs along (s_k, 0)).  A force element's k, c or
  * actuator coefficient enters f linearly (Q is linear in it, and every formulation's f
  * affine in Q): ep = its scale, exact but for rounding; any other parameter ep =
- * MB_SENS_DFDP_REL times its scale.  The step of sens.c's simultaneous difference
- * (eps^(1/3) pbar) made df/dp of the stiff double pendulum's spring rounding noise at 5e-8
- * relative (its torque is small beside the damper's: f changed by 4e-9 of itself), which
- * stopped radau_iia's Newton at rtol 1e-9. */
+ * MB_SENS_DFDP_REL times its scale.  With sens.c's step eps^(1/3) pbar the change of f
+ * is small beside f when the parameter's force is (the stiff double pendulum's spring
+ * beside its damper: 4e-9 of f), and df/dp carries relative rounding noise of ~5e-8. */
 #define MB_SENS_DFDP_REL 1e-4
 
 static int m_dfdp(double t, const double *y, int k, double *fp, void *ctx)
@@ -242,8 +242,10 @@ static int parse_params(mech_sens *ms, PyObject *params)
         const char *name, *why;
         double pbar;
         int linear;
-        if (!PyArg_ParseTuple(it, "insdp", &table, &row, &name, &pbar, &linear))
+        double atol_s;
+        if (!PyArg_ParseTuple(it, "insdpd", &table, &row, &name, &pbar, &linear, &atol_s))
             return -1;
+        ms->atol_s[k] = atol_s;
         if (!(pbar > 0) || !isfinite(pbar)) {
             PyErr_Format(PyExc_ValueError, "sens: parameter %d: scale %g must be positive.", k,
                          pbar);
@@ -298,8 +300,9 @@ int mech_sens_parse(mech_handle *h, PyObject *spec, ptrdiff_t nq, mech_sens **ou
     ms->last = PyMem_Calloc((size_t)np, sizeof(double));
     ms->pbar = PyMem_Calloc((size_t)np, sizeof(double));
     ms->ep = PyMem_Calloc((size_t)np, sizeof(double));
+    ms->atol_s = PyMem_Calloc((size_t)np, sizeof(double));
     ms->s0 = PyMem_Malloc((size_t)(2 * nq * np) * sizeof(double));
-    if (!ms->table || !ms->p || !ms->last || !ms->pbar || !ms->ep || !ms->s0) {
+    if (!ms->table || !ms->p || !ms->last || !ms->pbar || !ms->ep || !ms->atol_s || !ms->s0) {
         PyErr_NoMemory();
         goto done;
     }
@@ -359,10 +362,11 @@ static double dq_step(const double *s, const double *y, const double *atol, ptrd
 
 /* The atol of the difference steps e = c / max(1 / pbar, rms(s / (|y| + atol_dq))): the
  * run's atol, but at least MB_SENS_DQ_FLOOR times the largest |y0| of its block (q, q',
- * the multipliers).  With atol alone, a component that starts at 0 under a tight atol
- * (an angle, a body at rest) makes e |s| ~ 1e-13: the difference of J along s is then
- * rounding noise (the Newton matrices of the stiff double pendulum at atol 1e-8 stopped
- * bdf and rodas4 at t ~ 1e-7). */
+ * the multipliers), so that e |s| is c times the block's magnitude.  With atol alone, a
+ * component that starts at 0 under a tight atol (an angle, a body at rest) made
+ * e |s| ~ 1e-13: the difference of J along s was rounding noise, and bdf and rodas4
+ * stopped at t ~ 1e-7 on the stiff double pendulum at atol 1e-8
+ * (tests/test_sens_mech_fd.py::test_zero_initial_components_under_a_tight_atol). */
 #define MB_SENS_DQ_FLOOR 1.0
 
 static void dq_atol(double *a, const double *atol, const double *y0, ptrdiff_t n, ptrdiff_t nb)
@@ -462,8 +466,8 @@ int mech_sens_start(mech_sens *ms, mb_formulation *F, const char *method, int ha
         return -1;
     }
     mb_sens_pack(ms->s, y0, S0, PyArray_DATA((PyArrayObject *)*Y0));
-    for (int k = 0; k < ms->np; k++)  /* the atol of s_k: atol / pbar_k (CVODES' atolS) */
-        for (ptrdiff_t i = 0; i < n; i++) S0[i + n * k] = atol_y[i] / ms->pbar[k];
+    for (int k = 0; k < ms->np; k++)  /* the atol of s_k: given, or atol / pbar_k (CVODES') */
+        for (ptrdiff_t i = 0; i < n; i++) S0[i + n * k] = ms->atol_s[k] > 0 ? ms->atol_s[k] : atol_y[i] / ms->pbar[k];
     mb_sens_pack(ms->s, atol_y, S0, PyArray_DATA((PyArrayObject *)*atolY));
     PyMem_Free(S0);
     return 0;
@@ -560,6 +564,7 @@ void mech_sens_free(mech_sens *ms)
     PyMem_Free(ms->atol_dq);
     PyMem_Free(ms->fpm);
     PyMem_Free(ms->ep);
+    PyMem_Free(ms->atol_s);
     Py_XDECREF(ms->sy);
     Py_XDECREF(ms->sq);
     Py_XDECREF(ms->sqd);
