@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -625,7 +625,7 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
              proj_tol: float | None = None, proj_max_iter: int | None = None,
              contact_switching: bool = True, independent: Sequence[int | str] | None = None,
              progress: Progress = False, linear_algebra: str | None = None,
-             sensitivities: Sequence[str] | None = None,
+             sensitivities: Sequence[str] | Mapping[str, float | None] | None = None,
              **method_options: Any) -> Trajectory:
     """Simulate a mechanism with a method of :func:`mbint.methods`.
 
