@@ -21,6 +21,24 @@ BLOCK_NEWTON = frozenset({"bdf", "radau_iia", "lstable_block", "cvode_bdf"})
 class Sensitivities:
     """What :func:`mbint.solve_ivp` differentiates (``sensitivities=``).
 
+    ``sensitivities=True`` (every entry of ``p = args[0]``), a sequence of indices into
+    p, a dict of these fields, or an instance.  The sensitivity equations
+    ``s_k' = J s_k + df/dp_k``, ``s_k(t0) = dy0/dp_k`` are integrated with the same method
+    and steps as y (csrc/core/sens.c), in its error test by default (CVODES' ``errconS``;
+    y keeps the error control of the plain run), their right-hand side by one directional
+    difference of f per parameter (centred: 2 f; CVODES' DQ).  The Newton methods
+    (``bdf``, ``radau_iia``, ``lstable_block``, ``cvode_bdf``) share one n x n
+    factorization between y and every s_k (the exact block lower-triangular iteration
+    matrix; ``cvode_bdf`` on the augmented problem is CVODES' simultaneous corrector with
+    DQ sensitivity right-hand sides); the Rosenbrock, exponential and other methods that
+    need J get the exact Jacobian of the augmented system; explicit methods just its
+    right-hand side.  Not with ``events``, complex ``y0``, ``ida``, or a LowLevelCallable
+    ``fun`` for parameters of p.  Result: ``sens`` (n, np, n_points); with
+    ``dense_output`` ``sens_sol(t)`` ((n, np) or (n, np, m)) and ``sol(t)`` of y alone;
+    ``nfev_base``, ``njev_base`` (calls of fun and jac; ``nfev`` counts the augmented
+    right-hand sides).  At tight tolerances (rtol below about 1e-7) the Newton methods
+    need ``jac`` and ``dfdp`` (see ``jac_products``).
+
     Parameters
     ----------
     params : sequence of int or None
@@ -46,6 +64,16 @@ class Sensitivities:
     pbar : array_like, shape (np,), optional
         Typical magnitudes of the parameters (the difference steps' scale; default
         ``|p_k|``, ``|y0_i|``, or 1 where that is 0).
+    jac_products : bool or None
+        Form ``J s_k`` with the user's ``jac`` (one call a right-hand side, shared by all
+        parameters; only the p part is then a difference, or ``dfdp``) instead of one
+        directional difference of f along ``(s_k, e_k)``.  A difference quotient loses
+        about eps^(2/3) of f's terms to round-off (amplified by rms(s_k / (|y| + atol))
+        along s_k), which a Newton method's convergence test on s (asking ~sqrt(rtol)
+        rtol of it) cannot pass at tight tolerances (Robertson at rtol 1e-9): there give
+        ``jac`` and ``dfdp``, and the sensitivity right-hand side is exact.  The products
+        cost one jac a right-hand side.  None (default): products when ``jac`` and
+        ``dfdp`` are both given.
     """
 
     params: Sequence[int] | None = None
@@ -55,6 +83,22 @@ class Sensitivities:
     errcon: bool = True
     dq: str = "centered"
     pbar: Any = None
+    jac_products: bool | None = None
+
+
+def _jac_products(flag, has_jac, has_dfdp):
+    """whether J s_k is formed with the user's jac (sens.h jac_rhs)"""
+    if flag is None:
+        return has_jac and has_dfdp
+    if flag and not has_jac:
+        raise ValueError("sensitivities: jac_products=True needs jac= (a callable, matrix or "
+                         "LowLevelCallable).")
+    return bool(flag)
+
+
+def wanted(sensitivities) -> bool:
+    """whether solve_ivp's sensitivities= asks for any (None and False do not)"""
+    return sensitivities is not None and sensitivities is not False
 
 
 def parse(sensitivities) -> Sensitivities:
@@ -138,7 +182,7 @@ class Setup:
 
 
 def setup(s: Sensitivities, mname, info, fun_is_capsule, args, y0, rtol, atol_a, nq,
-          events) -> Setup:
+          events, has_jac) -> Setup:
     """Check the sensitivity request of a run of method mname and build its augmented
     initial state, tolerances and the sens tuple of _core.solve."""
     n = y0.size
@@ -148,7 +192,10 @@ def setup(s: Sensitivities, mname, info, fun_is_capsule, args, y0, rtol, atol_a,
     if info.backend == "sundials" and mname == "ida":
         raise ValueError("sensitivities: method 'ida' solves residual DAEs; use solve_ivp with "
                          "cvode_bdf, bdf or radau_iia.")
-    args, p = param_array(args, s.params is None or len(s.params) > 0)
+    # params=None: every entry of p, and p required unless initial values are selected
+    need = (len(s.params) > 0) if s.params is not None else \
+        (not len(s.initial) and s.dy0dp is None)
+    args, p = param_array(args, need)
     params = (list(range(p.size)) if p is not None else []) if s.params is None else \
         _indices("params", s.params, 0 if p is None else p.size, "p = args[0]")
     initial = _indices("initial", s.initial, n, "y0")
@@ -182,9 +229,13 @@ def setup(s: Sensitivities, mname, info, fun_is_capsule, args, y0, rtol, atol_a,
         A[index[1 + k]] = atol_a / pbar[k] if s.errcon else 1e300
         R[index[1 + k]] = rv
     idx = np.array([params[k] if k < len(params) else -1 for k in range(npar)], dtype=np.intp)
-    block = 1 if mname in BLOCK_NEWTON else 0
+    # the exact block lower-triangular iteration matrix (sens.h block_newton 2): the
+    # block-diagonal one ignores B_k, whose error hγ|J| |δy| / |y| on s makes a stiff
+    # run's Newton iterations fail (Robertson)
+    block = 2 if mname in BLOCK_NEWTON else 0
     floor = np.maximum(atol_a, 1e-6 * max(float(np.max(np.abs(y0))), 1e-300))
-    sens = (p if params else None, npar, idx, pbar, dq, block, dfdp, floor)
+    jp = _jac_products(s.jac_products, has_jac, dfdp is not None)
+    sens = (p if params else None, npar, idx, pbar, dq, block, dfdp, floor, int(jp))
     return Setup(npar, args, sens, Y0, A, R, index)
 
 

@@ -145,27 +145,8 @@ def solve_ivp(fun: RhsFun, t_span: TSpan, y0: ArrayLike, method: str | type = "d
         over a second.  A callable ``progress(t)`` gets the time [s] of the next step
         attempt at most every 0.1 s of wall time (from C; with a C right-hand side the GIL
         is taken only then; :mod:`mbint.progress`); what it raises stops the run.
-    sensitivities : True, sequence of int, dict or :class:`mbint.ivp.Sensitivities`, optional
-        Forward sensitivities ``s_k = dy/dp_k`` of the parameters ``p = args[0]`` (a 1-D
-        float array that ``fun``, ``jac`` and ``dfdp`` must read at every call: the
-        solver perturbs that very buffer and restores it) and of initial conditions:
-        ``True`` (every entry of p), the indices of the entries of p, or a dict of the
-        fields of :class:`~mbint.ivp.Sensitivities` (``params``, ``initial``, ``dy0dp``,
-        ``dfdp``, ``errcon``, ``dq``, ``pbar``).  The sensitivity equations
-        ``s_k' = J s_k + df/dp_k`` are integrated with the same method and steps as
-        y, in its error test by default (CVODES' ``errconS``; y keeps the error control
-        of the plain run), their right-hand side by one directional difference of f
-        per parameter (centred: 2 f; CVODES' DQ).  The Newton methods (``bdf``,
-        ``radau_iia``, ``lstable_block``, ``cvode_bdf``) share one n x n factorization
-        between y and every s_k (CVODES' simultaneous corrector: ``cvode_bdf`` on the
-        augmented problem is CVODES' simultaneous method with DQ sensitivity right-hand
-        sides); the Rosenbrock, exponential and other methods that need J get the exact
-        Jacobian of the augmented system; explicit methods just its right-hand side.
-        Not with ``events``, complex ``y0``, ``ida``, or a LowLevelCallable ``fun`` for
-        parameters of p.  The result then has ``sens`` (n, np, n_points),
-        ``sens_sol(t)`` with ``dense_output`` ((n, np) or (n, np, m)), ``nfev_base`` and
-        ``njev_base`` (evaluations of fun and jac; ``nfev`` counts the augmented
-        right-hand sides).
+    sensitivities : True, sequence of int, dict or :class:`~mbint.ivp.Sensitivities`
+        dy/dp of ``p = args[0]`` and of initial values (:class:`~mbint.ivp.Sensitivities`).
     **method_options
         Options of the chosen method alone (SciPy's ``**options``), listed by
         :attr:`MethodInfo.options`; any other keyword is a ValueError naming the method and
@@ -184,9 +165,8 @@ def solve_ivp(fun: RhsFun, t_span: TSpan, y0: ArrayLike, method: str | type = "d
                  safety=safety, fac_min=fac_min, fac_max=fac_max)
     y0a = _as_array(y0)
     if y0a is not None and y0a.dtype.kind == "c":
-        if sensitivities is not None and sensitivities is not False:
-            raise ValueError("sensitivities: complex y0 is not supported; split it into real "
-                             "and imaginary parts.")
+        if _ivp_sens.wanted(sensitivities):
+            raise ValueError("sensitivities: complex y0 is not supported; split y0 in two.")
         return _solve_complex(fun, (t0, tf), y0a, mname, t_eval=t_eval, dense_output=dense_output,
                               events=events, args=args, rtol=rtol, atol=atol, jac=jac,
                               jac_sparsity=jac_sparsity, mass=mass, dfdt=dfdt,
@@ -194,7 +174,7 @@ def solve_ivp(fun: RhsFun, t_span: TSpan, y0: ArrayLike, method: str | type = "d
                               **method_options)
     y0a = check.float_vector("y0", y0 if y0a is None else y0a, allow_empty=True)
     n = y0a.size
-    if sensitivities is not None and sensitivities is not False:
+    if _ivp_sens.wanted(sensitivities):
         return _solve_sens(_ivp_sens.parse(sensitivities), mname, info, fun, t0, tf, y0a, rtol,
                            atol, t_eval, events, args, jac, jac_sparsity, mass, dfdt, autonomous,
                            nq, steps, method_options, bool(dense_output), progress)
@@ -370,7 +350,7 @@ def _solve_sens(s, mname, info, fun, t0, tf, y0a, rtol, atol, t_eval, events, ar
                                          events, args, jac, jac_sparsity, mass, dfdt,
                                          autonomous, nq, steps, method_options)
     st = _ivp_sens.setup(s, mname, info, not callable(cfun), kw["args"], y0a, rtol, atol_a,
-                         kw["nq"], kw["events"])
+                         kw["nq"], kw["events"], kw["jac"] is not None)
     kw["args"] = st.args
     report, close = run_progress(progress, t0, tf, f"solve_ivp {mname}")
     try:

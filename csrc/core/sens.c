@@ -38,6 +38,9 @@ struct mb_sens {
     double *y, *f0, *yp, *ym, *fp, *fm, *sk, *col, *ga, *gb; /* n each */
     double *J, *Jp, *Jm;   /* n x n each (dense) */
     double *Jl;            /* n x n: the kept J of the block linsys (dense) */
+    double *B;             /* np n x n: the kept B_k (block_newton 2, dense) */
+    double *xr, *xi;       /* n each: the y part of a block solve */
+    int lower;             /* block_newton 2 without a base linsys: B_k in the matrices */
     double *LU[NSLOT];     /* 2 n x n each (room for a complex LU) */
     int *ipiv;             /* NSLOT n */
     double *zx;            /* 2 n: one complex vector */
@@ -65,6 +68,9 @@ static size_t layout(mb_carver *c, ptrdiff_t n, ptrdiff_t nq, int np, int has_ma
     w->Jp = mb_carve(c, nn);
     w->Jm = mb_carve(c, nn);
     w->Jl = mb_carve(c, nn);
+    w->B = mb_carve(c, (size_t)np * nn);
+    w->xr = mb_carve(c, un);
+    w->xi = mb_carve(c, un);
     for (int k = 0; k < NSLOT; k++)
         w->LU[k] = mb_carve(c, 2 * nn);
     w->ipiv = mb_carve_int(c, dense ? (size_t)NSLOT * un : 0);
@@ -233,7 +239,7 @@ static int dir_diff(mb_sens *s, int acc, int k, double t, const double *y, const
  * g0 = g(t, y) (used by the forward difference).  With dfdp the p-direction is its
  * column (the difference then runs along (sk, 0)). */
 static int sens_dq(mb_sens *s, int acc, int k, double t, const double *y, const double *sk,
-                   const double *g0, double *out)
+                   const double *g0, const double *Jy, double *out)
 {
     ptrdiff_t n = s->n, m = acc ? s->nq : n, off = acc ? s->nq : 0;
     int fwd = s->opts.dq == MB_SENS_FORWARD, rc = 0, sep;
@@ -243,6 +249,13 @@ static int sens_dq(mb_sens *s, int acc, int k, double t, const double *y, const 
         if ((rc = s->opts.dfdp(t, y, k, s->col, s->base->ctx)) != 0)
             return rc;
         memcpy(out, s->col + off, (size_t)m * sizeof(double));
+    }
+    if (Jy) {  /* J s_k with the base's J (opts.jac_rhs), then the p part alone */
+        for (ptrdiff_t j = 0; j < n; j++)
+            for (ptrdiff_t i = 0; sk[j] != 0.0 && i < m; i++)
+                out[i] += Jy[j * n + off + i] * sk[j];
+        double ep = (fwd ? sqrt(DBL_EPSILON) : cbrt(DBL_EPSILON)) * s->pbar[k];
+        return use_p ? dir_diff(s, acc, k, t, y, NULL, 0.0, ep, g0, out) : 0;
     }
     if (!use_p && zs)
         return 0;
@@ -256,17 +269,33 @@ static int sens_dq(mb_sens *s, int acc, int k, double t, const double *y, const 
     return rc ? rc : dir_diff(s, acc, k, t, y, NULL, 0.0, ep, g0, out);
 }
 
+static int jac_base(mb_sens *s, double t, const double *y, const double *f0, int centred,
+                    double *J);
+
+/* with opts.jac_rhs: the base J at (t, y) into s->Jm (one Jacobian evaluation), else NULL */
+static int jac_for_rhs(mb_sens *s, double t, const double *y, const double **Jy)
+{
+    *Jy = NULL;
+    if (!(s->opts.jac_rhs && s->base->jac && s->dense && s->np))
+        return 0;
+    *Jy = s->Jm;
+    return jac_base(s, t, y, NULL, 1, s->Jm);
+}
+
 static int aug_rhs(double t, const double *Y, double *F, void *ctx)
 {
     mb_sens *s = ctx;
+    const double *Jy;
     gather(s, 0, Y, s->y);
     int rc = feval(s, 0, t, s->y, s->f0);
+    if (rc == 0)
+        rc = jac_for_rhs(s, t, s->y, &Jy);
     if (rc != 0)
         return rc;
     scatter(s, 0, s->f0, F);
     for (int k = 0; k < s->np; k++) {
         gather(s, 1 + k, Y, s->sk);
-        if ((rc = sens_dq(s, 0, k, t, s->y, s->sk, s->f0, s->ga)) != 0)
+        if ((rc = sens_dq(s, 0, k, t, s->y, s->sk, s->f0, Jy, s->ga)) != 0)
             return rc;
         scatter(s, 1 + k, s->ga, F);
     }
@@ -278,12 +307,15 @@ static int aug_acc(double t, const double *Q, const double *Qd, double *Qdd, voi
 {
     mb_sens *s = ctx;
     ptrdiff_t nq = s->nq;
+    const double *Jy = NULL;
     for (int b = 0; b <= s->np; b++) {
         double *dst = b ? s->sk : s->y;
         memcpy(dst, Q + (ptrdiff_t)b * nq, (size_t)nq * sizeof(double));
         memcpy(dst + nq, Qd + (ptrdiff_t)b * nq, (size_t)nq * sizeof(double));
-        int rc = b ? sens_dq(s, 1, b - 1, t, s->y, s->sk, s->f0, Qdd + (ptrdiff_t)b * nq)
+        int rc = b ? sens_dq(s, 1, b - 1, t, s->y, s->sk, s->f0, Jy, Qdd + (ptrdiff_t)b * nq)
                    : feval(s, 1, t, s->y, s->f0);
+        if (rc == 0 && !b)
+            rc = jac_for_rhs(s, t, s->y, &Jy);
         if (rc != 0)
             return rc;
         if (!b)
@@ -479,6 +511,13 @@ static int ls_jac(double t, const double *Y, const double *FY, void *ctx)
         return bl->jac(t, s->y, s->f0, bl->ctx);
     }
     int rc = jac_base(s, t, s->y, s->f0, 0, s->Jl);
+    for (int k = 0; rc == 0 && s->lower && k < s->np; k++) {
+        gather(s, 1 + k, Y, s->sk);
+        if (!s->p[k] && is_zero(s->sk, s->n))
+            memset(s->B + (ptrdiff_t)k * s->n * s->n, 0, (size_t)(s->n * s->n) * sizeof(double));
+        else
+            rc = bk(s, k, t, s->y, s->sk, s->B + (ptrdiff_t)k * s->n * s->n);
+    }
     s->jl_ok = rc == 0;
     s->lu_ok[0] = s->lu_ok[1] = 0;
     return rc;
@@ -536,6 +575,20 @@ static int ls_solve_block(mb_sens *s, int slot, double *xr, double *xi)
     return rc == MB_OK ? 0 : 1;
 }
 
+/* block_newton 2: the s_k rows of (a M - J_aug) x = r are -B_k x_y + (a M - J) x_k = r_k:
+ * r_k += B_k x_y (real and imaginary parts) before the block's solve */
+static void add_coupling(mb_sens *s, int k, double *r, double *ri)
+{
+    ptrdiff_t n = s->n;
+    const double *B = s->B + (ptrdiff_t)k * n * n;
+    for (ptrdiff_t j = 0; j < n; j++)
+        for (ptrdiff_t i = 0; i < n; i++) {
+            r[i] += B[j * n + i] * s->xr[j];
+            if (ri)
+                ri[i] += B[j * n + i] * s->xi[j];
+        }
+}
+
 static int ls_solve(int slot, double *xr, double *xi, void *ctx)
 {
     mb_sens *s = ctx;
@@ -545,7 +598,14 @@ static int ls_solve(int slot, double *xr, double *xi, void *ctx)
         gather(s, b, xr, s->ga);
         if (xi)
             gather(s, b, xi, s->gb);
+        if (b && s->lower)
+            add_coupling(s, b - 1, s->ga, xi ? s->gb : NULL);
         int rc = ls_solve_block(s, slot, s->ga, xi ? s->gb : NULL);
+        if (rc == 0 && !b && s->lower) {
+            memcpy(s->xr, s->ga, (size_t)s->n * sizeof(double));
+            if (xi)
+                memcpy(s->xi, s->gb, (size_t)s->n * sizeof(double));
+        }
         if (rc != 0)
             return rc;
         scatter(s, b, s->ga, xr);
@@ -626,6 +686,7 @@ int mb_sens_init(const mb_problem *base, int np, double *const *p, const double 
     s->dense = dense;
     s->has_mass = base->mass != NULL;
     s->opts = *opts;
+    s->lower = opts->block_newton == 2 && !base->linsys && dense;
     for (int k = 0; k < np; k++) {
         s->p[k] = p[k];
         s->pbar[k] = pbar[k];

@@ -1,13 +1,13 @@
 /* The joint-coordinate formulation (formulation.h): y = (x, x'), x the joint coordinates
  * of a kinematic tree (joint_tree.h, given by the options: the mechanism's mb_mech is
  * that of its body coordinates), x'' by the articulated-body algorithm under the joints'
- * inputs and dampers (mb_jtree_input).  The Jacobian [0 I; x''_x x''_x'] exact, by
- * mb_jtree_aba_derivatives (RNEA differentiated in forward mode, O(n^2), and M^-1 by
- * the Cholesky factor of M, O(n^3)) up to FJ_EXACT_MAX_N joints, above by central
- * differences of the ABA (4 n ABA calls, O(n^2)), which are cheaper there
- * (tests/benchmarks/bench_joint.py: a chain of rods, exact / differences 0.3 at n = 10,
- * 0.4 at 100, 0.8 at 300, 1.1 at 500, 2.1 at 1000); FJ_DIFFERENCES 1 at compile time
- * takes the differences at every n.  The mechanism's body coordinates come from
+ * inputs and dampers (mb_jtree_input).  The Jacobian [0 I; x''_x x''_x'] of a fixed
+ * base exact at every n, by mb_jtree_d_derivatives (joint_tree_deriv.c: RNEA tangents a
+ * column over the column's subtree and path, M^-1 by the ABA's factorization, O(n^2)
+ * in all; tests/benchmarks/bench_joint_urdf_jac.py: a chain of rods, exact /
+ * central differences of the ABA 0.2 at n = 10, 0.15 at 100 and 300); a floating base
+ * by central differences (4 n ABA calls); FJ_DIFFERENCES 1 at compile time takes the
+ * differences at every n.  The mechanism's body coordinates come from
  * forward kinematics: y0 from (q0, q0') by the inverse map (the relative rotation about
  * each revolute axis, the displacement along each prismatic one), and the events and
  * outputs see (q, q', q'') of the bodies (centre of mass, Euler parameters with e0 >= 0
@@ -42,6 +42,7 @@
 #include "joint_planar.h"
 #include "joint_spatial.h"
 #include "joint_tree.h"
+#include "joint_tree_deriv.h"
 #include "mbs_common.h"
 #include "status.h"
 
@@ -54,7 +55,7 @@ typedef struct form_joint {
     const int *body;
     ptrdiff_t n, m;
     int free;              /* a floating base */
-    double *work;          /* mb_jtree_deriv_work_size(n) */
+    double *work;          /* mb_jtree_d_work_size(n) */
     double *u, *qe, *qde, *qdde;  /* n each: the inputs, the engine's q, q', q'' */
     double *a, *acc;       /* m each: scratch accelerations */
     double *yp;            /* 2 m */
@@ -124,11 +125,11 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
     }
     ptrdiff_t np = planar ? 34 * n + 3 * F->nq + mb_jplanar_work_size(n)
                  : x->spatial ? mb_jspatial_work_size(n) + 3 * F->nq : 0;  /* the scratch */
-    x->work = malloc((size_t)(mb_jtree_deriv_work_size(n) + (4 + MB_JT_FK) * n + 6 * m + np) *
+    x->work = malloc((size_t)(mb_jtree_d_work_size(n) + (4 + MB_JT_FK) * n + 6 * m + np) *
                      sizeof(double));
     if (!x->work)
         return MB_FAIL(F, MB_ERR_MEM, "formulation 'joint': out of memory.");
-    x->u = x->work + mb_jtree_deriv_work_size(n);
+    x->u = x->work + mb_jtree_d_work_size(n);
     x->qe = x->u + n;
     x->qde = x->qe + n;
     x->qdde = x->qde + n;
@@ -478,20 +479,19 @@ static int planar_jac(form_joint *x, double t, const double *y, double *J, ptrdi
 #ifndef FJ_DIFFERENCES
 #define FJ_DIFFERENCES 0
 #endif
-#define FJ_EXACT_MAX_N 400
 
-/* [0 I; a_x a_x'] of a URDF or planar tree: exact (mb_jtree_aba_derivatives for a fixed
- * base up to FJ_EXACT_MAX_N joints, mb_jplanar_jac for planar forces with derivatives) or
- * by differences */
+/* [0 I; a_x a_x'] of a URDF or planar tree: exact (mb_jtree_d_derivatives, O(n^2), for a
+ * fixed base at every n; mb_jplanar_jac for planar forces with derivatives) or by
+ * differences (a floating base, planar Python forces) */
 static int fj_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
 {
     form_joint *x = ctx;
-    if (!FJ_DIFFERENCES && !x->free && !x->planar && x->n <= FJ_EXACT_MAX_N) {
+    if (!FJ_DIFFERENCES && !x->free && !x->planar) {
         ptrdiff_t n = x->n;
         for (ptrdiff_t j = 0; j < 2 * n; j++)
             for (ptrdiff_t i = 0; i < n; i++) J[j * ld + i] = (j == n + i) ? 1.0 : 0.0;
-        int rc = mb_jtree_aba_derivatives(x->T, t, y, y + n, NULL, NULL, J + n, J + n * ld + n,
-                                          ld, x->work);
+        int rc = mb_jtree_d_derivatives(x->T, t, y, y + n, NULL, NULL, J + n, J + n * ld + n,
+                                        NULL, ld, x->work);
         return rc == MB_ERR_NONFINITE || rc == MB_ERR_LINALG ? MB_RECOVERABLE : rc;
     }
     if (!FJ_DIFFERENCES && x->planar && mb_jplanar_exact(x->mech))

@@ -10,11 +10,13 @@
 #include "sens.h"
 #include "status.h"
 
-/* the augmented problem of sens = (p, np, index, pbar, dq, block, dfdp, atol) over the base
+/* the augmented problem of sens = (p, np, index, pbar, dq, block, dfdp, atol, jac_rhs) over
+ * the base
  * problem built in S->p: p a float64 array (the one the callbacks read: args[0]) or
  * None, index (np ints: the entry of p, or -1 for an initial condition only), pbar
  * (np floats), dq (0 centred, 1 forward), block (1: the block linsys), dfdp a callable
- * or None, atol (n floats: the floor of the difference steps' scale |y| + atol).  Validated in mbint/ivp.py; re-checked here for memory safety. */
+ * or None, atol (n floats: the floor of the difference steps' scale |y| + atol), jac_rhs
+ * (1: J s_k with the base's jac, mb_sens_options).  Validated in mbint/ivp.py; re-checked here for memory safety. */
 static int sens_open(ode_session *S, PyObject *so, int np)
 {
     PyObject *po = PyTuple_GET_ITEM(so, 0), *dfdp = PyTuple_GET_ITEM(so, 6);
@@ -52,7 +54,8 @@ static int sens_open(ode_session *S, PyObject *so, int np)
         pp[k] = j >= 0 ? (double *)PyArray_DATA(pa) + j : NULL;
     }
     mb_sens_options o = {(int)PyLong_AsLong(PyTuple_GET_ITEM(so, 4)),
-                         (int)PyLong_AsLong(PyTuple_GET_ITEM(so, 5)), NULL};
+                         (int)PyLong_AsLong(PyTuple_GET_ITEM(so, 5)), NULL,
+                         (int)PyLong_AsLong(PyTuple_GET_ITEM(so, 8))};
     ptrdiff_t n = S->p.n;
     if (dfdp != Py_None) {
         S->pc.dfdp = dfdp;
@@ -64,6 +67,7 @@ static int sens_open(ode_session *S, PyObject *so, int np)
             goto done;
         }
         o.dfdp = py_dfdp;
+        S->r.python = 1;
     }
     S->pb = S->p;
     /* the dense parts always: the methods that do not take the block linsys (and any
@@ -135,10 +139,10 @@ int ode_session_open(ode_session *S, PyObject *a, PyObject *kw)
             &args, &nq, &jaco, &masso, &spo, &ra->switching, &dfdto, &senso))
         return -1;
     int np = 0;
-    if (senso != Py_None && (!PyTuple_Check(senso) || PyTuple_GET_SIZE(senso) != 8 ||
+    if (senso != Py_None && (!PyTuple_Check(senso) || PyTuple_GET_SIZE(senso) != 9 ||
                              (np = (int)PyLong_AsLong(PyTuple_GET_ITEM(senso, 1))) <= 0)) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_TypeError, "sens must be (p, np, index, pbar, dq, block, dfdp, atol).");
+            PyErr_SetString(PyExc_TypeError, "sens must be (p, np, index, pbar, dq, block, dfdp, atol, jac_rhs).");
         return -1;
     }
     if (run_begin(r, mname))

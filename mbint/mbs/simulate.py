@@ -363,7 +363,7 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
     if independent is not None and not form.independent:
         raise ValueError("independent: only with formulation='state_space'.")
     if linear_algebra == "sparse" and not (form.sparse or form.sparse_dae):
-        raise ValueError(f"linear_algebra='sparse' serves the index1 and the DAE "
+        raise ValueError(f"linear_algebra='sparse' serves the index1, state_space and DAE "
                          f"formulations only, not {form.name!r}.")
     if consistent not in ("check", "project", "ignore"):
         raise ValueError(f"consistent must be 'check', 'project' or 'ignore', got {consistent!r}.")
@@ -373,6 +373,7 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
     linalg = -1 if linear_algebra is None else linalg_code(linear_algebra)
     if form.sparse:
         _check_sparse_kernels(model, handle, linear_algebra)
+        linalg = _state_space_linalg(model, info, form, linear_algebra, linalg)
     elif form.dae:
         linalg = _dae_linalg(model, mname, form, handle, linear_algebra, linalg)
     if form.tree and tree is None:
@@ -385,6 +386,18 @@ def _joint_tree(model):
     """The joint tree of a run on formulation="joint" (ValueError for other models)."""
     from .joint import joint_tree
     return joint_tree(model)
+
+
+def _state_space_linalg(model, info, form, linear_algebra, linalg):
+    """The ``linalg`` code of a run on the state-space formulation: its sparse mode
+    (csrc/mbs/statespace_sparse.c) makes v'' O(nnz) but forms J1, J2 by differences of
+    v'' (O(nd) evaluations), so "auto" takes it for the methods without a Jacobian only;
+    an explicit ``linear_algebra="sparse"`` (or the model's) takes it for every method."""
+    if form.name != "state_space" or not info.needs_jacobian:
+        return linalg
+    if (linear_algebra or getattr(model, "linear_algebra", None)) == "sparse":
+        return linalg
+    return linalg_code("dense")
 
 
 def _dae_linalg(model, mname, form, handle, linear_algebra, linalg):
@@ -699,6 +712,9 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
         On ``"index1"`` for every method; on ``"index3"``, ``"index1_dae"``, and on
         ``"index2"`` and ``"ggl"`` of models without drivers, for ``bdf`` (the methods that
         take the sparse DAE mode); other methods are dense there ("sparse" a ValueError).
+        On ``"state_space"`` the partition, Phi_u and v'' are sparse for every method
+        ("auto": for methods without a Jacobian only; the implicit methods' Jacobian in
+        the independent coordinates stays dense, by differences of v'').
     **method_options
         The chosen method's own options; ``fast=`` of ``singular_perturbation`` takes
         bodies (the coordinates a force or constraint acts on:
