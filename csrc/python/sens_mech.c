@@ -138,7 +138,7 @@ PyObject *mech_param(PyObject *self, PyObject *args, PyObject *kw)
 
 struct mech_sens {
     mech_handle *h;
-    int np, block_newton, dq;
+    int np, block_newton, dq, jac_rhs;
     int *table;
     double **p, *last, *pbar;
     double *ep;              /* np: the step of df/dp_k (m_dfdp) */
@@ -271,8 +271,8 @@ int mech_sens_parse(mech_handle *h, PyObject *spec, ptrdiff_t nq, mech_sens **ou
     if (spec == Py_None)
         return 0;
     PyObject *params, *s0o;
-    int block_newton, dq;
-    if (!PyArg_ParseTuple(spec, "OOpi", &params, &s0o, &block_newton, &dq))
+    int block_newton, dq, jac_rhs = 0;
+    if (!PyArg_ParseTuple(spec, "OOii|i", &params, &s0o, &block_newton, &dq, &jac_rhs))
         return -1;
     PyObject *pl = PySequence_Fast(params, "sens: a sequence of parameters");
     if (!pl)
@@ -294,6 +294,7 @@ int mech_sens_parse(mech_handle *h, PyObject *spec, ptrdiff_t nq, mech_sens **ou
     ms->h = h;
     ms->np = (int)np;
     ms->block_newton = block_newton;
+    ms->jac_rhs = jac_rhs;
     ms->dq = dq ? MB_SENS_FORWARD : MB_SENS_CENTERED;
     ms->table = PyMem_Calloc((size_t)np, sizeof(int));
     ms->p = PyMem_Calloc((size_t)np, sizeof(double *));
@@ -452,7 +453,7 @@ int mech_sens_start(mech_sens *ms, mb_formulation *F, const char *method, int ha
             PyErr_NoMemory();
         return -1;
     }
-    mb_sens_options o = {ms->dq, ms->block_newton, m_dfdp};
+    mb_sens_options o = {ms->dq, ms->block_newton, m_dfdp, ms->jac_rhs && b->jac};
     dq_atol(ms->atol_dq, atol_y, y0, n, b->nq > 0 ? b->nq : F->nq);
     int rc = initial_sens(ms, F, t0, q0, qd0, atol_in, atol_y, S0);
     if (rc == MB_OK)

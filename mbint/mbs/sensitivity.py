@@ -73,6 +73,9 @@ from ._kernels import linalg_code
 #: exact dense Jacobian of the augmented problem (the Rosenbrock methods, whose stages
 #: are linear in it, the LLM, the fixed-step collocation methods) or none (explicit ones)
 NEWTON_METHODS = frozenset({"bdf"})
+#: sens.h's block_newton for them (1: block diagonal; 2: with the B_k blocks) and jac_rhs
+BLOCK_MODE = 1
+JAC_RHS = False
 
 #: force elements whose generalized force is linear in k, c and the actuator's c0, c1, c2, a
 _LINEAR_KINDS = frozenset({"tsda", "rsda", "generalized"})
@@ -105,14 +108,15 @@ class Sensitivities:
 
     parameters: list = field(default_factory=list)
     s0: Any = None
-    block_newton: bool = False
+    block_newton: int = 0  # sens.h: 1 block-diagonal, 2 with the B_k blocks
     forward: bool = False
+    jac_rhs: bool = False  # sens.h: J s with the base's Jacobian (only df/dp differenced)
 
     def core_arg(self) -> tuple:
         specs = [(p.table, p.row, p.column, abs(p.value) if p.value != 0 else 1.0, p.linear,
                   0.0 if p.atol is None else p.atol) for p in self.parameters]
-        return (specs, np.ascontiguousarray(self.s0, float).reshape(-1), self.block_newton,
-                int(self.forward))
+        return (specs, np.ascontiguousarray(self.s0, float).reshape(-1),
+                int(self.block_newton), int(self.forward), int(self.jac_rhs))
 
 
 def _coord_index(model, where, text):
@@ -338,7 +342,8 @@ def setup(run, names, t0, q0, qd0, forward=False) -> Sensitivities:
     for k, p in enumerate(params):
         sq, sqd = _initial(model, handle, p, t0, q0, qd0)
         s0[k, :model.nq], s0[k, model.nq:] = sq, sqd
-    return Sensitivities(params, s0, run.mname in NEWTON_METHODS, bool(forward))
+    return Sensitivities(params, s0, BLOCK_MODE if run.mname in NEWTON_METHODS else 0,
+                         bool(forward), JAC_RHS)
 
 
 def prepare(run, sensitivities, events, dense_output, rtol, t0, q0, qd0):
