@@ -352,12 +352,12 @@ def setup(run, names, t0, q0, qd0, forward=False) -> Sensitivities:
                          bool(forward), JAC_RHS)
 
 
-def prepare(run, sensitivities, events, dense_output, rtol, t0, q0, qd0):
+def prepare(run, sensitivities, events, dense_output, opts, t0, q0, qd0):
     """(run, Sensitivities) of ``simulate(..., sensitivities=...)``: the request checked,
     the run on a handle of its own (:func:`own_handle`); (run, None) without."""
     if sensitivities is None:
         return run, None
-    check_run(events, dense_output, rtol, sensitivities)
+    check_run(events, dense_output, opts["rtol"], sensitivities)
     run = replace(run, handle=own_handle(run.model, run.handle))
     return run, setup(run, sensitivities, t0, q0, qd0)
 

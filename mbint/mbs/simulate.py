@@ -721,8 +721,7 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
         :func:`mbint.multirate.fast_state_indices`), coordinate names or indices, or
         "auto".
     sensitivities : sequence of str, optional
-        Parameters (``"spring.k"``, ``"body1.mass"``, ``"q0[i]"``: :mod:`mbint.mbs.sensitivity`)
-        whose forward sensitivities the run integrates: ``traj.sens_q``, ``traj.sens_qd``.
+        Parameters (``"spring.k"``, ``"q0[i]"``: :mod:`mbint.mbs.sensitivity`): ``traj.sens_q``.
 
     Returns
     -------
@@ -752,8 +751,7 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
     control = check.step_control(run.info, run.mname, h, controller, error_per_unit_step,
                                  safety, fac_min, fac_max)
     control["method_options"] = method_options
-    run, sens = sensitivity.prepare(run, sensitivities, events, dense_output, opts["rtol"],
-                                    t0, q0, qd0)
+    run, sens = sensitivity.prepare(run, sensitivities, events, dense_output, opts, t0, q0, qd0)
     out, options = _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events,
                         project, proj_tol, proj_max_iter, contact_switching, progress, sens)
     traj = _trajectory(run, out, options, initial, dense_output, project, proj_tol,
