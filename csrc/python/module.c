@@ -4,6 +4,7 @@
  * memory safety. */
 #include "mech_py.h"
 #include "simulate_py.h"
+#include "sens_mech.h"
 #include "options.h"
 #include "method_options.h"
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
@@ -396,6 +397,7 @@ static PyMethodDef mech_methods_def[] = {
     {"mech_simulate", KW(mech_simulate), mech_simulate_doc},
     {"formulations", mech_formulations, METH_NOARGS, mech_formulations_doc},
     {"form_probe", KW(form_probe), form_probe_doc},
+    {"mech_param", KW(mech_param), mech_param_doc},
     {"mech_ss_eval", KW(mech_ss_eval), mech_ss_eval_doc},
     {"mech_ss_recover", KW(mech_ss_recover), mech_ss_recover_doc},
     {"mech_initial_check", KW(mech_initial_check), mech_initial_check_doc},

@@ -22,6 +22,7 @@ typedef struct sim_args {
     mb_form_options fo;
     int *independent;  /* owned (fo.prefer) */
     PyObject *tree;    /* the capsule of fo.tree (formulation="joint"), held; or NULL */
+    struct mech_sens *sens; /* the sens= keyword (sens_mech.h), owned; or NULL */
 } sim_args;
 
 /* the run's events (the user's, then the contacts) at full (q, q') when the formulation

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from ..progress import run_cancel, run_progress
 from ._kernels import baumgarte_pair, linalg_code
 from .formulations import (TABLE, auto_formulation, formulation as _formulation,
                            supported_formulations)
+from . import sensitivity
 from .trajectory import Trajectory
 from .._typing import ArrayLike, Events, Progress, TSpan
 from ._model_types import Model
@@ -532,7 +533,7 @@ def _check_relative_control(run, atol, q0, qd0):
 
 
 def _core_args(run, t0, tf, q0, qd0, opts, control, t_eval, dense_output, events, project,
-               proj_tol, proj_max_iter, contact_switching):
+               proj_tol, proj_max_iter, contact_switching, sens=None):
     """The options of a run checked and converted for the C core: the positional and
     keyword arguments of ``_core.mech_simulate`` (also of ``_core.MechStepper``, the
     run in pieces of :class:`mbint.Simulator`) and what the result needs of them."""
@@ -565,6 +566,8 @@ def _core_args(run, t0, tf, q0, qd0, opts, control, t_eval, dense_output, events
                   linalg=run.linalg)
     if run.tree is not None:
         kwargs["tree"] = run.tree._handle
+    if sens is not None:
+        kwargs["sens"] = sens.core_arg()
     meta = dict(n_state=run.n, n_user_events=0 if ev is None else len(ev),
                 contact_switching=contact_sw, switching=switching is not None, rtol=rtol)
     return args, kwargs, meta
@@ -579,10 +582,11 @@ def _with_meta(out, meta, opts, h):
 
 
 def _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events, project,
-         proj_tol, proj_max_iter, contact_switching, progress):
+         proj_tol, proj_max_iter, contact_switching, progress, sens=None):
     """One call of the C core; returns its dict and the options used."""
     args, kwargs, meta = _core_args(run, t0, tf, q0, qd0, opts, control, t_eval, dense_output,
-                                    events, project, proj_tol, proj_max_iter, contact_switching)
+                                    events, project, proj_tol, proj_max_iter, contact_switching,
+                                    sens)
     report, close = run_progress(progress, t0, tf, f"{run.model.name} {run.mname}")
     try:
         out = _core.mech_simulate(*args, **kwargs, progress=report, cancel=run_cancel())
@@ -634,6 +638,7 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
              proj_tol: float | None = None, proj_max_iter: int | None = None,
              contact_switching: bool = True, independent: Sequence[int | str] | None = None,
              progress: Progress = False, linear_algebra: str | None = None,
+             sensitivities: Sequence[str] | Mapping[str, float | None] | None = None,
              **method_options: Any) -> Trajectory:
     """Simulate a mechanism with a method of :func:`mbint.methods`.
 
@@ -715,6 +720,8 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
         bodies (the coordinates a force or constraint acts on:
         :func:`mbint.multirate.fast_state_indices`), coordinate names or indices, or
         "auto".
+    sensitivities : sequence of str, optional
+        Parameters (``"spring.k"``, ``"q0[i]"``: :mod:`mbint.mbs.sensitivity`): ``traj.sens_q``.
 
     Returns
     -------
@@ -744,10 +751,12 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
     control = check.step_control(run.info, run.mname, h, controller, error_per_unit_step,
                                  safety, fac_min, fac_max)
     control["method_options"] = method_options
+    run, sens = sensitivity.prepare(run, sensitivities, events, dense_output, opts, t0, q0, qd0)
     out, options = _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events,
-                        project, proj_tol, proj_max_iter, contact_switching, progress)
+                        project, proj_tol, proj_max_iter, contact_switching, progress, sens)
     traj = _trajectory(run, out, options, initial, dense_output, project, proj_tol,
                        proj_max_iter)
+    sensitivity.attach(traj, out, sens)
     if run.auto is not None:  # formulation="auto": traj.formulation is the one it took
         traj.options.update(formulation_requested="auto", formulation_rule=run.auto)
     return traj
