@@ -23,7 +23,7 @@ ext = Extension(
     sources=sources,
     include_dirs=[np.get_include()] + [os.path.join("csrc", d) for d in KERNEL_DIRS],
     libraries=["sundials_cvode", "sundials_ida", "sundials_arkode", "sundials_nvecserial",
-               "sundials_sunmatrixdense", "sundials_sunlinsoldense", "klu", "lapack", "blas", "m"],
+               "sundials_sunmatrixdense", "sundials_sunlinsoldense", "klu", "umfpack", "lapack", "blas", "m"],
     extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
 )
 

@@ -7,6 +7,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _core, _status
+from . import _ivp_sens
+from ._ivp_sens import Sensitivities
 from . import _validate as check
 from ._interrupt import raise_if_interrupted
 from .dense import DenseOutput
@@ -61,7 +63,7 @@ def solve_ivp(fun: RhsFun, t_span: TSpan, y0: ArrayLike, method: str | type = "d
               controller: str | None = None, error_per_unit_step: bool = False,
               safety: float | None = None, fac_min: float | None = None,
               fac_max: float | None = None, nq: int | None = None, progress: Progress = False,
-              **method_options: Any) -> OdeResult:
+              sensitivities: Any = None, **method_options: Any) -> OdeResult:
     """Solve an initial value problem ``y' = fun(t, y)`` with a method of mbint.
 
     Arguments and result mirror :func:`scipy.integrate.solve_ivp`, so a script
@@ -143,6 +145,8 @@ def solve_ivp(fun: RhsFun, t_span: TSpan, y0: ArrayLike, method: str | type = "d
         over a second.  A callable ``progress(t)`` gets the time [s] of the next step
         attempt at most every 0.1 s of wall time (from C; with a C right-hand side the GIL
         is taken only then; :mod:`mbint.progress`); what it raises stops the run.
+    sensitivities : True, sequence of int, dict or :class:`~mbint.ivp.Sensitivities`
+        dy/dp of ``p = args[0]`` and of initial values (:class:`~mbint.ivp.Sensitivities`).
     **method_options
         Options of the chosen method alone (SciPy's ``**options``), listed by
         :attr:`MethodInfo.options`; any other keyword is a ValueError naming the method and
@@ -161,6 +165,8 @@ def solve_ivp(fun: RhsFun, t_span: TSpan, y0: ArrayLike, method: str | type = "d
                  safety=safety, fac_min=fac_min, fac_max=fac_max)
     y0a = _as_array(y0)
     if y0a is not None and y0a.dtype.kind == "c":
+        if _ivp_sens.wanted(sensitivities):
+            raise ValueError("sensitivities: complex y0 is not supported; split y0 in two.")
         return _solve_complex(fun, (t0, tf), y0a, mname, t_eval=t_eval, dense_output=dense_output,
                               events=events, args=args, rtol=rtol, atol=atol, jac=jac,
                               jac_sparsity=jac_sparsity, mass=mass, dfdt=dfdt,
@@ -168,6 +174,10 @@ def solve_ivp(fun: RhsFun, t_span: TSpan, y0: ArrayLike, method: str | type = "d
                               **method_options)
     y0a = check.float_vector("y0", y0 if y0a is None else y0a, allow_empty=True)
     n = y0a.size
+    if _ivp_sens.wanted(sensitivities):
+        return _solve_sens(_ivp_sens.parse(sensitivities), mname, info, fun, t0, tf, y0a, rtol,
+                           atol, t_eval, events, args, jac, jac_sparsity, mass, dfdt, autonomous,
+                           nq, steps, method_options, bool(dense_output), progress)
     rtol, atol_a, cfun, kw = _solve_args(info, mname, fun, t0, tf, y0a, rtol, atol, t_eval,
                                          events, args, jac, jac_sparsity, mass, dfdt,
                                          autonomous, nq, steps, method_options)
@@ -326,6 +336,41 @@ def _run(mname, cfun, t0, tf, y0a, atol_a, rtol, kw, dense_output, progress):
     res = _make_result(out, mname, y0a.size, dense_output, kw["events"] is not None, y0=y0a,
                        t_eval=kw["t_eval"])
     raise_if_interrupted(out, res)
+    return res
+
+
+def _solve_sens(s, mname, info, fun, t0, tf, y0a, rtol, atol, t_eval, events, args, jac,
+                jac_sparsity, mass, dfdt, autonomous, nq, steps, method_options, dense_output,
+                progress):
+    """solve_ivp with sensitivities (mbint._ivp_sens): the augmented run and its split."""
+    n = y0a.size
+    if n == 0:
+        raise ValueError("sensitivities: y0 is empty.")
+    rtol, atol_a, cfun, kw = _solve_args(info, mname, fun, t0, tf, y0a, rtol, atol, t_eval,
+                                         events, args, jac, jac_sparsity, mass, dfdt,
+                                         autonomous, nq, steps, method_options)
+    st = _ivp_sens.setup(s, mname, info, not callable(cfun), kw["args"], y0a, rtol, atol_a,
+                         kw["nq"], kw["events"], kw["jac"] is not None)
+    kw["args"] = st.args
+    report, close = run_progress(progress, t0, tf, f"solve_ivp {mname}")
+    try:
+        out = _core.solve(mname, cfun, t0, tf, st.y0, st.atol, st.rtol, **kw,
+                          dense_output=dense_output, progress=report, cancel=run_cancel(),
+                          sens=st.sens)
+    finally:
+        close()
+    res = _make_result(out, mname, st.y0.size, dense_output, False, y0=st.y0,
+                       t_eval=kw["t_eval"])
+    raise_if_interrupted(out, res)
+    index = out["sens_index"]
+    Y = res.y
+    res.y = Y[index[0]]
+    res.sens = np.moveaxis(Y[index[1:]], 0, 1)  # (n, np, n_points)
+    res.nfev_base, res.njev_base = out["nfev_base"], out["njev_base"]
+    res.sens_sol = None
+    if res.sol is not None:
+        res.sens_sol = _ivp_sens.SensDense(res.sol, index)
+        res.sol = _ivp_sens.BaseDense(res.sol, index)
     return res
 
 

@@ -30,7 +30,7 @@ def _libs():
     # the kernels call LAPACK (csrc/linalg) and SUNDIALS (csrc/methods/sundials_*.c)
     sundials = ["-lsundials_cvode", "-lsundials_ida", "-lsundials_arkode",
                 "-lsundials_nvecserial", "-lsundials_sunmatrixdense", "-lsundials_sunlinsoldense"]
-    return [*sundials, "-lklu", "-llapack", "-lblas", "-lm"]
+    return [*sundials, "-lklu", "-lumfpack", "-llapack", "-lblas", "-lm"]
 
 
 def _flags(sanitize):

@@ -25,8 +25,18 @@
  * (two f a parameter, error O(eps^(2/3))), or forward (one f; O(eps^(1/2))).  The step
  * e = c / max(1/pbar_k, rms(s_k / ysc)), ysc_i = |y_i| + atol_i, c = eps^(1/3)
  * (centred) or eps^(1/2) (forward).  s_k = 0 and p[k] == NULL: the rhs is 0, no f.
+ * When the step along s_k, c / rms(s_k / ysc), is more than 100 times shorter than the
+ * step in p, c pbar_k (a component of y near 0 with a tiny atol), the two directions
+ * are differenced separately (CVODES' rhomax; two more f), so that the p increment never
+ * drowns in the round-off of p.  atol (mb_sens_init) is the floor of ysc, the typical
+ * magnitude below which a component's scale is not trusted (solve_ivp passes
+ * max(atol, 1e-6 max|y0|)).
  * An optional analytic dfdp replaces the p-part: then the difference is along (s_k, 0)
- * and dfdp adds its column.
+ * and dfdp adds its column.  With opts.jac_rhs the s part is J s_k with the base's J
+ * (one jac a rhs) and only the p-part is differenced (or dfdp): exact with dfdp.
+ * Round-off: a difference quotient keeps about eps^(2/3) of f's terms, which the Newton
+ * methods' convergence test on s (about sqrt(rtol) rtol) cannot see through at tight
+ * tolerances (rtol <~ 1e-7 on Robertson): there give jac and dfdp.
  *
  * Layout of the augmented state Y (N = n (1 + np)):
  *   first-order base (nq == 0):  Y = (y, s_0, .., s_{np-1})
@@ -39,9 +49,10 @@
  * Jacobian of aug.  The exact one is block lower triangular:
  *   [ J        0 ]      B_k = d/de J(t, y + e s_k, p + e e_k) at e = 0
  *   [ B_k      J ]      (the directional derivative of J, by a centred difference of J)
- * `aug.jac` writes it dense (N x N), from the base jac or, without one, forward
- * differences of the base rhs: the Rosenbrock methods, the LLM and every method that
- * needs the true Jacobian take this.  With opts.block_newton, aug also carries a linsys
+ * `aug.jac` writes it dense (N x N), from the base jac (B_k by centred differences of
+ * it) or, without one, from centred differences of the base rhs (B_k by the mixed
+ * second differences of f, steps eps^(1/4): error O(eps^(1/2))): the Rosenbrock
+ * methods, the LLM and every method that needs the true Jacobian take this.  With opts.block_newton, aug also carries a linsys
  * (linsys.h) whose iteration matrices are block diagonal, diag(a M - J, .., a M - J):
  * one n x n factorization shared by y and every s_k (CVODES' simultaneous corrector;
  * the Newton methods bdf, radau_iia, lstable_block, cvode_bdf converge on it since
@@ -66,14 +77,25 @@ typedef int (*mb_dfdp_fn)(double t, const double *y, int k, double *fp, void *ct
 
 typedef struct mb_sens_options {
     int dq;            /* MB_SENS_CENTERED (default) or MB_SENS_FORWARD */
-    int block_newton;  /* 1: aug.linsys = the block-diagonal iteration matrices */
+    int block_newton;  /* 1: aug.linsys = the block-diagonal iteration matrices;
+                        * 2: with the B_k blocks too (the exact a M - J_aug, block lower
+                        * triangular: solved by forward substitution over the one n x n LU;
+                        * the B_k kept at each linsys jac: np n x n; dense, and not over a
+                        * base linsys, else as 1) */
     mb_dfdp_fn dfdp;   /* optional: column k of df/dp at (t, y) into fp (n); ctx as base */
+    int jac_rhs;       /* 1 (with base->jac and dense): s_k' = J s_k + df/dp_k with the base's
+                        * J (one jac a rhs, shared by every k) and a difference in p alone:
+                        * no round-off amplified by |s_k| / |y| (the directional difference
+                        * loses eps^(2/3) |f| rms(s_k / ysc), which can exceed a tight
+                        * tolerance on s: Robertson at rtol 1e-9) */
 } mb_sens_options;
 
 typedef struct mb_sens mb_sens;  /* opaque; lives in the work block */
 
-/* Doubles of the work block for a base of size n (nq coordinates), np parameters;
- * dense: 1 when aug needs its dense N x N Jacobian/mass parts (not only the linsys). */
+/* Doubles of the work block for a base of size n (nq coordinates), np parameters,
+ * has_mass = (base->mass != NULL); dense: 1 for the n x n parts (aug.jac, the dense LU of
+ * the block linsys, block_newton 2's B_k, jac_rhs); 0: none of them (aug.jac NULL; the
+ * block linsys then needs the base's linsys; a base with a dense mass needs dense). */
 size_t mb_sens_work_size(ptrdiff_t n, ptrdiff_t nq, int np, int has_mass, int dense);
 
 /* Set up the wrapper in work (mb_sens_work_size doubles) over base (kept by address,

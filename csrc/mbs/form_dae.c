@@ -72,6 +72,13 @@ static int dae_initial(mb_formulation *F, double t0, const double *q0, const dou
     return MB_OK;
 }
 
+void mb_form_dae_params_changed(mb_formulation *F)
+{
+    form_dae *x = F->impl;
+    if (x)
+        x->f.mass_ok = 0;  /* M(q) factored again at the next call (dense mode) */
+}
+
 static void dae_problem(mb_formulation *F, mb_problem *p)
 {
     form_dae *x = F->impl;

@@ -41,6 +41,13 @@ void mb_form_index1_changed(mb_formulation *F)
         x->f.cache_ok = 0;
 }
 
+int mb_form_index1_params_changed(mb_formulation *F)
+{
+    form_index1 *x = F->impl;
+    int rc = x ? mb_index1_params_changed(&x->f) : MB_OK;
+    return rc == MB_OK ? MB_OK : MB_FAIL(F, rc, "%s", x->f.msg);
+}
+
 static void i1_close(mb_formulation *F)
 {
     form_index1 *x = F->impl;

@@ -1,13 +1,13 @@
 /* The joint-coordinate formulation (formulation.h): y = (x, x'), x the joint coordinates
  * of a kinematic tree (joint_tree.h, given by the options: the mechanism's mb_mech is
  * that of its body coordinates), x'' by the articulated-body algorithm under the joints'
- * inputs and dampers (mb_jtree_input).  The Jacobian [0 I; x''_x x''_x'] exact, by
- * mb_jtree_aba_derivatives (RNEA differentiated in forward mode, O(n^2), and M^-1 by
- * the Cholesky factor of M, O(n^3)) up to FJ_EXACT_MAX_N joints, above by central
- * differences of the ABA (4 n ABA calls, O(n^2)), which are cheaper there
- * (tests/benchmarks/bench_joint.py: a chain of rods, exact / differences 0.3 at n = 10,
- * 0.4 at 100, 0.8 at 300, 1.1 at 500, 2.1 at 1000); FJ_DIFFERENCES 1 at compile time
- * takes the differences at every n.  The mechanism's body coordinates come from
+ * inputs and dampers (mb_jtree_input).  The Jacobian [0 I; x''_x x''_x'] of a fixed
+ * base exact at every n, by mb_jtree_d_derivatives (joint_tree_deriv.c: RNEA tangents a
+ * column over the column's subtree and path, M^-1 by the ABA's factorization, O(n^2)
+ * in all; tests/benchmarks/bench_joint_urdf_jac.py: a chain of rods, exact /
+ * central differences of the ABA 0.2 at n = 10, 0.15 at 100 and 300); a floating base
+ * by central differences (4 n ABA calls); FJ_DIFFERENCES 1 at compile time takes the
+ * differences at every n.  The mechanism's body coordinates come from
  * forward kinematics: y0 from (q0, q0') by the inverse map (the relative rotation about
  * each revolute axis, the displacement along each prismatic one), and the events and
  * outputs see (q, q', q'') of the bodies (centre of mass, Euler parameters with e0 >= 0
@@ -25,15 +25,17 @@
  * kinematics as external body forces, so that every planar force element acts as in
  * the body-coordinate formulations; events and outputs by the 3-D mb_jtree_fk; theta the sum
  * of the joint frames' angles and the revolute coordinates along the body's path
- * (continuous, as the body coordinates are); the Jacobian by forward differences of
- * that x'' (2 n + 1 evaluations).
+ * (continuous, as the body coordinates are); the Jacobian exact (planar_jac:
+ * joint_planar.c, forward-mode derivatives of the inverse dynamics, M^-1 by the ABA).
  *
  * A SpatialModel's tree (T->mech_forces; mbint.mbs.joint.SpatialJointTree: revolute,
  * prismatic and ball joints from the ground, link frames with the bodies' axes): z the
  * joint coordinates (1 a revolute or prismatic joint, the 4 Euler parameters of a ball
  * joint's relative rotation), x'' by the world-coordinate ABA of joint_spatial.c under
  * the mechanism's own forces at the bodies' coordinates of its forward kinematics
- * (without their quadratic-velocity rows), the Jacobian by forward differences. */
+ * (without their quadratic-velocity rows), the Jacobian exact (fs_jac:
+ * joint_spatial_deriv.c, a complex-step tangent pass a column through the same
+ * kinematics and ABA, the forces' tangent from forces_q and forces_qd). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +43,9 @@
 #include "index1.h"
 #include "joint_planar.h"
 #include "joint_spatial.h"
+#include "joint_spatial_deriv.h"
 #include "joint_tree.h"
+#include "joint_tree_deriv.h"
 #include "mbs_common.h"
 #include "status.h"
 
@@ -54,7 +58,7 @@ typedef struct form_joint {
     const int *body;
     ptrdiff_t n, m;
     int free;              /* a floating base */
-    double *work;          /* mb_jtree_deriv_work_size(n) */
+    double *work;          /* mb_jtree_d_work_size(n) */
     double *u, *qe, *qde, *qdde;  /* n each: the inputs, the engine's q, q', q'' */
     double *a, *acc;       /* m each: scratch accelerations */
     double *yp;            /* 2 m */
@@ -123,12 +127,13 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
         m = x->m = mb_jspatial_offsets(T, x->zoff);
     }
     ptrdiff_t np = planar ? 34 * n + 3 * F->nq + mb_jplanar_work_size(n)
-                 : x->spatial ? mb_jspatial_work_size(n) + 3 * F->nq : 0;  /* the scratch */
-    x->work = malloc((size_t)(mb_jtree_deriv_work_size(n) + (4 + MB_JT_FK) * n + 6 * m + np) *
+                 : x->spatial ? mb_jspatial_work_size(n) + 3 * F->nq +
+                                mb_jsderiv_work_size(n, F->nq, m) : 0;  /* the scratch */
+    x->work = malloc((size_t)(mb_jtree_d_work_size(n) + (4 + MB_JT_FK) * n + 6 * m + np) *
                      sizeof(double));
     if (!x->work)
         return MB_FAIL(F, MB_ERR_MEM, "formulation 'joint': out of memory.");
-    x->u = x->work + mb_jtree_deriv_work_size(n);
+    x->u = x->work + mb_jtree_d_work_size(n);
     x->qe = x->u + n;
     x->qde = x->qe + n;
     x->qdde = x->qde + n;
@@ -154,6 +159,7 @@ static int fj_open(mb_formulation *F, const mb_form_options *o)
         x->qb = x->Q + F->nq;
         x->qdb = x->qb + F->nq;
         x->js = (mb_jspatial){T, x->body, x->zoff, x->qdb + F->nq};
+        x->jw = x->js.work + mb_jspatial_work_size(n);  /* mb_jsderiv_work_size */
     }
     F->n = 2 * m;
     return MB_OK;
@@ -478,20 +484,19 @@ static int planar_jac(form_joint *x, double t, const double *y, double *J, ptrdi
 #ifndef FJ_DIFFERENCES
 #define FJ_DIFFERENCES 0
 #endif
-#define FJ_EXACT_MAX_N 400
 
-/* [0 I; a_x a_x'] of a URDF or planar tree: exact (mb_jtree_aba_derivatives for a fixed
- * base up to FJ_EXACT_MAX_N joints, mb_jplanar_jac for planar forces with derivatives) or
- * by differences */
+/* [0 I; a_x a_x'] of a URDF or planar tree: exact (mb_jtree_d_derivatives, O(n^2), for a
+ * fixed base at every n; mb_jplanar_jac for planar forces with derivatives) or by
+ * differences (a floating base, planar Python forces) */
 static int fj_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
 {
     form_joint *x = ctx;
-    if (!FJ_DIFFERENCES && !x->free && !x->planar && x->n <= FJ_EXACT_MAX_N) {
+    if (!FJ_DIFFERENCES && !x->free && !x->planar) {
         ptrdiff_t n = x->n;
         for (ptrdiff_t j = 0; j < 2 * n; j++)
             for (ptrdiff_t i = 0; i < n; i++) J[j * ld + i] = (j == n + i) ? 1.0 : 0.0;
-        int rc = mb_jtree_aba_derivatives(x->T, t, y, y + n, NULL, NULL, J + n, J + n * ld + n,
-                                          ld, x->work);
+        int rc = mb_jtree_d_derivatives(x->T, t, y, y + n, NULL, NULL, J + n, J + n * ld + n,
+                                        NULL, ld, x->work);
         return rc == MB_ERR_NONFINITE || rc == MB_ERR_LINALG ? MB_RECOVERABLE : rc;
     }
     if (!FJ_DIFFERENCES && x->planar && mb_jplanar_exact(x->mech))
@@ -739,11 +744,22 @@ static int fj_initial(mb_formulation *F, double t0, const double *q0, const doub
     return MB_OK;
 }
 
-/* a SpatialModel's tree: forward differences of x'' (2 m + 1 evaluations of FK, the
- * mechanism's forces and the ABA), as a planar tree's */
+/* a SpatialModel's tree: exact (joint_spatial_deriv.c: x'' and the bodies' (q, q', Q) at
+ * y by spatial_accel, then one complex-step tangent pass a column); forward differences
+ * of x'' (2 m + 1 evaluations) with FJ_DIFFERENCES */
 static int fs_jac(double t, const double *y, double *J, ptrdiff_t ld, void *ctx)
 {
-    return jac_by_differences(ctx, t, y, J, ld, 0);
+    form_joint *x = ctx;
+    if (FJ_DIFFERENCES)
+        return jac_by_differences(x, t, y, J, ld, 0);
+    ptrdiff_t m = x->m;
+    int rc = spatial_accel(x, t, y, y + m, x->a);
+    if (rc != MB_OK)
+        return rc;
+    for (ptrdiff_t j = 0; j < 2 * m; j++)
+        for (ptrdiff_t i = 0; i < m; i++) J[j * ld + i] = (j == m + i) ? 1.0 : 0.0;
+    mb_jsderiv D = {x->T, x->body, x->zoff, x->mech, x->qb, x->qdb, x->Q};
+    return mb_jsderiv_jac(&D, t, y, y + m, J + m, J + m * ld + m, ld, x->jw);
 }
 
 static void fj_problem(mb_formulation *F, mb_problem *p)

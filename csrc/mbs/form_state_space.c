@@ -15,6 +15,7 @@
 #include "formulation.h"
 #include "mbs_common.h"
 #include "statespace.h"
+#include "statespace_sparse.h"
 #include "status.h"
 
 /* Gauss-Jordan ranks the pivots of preferred independent coordinates this much lower */
@@ -63,11 +64,17 @@ static int stiff_preference(mb_formulation *F, form_ss *x, double t, const doubl
     ptrdiff_t nq = F->nq;
     if (!m->forces_q || nq == 0)
         return MB_OK;
-    double *A = malloc((size_t)(nq * nq + 3 * nq) * sizeof(double));
+    size_t na = x->s.sp ? 0 : (size_t)(nq * nq);  /* sparse mode: no dense scratch */
+    double *A = malloc((na + 3 * (size_t)nq) * sizeof(double));
     if (!A)
         return MB_FAIL(F, MB_ERR_MEM, "formulation 'state_space': out of memory.");
-    double *md = A + nq * nq, *kd = md + nq, *cd = kd + nq, smax = 0.0;
-    int rc = m->mass(q, A, nq, m->ctx);
+    double *md = A + na, *kd = md + nq, *cd = kd + nq, smax = 0.0;
+    int rc = MB_OK;
+    if (x->s.sp) {  /* the same diagonals from the sparse kernels */
+        rc = mb_ss_sparse_diagonals(x->s.sp, t, q, qd, md, kd, cd);
+        goto scores;
+    }
+    rc = m->mass(q, A, nq, m->ctx);
     for (ptrdiff_t j = 0; rc == MB_OK && j < nq; j++)
         md[j] = A[j * nq + j];
     if (rc == MB_OK && (rc = m->forces_q(t, q, qd, A, nq, m->ctx)) == MB_OK)
@@ -78,6 +85,7 @@ static int stiff_preference(mb_formulation *F, form_ss *x, double t, const doubl
     if (rc == MB_OK && m->forces_qd && (rc = m->forces_qd(t, q, qd, A, nq, m->ctx)) == MB_OK)
         for (ptrdiff_t j = 0; j < nq; j++)
             cd[j] = fabs(A[j * nq + j]);
+scores:
     if (rc != MB_OK) {
         free(A);
         return MB_FAIL(F, rc, "formulation 'state_space': the mass matrix or the force Jacobian at t0 "
@@ -110,9 +118,11 @@ static int ss_open(mb_formulation *F, const mb_form_options *o)
     if (!x)
         return MB_FAIL(F, MB_ERR_MEM, "formulation 'state_space': out of memory.");
     F->impl = x;
-    int rc = mb_ss_init(&x->s, F->mech);
+    int sparse = o->linalg == 1 ? 0 : o->linalg == 2 ? 1 : -1;  /* as index1 */
+    int rc = mb_ss_init_ex(&x->s, F->mech, sparse);
     if (rc != MB_OK)
         return MB_FAIL(F, rc, "%s", x->s.msg);
+    F->sparse = x->s.sp != NULL;
     if (o->proj_tol > 0)
         x->s.newton_tol = o->proj_tol;
     if (o->proj_max_iter > 0)

@@ -97,6 +97,21 @@ int mb_form_changed(mb_formulation *F)
     }
 }
 
+int mb_form_params_changed(mb_formulation *F)
+{
+    switch (F->kind) {
+    case MB_FORM_INDEX1:
+        return mb_form_index1_params_changed(F);
+    case MB_FORM_INDEX1_DAE: case MB_FORM_INDEX2: case MB_FORM_INDEX3: case MB_FORM_GGL:
+        mb_form_dae_params_changed(F);
+        return MB_OK;
+    case MB_FORM_JOINT:
+        return mb_form_joint_changed(F);
+    default:
+        return MB_ERR_NOT_SUPPORTED;
+    }
+}
+
 int mb_form_maps_state(const mb_formulation *F)
 {
     return F->ops->full != NULL;

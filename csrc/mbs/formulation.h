@@ -141,6 +141,16 @@ int mb_form_sundials(mb_formulation *F, const char *method, mb_form_ida *ida);
  * cached on (t, y)).  MB_OK, or MB_ERR_NOT_SUPPORTED for a formulation that cannot say
  * (the state space keeps evaluations in its coordinates). */
 int mb_form_changed(mb_formulation *F);
+/* A parameter of the mechanism (a mass, a force element's or joint's table entry) changed
+ * (the sensitivities' perturbations, csrc/python/sens_mech.c): the formulation forgets
+ * everything derived from the tables (index1's (t, y) cache and its Schur path's
+ * diag(M)^-1, the DAEs' factored M).  MB_OK, or MB_ERR_NOT_SUPPORTED (the state space).
+ * The joint formulation's tree is a copy of the masses and joint geometry: only the
+ * mechanism's forces may change under it (the caller refuses the rest). */
+int mb_form_params_changed(mb_formulation *F);
+/* form_index1.c, form_dae.c: mb_form_params_changed of those formulations */
+int mb_form_index1_params_changed(mb_formulation *F);
+void mb_form_dae_params_changed(mb_formulation *F);
 /* form_index1.c: mb_form_changed of the index-1 formulation */
 void mb_form_index1_changed(mb_formulation *F);
 /* form_joint.c: mb_form_changed of the joint formulation: MB_OK on a planar tree (its

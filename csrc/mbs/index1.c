@@ -425,6 +425,25 @@ int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta)
     return mb_index1_init_ex(f, mech, alpha, beta, -1);
 }
 
+/* 1 when M is constant, diagonal and positive (the Schur path), its inverse diagonal
+ * then in f->minv (M at q = vq1: any q, M being constant); else 0 */
+static int schur_setup(mb_index1 *f)
+{
+    const mb_mech *mech = f->mech;
+    ptrdiff_t nq = f->nq, N = nq + f->nc;
+    if (!mech->mass_constant || mech->mass(f->vq1, f->S, N, mech->ctx) != 0)
+        return 0;
+    int diag = 1;
+    for (ptrdiff_t j = 0; j < nq && diag; j++)
+        for (ptrdiff_t i = 0; i < nq && diag; i++) {
+            double v = f->S[i + N * j];
+            diag = i == j ? (v > 0 && isfinite(v)) : v == 0;
+        }
+    if (diag)
+        for (ptrdiff_t k = 0; k < nq; k++) f->minv[k] = 1.0 / f->S[k + N * k];
+    return diag;
+}
+
 int mb_index1_init_ex(mb_index1 *f, const mb_mech *mech, double alpha, double beta, int sparse)
 {
     memset(f, 0, sizeof *f);
@@ -435,7 +454,7 @@ int mb_index1_init_ex(mb_index1 *f, const mb_mech *mech, double alpha, double be
                     "phi_q when it has constraints.");
     if (!isfinite(alpha) || !isfinite(beta))
         return MB_FAIL(f, MB_ERR_ILL_INPUT, "mb_index1_init: Baumgarte parameters must be finite.");
-    ptrdiff_t nq = mech->nq, nc = mech->nc, N = nq + nc;
+    ptrdiff_t nq = mech->nq, nc = mech->nc;
     f->mech = mech;
     f->alpha = alpha;
     f->beta = beta;
@@ -470,18 +489,18 @@ int mb_index1_init_ex(mb_index1 *f, const mb_mech *mech, double alpha, double be
         return MB_FAIL(f, MB_ERR_MEM, "mb_index1_init: out of memory.");
     }
     f->cache_ok = 0;
-    /* the Schur path when M is constant, diagonal and positive (M at q = 0: vq1) */
-    if (mech->mass_constant && mech->mass(f->vq1, f->S, N, mech->ctx) == 0) {
-        int diag = 1;
-        for (ptrdiff_t j = 0; j < nq && diag; j++)
-            for (ptrdiff_t i = 0; i < nq && diag; i++) {
-                double v = f->S[i + N * j];
-                diag = i == j ? (v > 0 && isfinite(v)) : v == 0;
-            }
-        if (diag)
-            for (ptrdiff_t k = 0; k < nq; k++) f->minv[k] = 1.0 / f->S[k + N * k];
-        f->schur = diag;
-    }
+    memset(f->vq1, 0, (size_t)nq * sizeof(double));
+    f->schur = schur_setup(f);
+    return MB_OK;
+}
+
+int mb_index1_params_changed(mb_index1 *f)
+{
+    f->cache_ok = 0;
+    if (!f->schur)
+        return MB_OK;
+    if (!schur_setup(f))
+        return MB_FAIL(f, MB_ERR_ILL_INPUT, "The mass matrix is no longer diagonal and positive.");
     return MB_OK;
 }
 

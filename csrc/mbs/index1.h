@@ -64,6 +64,10 @@ int mb_index1_init(mb_index1 *f, const mb_mech *mech, double alpha, double beta)
  * system) and a p->jac that forms the dense J by 2 nq sparse solves. */
 int mb_index1_init_ex(mb_index1 *f, const mb_mech *mech, double alpha, double beta, int sparse);
 void mb_index1_free(mb_index1 *f);
+/* The mechanism's parameters changed (a table entry perturbed by the sensitivities of
+ * sens_mech.c): forget the (t, y) cache and refresh the Schur path's diag(M)^-1.  MB_OK,
+ * or MB_ERR_ILL_INPUT when M is no longer diagonal and positive. */
+int mb_index1_params_changed(mb_index1 *f);
 /* fill p: n = 2 nq, nq, rhs, jac (analytic, eqs 10-15), acc (q'' for the second-order
  * view), step_bound when the mechanism has one (its contacts), ctx = f; every other
  * field zero/NULL */

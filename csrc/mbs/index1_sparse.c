@@ -9,8 +9,9 @@
  * per new point (t, y) klu_refactor with the pivot order of the last klu_factor, and a
  * fresh klu_factor when the refactorization fails or its pivot ratio min|u_kk| /
  * max|u_kk| (klu_rcond) falls below 1e-3 times that of the last full factorization.
- * A pivot ratio below 64 N eps is reported as the singular saddle-point matrix, as the
- * dense path does.  The right-hand side, Baumgarte terms included, is that of
+ * S is scaled symmetrically (D S D, as the dense path) and declared singular when its
+ * pivot ratio and the reciprocal of KLU's condition estimate are at or below 64 N eps
+ * (factor_S).  The right-hand side, Baumgarte terms included, is that of
  * index1.c.
  *
  * Jacobian.  With a = q'', x = a + 2 alpha q', the index-1 derivative blocks are
@@ -64,6 +65,7 @@ struct mb_index1_sparse {
     /* S (N x N) and the projection matrix on the same pattern */
     int *Sp, *Si, *sM, *sA, *sB;
     double *Sx, *Px;
+    double *dS, *dP;       /* their symmetric scalings (D S D, as index1.c's dense path) */
     klu_symbolic *Ssym;
     klu_numeric *Snum, *Pnum;
     double Src, Prc;       /* pivot ratio of the last full factorization */
@@ -116,7 +118,7 @@ void mb_index1_sparse_free(mb_index1 *f)
     if (s->mvj != s->mv) free(s->mvj);
     void *ptrs[] = {s->pr, s->pc, s->pqv, s->pqj, s->pqp, s->ptq, s->mr, s->mc, s->mv, s->mq,
                     s->mapCM, s->Sp, s->Si, s->sM, s->sA, s->sB,
-                    s->Sx, s->Px, s->Cp, s->Ci, s->cr, s->cc, s->mapC, s->mapCP, s->cq, s->cv,
+                    s->Sx, s->Px, s->dS, s->dP, s->Cp, s->Ci, s->cr, s->cc, s->mapC, s->mapCP, s->cq, s->cv,
                     s->Cqx, s->Cvx, s->Ap, s->Ai, s->aI, s->aE, s->aC, s->aSM, s->aSA, s->aSB,
                     s->Ax, s->sol, s->ycache, s->vc1, s->vc2, s->xv, s->b, s->col};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) free(ptrs[k]);
@@ -312,7 +314,7 @@ static int alloc_arrays(struct mb_index1_sparse *s)
     return ALLOC(s->pr, npq) || ALLOC(s->pc, npq) || ALLOC(s->pqv, npq) || ALLOC(s->pqj, npq) ||
            ALLOC(s->pqp, npq) || ALLOC(s->Sp, N + 1) || ALLOC(s->Si, nS) ||
            ALLOC(s->sM, nm) || ALLOC(s->sA, npq) || ALLOC(s->sB, npq) || ALLOC(s->Sx, nS) ||
-           ALLOC(s->Px, nS) || ALLOC(s->Cp, nq + 1) || ALLOC(s->Ci, nCt) || ALLOC(s->cr, nCt) ||
+           ALLOC(s->Px, nS) || ALLOC(s->dS, N) || ALLOC(s->dP, N) || ALLOC(s->Cp, nq + 1) || ALLOC(s->Ci, nCt) || ALLOC(s->cr, nCt) ||
            ALLOC(s->cc, nCt) || ALLOC(s->mapC, nC) || ALLOC(s->mapCP, npq) || ALLOC(s->cq, nC) ||
            ALLOC(s->cv, nC) || ALLOC(s->sol, N) || ALLOC(s->ycache, 2 * nq) ||
            ALLOC(s->vc1, nc) || ALLOC(s->vc2, nc) || ALLOC(s->xv, nq) || ALLOC(s->col, N)
@@ -381,41 +383,73 @@ int mb_index1_sparse_init(mb_index1 *f)
     return MB_OK;
 }
 
-/* values of S (mv = M's entries, or NULL: the identity for the projection) with
- * Phi_q = pq */
+/* values of D S D (mv = M's entries, or NULL: the identity for the projection) with
+ * Phi_q = pq and d_k = 1 / sqrt(max_l |S_kl|, max_l |S_lk|) (1 for an empty row): the
+ * symmetric scaling of index1.c, so that the pivots and the singularity test do not
+ * depend on the units of the bodies' coordinates */
 static void fill_S(const struct mb_index1_sparse *s, const double *mv, const double *pq,
-                   double *x)
+                   double *x, double *d)
 {
-    memset(x, 0, (size_t)s->Sp[s->N] * sizeof *x);
+    ptrdiff_t N = s->N;
+    memset(x, 0, (size_t)s->Sp[N] * sizeof *x);
     for (ptrdiff_t k = 0; k < s->nm; k++)
         x[s->sM[k]] += mv ? mv[k] : s->mr[k] == s->mc[k] ? 1.0 : 0.0;
     for (ptrdiff_t k = 0; k < s->npq; k++) {
         x[s->sA[k]] += pq[k];
         x[s->sB[k]] += pq[k];
     }
+    memset(d, 0, (size_t)N * sizeof *d);
+    for (ptrdiff_t j = 0; j < N; j++)
+        for (int p = s->Sp[j]; p < s->Sp[j + 1]; p++) {
+            double a = fabs(x[p]);
+            d[j] = fmax(d[j], a);
+            d[s->Si[p]] = fmax(d[s->Si[p]], a);
+        }
+    for (ptrdiff_t k = 0; k < N; k++) d[k] = d[k] > 0 ? 1.0 / sqrt(d[k]) : 1.0;
+    for (ptrdiff_t j = 0; j < N; j++)
+        for (int p = s->Sp[j]; p < s->Sp[j + 1]; p++) x[p] *= d[s->Si[p]] * d[j];
 }
 
-/* factor S-patterned values x into *num: refactor with the kept pivot order while
- * its pivot ratio stays within 1e-3 of the last full factorization's, else factor.
- * MB_OK, MB_ERR_LINALG (singular: pivot ratio below 64 N eps) or MB_ERR_MEM. */
+/* b <- S^-1 b with the factors num of D S D: b = D (D S D)^-1 D b; 0 if KLU fails */
+static int solve_S(struct mb_index1_sparse *s, klu_numeric *num, const double *d, double *b)
+{
+    for (ptrdiff_t k = 0; k < s->N; k++) b[k] *= d[k];
+    if (!klu_solve(s->Ssym, num, (int)s->N, 1, b, &s->com)) return 0;
+    for (ptrdiff_t k = 0; k < s->N; k++) b[k] *= d[k];
+    return 1;
+}
+
+/* factor S-patterned (scaled) values x into *num: refactor with the kept pivot order
+ * while its pivot ratio min|u_kk| / max|u_kk| stays within 1e-3 of the last full
+ * factorization's, else factor.  Singular: the pivot ratio AND the reciprocal of
+ * KLU's 1-norm condition estimate (klu_condest, a few solves, only when the ratio is
+ * low) at or below 64 N eps.  The pivot ratio alone is no condition number: it falls
+ * with N on a long well-conditioned chain (1e-10 at 13 000 unknowns, condition
+ * estimate 4e5) while the threshold grows with N.  A refactorization whose ratio is
+ * below the threshold is kept only if the last full one passed by its estimate.
+ * MB_OK, MB_ERR_LINALG or MB_ERR_MEM. */
 static int factor_S(struct mb_index1_sparse *s, double *x, klu_numeric **num, double *rc_ref)
 {
     double tol = 64.0 * (double)s->N * DBL_EPSILON;
     if (*num) {
         if (klu_refactor(s->Sp, s->Si, x, s->Ssym, *num, &s->com) &&
             klu_rcond(s->Ssym, *num, &s->com) && s->com.rcond >= 1e-3 * *rc_ref &&
-            s->com.rcond > tol)
+            (s->com.rcond > tol || *rc_ref <= tol))
             return MB_OK;
         klu_free_numeric(num, &s->com);
     }
     *num = klu_factor(s->Sp, s->Si, x, s->Ssym, &s->com);
     if (!*num)
         return s->com.status == KLU_OUT_OF_MEMORY ? MB_ERR_MEM : MB_ERR_LINALG;
-    if (!klu_rcond(s->Ssym, *num, &s->com) || !(s->com.rcond > tol)) {
+    int ok = klu_rcond(s->Ssym, *num, &s->com);
+    double rc = s->com.rcond;
+    if (ok && !(rc > tol))  /* NaN fails both tests */
+        ok = klu_condest(s->Sp, x, s->Ssym, *num, &s->com) && s->com.condest * tol < 1.0;
+    if (!ok) {
         klu_free_numeric(num, &s->com);
         return MB_ERR_LINALG;
     }
-    *rc_ref = s->com.rcond;
+    *rc_ref = rc;
     return MB_OK;
 }
 
@@ -454,7 +488,7 @@ int mb_index1_sparse_saddle(mb_index1 *f, double t, const double *q, const doubl
         }
     }
     if (!s->mconst && (rc = me->sparse->mass(q, s->mv, me->ctx)) != 0) return rc;
-    fill_S(s, s->mv, s->pqv, s->Sx);
+    fill_S(s, s->mv, s->pqv, s->Sx, s->dS);
     if ((rc = factor_S(s, s->Sx, &s->Snum, &s->Src)) != MB_OK) {
         if (rc == MB_ERR_MEM) return MB_FAIL(f, rc, "index1 (sparse): out of memory in KLU.");
         return MB_FAIL(f, rc,
@@ -462,7 +496,7 @@ int mb_index1_sparse_saddle(mb_index1 *f, double t, const double *q, const doubl
                      "(sparse KLU factorization, size %td): redundant constraints, a singular "
                      "configuration or a singular mass matrix.", t, N);
     }
-    if (!klu_solve(s->Ssym, s->Snum, (int)N, 1, b, &s->com))
+    if (!solve_S(s, s->Snum, s->dS, b))
         return MB_FAIL(f, MB_ERR_LINALG, "index1 (sparse): KLU solve failed.");
     memcpy(s->ycache, q, bytes);
     memcpy(s->ycache + nq, qd, bytes);
@@ -541,7 +575,7 @@ static int sparse_dense_jac(double t, const double *y, double *J, ptrdiff_t ldJ,
             s->col[s->Ci[p]] = vals[p];
             any |= vals[p] != 0;
         }
-        if (any && !klu_solve(s->Ssym, s->Snum, (int)N, 1, s->col, &s->com))
+        if (any && !solve_S(s, s->Snum, s->dS, s->col))
             return MB_ERR_LINALG;
         memcpy(c + nq, s->col, (size_t)nq * sizeof(double));
     }
@@ -665,11 +699,11 @@ static int proj_correct(double *r, double *x, void *ctx)
 {
     mb_index1 *f = ctx;
     struct mb_index1_sparse *s = f->sp;
-    ptrdiff_t nq = s->nq, N = s->N;
+    ptrdiff_t nq = s->nq;
     double *b = s->col;
     memset(b, 0, (size_t)nq * sizeof(double));
     memcpy(b + nq, r, (size_t)s->nc * sizeof(double));
-    if (!klu_solve(s->Ssym, s->Pnum, (int)N, 1, b, &s->com)) return MB_ERR_LINALG;
+    if (!solve_S(s, s->Pnum, s->dP, b)) return MB_ERR_LINALG;
     for (ptrdiff_t i = 0; i < nq; i++) x[i] -= b[i];
     return MB_OK;
 }
@@ -681,7 +715,7 @@ static int proj_setup(double t, const double *q, void *ctx)
     const mb_mech *me = f->mech;
     int rc = me->sparse->phi_q(t, q, s->pqp, me->ctx);
     if (rc != 0) return rc;
-    fill_S(s, NULL, s->pqp, s->Px);
+    fill_S(s, NULL, s->pqp, s->Px, s->dP);
     if ((rc = factor_S(s, s->Px, &s->Pnum, &s->Prc)) != MB_OK) {
         if (rc == MB_ERR_MEM) return MB_FAIL(f, rc, "index1 (sparse): out of memory in KLU.");
         return MB_FAIL(f, rc, "Phi_q Phi_q^T is singular at t = %.17g (sparse KLU factorization "

@@ -34,35 +34,42 @@
  * M^ dv''/dt = 0 for an autonomous mechanism, else central differences of v'' in t at
  * fixed (v, v') (this covers Phi_t, Phi_tt and time-dependent forces alike).
  *
- * Partitioning (eq 6): Gauss-Jordan elimination with full pivoting on Phi_q; the
- * pivot columns are u.  Optional column weights (pivot_w) rank the candidate pivots by
+ * Partitioning (eq 6; statespace_partition.c): Gauss-Jordan elimination with full
+ * pivoting on Phi_q; the pivot columns are u.  Optional column weights (pivot_w) rank the candidate pivots by
  * |a_ij| w_j instead of |a_ij| (entries below rank_tol max|Phi_q| never qualify): a
  * small weight keeps a coordinate independent whenever the configuration allows.  Partition check (Algorithm 1 step 14): cond_1(Phi_u) (exact,
  * from the inverse) against cond_factor (1.25) times its value at the last
  * (re)partitioning.
  *
- * Workspace: one block (work, iwork) sized by the formula in mb_ss_init; the log and
- * the partition table grow with the run (realloc). */
+ * Workspace: one block (work, iwork) sized by the formula in mb_ss_init_ex; the log and
+ * the partition table grow with the run (realloc).
+ *
+ * Sparse mode (s->sp, statespace_sparse.c): the same evaluation with KLU of Phi_u and v''
+ * from the sparse saddle-point system, the partition by a sparse LU of Phi_q^T, J1 and J2
+ * by differences; the work block then holds vectors only (dn = 0 below). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../linalg/dense.h"
+#include "index1.h"
 #include "statespace.h"
+#include "statespace_sparse.h"
 #include "mbs_common.h"
 #include "status.h"
 
 /* ---------------------------------------------------------------- set-up */
 
-static size_t point_doubles(ptrdiff_t nq, ptrdiff_t nc, ptrdiff_t nd)
+/* dn = 1: the dense mode's matrices, 0: the sparse mode (vectors only) */
+static size_t point_doubles(ptrdiff_t nq, ptrdiff_t nc, ptrdiff_t nd, ptrdiff_t dn)
 {
-    return (size_t)(2 * nd + 3 * nq + nc + nc * nq + nc * nc + nc * nd + nc + nq * nq + nq +
-                    2 * nd * nd + nd);
+    return (size_t)(2 * nd + 3 * nq + nc + dn * (nc * nq + nc * nc + nc * nd) + nc +
+                    dn * nq * nq + nq + dn * 2 * nd * nd + nd);
 }
 
-static void carve_point(mb_ss_point *P, ptrdiff_t nq, ptrdiff_t nc, ptrdiff_t nd, double **w,
-                        int **iw)
+static void carve_point(mb_ss_point *P, ptrdiff_t nq, ptrdiff_t nc, ptrdiff_t nd,
+                        ptrdiff_t dn, double **w, int **iw)
 {
     double *b = *w;
     P->v = b; b += nd;
@@ -71,22 +78,27 @@ static void carve_point(mb_ss_point *P, ptrdiff_t nq, ptrdiff_t nc, ptrdiff_t nd
     P->qd = b; b += nq;
     P->qdd = b; b += nq;
     P->lam = b; b += nc;
-    P->Pq = b; b += nc * nq;
-    P->Fu = b; b += nc * nc;
-    P->H = b; b += nc * nd;
+    P->Pq = b; b += dn * nc * nq;
+    P->Fu = b; b += dn * nc * nc;
+    P->H = b; b += dn * nc * nd;
     P->w = b; b += nc;
-    P->M = b; b += nq * nq;
+    P->M = b; b += dn * nq * nq;
     P->Q = b; b += nq;
-    P->Mh = b; b += nd * nd;
-    P->Mh_lu = b; b += nd * nd;
+    P->Mh = b; b += dn * nd * nd;
+    P->Mh_lu = b; b += dn * nd * nd;
     P->vdd = b; b += nd;
     *w = b;
     P->ipiv_u = *iw; *iw += nc;
-    P->ipiv_m = *iw; *iw += nd;
+    P->ipiv_m = *iw; *iw += dn * nd;
     P->ok = 0;
 }
 
 int mb_ss_init(mb_ss *s, const mb_mech *mech)
+{
+    return mb_ss_init_ex(s, mech, 0);
+}
+
+int mb_ss_init_ex(mb_ss *s, const mb_mech *mech, int sparse)
 {
     memset(s, 0, sizeof *s);
     if (!mech || mech->nq <= 0 || mech->nc < 0 || !mech->mass || !mech->forces ||
@@ -107,20 +119,29 @@ int mb_ss_init(mb_ss *s, const mb_mech *mech)
     s->newton_max_iter = 10;
     s->cond_factor = 1.25;
     s->rank_tol = 1e-10;
-    /* one layout: the parts below are both counted and carved from it */
+    if (sparse > 0 || (sparse < 0 && nq >= MB_INDEX1_SPARSE_MIN_NQ &&
+                       !mb_ss_sparse_unavailable(mech))) {
+        int rc = mb_ss_sparse_init(&s->sp, mech, s->msg, sizeof s->msg);
+        if (rc != MB_OK) return rc;
+    }
+    /* one layout: the parts below are both counted and carved from it; dn = 0 (sparse
+     * mode): none of the dense matrices */
+    ptrdiff_t dn = s->sp ? 0 : 1;
     struct { double **p; ptrdiff_t n; } dparts[] = {
-        {&s->q_b, nq}, {&s->qd_b, nq}, {&s->H_b, nc * nd}, {&s->A1, nq * nq},
-        {&s->A2, nq * nq}, {&s->A3, nq * nq}, {&s->C1, nc * nq}, {&s->C2, nc * nq},
-        {&s->C3, nc * nq}, {&s->G, nc * nq}, {&s->JJ, nc * nd}, {&s->LL, nc * nd},
-        {&s->NN, nc * nd}, {&s->B, nq * nd}, {&s->Ed, nq * nd}, {&s->r_q, nq}, {&s->r_c, nc},
-        {&s->r_c2, nc}, {&s->Fcond, nc * nc}, {&s->GJ, nc * nq},
+        {&s->q_b, nq}, {&s->qd_b, nq}, {&s->H_b, dn * nc * nd}, {&s->A1, dn * nq * nq},
+        {&s->A2, dn * nq * nq}, {&s->A3, dn * nq * nq}, {&s->C1, dn * nc * nq},
+        {&s->C2, dn * nc * nq}, {&s->C3, dn * nc * nq}, {&s->G, dn * nc * nq},
+        {&s->JJ, dn * nc * nd}, {&s->LL, dn * nc * nd}, {&s->NN, dn * nc * nd},
+        {&s->B, dn * nq * nd}, {&s->Ed, dn * nq * nd}, {&s->r_q, nq}, {&s->r_c, nc},
+        {&s->r_c2, nc}, {&s->Fcond, dn * nc * nc}, {&s->GJ, dn * nc * nq},
         {&s->atol_v, 2 * nd}, {&s->yv, 2 * nd}, {&s->vt, nd}};
     struct { int **p; ptrdiff_t n; } iparts[] = {
         {&s->indep, nd}, {&s->dep, nc}, {&s->ipiv_c, nc}, {&s->gj_row, nc}, {&s->gj_col, nq},
         {&s->mark, nq}, {&s->prev_indep, nd}};
     size_t ndp = sizeof dparts / sizeof dparts[0], nip = sizeof iparts / sizeof iparts[0];
-    size_t nw = 2 * point_doubles(nq, nc, nd) + mb_mechd_work_size(nq, nc);
-    size_t ni = 2 * (size_t)(nc + nd);
+    size_t nwd = dn ? mb_mechd_work_size(nq, nc) : 0;
+    size_t nw = 2 * point_doubles(nq, nc, nd, dn) + nwd;
+    size_t ni = 2 * (size_t)(nc + dn * nd);
     for (size_t k = 0; k < ndp; k++) nw += (size_t)dparts[k].n;
     for (size_t k = 0; k < nip; k++) ni += (size_t)iparts[k].n;
     s->work = calloc(nw + 1, sizeof(double));
@@ -131,10 +152,10 @@ int mb_ss_init(mb_ss *s, const mb_mech *mech)
     }
     double *w = s->work;
     int *iw = s->iwork;
-    carve_point(&s->cur, nq, nc, nd, &w, &iw);
-    carve_point(&s->aux, nq, nc, nd, &w, &iw);
-    mb_mechd_init(&s->d, mech, w);
-    w += mb_mechd_work_size(nq, nc);
+    carve_point(&s->cur, nq, nc, nd, dn, &w, &iw);
+    carve_point(&s->aux, nq, nc, nd, dn, &w, &iw);
+    if (dn) mb_mechd_init(&s->d, mech, w);
+    w += nwd;
     for (size_t k = 0; k < ndp; k++) {
         *dparts[k].p = w;
         w += dparts[k].n;
@@ -152,6 +173,8 @@ int mb_ss_init(mb_ss *s, const mb_mech *mech)
 
 void mb_ss_free(mb_ss *s)
 {
+    mb_ss_sparse_free(s->sp);
+    s->sp = NULL;
     free(s->work);
     free(s->iwork);
     free(s->log_t);
@@ -261,89 +284,18 @@ static void left_Et(const mb_ss *s, const double *B, ptrdiff_t ncols, const doub
 
 /* ---------------------------------------------------------------- partitioning */
 
-int mb_ss_partition(mb_ss *s, double t, const double *q, unsigned long long *bad_rows)
-{
-    const mb_mech *me = s->mech;
-    ptrdiff_t nq = s->nq, nc = s->nc, nd = s->nd;
-    if (bad_rows) *bad_rows = 0;
-    s->msg[0] = '\0';
-    if (nc == 0) {
-        for (ptrdiff_t i = 0; i < nd; i++) s->indep[i] = (int)i;
-        return MB_OK;
-    }
-    double *A = s->GJ;
-    int rc = me->phi_q(t, q, A, nc, me->ctx);
-    if (rc != 0) return rc;
-    double scale = 0;
-    for (ptrdiff_t l = 0; l < nc * nq; l++) {
-        if (!isfinite(A[l]))
-            return MB_FAIL(s, MB_ERR_NONFINITE, "Phi_q is not finite at t = %.17g.", t);
-        scale = fmax(scale, fabs(A[l]));
-    }
-    int *row = s->gj_row, *mark = s->mark;
-    for (ptrdiff_t k = 0; k < nc; k++) row[k] = (int)k;
-    for (ptrdiff_t j = 0; j < nq; j++) mark[j] = 0;
-    for (ptrdiff_t k = 0; k < nc; k++) {
-        /* full pivoting: the largest entry among the remaining rows and columns */
-        double best = -1;
-        ptrdiff_t bi = k, bj = -1;
-        double bestw = -1;
-        for (ptrdiff_t i = k; i < nc; i++)
-            for (ptrdiff_t j = 0; j < nq; j++) {
-                double a = fabs(A[row[i] + nc * j]);
-                if (mark[j] || !(a > s->rank_tol * scale))
-                    continue;
-                double aw = s->pivot_w ? a * s->pivot_w[j] : a;
-                if (aw > bestw) {
-                    bestw = aw;
-                    best = a;
-                    bi = i;
-                    bj = j;
-                }
-            }
-        if (!(best > s->rank_tol * scale) || bj < 0) {
-            /* rows k..nc-1 depend on the pivot rows */
-            char list[160];
-            size_t len = 0;
-            list[0] = '\0';
-            for (ptrdiff_t i = k; i < nc && len < sizeof list - 16; i++) {
-                len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", i > k ? ", " : "",
-                                        row[i]);
-                if (bad_rows && row[i] < 64) *bad_rows |= 1ull << row[i];
-            }
-            return MB_FAIL(s, MB_ERR_LINALG,
-                        "No nonsingular Phi_u exists at t = %.17g: Phi_q has rank %td < nc = %td "
-                        "(redundant constraints or a singular configuration); dependent rows: %s.",
-                        t, k, nc, list);
-        }
-        int tmp = row[k]; row[k] = row[bi]; row[bi] = tmp;
-        mark[bj] = 1;
-        ptrdiff_t p = row[k];
-        double piv = A[p + nc * bj];
-        for (ptrdiff_t j = 0; j < nq; j++) A[p + nc * j] /= piv;
-        for (ptrdiff_t i = 0; i < nc; i++) {
-            if (i == p) continue;
-            double f = A[i + nc * bj];
-            if (f != 0.0)
-                for (ptrdiff_t j = 0; j < nq; j++) A[i + nc * j] -= f * A[p + nc * j];
-        }
-    }
-    ptrdiff_t ni = 0, nu = 0;
-    for (ptrdiff_t j = 0; j < nq; j++) {
-        if (mark[j]) s->dep[nu++] = (int)j;
-        else s->indep[ni++] = (int)j;
-    }
-    return MB_OK;
-}
+/* mb_ss_partition: statespace_partition.c */
 
 /* cond_1 of Phi_u taken from Pq (exact: the inverse from the LU); inf when singular.
  * *rel (may be NULL): |Phi_q|_1 |Phi_u^-1|_1, which also grows when Phi_u shrinks as a
  * whole (for nc = 1 cond_1 is always 1) */
-static double cond_u2(mb_ss *s, const double *Pq, double *rel)
+static double cond_u2(mb_ss *s, const mb_ss_point *P, double *rel)
 {
     ptrdiff_t nc = s->nc, nq = s->nq;
+    const double *Pq = P->Pq;
     if (rel) *rel = 1.0;
     if (nc == 0) return 1.0;
+    if (s->sp) return mb_ss_sparse_cond(s->sp, P == &s->aux ? 1 : 0, rel);
     double *F = s->Fcond, *X = s->C3, n1 = 0, ni = 0, nqn = 0;
     gather_u(s, Pq, F);
     for (ptrdiff_t j = 0; j < nc; j++) {
@@ -370,9 +322,9 @@ static double cond_u2(mb_ss *s, const double *Pq, double *rel)
     return n1 * ni;
 }
 
-static double cond_u(mb_ss *s, const double *Pq)
+static double cond_u(mb_ss *s, const mb_ss_point *P)
 {
-    return cond_u2(s, Pq, NULL);
+    return cond_u2(s, P, NULL);
 }
 
 /* ---------------------------------------------------------------- evaluation */
@@ -387,6 +339,8 @@ static int same_key(const mb_ss *s, const mb_ss_point *P, double t, const double
 /* the state-space ODE at (t, v, v') into P (see the header comment) */
 static int ss_eval(mb_ss *s, mb_ss_point *P, double t, const double *v, const double *vd)
 {
+    if (s->sp)
+        return mb_ss_sparse_eval(s, P, t, v, vd);  /* statespace_sparse.c */
     if (same_key(s, P, t, v, vd))
         return MB_OK;
     const mb_mech *me = s->mech;
@@ -596,6 +550,7 @@ int mb_ss_jacobians(mb_ss *s, double t, const double *y, double *J1, double *J2,
     ptrdiff_t nd = s->nd;
     int rc = ss_eval(s, &s->cur, t, y, y + nd);
     if (rc != MB_OK) return rc;
+    if (s->sp) return mb_ss_sparse_jac(s, &s->cur, J1, J2, ld);
     if ((rc = ss_mjac(s, &s->cur, J1, J2, ld)) != MB_OK) return rc;
     /* J = M^-1 (M^ J): the LU of M^ from the evaluation */
     for (int k = 0; k < 2; k++) {
@@ -634,6 +589,10 @@ static int ss_acc_mjac(double t, const double *v, const double *vd, double *M, d
     ptrdiff_t nd = s->nd;
     int rc = ss_eval(s, &s->cur, t, v, vd);
     if (rc != MB_OK) return rc;
+    if (s->sp) {  /* statespace_sparse.c; dv''/dt first (cur is untouched by it) */
+        if (Mat && (rc = ss_vdd_t(s, t, v, vd, s->vt)) != MB_OK) return rc;
+        return mb_ss_sparse_acc_mjac(s, M, MJ1, MJ2, Mat ? s->vt : NULL, Mat);
+    }
     if ((MJ1 || MJ2) && (rc = ss_mjac(s, &s->cur, MJ1, MJ2, nd)) != MB_OK) return rc;
     if (M) memcpy(M, s->cur.Mh, (size_t)(nd * nd) * sizeof(double));
     if (Mat) {
@@ -661,7 +620,7 @@ int mb_ss_cond(mb_ss *s, double t, const double *y, double *cond)
 {
     int rc = ss_eval(s, &s->aux, t, y, y + s->nd);
     if (rc != MB_OK) return rc;
-    *cond = cond_u(s, s->aux.Pq);
+    *cond = cond_u(s, &s->aux);
     return MB_OK;
 }
 
@@ -753,7 +712,7 @@ int mb_ss_use_partition(mb_ss *s, int id)
     s->part_id = id;
     s->base_ok = 0;
     invalidate(s);
-    return MB_OK;
+    return s->sp ? mb_ss_sparse_use(s->sp, s->indep, s->dep) : MB_OK;
 }
 
 int mb_ss_set_base(mb_ss *s, double t, const double *q, const double *qd)
@@ -764,7 +723,13 @@ int mb_ss_set_base(mb_ss *s, double t, const double *q, const double *qd)
     memcpy(s->qd_b, qd, (size_t)nq * sizeof(double));
     s->t_b = t;
     s->base_ok = 0;
-    if (nc > 0) {
+    if (nc > 0 && s->sp) {
+        int rc = mb_ss_sparse_factor(s->sp, 2, t, q);
+        if (rc == MB_ERR_LINALG)
+            return MB_FAIL(s, MB_ERR_LINALG, "Phi_u is singular at t = %.17g in the partition of "
+                        "that point.", t);
+        if (rc != MB_OK) return rc;
+    } else if (nc > 0) {
         int rc = me->phi_q(t, q, s->GJ, nc, me->ctx);
         if (rc != 0) return rc;
         gather_u(s, s->GJ, s->Fcond);
@@ -788,14 +753,21 @@ static void write_atol(mb_ss *s)
 }
 
 /* base := the evaluated point P (it is consistent), H from P */
-static void base_from(mb_ss *s, const mb_ss_point *P)
+static int base_from(mb_ss *s, const mb_ss_point *P)
 {
     ptrdiff_t nq = s->nq;
     memcpy(s->q_b, P->q, (size_t)nq * sizeof(double));
     memcpy(s->qd_b, P->qd, (size_t)nq * sizeof(double));
-    memcpy(s->H_b, P->H, (size_t)(s->nc * s->nd) * sizeof(double));
     s->t_b = P->t;
+    s->base_ok = 0;
+    if (s->sp && s->nc > 0) {  /* the base's Phi_u factors: those of P's slot */
+        int rc = mb_ss_sparse_copy(s->sp, P == &s->aux ? 1 : 0, 2);
+        if (rc != MB_OK) return MB_FAIL(s, rc, "Phi_u is singular at t = %.17g.", P->t);
+    } else {
+        memcpy(s->H_b, P->H, (size_t)(s->nc * s->nd) * sizeof(double));
+    }
     s->base_ok = 1;
+    return MB_OK;
 }
 
 int mb_ss_start(mb_ss *s, double t0, const double *q0, const double *qd0, double *y0)
@@ -816,8 +788,8 @@ int mb_ss_start(mb_ss *s, double t0, const double *q0, const double *qd0, double
     }
     /* the consistent full state of y0 (u, u' recomputed) */
     if ((rc = ss_eval(s, &s->cur, t0, y0, y0 + nd)) != MB_OK) return rc;
-    base_from(s, &s->cur);
-    s->cond_ref = cond_u2(s, s->cur.Pq, &s->rel_ref);
+    if ((rc = base_from(s, &s->cur)) != MB_OK) return rc;
+    s->cond_ref = cond_u2(s, &s->cur, &s->rel_ref);
     s->cond_max = s->cond_ref;
     write_atol(s);
     return log_push(s, t0, id, s->cur.q, s->cur.qd, &s->cur);
@@ -840,10 +812,10 @@ static int ss_project(double t, double *y, void *ctx)
     ptrdiff_t nd = s->nd;
     int rc = ss_eval(s, &s->cur, t, y, y + nd);
     if (rc != MB_OK) return rc == MB_RECOVERABLE ? MB_ERR_CONV : rc;
-    base_from(s, &s->cur);
+    if ((rc = base_from(s, &s->cur)) != MB_OK) return rc;
     if ((rc = log_push(s, t, s->part_id, s->cur.q, s->cur.qd, &s->cur)) != MB_OK) return rc;
     if (s->nc == 0) return MB_OK;
-    double rel, cond = cond_u2(s, s->cur.Pq, &rel);
+    double rel, cond = cond_u2(s, &s->cur, &rel);
     s->cond_max = fmax(s->cond_max, cond);
     if (cond <= s->cond_factor * s->cond_ref && rel <= s->cond_factor * s->rel_ref)
         return MB_OK;
@@ -874,8 +846,8 @@ static int ss_project(double t, double *y, void *ctx)
     invalidate(s);
     if ((rc = ss_eval(s, &s->cur, t, y, y + nd)) != MB_OK)
         return rc == MB_RECOVERABLE ? MB_ERR_CONV : rc;
-    base_from(s, &s->cur);
-    s->cond_ref = cond_u2(s, s->cur.Pq, &s->rel_ref);
+    if ((rc = base_from(s, &s->cur)) != MB_OK) return rc;
+    s->cond_ref = cond_u2(s, &s->cur, &s->rel_ref);
     write_atol(s);
     return MB_NEW_COORDINATES;
 }

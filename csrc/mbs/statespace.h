@@ -60,6 +60,8 @@ typedef struct mb_ss_point {
     int iters;                      /* Newton iterations of this evaluation */
 } mb_ss_point;
 
+struct mb_ss_sparse;
+
 typedef struct mb_ss {
     const mb_mech *mech;
     ptrdiff_t nq, nc, nd;
@@ -105,12 +107,22 @@ typedef struct mb_ss {
     double *A1, *A2, *A3, *C1, *C2, *C3, *G, *JJ, *LL, *NN, *B, *Ed, *r_q, *r_c, *r_c2,
         *Fcond, *GJ, *yv, *vt;
     int *ipiv_c, *gj_row, *gj_col, *mark, *prev_indep;
+    /* sparse mode (statespace_sparse.h), or NULL: dense.  It allocates none of the
+     * dense arrays above (the points' Pq, Fu, H, M, Mh, and A1 ... GJ, H_b, d) */
+    struct mb_ss_sparse *sp;
     char msg[256];
 } mb_ss;
 
 /* Allocate for mech (nq > 0, nd = nq - nc > 0, mass, forces, phi, phi_q when nc > 0).
  * MB_OK, MB_ERR_ILL_INPUT or MB_ERR_MEM (s->msg says why). */
 int mb_ss_init(mb_ss *s, const mb_mech *mech);
+/* sparse: 0 dense (mb_ss_init); 1 sparse (MB_ERR_NOT_SUPPORTED, s->msg saying why, when
+ * the mechanism lacks the sparse kernels or has no constraints); -1 sparse when available
+ * and nq >= MB_INDEX1_SPARSE_MIN_NQ, else dense.  Sparse mode (statespace_sparse.h):
+ * the partition by a sparse LU of Phi_q^T with row pivoting, KLU of Phi_u, v'' from the
+ * saddle-point system; O(nnz) memory and work per evaluation; J1, J2 (implicit methods)
+ * dense in v by central differences of v''. */
+int mb_ss_init_ex(mb_ss *s, const mb_mech *mech, int sparse);
 void mb_ss_free(mb_ss *s);
 /* Gauss-Jordan elimination with full pivoting on Phi_q(t, q) (RN eq 6): the pivot
  * columns become the dependent coordinates.  Sets indep/dep (not the partition table

@@ -4,6 +4,7 @@
  * memory safety. */
 #include "mech_py.h"
 #include "simulate_py.h"
+#include "sens_mech.h"
 #include "options.h"
 #include "method_options.h"
 #define PY_ARRAY_UNIQUE_SYMBOL MBINT_ARRAY_API
@@ -29,6 +30,8 @@ static PyObject *core_solve(PyObject *self, PyObject *a, PyObject *kw)
     PyObject *out = NULL;
     if (!ode_session_open(S, a, kw) && run_execute(&S->r, &S->p, &S->ra) == 0)
         out = result_dict_of_run(&S->r);
+    if (ode_session_sens_result(S, out))
+        Py_CLEAR(out);
     ode_session_close(S);
     PyMem_Free(S);
     return out;
@@ -394,6 +397,7 @@ static PyMethodDef mech_methods_def[] = {
     {"mech_simulate", KW(mech_simulate), mech_simulate_doc},
     {"formulations", mech_formulations, METH_NOARGS, mech_formulations_doc},
     {"form_probe", KW(form_probe), form_probe_doc},
+    {"mech_param", KW(mech_param), mech_param_doc},
     {"mech_ss_eval", KW(mech_ss_eval), mech_ss_eval_doc},
     {"mech_ss_recover", KW(mech_ss_recover), mech_ss_recover_doc},
     {"mech_initial_check", KW(mech_initial_check), mech_initial_check_doc},

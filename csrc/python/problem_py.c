@@ -100,6 +100,41 @@ int py_dfdt(double t, const double *y, double *ft, void *ctx)
     return 0;
 }
 
+int py_dfdp(double t, const double *y, int k, double *fp, void *ctx)
+{
+    problem_ctx *c = ctx;
+    ptrdiff_t n = c->n, np = c->np;
+    if (!(c->dfdp_ok && t == c->dfdp_t && memcmp(y, c->dfdp_y, (size_t)n * sizeof(double)) == 0)) {
+        c->dfdp_ok = 0;
+        PyObject *ya = vec_from(y, n);
+        if (!ya)
+            return MB_ERR_CALLBACK;
+        PyObject *r = call_with(c->dfdp, c->args, t, ya);
+        Py_DECREF(ya);
+        if (!r)
+            return MB_ERR_CALLBACK;
+        PyArrayObject *a = returned_vector(r, 2, n * np, "dfdp(t, y, p)",
+                                           "dfdp(t, y, p) returned %zd values; expected %zd "
+                                           "(shape (n, np)).");
+        if (!a)
+            return MB_ERR_CALLBACK;
+        if (PyArray_NDIM(a) != 2 || PyArray_DIM(a, 0) != n) {
+            Py_DECREF(a);
+            PyErr_Format(PyExc_ValueError, "dfdp(t, y, p) must return shape (n, np) = (%zd, %zd).",
+                         (Py_ssize_t)n, (Py_ssize_t)np);
+            return MB_ERR_CALLBACK;
+        }
+        memcpy(c->dfdp_m, PyArray_DATA(a), (size_t)(n * np) * sizeof(double));
+        Py_DECREF(a);
+        memcpy(c->dfdp_y, y, (size_t)n * sizeof(double));
+        c->dfdp_t = t;
+        c->dfdp_ok = 1;
+    }
+    for (ptrdiff_t i = 0; i < n; i++)
+        fp[i] = c->dfdp_m[i * np + k];
+    return 0;
+}
+
 int c_rhs(double t, const double *y, double *ydot, void *ctx)
 {
     c_fun_ctx *c = ctx;

@@ -52,6 +52,12 @@ typedef struct problem_ctx {
     PyObject *dfdt;     /* Python callable dfdt(t, y, *args) -> (n,), or NULL */
     PyObject *args;
     ptrdiff_t n;
+    /* sensitivities (sens.h): dfdp(t, y, *args) -> (n, np), called once per (t, y) and
+     * kept (dfdp_m, n x np row-major) for the columns asked at the same point */
+    PyObject *dfdp;
+    int np;
+    double *dfdp_m, *dfdp_y, dfdp_t;  /* owned (PyMem) or NULL */
+    int dfdp_ok;
 } problem_ctx;
 
 int problem_rhs(double t, const double *y, double *ydot, void *ctx);
@@ -60,6 +66,8 @@ int py_dfdt(double t, const double *y, double *ft, void *ctx);
 int zero_dfdt(double t, const double *y, double *ft, void *ctx);
 
 int py_rhs(double t, const double *y, double *ydot, void *ctx);
+/* column k of df/dp at (t, y) from ctx->dfdp (mb_dfdp_fn of sens.h; ctx the problem_ctx) */
+int py_dfdp(double t, const double *y, int k, double *fp, void *ctx);
 int c_rhs(double t, const double *y, double *ydot, void *ctx);
 int py_events(double t, const double *y, double *g, void *ctx);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "convert.h"
 #include "formulation.h"
+#include "sens_mech.h"
 #include "status.h"
 
 const char mech_formulations_doc[] =
@@ -33,7 +34,8 @@ PyObject *mech_formulations(PyObject *self, PyObject *noargs)
 const char mech_simulate_doc[] =
 "mech_simulate(handle, method, t0, tf, y0, atol, rtol, ..., formulation=0, alpha=0,\n"
 "              beta=0, project=False, proj_tol=0, proj_max_iter=0, switching=None,\n"
-"              contact_switching=False, independent=None, linalg=-1, tree=None) -> dict\n"
+"              contact_switching=False, independent=None, linalg=-1, tree=None,\n"
+"              sens=None) -> dict\n"
 "--\n\n"
 "Run a registered method on a formulation of the mechanism (codes: formulations()),\n"
 "with the options of _core.solve (validated in mbint/mbs/simulate.py).  y0 = (q0, qd0);\n"
@@ -51,7 +53,11 @@ const char mech_simulate_doc[] =
 "-1: the handle's).  switching: one int per event (nonzero: a switching event, the run\n"
 "restarts at its roots).  contact_switching: the contact gaps of a planar model (in C)\n"
 "become switching events after the user's (LLM paper section 3).  tree: the capsule of\n"
-"the model's joint tree (_core.jtree_new with body=) for formulation=\"joint\".";
+"the model's joint tree (_core.jtree_new with body=) for formulation=\"joint\".\n"
+"sens: None, or (params, s0, block_newton, forward) for forward parameter sensitivities\n"
+"(sens_mech.h): params a list of (table, row, column, scale) (table -1: an initial\n"
+"condition only), s0 (np x 2 nq) the initial sensitivities of (q, q'); the result then\n"
+"has y of the base state and sens_y (n, np, nt), sens_q, sens_qd (nq, np, nt).";
 
 /* the contact gap functions of a planar model as events (LLM eqs 17-19) */
 static int contact_events(double t, const double *y, double *g, void *ctx)
@@ -117,17 +123,17 @@ static int parse(PyObject *a, PyObject *kw, run_args *ra, sim_args *s)
     static char *kwlist[] = {"handle", "method", "t0", "tf", "y0", "atol", "rtol", "h",
                              RUN_KW_STEPS, RUN_KW_CONTROL, RUN_KW_OUTPUT, "formulation", "alpha",
                              "beta", "project", "proj_tol", "proj_max_iter", "switching",
-                             "contact_switching", "independent", "linalg", "tree", NULL};
-    PyObject *ho, *indep = Py_None, *tree = Py_None;
+                             "contact_switching", "independent", "linalg", "tree", "sens", NULL};
+    PyObject *ho, *indep = Py_None, *tree = Py_None, *sens = Py_None;
     memset(s, 0, sizeof *s);
     s->linalg = -1;
     run_args_init(ra);
     if (!PyArg_ParseTupleAndKeywords(
-            a, kw, "OsddOOO|d" RUN_FMT_STEPS RUN_FMT_CONTROL RUN_FMT_OUTPUT "iddpdiOpOiO", kwlist,
+            a, kw, "OsddOOO|d" RUN_FMT_STEPS RUN_FMT_CONTROL RUN_FMT_OUTPUT "iddpdiOpOiOO", kwlist,
             &ho, &s->method, &ra->t0, &ra->tf, &ra->y0, &ra->atol, &ra->rtol, &ra->h,
             RUN_ADDR_STEPS(*ra), RUN_ADDR_CONTROL(*ra), RUN_ADDR_OUTPUT(*ra), &s->kind,
             &s->fo.alpha, &s->fo.beta, &s->fo.project, &s->fo.proj_tol, &s->fo.proj_max_iter,
-            &ra->switching, &s->contact_switching, &indep, &s->linalg, &tree))
+            &ra->switching, &s->contact_switching, &indep, &s->linalg, &tree, &sens))
         return -1;
     if (tree != Py_None) {  /* formulation="joint": the model's kinematic tree (joint_py.c) */
         if (!(s->fo.tree = jtree_get(tree)))
@@ -147,6 +153,8 @@ static int parse(PyObject *a, PyObject *kw, run_args *ra, sim_args *s)
         return -1;
     }
     s->fo.linalg = s->linalg < 0 ? s->mh->linalg : s->linalg;
+    if (mech_sens_parse(s->mh, sens, s->mh->nq, &s->sens))
+        return -1;
     return parse_independent(indep, s);
 }
 
@@ -205,13 +213,30 @@ static int start(run_ctx *r, mb_formulation *F, const sim_args *s, run_args *ra,
         set_error(PyExc_ValueError, st, prefix, F->msg);
         goto done;
     }
-    if (!(atol_y = vec_from(atol, F->n)))
-        goto done;
-    ra->y0 = *y0f;
-    ra->atol = atol_y;
-    if (run_prepare(r, ra, F->n, NULL))
-        goto done;
-    r->o.atol = atol;  /* the formulation's own: the state space rewrites it in place */
+    if (s->sens) {  /* the augmented state (y, s_0, ..) of the sensitivities (sens_mech.h) */
+        PyObject *Y0 = NULL;
+        if (mech_sens_start(s->sens, F, s->method, r->m != NULL, ra->t0, yv, yv + nq,
+                            PyArray_DATA((PyArrayObject *)au),
+                            PyArray_DATA((PyArrayObject *)*y0f), atol, &Y0, &atol_y)) {
+            Py_XDECREF(Y0);
+            goto done;
+        }
+        ra->y0 = Y0;
+        ra->atol = atol_y;
+        st = run_prepare(r, ra, PyArray_SIZE((PyArrayObject *)Y0), NULL);
+        ra->y0 = *y0f;
+        Py_DECREF(Y0);
+        if (st)
+            goto done;
+    } else {
+        if (!(atol_y = vec_from(atol, F->n)))
+            goto done;
+        ra->y0 = *y0f;
+        ra->atol = atol_y;
+        if (run_prepare(r, ra, F->n, NULL))
+            goto done;
+        r->o.atol = atol;  /* the formulation's own: the state space rewrites it in place */
+    }
     if (mb_form_maps_state(F) && r->o.n_events > 0) {
         if (!(ev->y = PyMem_Malloc((size_t)(2 * nq) * sizeof(double)))) {
             PyErr_NoMemory();
@@ -375,6 +400,8 @@ int mech_session_open(mech_session *S, PyObject *a, PyObject *kw)
     if (start(&S->r, &S->F, s, ra, &S->ev, &S->y0f, &S->atol_in))
         return -1;
     mb_form_problem(&S->F, &S->p);
+    if (s->sens)
+        S->p = *mech_sens_problem(s->sens);
     return 0;
 }
 
@@ -408,6 +435,8 @@ void mech_session_close(mech_session *S)
     mb_form_close(&S->F);
     PyMem_Free(S->s.independent);
     Py_CLEAR(S->s.tree);
+    mech_sens_free(S->s.sens);
+    S->s.sens = NULL;
     PyMem_Free(S->ev.y);
     Py_CLEAR(S->y0f);
     Py_CLEAR(S->atol_in);
@@ -423,8 +452,11 @@ PyObject *mech_simulate(PyObject *self, PyObject *a, PyObject *kw)
         return PyErr_NoMemory();
     PyObject *out = NULL;
     /* a whole run of mbint.simulate: the joint formulation's q'' and multipliers on demand */
-    if (!mech_session_open(S, a, kw) && !run_execute(&S->r, &S->p, &S->ra))
+    if (!mech_session_open(S, a, kw) && !run_execute(&S->r, &S->p, &S->ra) &&
+        (!S->s.sens || !mech_sens_split(S->s.sens, &S->r.res)))
         out = session_result(S, NULL, NULL, S->F.kind != MB_FORM_JOINT);
+    if (out && S->s.sens && mech_sens_export(S->s.sens, out, S->y0f))
+        Py_CLEAR(out);
     mech_session_close(S);
     PyMem_Free(S);
     return out;

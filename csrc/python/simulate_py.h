@@ -22,6 +22,7 @@ typedef struct sim_args {
     mb_form_options fo;
     int *independent;  /* owned (fo.prefer) */
     PyObject *tree;    /* the capsule of fo.tree (formulation="joint"), held; or NULL */
+    struct mech_sens *sens; /* the sens= keyword (sens_mech.h), owned; or NULL */
 } sim_args;
 
 /* the run's events (the user's, then the contacts) at full (q, q') when the formulation
@@ -66,7 +67,17 @@ typedef struct ode_session {
     c_fun_ctx cf;
     jac_ctx jc;
     PyObject *mass, *sp;  /* float64 / uint8 arrays (n x n) or NULL */
+    /* sensitivities (solve's sens=, sens.h): p is then the augmented problem over pb */
+    mb_problem pb;
+    struct mb_sens *sens;
+    double *sens_work;    /* PyMem */
+    PyObject *sens_p;     /* the parameter array (args[0]) whose entries are perturbed */
 } ode_session;
+
+/* solve_py.c: the sensitivity entries of solve's result dict ("sens_index": the index
+ * in the augmented state of each (block, component), "nfev_base", "njev_base"), when
+ * the session ran with sens=; 0 or -1 */
+int ode_session_sens_result(ode_session *S, PyObject *out);
 
 int ode_session_open(ode_session *S, PyObject *a, PyObject *kw);
 void ode_session_close(ode_session *S);

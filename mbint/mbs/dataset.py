@@ -41,6 +41,10 @@ contact_time, contact_index (contact_occurrence): contact instants (simulate's t
 ss_log_time, ss_log_parti-  the state space with dense output: (ss_log), (ss_log,
 tion, ss_log_state,         ss_state), (ss_partition, ss_independent): the run's log
 ss_partitions               that maps the stored (v, v') records to (q, qd)
+parameter, parameter_value, (parameter): ``simulate(sensitivities=...)``'s parameters, their
+parameter_unit              values and SI units
+sens_q, sens_qd             (coordinate, parameter, time): dq/dp, dq'/dp; the unit of each
+                            entry in sens_q_unit, sens_qd_unit (coordinate, parameter)
 ==========================  ============================================================
 
 Units: every ``units`` attribute is one SI unit string that pint (``pint.Unit``) and
@@ -169,9 +173,38 @@ def to_xarray(traj: Trajectory, steps: bool = True, dense: bool = True,
         _add_dense(data, attrs, traj)
     if events:
         _add_events(data, attrs, traj)
+    _add_sensitivities(data, coords, traj, cu)
     ds = xr.Dataset({k: xr.Variable(*v) for k, v in data.items()},
                     coords={k: xr.Variable(*v) for k, v in coords.items()}, attrs=attrs)
     return ds
+
+
+def _over(u, pu):
+    """The unit of d(quantity in u)/d(parameter in pu), pint-parseable."""
+    if not u or not pu:
+        return ""
+    return u if pu == "1" else f"{u}/({pu})"
+
+
+def _add_sensitivities(data, coords, traj, cu):
+    """sens_q, sens_qd with the parameter dimension (a run with sensitivities)."""
+    params = getattr(traj, "parameters", None)
+    if not params or getattr(traj, "sens_q", None) is None:
+        return
+    pu = [p["unit"] for p in params]
+    coords["parameter"] = ("parameter", np.array([p["name"] for p in params], dtype=object))
+    coords["parameter_value"] = ("parameter", np.array([p["value"] for p in params], float))
+    coords["parameter_unit"] = ("parameter", np.array(pu, dtype=object))
+    for name, units, what in (("sens_q", cu, "dq/dp"), ("sens_qd", _per(cu, "/s"), "dqd/dp")):
+        table = np.array([[_over(u, p) for p in pu] for u in units], dtype=object)
+        coords[f"{name}_unit"] = (("coordinate", "parameter"), table, dict(
+            long_name=f"unit of each entry of {name}"))
+        flat = set(table.reshape(-1))
+        attrs = dict(long_name=f"forward sensitivities {what}", units_variable=f"{name}_unit")
+        if len(flat) == 1 and "" not in flat:
+            attrs["units"] = table.reshape(-1)[0]
+        data[name] = (("coordinate", "parameter", "time"), np.asarray(getattr(traj, name)),
+                      attrs)
 
 
 def _row_units(cu, ku):
@@ -500,6 +533,12 @@ def from_xarray(ds: xarray.Dataset) -> Trajectory:
     if "contact_time" in ds:
         tc, ci = var("contact_time", None), var("contact_index", None)
         traj.t_contacts = [tc[ci == k] for k in range(int(a["n_contacts"]))]
+    traj.sens_q = traj.sens_qd = traj.sens_y = traj.parameters = None
+    if "sens_q" in ds:
+        traj.sens_q = np.ascontiguousarray(ds["sens_q"].values, float)
+        traj.sens_qd = np.ascontiguousarray(ds["sens_qd"].values, float)
+        traj.parameters = [dict(name=str(n), value=float(v), unit=str(u)) for n, v, u in zip(
+            ds["parameter"].values, ds["parameter_value"].values, ds["parameter_unit"].values)]
     traj._energy = None
     if "total_energy" in ds:
         traj._energy = Energy(var("kinetic_energy", None), var("potential_energy", None),

@@ -168,7 +168,8 @@ TABLE = {f.name: f for f in (
                 _every_method, baumgarte=True, sparse=True),
     Formulation("state_space", "(v, v'), v independent",
                 "reduced ODE of the independent coordinates (RN eqs 4-10), dependent ones by "
-                "Newton after every step", _own_methods, project=False, independent=True),
+                "Newton after every step", _own_methods, project=False, independent=True,
+                sparse=True),
     Formulation("index1_dae", "(q, v, lambda)",
                 f"DAE with Phi_q v' = gamma (LS eqs 3-4); {_DAE_NOTE}", _mass_matrix, dae=True,
                 multipliers=1, sparse_dae=True),

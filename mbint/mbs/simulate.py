@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from ..progress import run_cancel, run_progress
 from ._kernels import baumgarte_pair, linalg_code
 from .formulations import (TABLE, auto_formulation, formulation as _formulation,
                            supported_formulations)
+from . import sensitivity
 from .trajectory import Trajectory
 from .._typing import ArrayLike, Events, Progress, TSpan
 from ._model_types import Model
@@ -379,7 +380,7 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
     if independent is not None and not form.independent:
         raise ValueError("independent: only with formulation='state_space'.")
     if linear_algebra == "sparse" and not (form.sparse or form.sparse_dae):
-        raise ValueError(f"linear_algebra='sparse' serves the index1 and the DAE "
+        raise ValueError(f"linear_algebra='sparse' serves the index1, state_space and DAE "
                          f"formulations only, not {form.name!r}.")
     if consistent not in ("check", "project", "ignore"):
         raise ValueError(f"consistent must be 'check', 'project' or 'ignore', got {consistent!r}.")
@@ -389,6 +390,7 @@ def _validate(model, method, formulation, baumgarte, project, independent, linea
     linalg = -1 if linear_algebra is None else linalg_code(linear_algebra)
     if form.sparse:
         _check_sparse_kernels(model, handle, linear_algebra)
+        linalg = _state_space_linalg(model, info, form, linear_algebra, linalg)
     elif form.dae:
         linalg = _dae_linalg(model, mname, form, handle, linear_algebra, linalg)
     if form.tree and tree is None:
@@ -401,6 +403,18 @@ def _joint_tree(model):
     """The joint tree of a run on formulation="joint" (ValueError for other models)."""
     from .joint import joint_tree
     return joint_tree(model)
+
+
+def _state_space_linalg(model, info, form, linear_algebra, linalg):
+    """The ``linalg`` code of a run on the state-space formulation: its sparse mode
+    (csrc/mbs/statespace_sparse.c) makes v'' O(nnz) but forms J1, J2 by differences of
+    v'' (O(nd) evaluations), so "auto" takes it for the methods without a Jacobian only;
+    an explicit ``linear_algebra="sparse"`` (or the model's) takes it for every method."""
+    if form.name != "state_space" or not info.needs_jacobian:
+        return linalg
+    if (linear_algebra or getattr(model, "linear_algebra", None)) == "sparse":
+        return linalg
+    return linalg_code("dense")
 
 
 def _dae_linalg(model, mname, form, handle, linear_algebra, linalg):
@@ -536,7 +550,7 @@ def _check_relative_control(run, atol, q0, qd0):
 
 
 def _core_args(run, t0, tf, q0, qd0, opts, control, t_eval, dense_output, events, project,
-               proj_tol, proj_max_iter, contact_switching):
+               proj_tol, proj_max_iter, contact_switching, sens=None):
     """The options of a run checked and converted for the C core: the positional and
     keyword arguments of ``_core.mech_simulate`` (also of ``_core.MechStepper``, the
     run in pieces of :class:`mbint.Simulator`) and what the result needs of them."""
@@ -569,6 +583,8 @@ def _core_args(run, t0, tf, q0, qd0, opts, control, t_eval, dense_output, events
                   linalg=run.linalg)
     if run.tree is not None:
         kwargs["tree"] = run.tree._handle
+    if sens is not None:
+        kwargs["sens"] = sens.core_arg()
     meta = dict(n_state=run.n, n_user_events=0 if ev is None else len(ev),
                 contact_switching=contact_sw, switching=switching is not None, rtol=rtol)
     return args, kwargs, meta
@@ -583,10 +599,11 @@ def _with_meta(out, meta, opts, h):
 
 
 def _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events, project,
-         proj_tol, proj_max_iter, contact_switching, progress):
+         proj_tol, proj_max_iter, contact_switching, progress, sens=None):
     """One call of the C core; returns its dict and the options used."""
     args, kwargs, meta = _core_args(run, t0, tf, q0, qd0, opts, control, t_eval, dense_output,
-                                    events, project, proj_tol, proj_max_iter, contact_switching)
+                                    events, project, proj_tol, proj_max_iter, contact_switching,
+                                    sens)
     report, close = run_progress(progress, t0, tf, f"{run.model.name} {run.mname}")
     try:
         out = _core.mech_simulate(*args, **kwargs, progress=report, cancel=run_cancel())
@@ -638,6 +655,7 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
              proj_tol: float | None = None, proj_max_iter: int | None = None,
              contact_switching: bool = True, independent: Sequence[int | str] | None = None,
              progress: Progress = False, linear_algebra: str | None = None,
+             sensitivities: Sequence[str] | Mapping[str, float | None] | None = None,
              **method_options: Any) -> Trajectory:
     """Simulate a mechanism with a method of :func:`mbint.methods`.
 
@@ -711,11 +729,16 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
         On ``"index1"`` for every method; on ``"index3"``, ``"index1_dae"``, and on
         ``"index2"`` and ``"ggl"`` of models without drivers, for ``bdf`` (the methods that
         take the sparse DAE mode); other methods are dense there ("sparse" a ValueError).
+        On ``"state_space"`` the partition, Phi_u and v'' are sparse for every method
+        ("auto": for methods without a Jacobian only; the implicit methods' Jacobian in
+        the independent coordinates stays dense, by differences of v'').
     **method_options
         The chosen method's own options; ``fast=`` of ``singular_perturbation`` takes
         bodies (the coordinates a force or constraint acts on:
         :func:`mbint.multirate.fast_state_indices`), coordinate names or indices, or
         "auto".
+    sensitivities : sequence of str, optional
+        Parameters (``"spring.k"``, ``"q0[i]"``: :mod:`mbint.mbs.sensitivity`): ``traj.sens_q``.
 
     Returns
     -------
@@ -745,10 +768,12 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
     control = check.step_control(run.info, run.mname, h, controller, error_per_unit_step,
                                  safety, fac_min, fac_max)
     control["method_options"] = method_options
+    run, sens = sensitivity.prepare(run, sensitivities, events, dense_output, opts, t0, q0, qd0)
     out, options = _run(run, t0, tf, q0, qd0, opts, h, control, t_eval, dense_output, events,
-                        project, proj_tol, proj_max_iter, contact_switching, progress)
+                        project, proj_tol, proj_max_iter, contact_switching, progress, sens)
     traj = _trajectory(run, out, options, initial, dense_output, project, proj_tol,
                        proj_max_iter)
+    sensitivity.attach(traj, out, sens)
     if run.auto is not None:  # formulation="auto": traj.formulation is the one it took
         traj.options.update(formulation_requested="auto", formulation_rule=run.auto)
     return traj

@@ -211,6 +211,15 @@ class Trajectory:
         :func:`mbint.solve_ivp`, whose ``y_events`` keep SciPy's (k, n) per event).
     initial : dict
         q0, qd0 actually used (after projection) and their residuals.
+    sens_q, sens_qd : ndarray, shape (nq, np, m), or None
+        ``simulate(..., sensitivities=[...])``: dq/dp and dq'/dp of every coordinate to
+        every parameter at every output time, in [unit of q]/[unit of p] and
+        [unit of q]/s/[unit of p] (:mod:`mbint.mbs.sensitivity`); None without.
+    sens_y : ndarray, shape (n, np, m), or None
+        The same of the formulation's integrated state (the DAEs' lambda included; the
+        joint coordinates of ``formulation="joint"``); not stored by :meth:`save`.
+    parameters : list of dict or None
+        The parameters of ``sens_q``: ``name``, ``value``, ``unit`` (SI).
     baumgarte : tuple (alpha, beta)
     projected : bool
     """
@@ -241,6 +250,10 @@ class Trajectory:
     xd_joint: FloatArray  # their rates,
     sol_joint: DenseOutput | None  # and the dense output over the joint state
     _sensor_offsets: dict[str, FloatArray]  # a Simulator's actuator inputs (sensors)
+    sens_q: FloatArray | None  # simulate(sensitivities=...): (nq, np, m)
+    sens_qd: FloatArray | None
+    sens_y: FloatArray | None
+    parameters: list[dict[str, Any]] | None
     _energy: Energy | None
     _violation: Violation | None
     _dissipated: FloatArray | None
@@ -333,6 +346,8 @@ class Trajectory:
         self._energy = None
         self._violation = None
         self._dissipated = None
+        self.sens_q = self.sens_qd = self.sens_y = None  # simulate(sensitivities=...)
+        self.parameters = None
 
     # ------------------------------------------------------------- state space
     def _set_state_space(self, out, handle, tol, max_iter):

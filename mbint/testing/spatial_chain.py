@@ -22,8 +22,10 @@ LENGTH = 0.5
 
 
 def spatial_chain(n, spin=0.0, k_rot=20.0, c_rot=0.3, k_tsda=50.0, c_tsda=0.5, tsda_every=4,
-                  gravity=(0.0, 0.0, -9.81)):
-    """The chain of ``n`` rods (nq = 7 n; see the module docstring)."""
+                  gravity=(0.0, 0.0, -9.81), tip_scale=1.0):
+    """The chain of ``n`` rods (nq = 7 n; see the module docstring); ``tip_scale``
+    multiplies the mass and the inertia of the last rod (a heavy tip: a saddle-point
+    matrix whose pivots span many decades while the problem stays well posed)."""
     m = SpatialModel(gravity=gravity, name=f"spatial_chain_{n}")
     w = np.array([0.0, 0.0, float(spin)])
     P = np.zeros(3)
@@ -32,7 +34,8 @@ def spatial_chain(n, spin=0.0, k_rot=20.0, c_rot=0.3, k_tsda=50.0, c_tsda=0.5, t
         d = np.array([0.35 * np.cos(0.9 * k), 0.35 * np.sin(1.3 * k) + 0.2, -1.0])
         d *= LENGTH / np.linalg.norm(d)
         r = P + 0.5 * d
-        b = m.add_body(1.0, (0.021, 0.022, 0.002), r=r, axis_angle=((1.0, 0.3 * k, 0.2), 0.1 * k),
+        f = float(tip_scale) if k == n - 1 else 1.0
+        b = m.add_body(f, (0.021 * f, 0.022 * f, 0.002 * f), r=r, axis_angle=((1.0, 0.3 * k, 0.2), 0.1 * k),
                        v=np.cross(w, r), omega=w, name=f"rod{k}")
         prev = m.ground if k == 0 else bodies[-1]
         if k % 2 == 0:

@@ -4,7 +4,7 @@
    alternating joint axes (y, x), N = 10, 100, 1000: one ABA, RNEA, CRBA call, one
    Jacobian of the ABA by central differences (4 N ABA calls) and one exact Jacobian
    (mb_jtree_aba_derivatives: 2 N tangent RNEA passes, Cholesky of M, 2 N solves; what
-   form_joint.c uses), timed
+   form_joint.c used before the O(n^2) one of joint_tree_deriv.c: bench_joint_urdf_jac.py), timed
    in C (``joint_percall.c``, built here with ``cc -O2``; CLOCK_PROCESS_CPUTIME_ID, one
    core).  The exponents are the slopes of log(cost) over log(N) from 100 to 1000 (the
    issue's targets: <= 1.1 for ABA, <= 2.1 for a Jacobian; the exact Jacobian's M^-1 by

@@ -29,7 +29,8 @@ Every formulation x method (issue 22: "on every formulation that supports the
 method"): ``python bench_spatial_chain.py --matrix [ROUNDS]`` runs the pairs of MATRIX
 (index1 with radau_iia, bdf, cvode_bdf, dop853; index3, index2, index1_dae, ggl with
 bdf, radau_iia and ida where it solves them; state_space with radau_iia, bdf, dop853)
-in the sparse mode where the pair has one (``matrix_la``), at N = MATRIX_SIZES, each
+in the sparse mode where the pair has one (``matrix_la``; state_space: v'' sparse, the
+implicit methods' Jacobian in v dense), at N = MATRIX_SIZES, each
 point a fresh process as above, the rounds interleaved, and prints (and writes to
 out/bench_spatial_chain_matrix.md/.json) the table of CPU time, steps, peak RSS and
 growth, and the fitted exponent.  A point predicted to take more than MATRIX_CAP_S
@@ -82,13 +83,13 @@ OUT_MATRIX_JSON = ROOT / "out" / "bench_spatial_chain_matrix.json"
 
 
 def matrix_la(form, method):
-    """The linear algebra of a pair: "sparse" where it has a sparse mode (index1: every
-    method; the DAEs: the methods flagged MB_LINSYS_MASS), else None (state_space: its
-    partition of Phi_q is dense)."""
-    if form == "index1":
+    """The linear algebra of a pair: "sparse" where it has a sparse mode (index1 and
+    state_space: every method; the DAEs: the methods flagged MB_LINSYS_MASS), else
+    "dense".  state_space's sparse mode (statespace_sparse.c) makes v'' O(N); the
+    implicit methods' J1, J2 stay dense in v (central differences of v'', O(N^2) a
+    Jacobian and an O(nd^3) LU)."""
+    if form in ("index1", "state_space"):
         return "sparse"
-    if form == "state_space":
-        return None
     flags = next(d["flags"] for d in mbint._core.methods() if d["name"] == method)
     return "sparse" if flags & mbint._core.MB_LINSYS_MASS else "dense"
 
@@ -317,10 +318,12 @@ def report_matrix(table, sizes=MATRIX_SIZES):
         growth = f"{big['rss_peak'] - big['rss_before']:.1f}" if "cpu" in big else "-"
         lines.append(f"| {form} | {method} | {la} | " + " | ".join(cells)
                      + f" | {'-' if e is None else f'{e:.2f}'} | {growth} |")
-    lines += ["", "state_space has no sparse mode (statespace.c): its partition of Phi_q "
-              "(Gauss-Jordan with full pivoting), the LU of Phi_u and the reduced mass matrix "
-              "E^T M E of every evaluation are dense, O(nq^3); a point is skipped when its "
-              "predicted CPU time exceeds the cap, or stopped after 4 caps of wall time."]
+    lines += ["", "state_space in its sparse mode (statespace_sparse.c): the partition by a "
+              "sparse LU of Phi_q^T, KLU of Phi_u, v'' from the sparse saddle-point system, "
+              "O(N) an evaluation; the implicit methods' Jacobian in v stays dense (central "
+              "differences of v'', O(N^2), and a dense LU of the iteration matrix).  A point "
+              "is skipped when its predicted CPU time exceeds the cap, or stopped after 4 caps "
+              "of wall time."]
     return "\n".join(lines) + "\n"
 
 

@@ -1,7 +1,8 @@
 /* Per-call CPU cost of the joint-tree engine (csrc/mbs/joint_tree.c) on a chain of n rods
  * with alternating joint axes (y, x), at a fixed random state: ABA, RNEA, CRBA and the
  * central-difference Jacobian of the ABA (4 n ABA calls) and the exact one
- * (mb_jtree_aba_derivatives, what form_joint.c uses).
+ * (mb_jtree_aba_derivatives, O(n^3); form_joint.c now takes the O(n^2) one of
+ * joint_tree_deriv.c: bench_joint_urdf_jac.py).
  * Usage: joint_percall n [seconds]; prints "n aba_ns rnea_ns crba_ns jacfd_ns jac_ns".
  * Built and run by bench_joint.py. */
 #define _POSIX_C_SOURCE 199309L

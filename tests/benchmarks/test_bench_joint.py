@@ -2,7 +2,8 @@
 engine's costs on chains of N = 100, 300, 1000 rods, timed in C.  Asserted: one ABA call
 grows as N^<=1.1 and one Jacobian of the ABA by central differences as N^<=2.1 from
 N = 100 to 1000 (the issue's targets; least-squares slope over the three sizes), and
-the exact Jacobian (what formulation="joint" uses up to 400 joints) is cheaper than the
+the former exact Jacobian (formulation="joint" used it up to 400 joints; now
+test_bench_joint_urdf_jac.py's) is cheaper than the
 differences at N = 100."""
 import math
 import pathlib

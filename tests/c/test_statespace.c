@@ -175,6 +175,117 @@ static void test_refusals(void)
     mb_ss_free(&s);
 }
 
+/* ---- the sparse mode (statespace_sparse.c) against the dense mode ---- */
+
+/* sparse s2 moved to the partition of s1 (through a one-entry log) at the consistent
+ * (t, q, q'); y (2 nd) in it */
+static int same_partition(mb_ss *s2, const mb_ss *s1, double t, const double *q,
+                          const double *qd, double *y)
+{
+    ptrdiff_t nq = s1->nq, nd = s1->nd;
+    double ly[2 * NQMAX];
+    int part = 0;
+    memcpy(ly, q, (size_t)nq * sizeof(double));
+    memcpy(ly + nq, qd, (size_t)nq * sizeof(double));
+    int rc = mb_ss_load_log(s2, 1, &t, &part, ly, 1, s1->indep);
+    if (rc == MB_OK) rc = mb_ss_set_base(s2, t, q, qd);
+    for (ptrdiff_t i = 0; i < nd; i++) {
+        y[i] = q[s1->indep[i]];
+        y[nd + i] = qd[s1->indep[i]];
+    }
+    return rc;
+}
+
+/* v'', J1, J2 and acc_mjac (M^, M^ J1, M^ J2, M^ dv''/dt) of the sparse mode against the
+ * dense mode's analytic ones in the same partition, at y and at a state away from it */
+static void sparse_vs_dense(const char *name, const mb_mech *me, double t, const double *q,
+                            const double *qd, double tol)
+{
+    mb_ss s1, s2;
+    double y[2 * NQMAX], y1[2 * NQMAX], qf[NQMAX], qdf[NQMAX], a1[NQMAX], l1[NQMAX];
+    double qdd[NQMAX], lam[NQMAX];
+    int rc = mb_ss_init(&s1, me), rs = mb_ss_init_ex(&s2, me, 1);
+    CHECK(rc == MB_OK && rs == MB_OK && s2.sp != NULL && s1.sp == NULL,
+          "%s: dense and sparse mode (%d, %d: %s)", name, rc, rs, s2.msg);
+    if (rc != MB_OK || rs != MB_OK) { mb_ss_free(&s1); mb_ss_free(&s2); return; }
+    ptrdiff_t nd = s1.nd, nq = s1.nq, nc = s1.nc;
+    rc = mb_ss_start(&s1, t, q, qd, y1);
+    rs = mb_ss_start(&s2, t, q, qd, y);
+    CHECK(rc == MB_OK && rs == MB_OK, "%s: both start (%s / %s)", name, s1.msg, s2.msg);
+    /* the sparse partition's full state against the index-1 formulation */
+    mb_ss_full(&s2, t, y, qf, qdf, qdd, lam);
+    mb_index1 f;
+    mb_index1_init(&f, me, 0, 0);
+    mb_index1_solve(&f, t, qf, qdf, a1, l1);
+    CHECK(rel_err(qf, q, nq, 1.0) < 1e-12 && rel_err(qdd, a1, nq, max_abs(a1, nq)) < 1e-12 &&
+          rel_err(lam, l1, nc, max_abs(l1, nc)) < 1e-12,
+          "%s: sparse partition's q, q'' and lambda equal the index-1 ones (%.1e)", name,
+          rel_err(qdd, a1, nq, max_abs(a1, nq)));
+    mb_index1_free(&f);
+    rs = same_partition(&s2, &s1, t, q, qd, y);
+    CHECK(rs == MB_OK, "%s: the sparse mode takes the dense partition (%s)", name, s2.msg);
+    double J1[NQMAX * NQMAX], J2[NQMAX * NQMAX], K1[NQMAX * NQMAX], K2[NQMAX * NQMAX];
+    for (int at = 0; at < 2; at++) {
+        if (at) for (ptrdiff_t i = 0; i < 2 * nd; i++) y[i] += 0.05 * (double)(i % 3 + 1);
+        rc = mb_ss_jacobians(&s1, t, y, J1, J2, nd);
+        rs = mb_ss_jacobians(&s2, t, y, K1, K2, nd);
+        double sc = fmax(max_abs(J1, nd * nd), max_abs(J2, nd * nd));
+        double e1 = rel_err(J1, K1, nd * nd, sc), e2 = rel_err(J2, K2, nd * nd, sc);
+        mb_ss_full(&s1, t, y, NULL, NULL, a1, NULL);
+        mb_ss_full(&s2, t, y, NULL, NULL, qdd, NULL);
+        CHECK(rc == MB_OK && rs == MB_OK && e1 < tol && e2 < tol &&
+              rel_err(a1, qdd, nq, max_abs(a1, nq)) < 1e-11,
+              "%s (%s): sparse q'', J1, J2 = dense analytic (%.1e, %.1e)", name,
+              at ? "elsewhere" : "start", e1, e2);
+    }
+    mb_problem p1, p2;
+    mb_ss_problem(&s1, &p1);
+    mb_ss_problem(&s2, &p2);
+    double M1[NQMAX * NQMAX], M2[NQMAX * NQMAX], T1[NQMAX], T2[NQMAX];
+    rc = p1.acc_mjac(t, y, y + nd, M1, J1, J2, T1, p1.ctx);
+    rs = p2.acc_mjac(t, y, y + nd, M2, K1, K2, T2, p2.ctx);
+    double sm = max_abs(M1, nd * nd), sj = fmax(max_abs(J1, nd * nd), max_abs(J2, nd * nd));
+    double em = rel_err(M1, M2, nd * nd, sm), ej = fmax(rel_err(J1, K1, nd * nd, sj),
+                                                        rel_err(J2, K2, nd * nd, sj));
+    double et = rel_err(T1, T2, nd, fmax(max_abs(T1, nd), 1e-300));
+    CHECK(rc == MB_OK && rs == MB_OK && em < 1e-12 && ej < tol && (me->autonomous || et < 1e-6),
+          "%s: sparse acc_mjac = dense (M^ %.1e, M^ J %.1e, M^ dv''/dt %.1e)", name, em, ej, et);
+    mb_ss_free(&s1);
+    mb_ss_free(&s2);
+}
+
+static void test_sparse_mode(void)
+{
+    tmodel T;
+    build_rn(&T, 400, 15, 3e5, 5e4);
+    mb_mech me;
+    mb_planar_mech(&T.m, &me);
+    double q[6], qd[6];
+    rn_state(q, qd);
+    sparse_vs_dense("RN double pendulum (sparse)", &me, 0.0, q, qd, 1e-7);
+    tmodel D;
+    build_driven(&D);
+    mb_planar_mech(&D.m, &me);
+    double qq[6] = {0, 0.1, 0, 0.6, 0.1, 0}, qqd[6] = {0};
+    mb_index1 f;
+    mb_index1_init(&f, &me, 0, 0);
+    mb_index1_project(&f, 0.3, qq, qqd, NULL, NULL);
+    mb_index1_free(&f);
+    sparse_vs_dense("driven mechanism (sparse)", &me, 0.3, qq, qqd, 1e-6);
+    /* redundant constraints: the sparse partition refuses them too */
+    mb_planar_joint *R = tm_joint(&T, MB_JOINT_DISTANCE, -1, 0);
+    R->sj[0] = 1.0;
+    R->L = 2.0;
+    mb_planar_mech(&T.m, &me);
+    mb_ss s;
+    double y[4];
+    int rc = mb_ss_init_ex(&s, &me, 1);
+    if (rc == MB_OK) rc = mb_ss_start(&s, 0.0, q, qd, y);
+    CHECK(rc == MB_ERR_LINALG && strstr(s.msg, "dependent rows"),
+          "sparse mode: redundant distance constraint refused (%d: %s)", rc, s.msg);
+    mb_ss_free(&s);
+}
+
 /* ---- driver: MB_NEW_COORDINATES and the check hook ---- */
 
 /* the damped pendulum q'' = -sin(q - shift) - 0.1 q' in coordinates q = angle + shift;
@@ -280,6 +391,7 @@ int main(void)
     test_rn_pendulum();
     test_driven();
     test_refusals();
+    test_sparse_mode();
     test_new_coordinates();
     return check_summary();
 }
