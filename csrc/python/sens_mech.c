@@ -380,6 +380,31 @@ static void dq_atol(double *a, const double *atol, const double *y0, ptrdiff_t n
     }
 }
 
+/* The atol of s_k (n x np into a): given, or atol / pbar_k (CVODES'); for the index-1
+ * multipliers (a DAE's rows from n2 = 2 nq on, dae_index 1: index1_dae) at least
+ * MB_SENS_ALG_FLOOR times the multipliers' largest |y0|, over pbar_k (the higher-index
+ * ones enter the norms scaled by h^(index - 1) and keep atol / pbar_k).  An algebraic component of s_k is a solve of the constraint rows, its
+ * round-off ~ eps times the multipliers' scale over p; with the run's atol / pbar alone
+ * (1e-6 / 5e4 = 2e-11 for rsda2.c on the stiff double pendulum, lambda ~ 4e5 N) that was
+ * below it where a d lambda / dp crosses 0: bdf's Newton increments of those rows stayed
+ * at ~1e-12 without converging (rate > 1), and the steps collapsed to t ~ 5e-4 s
+ * (tests/test_sens_mech_fd.py::test_index1_dae_double_pendulum). */
+#define MB_SENS_ALG_FLOOR 1e-10
+
+static void sens_atol(const mech_sens *ms, const double *atol_y, const double *y0, ptrdiff_t n,
+                      ptrdiff_t n2, double *a)
+{
+    const unsigned char *ix = ms->base.dae_index;
+    double m = 0;
+    for (ptrdiff_t i = n2; i < n; i++) m = fmax(m, fabs(y0[i]));
+    for (int k = 0; k < ms->np; k++)
+        for (ptrdiff_t i = 0; i < n; i++) {
+            int alg1 = ix && i >= n2 && ix[i] <= 1;
+            double ai = alg1 ? fmax(atol_y[i], MB_SENS_ALG_FLOOR * m) : atol_y[i];
+            a[i + n * k] = ms->atol_s[k] > 0 ? ms->atol_s[k] : ai / ms->pbar[k];
+        }
+}
+
 /* S0 (n x np) of the integrated state: the centred difference of mb_form_initial along
  * (s0_k of (q, q'), e_k); then the nominal state again (the formulation's initial data) */
 static int initial_sens(mech_sens *ms, mb_formulation *F, double t0, const double *q0,
@@ -467,8 +492,7 @@ int mech_sens_start(mech_sens *ms, mb_formulation *F, const char *method, int ha
         return -1;
     }
     mb_sens_pack(ms->s, y0, S0, PyArray_DATA((PyArrayObject *)*Y0));
-    for (int k = 0; k < ms->np; k++)  /* the atol of s_k: given, or atol / pbar_k (CVODES') */
-        for (ptrdiff_t i = 0; i < n; i++) S0[i + n * k] = ms->atol_s[k] > 0 ? ms->atol_s[k] : atol_y[i] / ms->pbar[k];
+    sens_atol(ms, atol_y, y0, n, 2 * F->nq, S0);
     mb_sens_pack(ms->s, atol_y, S0, PyArray_DATA((PyArrayObject *)*atolY));
     PyMem_Free(S0);
     return 0;
