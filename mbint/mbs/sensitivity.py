@@ -19,7 +19,8 @@ A parameter is named by a string:
 
 ``sensitivities`` is a sequence of names, or a mapping of names to the absolute tolerance
 of each parameter's sensitivities (in [unit of y]/[unit of p]; None: the run's atol / |p|,
-CVODES' choice; ``math.inf``: out of the error test, CVODES' ``errconS`` off).  The default
+CVODES' choice, and for the index-1 multipliers of ``index1_dae`` at least
+1e-10 max|lambda(t0)| / |p|; ``math.inf``: out of the error test, CVODES' ``errconS`` off).  The default
 can be too strict where a parameter moves the state little: the stiff double pendulum's
 ``rsda2.k`` at rtol 1e-7, atol 1e-9 made bdf's Newton fail (s = dq/dk ~ 1e-9 rad/(N m/rad)
 held to 3e-15) where ``{"rsda2.k": 1e-12}`` runs in 264 steps.
@@ -105,7 +106,7 @@ class Parameter:
     column: str = ""
     index: int = -1
     linear: bool = False  # f is linear in it (a force element's k, c, actuator coefficient)
-    atol: float | None = None  # of its sensitivities; None: the run's atol / |value|
+    atol: float | None = None  # of its sensitivities; None: the run's atol / |value| (module doc)
 
 
 @dataclass
