@@ -737,10 +737,8 @@ def simulate(model: Model, t_span: TSpan, method: str | type = "dopri5",
         bodies (the coordinates a force or constraint acts on:
         :func:`mbint.multirate.fast_state_indices`), coordinate names or indices, or
         "auto".
-    sensitivities : sequence of str or mapping of str to float, optional
-        Parameters (``"spring.k"``, ``"q0[i]"``: :mod:`mbint.mbs.sensitivity`; a mapping
-        gives each one's absolute tolerance, ``math.inf``: out of the error test):
-        ``traj.sens_q``, ``traj.sens_qd`` (nq, np, m) in [unit of q]/[unit of p].
+    sensitivities : sequence of str or mapping of str to atol, optional
+        Parameters (``"spring.k"``, ``"q0[i]"``: :mod:`mbint.mbs.sensitivity`): ``traj.sens_q``.
 
     Returns
     -------
