@@ -12,6 +12,7 @@
 #include <string.h>
 #include <stdio.h>
 #include "joint_tree.h"
+#include "mat3.h"
 #include "status.h"
 
 /* the per-body slots of the work array */
@@ -21,37 +22,9 @@ enum {
 };
 #define BODY(work, i) ((work) + (ptrdiff_t)(i) * MB_JT_PER_BODY)
 
-static void cross3(const double *a, const double *b, double *c)
-{
-    double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2],
-           z = a[0] * b[1] - a[1] * b[0];
-    c[0] = x, c[1] = y, c[2] = z;
-}
-
-static double dot3(const double *a, const double *b)
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 static double dot6(const double *a, const double *b)
 {
     return dot3(a, b) + dot3(a + 3, b + 3);
-}
-
-/* y = A x, A row-major 3 x 3 */
-static void mv3(const double *A, const double *x, double *y)
-{
-    double a = A[0] * x[0] + A[1] * x[1] + A[2] * x[2], b = A[3] * x[0] + A[4] * x[1] + A[5] * x[2],
-           c = A[6] * x[0] + A[7] * x[1] + A[8] * x[2];
-    y[0] = a, y[1] = b, y[2] = c;
-}
-
-/* y = A^T x */
-static void mtv3(const double *A, const double *x, double *y)
-{
-    double a = A[0] * x[0] + A[3] * x[1] + A[6] * x[2], b = A[1] * x[0] + A[4] * x[1] + A[7] * x[2],
-           c = A[2] * x[0] + A[5] * x[1] + A[8] * x[2];
-    y[0] = a, y[1] = b, y[2] = c;
 }
 
 /* E and r of body i at q_i (the joint transform), and the 6 x 6 X_i (row-major) */
@@ -157,28 +130,6 @@ static void mv6(const double *A, const double *x, double *y)
         for (int e = 0; e < 6; e++) s += A[6 * a + e] * x[e];
         y[a] = s;
     }
-}
-
-/* C = A B, C = A^T B, C = A B^T (3 x 3 row-major; C distinct from A and B) */
-static void mm3(const double *A, const double *B, double *C)
-{
-    for (int a = 0; a < 3; a++)
-        for (int e = 0; e < 3; e++)
-            C[3 * a + e] = A[3 * a] * B[e] + A[3 * a + 1] * B[3 + e] + A[3 * a + 2] * B[6 + e];
-}
-
-static void mtm3(const double *A, const double *B, double *C)
-{
-    for (int a = 0; a < 3; a++)
-        for (int e = 0; e < 3; e++)
-            C[3 * a + e] = A[a] * B[e] + A[3 + a] * B[3 + e] + A[6 + a] * B[6 + e];
-}
-
-static void mmt3(const double *A, const double *B, double *C)
-{
-    for (int a = 0; a < 3; a++)
-        for (int e = 0; e < 3; e++)
-            C[3 * a + e] = A[3 * a] * B[3 * e] + A[3 * a + 1] * B[3 * e + 1] + A[3 * a + 2] * B[3 * e + 2];
 }
 
 /* P += X_i^T I X_i for the symmetric 6 x 6 I (row-major, child coordinates) by blocks:

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 #include "joint_tree_deriv.h"
+#include "mat3.h"
 #include "status.h"
 
 enum {
@@ -24,50 +25,6 @@ enum {
 static double *fact_body(const mb_jtree *T, double *work, ptrdiff_t i)
 {
     return work + MB_JT_PER_BODY * T->n + MB_JTD_PER_BODY * i;
-}
-
-static void cross3(const double *a, const double *b, double *c)
-{
-    double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2],
-           z = a[0] * b[1] - a[1] * b[0];
-    c[0] = x, c[1] = y, c[2] = z;
-}
-
-/* y = A x and y = A^T x, A row-major 3 x 3 */
-static void mv3(const double *A, const double *x, double *y)
-{
-    double a = A[0] * x[0] + A[1] * x[1] + A[2] * x[2], b = A[3] * x[0] + A[4] * x[1] + A[5] * x[2],
-           c = A[6] * x[0] + A[7] * x[1] + A[8] * x[2];
-    y[0] = a, y[1] = b, y[2] = c;
-}
-
-static void mtv3(const double *A, const double *x, double *y)
-{
-    double a = A[0] * x[0] + A[3] * x[1] + A[6] * x[2], b = A[1] * x[0] + A[4] * x[1] + A[7] * x[2],
-           c = A[2] * x[0] + A[5] * x[1] + A[8] * x[2];
-    y[0] = a, y[1] = b, y[2] = c;
-}
-
-/* C = A B, A^T B, A B^T (3 x 3 row-major, C distinct) */
-static void mm3(const double *A, const double *B, double *C)
-{
-    for (int a = 0; a < 3; a++)
-        for (int e = 0; e < 3; e++)
-            C[3 * a + e] = A[3 * a] * B[e] + A[3 * a + 1] * B[3 + e] + A[3 * a + 2] * B[6 + e];
-}
-
-static void mtm3(const double *A, const double *B, double *C)
-{
-    for (int a = 0; a < 3; a++)
-        for (int e = 0; e < 3; e++)
-            C[3 * a + e] = A[a] * B[e] + A[3 + a] * B[3 + e] + A[6 + a] * B[6 + e];
-}
-
-static void mmt3(const double *A, const double *B, double *C)
-{
-    for (int a = 0; a < 3; a++)
-        for (int e = 0; e < 3; e++)
-            C[3 * a + e] = A[3 * a] * B[3 * e] + A[3 * a + 1] * B[3 * e + 1] + A[3 * a + 2] * B[3 * e + 2];
 }
 
 /* E = (R_i Rm(q_i))^T and r = t_i + R_i tm(q_i) of joint i (joint_tree.c's convention) */
