@@ -138,29 +138,7 @@ static void mv6(const double *A, const double *x, double *y)
  *     X^T I X = [A' + r~ B'^T - H r~, H; H^T, C'] */
 static void congruence_add(const double *b, const double *I, double *P)
 {
-    const double *E = b + W_E, *r = b + W_R;
-    double A[9], B[9], C[9], t[9], Ab[9], Bb[9], Cb[9], H[9], T1[9], T2[9];
-    for (int a = 0; a < 3; a++)
-        for (int e = 0; e < 3; e++) {
-            A[3 * a + e] = I[6 * a + e];
-            B[3 * a + e] = I[6 * a + e + 3];
-            C[3 * a + e] = I[6 * (a + 3) + e + 3];
-        }
-    mm3(A, E, t), mtm3(E, t, Ab);
-    mm3(B, E, t), mtm3(E, t, Bb);
-    mm3(C, E, t), mtm3(E, t, Cb);
-    double rx[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
-    mm3(rx, Cb, H);
-    for (int k = 0; k < 9; k++) H[k] += Bb[k];
-    mmt3(rx, Bb, T1);  /* r~ B'^T */
-    mm3(H, rx, T2);
-    for (int a = 0; a < 3; a++)
-        for (int e = 0; e < 3; e++) {
-            P[6 * a + e] += Ab[3 * a + e] + T1[3 * a + e] - T2[3 * a + e];
-            P[6 * a + e + 3] += H[3 * a + e];
-            P[6 * (a + 3) + e] += H[3 * e + a];
-            P[6 * (a + 3) + e + 3] += Cb[3 * a + e];
-        }
+    mb_congruence_add(b + W_E, b + W_R, I, P);
 }
 
 /* S_i as a 6-vector */

@@ -69,33 +69,6 @@ static void rigid_inertia(const double *p, double *I)
     for (int a = 3; a < 6; a++) I[6 * a + a] = m;
 }
 
-/* P += X^T I X for the symmetric I (child coordinates), X = [E 0; -E r~ E] */
-static void congruence_add(const double *E, const double *r, const double *I, double *P)
-{
-    double A[9], B[9], C[9], t[9], Ab[9], Bb[9], Cb[9], H[9], T1[9], T2[9];
-    for (int a = 0; a < 3; a++)
-        for (int e = 0; e < 3; e++) {
-            A[3 * a + e] = I[6 * a + e];
-            B[3 * a + e] = I[6 * a + e + 3];
-            C[3 * a + e] = I[6 * (a + 3) + e + 3];
-        }
-    mm3(A, E, t), mtm3(E, t, Ab);
-    mm3(B, E, t), mtm3(E, t, Bb);
-    mm3(C, E, t), mtm3(E, t, Cb);
-    double rx[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
-    mm3(rx, Cb, H);
-    for (int k = 0; k < 9; k++) H[k] += Bb[k];
-    mmt3(rx, Bb, T1);
-    mm3(H, rx, T2);
-    for (int a = 0; a < 3; a++)
-        for (int e = 0; e < 3; e++) {
-            P[6 * a + e] += Ab[3 * a + e] + T1[3 * a + e] - T2[3 * a + e];
-            P[6 * a + e + 3] += H[3 * a + e];
-            P[6 * (a + 3) + e] += H[3 * e + a];
-            P[6 * (a + 3) + e + 3] += Cb[3 * a + e];
-        }
-}
-
 /* y = X m (parent motion to child); y += X^T f (child force to parent) */
 static void xmotion(const double *E, const double *r, const double *m, double *y)
 {
@@ -159,7 +132,7 @@ int mb_jtree_d_factor(const mb_jtree *T, const double *q, double *work)
             continue;
         for (int a = 0; a < 6; a++)
             for (int e = 0; e < 6; e++) IA[6 * a + e] -= U[a] * U[e] / D;
-        congruence_add(b + D_E, b + D_R, IA, fact_body(T, work, T->parent[i]) + D_IA);
+        mb_congruence_add(b + D_E, b + D_R, IA, fact_body(T, work, T->parent[i]) + D_IA);
     }
     return MB_OK;
 }

@@ -3,7 +3,7 @@
 /* 3-vectors and row-major 3 x 3 matrices of the joint-tree kernels (joint_tree.c,
  * joint_tree_deriv.c): one definition, inlined.  The outputs may alias the inputs of
  * cross3, mv3, mtv3 (each result is formed before it is stored), not of the products
- * mm3, mtm3, mmt3 (C distinct from A and B).  Header only; no state. */
+ * mm3, mtm3, mmt3 (C distinct from A and B), nor of mb_congruence_add.  Header only; no state. */
 
 static inline void cross3(const double *a, const double *b, double *c)
 {
@@ -55,6 +55,34 @@ static inline void mmt3(const double *A, const double *B, double *C)
     for (int a = 0; a < 3; a++)
         for (int e = 0; e < 3; e++)
             C[3 * a + e] = A[3 * a] * B[3 * e] + A[3 * a + 1] * B[3 * e + 1] + A[3 * a + 2] * B[3 * e + 2];
+}
+
+/* P += X^T I X for the symmetric 6 x 6 I (row-major, child coordinates) by 3 x 3 blocks,
+ * X = [E 0; -E r~ E] (joint_tree.c explains the block formula) */
+static inline void mb_congruence_add(const double *E, const double *r, const double *I, double *P)
+{
+    double A[9], B[9], C[9], t[9], Ab[9], Bb[9], Cb[9], H[9], T1[9], T2[9];
+    for (int a = 0; a < 3; a++)
+        for (int e = 0; e < 3; e++) {
+            A[3 * a + e] = I[6 * a + e];
+            B[3 * a + e] = I[6 * a + e + 3];
+            C[3 * a + e] = I[6 * (a + 3) + e + 3];
+        }
+    mm3(A, E, t), mtm3(E, t, Ab);
+    mm3(B, E, t), mtm3(E, t, Bb);
+    mm3(C, E, t), mtm3(E, t, Cb);
+    double rx[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
+    mm3(rx, Cb, H);
+    for (int k = 0; k < 9; k++) H[k] += Bb[k];
+    mmt3(rx, Bb, T1);
+    mm3(H, rx, T2);
+    for (int a = 0; a < 3; a++)
+        for (int e = 0; e < 3; e++) {
+            P[6 * a + e] += Ab[3 * a + e] + T1[3 * a + e] - T2[3 * a + e];
+            P[6 * a + e + 3] += H[3 * a + e];
+            P[6 * (a + 3) + e] += H[3 * e + a];
+            P[6 * (a + 3) + e + 3] += Cb[3 * a + e];
+        }
 }
 
 #endif
