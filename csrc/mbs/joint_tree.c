@@ -102,26 +102,6 @@ static void crf(const double *v, const double *f, double *y)
     y[3] = c[0], y[4] = c[1], y[5] = c[2];
 }
 
-/* the rigid body's spatial inertia at its link origin, 6 x 6 row-major:
- *   [Ic + m c~ c~^T, m c~; m c~^T, m 1] */
-static void rigid_inertia(const double *p, double *I)
-{
-    double m = p[0];
-    const double *c = p + 1, *J = p + 4;
-    double Ic[9] = {J[0], J[3], J[4], J[3], J[1], J[5], J[4], J[5], J[2]};
-    double cx[9] = {0, -c[2], c[1], c[2], 0, -c[0], -c[1], c[0], 0};
-    memset(I, 0, 36 * sizeof(double));
-    for (int a = 0; a < 3; a++)
-        for (int e = 0; e < 3; e++) {
-            double cc = 0;  /* (c~ c~^T)_ae = sum_k c~_ak c~_ek */
-            for (int k = 0; k < 3; k++) cc += cx[3 * a + k] * cx[3 * e + k];
-            I[6 * a + e] = Ic[3 * a + e] + m * cc;
-            I[6 * a + e + 3] = m * cx[3 * a + e];
-            I[6 * (a + 3) + e] = m * cx[3 * e + a];
-        }
-    for (int a = 3; a < 6; a++) I[6 * a + a] = m;
-}
-
 /* y = A x, A 6 x 6 row-major */
 static void mv6(const double *A, const double *x, double *y)
 {
@@ -267,7 +247,7 @@ static int aba_core(const mb_jtree *T, const mb_jtree_root *root, const double *
         if (i == 0 && free_root) {
             root_body(root, b);
             memset(b + W_C, 0, 6 * sizeof(double));
-            rigid_inertia(T->inertia, b + W_IA);
+            mb_rigid_inertia(T->inertia, b + W_IA);
             mv6(b + W_IA, v, Iv);
             crf(v, Iv, b + W_PA);
             continue;
@@ -282,7 +262,7 @@ static int aba_core(const mb_jtree *T, const mb_jtree_root *root, const double *
             memset(v, 0, 6 * sizeof(double));
         for (int e = 0; e < 6; e++) v[e] += vJ[e];
         crm(v, vJ, b + W_C);
-        rigid_inertia(T->inertia + 10 * i, b + W_IA);
+        mb_rigid_inertia(T->inertia + 10 * i, b + W_IA);
         mv6(b + W_IA, v, Iv);
         crf(v, Iv, b + W_PA);
     }
@@ -378,7 +358,7 @@ int mb_jtree_rnea(const mb_jtree *T, const double *q, const double *qd, const do
         for (int e = 0; e < 6; e++) v[e] += vJ[e];
         crm(v, vJ, t6);
         for (int e = 0; e < 6; e++) a[e] += S[e] * qddi + t6[e];
-        rigid_inertia(T->inertia + 10 * i, I6);
+        mb_rigid_inertia(T->inertia + 10 * i, I6);
         mv6(I6, a, Ia);
         mv6(I6, v, Iv);
         crf(v, Iv, t6);
@@ -403,7 +383,7 @@ int mb_jtree_crba(const mb_jtree *T, const double *q, double *M, ptrdiff_t ld, d
     for (ptrdiff_t i = 0; i < n; i++) {
         double *b = BODY(work, i);
         joint_transform(T, i, q[i], b);
-        rigid_inertia(T->inertia + 10 * i, b + W_IA);
+        mb_rigid_inertia(T->inertia + 10 * i, b + W_IA);
     }
     for (ptrdiff_t i = n - 1; i >= 0; i--)  /* composite inertias */
         if (T->parent[i] >= 0)
@@ -580,7 +560,7 @@ int mb_jtree_rnea_tangent(const mb_jtree *T, const double *q, const double *qd,
         crm(dv, sq, t6);
         crm(v, dsq, u6);
         for (int e = 0; e < 6; e++) da[e] += t6[e] + u6[e];
-        rigid_inertia(T->inertia + 10 * i, I6);
+        mb_rigid_inertia(T->inertia + 10 * i, I6);
         mv6(I6, da, df);
         mv6(I6, v, Iv);
         mv6(I6, dv, Idv);

@@ -50,25 +50,6 @@ static void joint_transform(const mb_jtree *T, ptrdiff_t i, double qi, double *E
         for (int e = 0; e < 3; e++) E[3 * a + e] = C[3 * e + a];
 }
 
-/* the rigid body's spatial inertia at its link origin (joint_tree.h's 10 numbers) */
-static void rigid_inertia(const double *p, double *I)
-{
-    double m = p[0];
-    const double *c = p + 1, *J = p + 4;
-    double Ic[9] = {J[0], J[3], J[4], J[3], J[1], J[5], J[4], J[5], J[2]};
-    double cx[9] = {0, -c[2], c[1], c[2], 0, -c[0], -c[1], c[0], 0};
-    memset(I, 0, 36 * sizeof(double));
-    for (int a = 0; a < 3; a++)
-        for (int e = 0; e < 3; e++) {
-            double cc = 0;
-            for (int k = 0; k < 3; k++) cc += cx[3 * a + k] * cx[3 * e + k];
-            I[6 * a + e] = Ic[3 * a + e] + m * cc;
-            I[6 * a + e + 3] = m * cx[3 * a + e];
-            I[6 * (a + 3) + e] = m * cx[3 * e + a];
-        }
-    for (int a = 3; a < 6; a++) I[6 * a + a] = m;
-}
-
 /* y = X m (parent motion to child); y += X^T f (child force to parent) */
 static void xmotion(const double *E, const double *r, const double *m, double *y)
 {
@@ -115,7 +96,7 @@ int mb_jtree_d_factor(const mb_jtree *T, const double *q, double *work)
     for (ptrdiff_t i = 0; i < n; i++) {
         double *b = fact_body(T, work, i);
         joint_transform(T, i, q[i], b + D_E, b + D_R);
-        rigid_inertia(T->inertia + 10 * i, b + D_I);
+        mb_rigid_inertia(T->inertia + 10 * i, b + D_I);
         memcpy(b + D_IA, b + D_I, 36 * sizeof(double));
     }
     for (ptrdiff_t i = n - 1; i >= 0; i--) {  /* articulated inertias at zero velocity */

@@ -1,7 +1,8 @@
 #ifndef MB_MBS_MAT3_H
 #define MB_MBS_MAT3_H
+#include <string.h>
 /* 3-vectors and row-major 3 x 3 matrices of the joint-tree kernels (joint_tree.c,
- * joint_tree_deriv.c): one definition, inlined.  The outputs may alias the inputs of
+ * joint_tree_deriv.c) and their 6 x 6 spatial inertias: one definition, inlined.  The outputs may alias the inputs of
  * cross3, mv3, mtv3 (each result is formed before it is stored), not of the products
  * mm3, mtm3, mmt3 (C distinct from A and B), nor of mb_congruence_add.  Header only; no state. */
 
@@ -83,6 +84,27 @@ static inline void mb_congruence_add(const double *E, const double *r, const dou
             P[6 * (a + 3) + e] += H[3 * e + a];
             P[6 * (a + 3) + e + 3] += Cb[3 * a + e];
         }
+}
+
+/* the rigid body's spatial inertia at its link origin from joint_tree.h's 10 numbers
+ * (m, c, J), 6 x 6 row-major:
+ *   [Ic + m c~ c~^T, m c~; m c~^T, m 1] */
+static inline void mb_rigid_inertia(const double *p, double *I)
+{
+    double m = p[0];
+    const double *c = p + 1, *J = p + 4;
+    double Ic[9] = {J[0], J[3], J[4], J[3], J[1], J[5], J[4], J[5], J[2]};
+    double cx[9] = {0, -c[2], c[1], c[2], 0, -c[0], -c[1], c[0], 0};
+    memset(I, 0, 36 * sizeof(double));
+    for (int a = 0; a < 3; a++)
+        for (int e = 0; e < 3; e++) {
+            double cc = 0;  /* (c~ c~^T)_ae = sum_k c~_ak c~_ek */
+            for (int k = 0; k < 3; k++) cc += cx[3 * a + k] * cx[3 * e + k];
+            I[6 * a + e] = Ic[3 * a + e] + m * cc;
+            I[6 * a + e + 3] = m * cx[3 * a + e];
+            I[6 * (a + 3) + e] = m * cx[3 * e + a];
+        }
+    for (int a = 3; a < 6; a++) I[6 * a + a] = m;
 }
 
 #endif
